@@ -1,0 +1,243 @@
+#pragma once
+/// \file
+/// The score_mod / mask_mod expression language: parse and type-check a user expression, analyse
+/// it, emit it as a CUDA device function, evaluate it on the host, and differentiate it.
+///
+/// A score_mod sees `score` (float) and the ints `b`, `h`, `q_idx`, `kv_idx`, `q_len`, `kv_len`
+/// and yields a number; a mask_mod sees the same ints (no `score`) and yields a bool. Declared
+/// parameters (int/float scalars) and buffers (device tensors) may be read by name.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "flexjit/dtype.hpp"
+
+namespace flexjit {
+
+/// Which modification an expression describes.
+enum class ModKind { score, mask };
+
+/// "score_mod" or "mask_mod": the name used in messages and `#line` directives.
+std::string_view mod_name(ModKind kind) noexcept;
+
+/// The static type of an expression or sub-expression.
+enum class ScalarType { boolean, integer, floating };
+
+/// "bool", "int" or "float".
+std::string_view scalar_type_name(ScalarType type) noexcept;
+
+/// A named device tensor an expression may index, e.g. `slope[h]` or `bias[h][q_idx - kv_idx]`.
+struct BufferDecl {
+  std::string name;            ///< identifier used in expressions
+  DType dtype = DType::f32;    ///< element type; f16/bf16/f32 read as float, i32/u8 as int
+  std::vector<int64_t> shape;  ///< one extent per dimension (rank 1..8); -1 = given at call time
+
+  /// Parses the CLI form "NAME:DTYPE:DIM[xDIM...]" (DIM may be `?` for a call-time extent);
+  /// throws UsageError naming the bad part.
+  static BufferDecl parse(std::string_view text);
+};
+
+/// A named scalar passed as a kernel argument at launch, so a new value never recompiles.
+struct ParamDecl {
+  std::string name;                       ///< identifier used in expressions
+  ScalarType type = ScalarType::floating; ///< integer or floating (bool is not allowed)
+
+  /// Parses the CLI form "NAME:TYPE" with TYPE `int` or `float`; throws UsageError if malformed.
+  static ParamDecl parse(std::string_view text);
+};
+
+/// Everything besides the built-in variables that expressions may refer to.
+struct Declarations {
+  std::vector<BufferDecl> buffers;  ///< buffers, in declaration order (the kernel argument order)
+  std::vector<ParamDecl> params;    ///< parameters, in declaration order
+
+  /// The buffer of that name, or nullptr.
+  const BufferDecl* find_buffer(std::string_view name) const noexcept;
+  /// The parameter of that name, or nullptr.
+  const ParamDecl* find_param(std::string_view name) const noexcept;
+};
+
+/// A point at which an expression is evaluated on the host.
+struct EvalPoint {
+  double score = 0.0;  ///< ignored by mask_mods
+  int b = 0;           ///< batch index
+  int h = 0;           ///< query head index
+  int q_idx = 0;       ///< query position
+  int kv_idx = 0;      ///< key/value position
+  int q_len = 0;       ///< query sequence length
+  int kv_len = 0;      ///< key/value sequence length
+};
+
+/// A host-side view of a buffer's contents, for the interpreter (row-major, contiguous).
+struct HostBufferView {
+  const void* data = nullptr;   ///< first element
+  DType dtype = DType::f32;     ///< must equal the declaration's dtype
+  std::vector<int64_t> shape;   ///< actual extents; must match the declaration where fixed
+};
+
+/// Values for the declared buffers and parameters, for host evaluation.
+struct EvalInputs {
+  std::map<std::string, HostBufferView> buffers;  ///< by buffer name
+  std::map<std::string, double> params;           ///< by parameter name (ints given as doubles)
+};
+
+namespace expr {
+struct Node;  // the typed AST, internal to src/expr
+class BoundEvaluator;
+}  // namespace expr
+
+/// A parsed, type-checked score_mod or mask_mod. Immutable and cheap to copy (shares its AST).
+class Expr {
+ public:
+  /// Parses and type-checks `source` as a mod of `kind`. Throws ExprError listing every problem
+  /// found (position, caret, suggestion). `source` may span several lines; its size is capped at
+  /// 64 KiB and its nesting depth at 256.
+  static Expr parse(ModKind kind, std::string_view source, const Declarations& declarations = {});
+
+  /// The score_mod `score` (what is used when the user gives none).
+  static Expr identity_score();
+  /// The mask_mod `true` (what is used when the user gives none).
+  static Expr no_mask();
+
+  /// Which mod this is.
+  ModKind kind() const noexcept;
+  /// The text the expression was parsed from (or the canonical text, for derived expressions).
+  const std::string& source() const noexcept;
+  /// The declarations it was checked against.
+  const Declarations& declarations() const noexcept;
+  /// The type the expression yields (score_mod: int or float, mask_mod: bool).
+  ScalarType type() const noexcept;
+
+  /// Canonical printed form: minimal parentheses, single spaces around binary operators, floats
+  /// printed so that they re-parse to the same value. Equal canonical forms mean equal expressions.
+  std::string canonical() const;
+  /// Stable 64-bit hash of the canonical form (the same across processes, platforms and
+  /// whitespace or redundant-parenthesis changes).
+  uint64_t hash() const;
+
+  /// Built-in variables the expression reads (subset of score, b, h, q_idx, kv_idx, q_len, kv_len).
+  std::set<std::string> free_variables() const;
+  /// True when the expression reads the named built-in variable.
+  bool uses(std::string_view variable) const;
+  /// Names of the buffers read.
+  std::set<std::string> buffers_read() const;
+  /// Names of the parameters read.
+  std::set<std::string> params_read() const;
+  /// True for a score_mod that returns `score` unchanged (after simplification).
+  bool is_identity() const;
+  /// True for a mask_mod that is the constant `true` (after simplification).
+  bool is_always_true() const;
+  /// True for a mask_mod that is the constant `false` (after simplification).
+  bool is_always_false() const;
+
+  /// d(score_mod)/d(score), simplified, as a new score_mod-kind expression. Throws UsageError for
+  /// a mask_mod.
+  Expr gradient() const;
+  /// The expression with the built-in variable `variable` replaced by a constant, simplified.
+  Expr substitute(std::string_view variable, double value) const;
+
+  /// Emits a `__device__ __forceinline__` function named `function_name` with the fixed signature
+  ///   score_mod: `float NAME(float score, int b, int h, int q_idx, int kv_idx, int q_len,
+  ///                          int kv_len, const FlexjitModArgs& args)`
+  ///   mask_mod:  `bool NAME(int b, int h, int q_idx, int kv_idx, int q_len, int kv_len,
+  ///                         const FlexjitModArgs& args)`
+  /// The body sits under `#line 1 "score_mod"` / `#line 1 "mask_mod"` (or `line_file` if given).
+  /// Needs `flexjit_expr.cuh` and the struct from `emit_mod_args_struct`.
+  std::string emit_cuda(const std::string& function_name, const std::string& line_file = "") const;
+
+  /// Evaluates the expression at one point (float math in double precision, integer math exactly
+  /// as on the device). Throws ExprError for an out-of-bounds buffer read, naming the expression,
+  /// the index and the shape, and UsageError for missing inputs.
+  double evaluate(const EvalPoint& point, const EvalInputs& inputs) const;
+
+  /// Binds the inputs once for fast repeated evaluation (CPU reference, CPU block masks).
+  /// The inputs' storage must outlive the evaluator.
+  expr::BoundEvaluator bind(const EvalInputs& inputs) const;
+
+  /// The root of the typed AST (for codegen and tests inside flexjit).
+  const std::shared_ptr<const expr::Node>& root() const noexcept { return root_; }
+
+  /// Builds an Expr around an already-checked AST (used by gradient/substitute and tests).
+  Expr(ModKind kind, std::shared_ptr<const expr::Node> root, Declarations declarations,
+       std::string source);
+
+ private:
+  ModKind kind_;
+  std::shared_ptr<const expr::Node> root_;
+  std::shared_ptr<const Declarations> declarations_;
+  std::string source_;
+};
+
+namespace expr {
+/// Evaluates one Expr repeatedly against inputs bound once (no per-call name lookups).
+class BoundEvaluator {
+ public:
+  /// Value at `point` (bool results are 0.0 / 1.0).
+  double operator()(const EvalPoint& point) const;
+  /// Opaque state, shared by copies.
+  struct State;
+  /// Used by Expr::bind.
+  explicit BoundEvaluator(std::shared_ptr<const State> state);
+
+ private:
+  std::shared_ptr<const State> state_;
+};
+}  // namespace expr
+
+/// The `struct FlexjitModArgs { ... };` that emitted functions read parameters and buffers from:
+/// one field `p_<name>` (int or float) per parameter, in declaration order, then one
+/// `FlexjitBuffer<T, RANK> buf_<name>` per buffer. Always defines the struct (an empty
+/// declaration list gives a struct with one unused int, so it is never zero-sized).
+std::string emit_mod_args_struct(const Declarations& declarations);
+
+/// Byte layout of FlexjitModArgs on the host, so the launcher can fill it field by field.
+struct ModArgsLayout {
+  /// One field of the struct.
+  struct Field {
+    std::string name;     ///< parameter or buffer name
+    bool is_buffer;       ///< buffer (pointer + extents + strides) or scalar parameter
+    ScalarType type;      ///< parameter type (for buffers: the type a read yields)
+    size_t offset;        ///< byte offset of the field (for buffers, of the pointer)
+    size_t rank;          ///< buffers: rank; extents at offset+8, strides at offset+8+8*rank (int64)
+  };
+  std::vector<Field> fields;  ///< in declaration order
+  size_t size = 0;            ///< sizeof(FlexjitModArgs)
+  size_t alignment = 4;       ///< alignof(FlexjitModArgs)
+};
+
+/// Computes the layout matching `emit_mod_args_struct(declarations)`.
+ModArgsLayout mod_args_layout(const Declarations& declarations);
+
+/// Ready-made expressions and combinators, as expression text to pass to Expr::parse or to
+/// AttentionSpec. Each returns a string so results compose.
+namespace mods {
+/// `q_idx >= kv_idx` (positions attend to themselves and earlier ones), with q and kv aligned at
+/// the start.
+std::string causal();
+/// Causal attention limited to the last `window` positions: `q_idx >= kv_idx && q_idx - kv_idx <=
+/// window`.
+std::string sliding_window(int window);
+/// The first `prefix` keys are visible to every query, the rest causally:
+/// `kv_idx < prefix || q_idx >= kv_idx`.
+std::string prefix_lm(int prefix);
+/// Document packing: `doc[q_idx] == doc[kv_idx]` where `doc_buffer` names an int buffer of
+/// document ids.
+std::string document(const std::string& doc_buffer);
+/// ALiBi: `score + slope[h] * (kv_idx - q_idx)` where `slope_buffer` names a float buffer of
+/// per-head slopes.
+std::string alibi(const std::string& slope_buffer);
+/// Soft-capping: `cap * tanh(score / cap)`.
+std::string softcap(double cap);
+/// Logical AND of mask expressions (each parenthesised).
+std::string and_masks(const std::vector<std::string>& masks);
+/// Logical OR of mask expressions (each parenthesised).
+std::string or_masks(const std::vector<std::string>& masks);
+}  // namespace mods
+
+}  // namespace flexjit
