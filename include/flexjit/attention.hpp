@@ -1,0 +1,90 @@
+#pragma once
+/// \file
+/// Attention: a compiled attention variant. Built once from a spec (expression strings, buffers,
+/// parameters, dtype, head dims); called many times on device tensors. Kernels are specialised per
+/// call shape (divisibility, GQA group, block mask or not) on first use and kept in the in-process
+/// and on-disk caches, so later calls cost a hash lookup.
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "flexjit/block_mask.hpp"
+#include "flexjit/config.hpp"
+#include "flexjit/device.hpp"
+#include "flexjit/dtype.hpp"
+#include "flexjit/expr.hpp"
+#include "flexjit/mod_values.hpp"
+#include "flexjit/tensor.hpp"
+
+namespace flexjit {
+
+/// What an attention variant computes.
+struct AttentionSpec {
+  std::string score_mod;          ///< score_mod expression; "" means `score` (no modification)
+  std::string mask_mod;           ///< mask_mod expression; "" means no mask
+  Declarations declarations;      ///< buffers and parameters the expressions read
+  DType dtype = DType::bf16;      ///< element type of Q, K, V and O (bf16 or f16)
+  int head_dim = 128;             ///< D of Q and K (64, 128, 192 or 256)
+  int head_dim_v = 0;             ///< D of V and O; 0 means head_dim
+  std::optional<BlockConfig> fwd_config;  ///< forward tiles; default: autotuned or built-in default
+  std::optional<BlockConfig> bwd_dq_config;    ///< dQ kernel tiles (block_m query rows per CTA)
+  std::optional<BlockConfig> bwd_dkdv_config;  ///< dK/dV kernel tiles (block_n kv rows per CTA)
+  std::string arch;               ///< target ("sm_90a", ...); "" means the current device's
+  bool rows_guaranteed_safe = false;  ///< promise: no query row is fully masked
+};
+
+/// Per-call options.
+struct CallOptions {
+  ModValues values;              ///< parameters and buffers of the mods
+  std::optional<float> scale;    ///< multiplies Q·Kᵀ before score_mod; default 1/sqrt(head_dim)
+};
+
+/// A compiled attention variant. Cheap to copy (copies share kernels). Thread-safe.
+class Attention {
+ public:
+  /// Parses and checks the expressions (throws ExprError) and validates the spec (UsageError).
+  /// Kernels are compiled on first use.
+  explicit Attention(AttentionSpec spec);
+
+  /// The spec, with head_dim_v resolved.
+  const AttentionSpec& spec() const noexcept;
+  /// The checked score_mod (identity when none was given).
+  const Expr& score_mod() const noexcept;
+  /// The checked mask_mod (`true` when none was given).
+  const Expr& mask_mod() const noexcept;
+
+  /// Builds the block mask of this variant's mask_mod on the GPU for a problem of `batch` x
+  /// `q_heads` heads and the given lengths. Asynchronous on `stream`.
+  BlockMask block_mask(int batch, int q_heads, int q_len, int kv_len, Stream stream = nullptr,
+                       const ModValues& values = {}) const;
+
+  /// Forward attention on device tensors q [B, Hq, Sq, D], k [B, Hkv, Skv, D], v [B, Hkv, Skv, Dv],
+  /// out [B, Hq, Sq, Dv] (any strides with a contiguous last dimension, so [B, S, H, D] storage
+  /// works as a strided view), lse [B, Hq, Sq] fp32 (pass a view with data == nullptr to skip it).
+  /// `block_mask` lists the blocks to visit: without one, every tile is visited and mask_mod
+  /// evaluated everywhere (correct, slower). Asynchronous on `stream`. Throws ShapeError naming the
+  /// tensor and dimension that is wrong.
+  void forward(const TensorView& q, const TensorView& k, const TensorView& v, const TensorView& out,
+               const TensorView& lse, const BlockMask* block_mask, Stream stream = nullptr,
+               const CallOptions& options = {}) const;
+
+  /// Backward attention: dq, dk, dv (shapes and dtypes of q, k, v) from the forward's inputs, its
+  /// output `out` and log-sum-exp `lse` (ask the forward for lse to keep what the backward needs)
+  /// and the output gradient `dout` (shape of out). The derived d(score_mod)/d(score) scales the
+  /// score gradient. Deterministic: no atomics, the same bits every run. GQA gradients of the
+  /// query heads sharing a kv head are summed into dk/dv. `block_mask` must be the one the forward
+  /// used (its q_* tables drive dk/dv). Asynchronous on `stream`; every tensor is written in full.
+  void backward(const TensorView& q, const TensorView& k, const TensorView& v, const TensorView& out,
+                const TensorView& lse, const TensorView& dout, const TensorView& dq, const TensorView& dk,
+                const TensorView& dv, const BlockMask* block_mask, Stream stream = nullptr,
+                const CallOptions& options = {}) const;
+
+  /// Opaque implementation.
+  struct Impl;
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace flexjit

@@ -1,0 +1,262 @@
+#include "flexjit/attention.hpp"
+
+#include <cmath>
+#include <cstring>
+
+#include "../../templates/flexjit_params.cuh"
+#include "codegen/kernel_store.hpp"
+#include "attention/stream_scratch.hpp"
+#include "attention/tensor_checks.hpp"
+#include "codegen/mod_args.hpp"
+#include "flexjit/error.hpp"
+
+namespace flexjit {
+
+struct Attention::Impl {
+  AttentionSpec spec;
+  Expr score = Expr::identity_score();
+  Expr mask = Expr::no_mask();
+  std::string arch;  // resolved on first launch
+  std::mutex arch_mutex;
+
+  const std::string& target_arch() {
+    std::lock_guard<std::mutex> lock(arch_mutex);
+    if (arch.empty()) arch = codegen::resolve_arch(spec.arch);
+    return arch;
+  }
+};
+
+namespace {
+
+Expr parse_or_default(ModKind kind, const std::string& text, const Declarations& decls) {
+  if (text.empty()) return kind == ModKind::score ? Expr::identity_score() : Expr::no_mask();
+  return Expr::parse(kind, text, decls);
+}
+
+}  // namespace
+
+Attention::Attention(AttentionSpec spec) {
+  if (spec.head_dim_v == 0) spec.head_dim_v = spec.head_dim;
+  auto impl = std::make_shared<Impl>();
+  impl->score = parse_or_default(ModKind::score, spec.score_mod, spec.declarations);
+  impl->mask = parse_or_default(ModKind::mask, spec.mask_mod, spec.declarations);
+  // Validate dtype, head dims and an explicit config now rather than at the first call.
+  codegen::KernelSpec probe;
+  probe.family = codegen::Family::fwd;
+  probe.dtype = spec.dtype;
+  probe.head_dim = spec.head_dim;
+  probe.head_dim_v = spec.head_dim_v;
+  probe.config = spec.fwd_config.value_or(codegen::default_config(probe.family, spec.head_dim, spec.head_dim_v));
+  probe.validate();
+  if (!spec.arch.empty()) impl->arch = codegen::resolve_arch(spec.arch);
+  impl->spec = std::move(spec);
+  impl_ = std::move(impl);
+}
+
+const AttentionSpec& Attention::spec() const noexcept { return impl_->spec; }
+const Expr& Attention::score_mod() const noexcept { return impl_->score; }
+const Expr& Attention::mask_mod() const noexcept { return impl_->mask; }
+
+BlockMask Attention::block_mask(int batch, int q_heads, int q_len, int kv_len, Stream stream,
+                                const ModValues& values) const {
+  return BlockMask::build_on_gpu(impl_->mask, batch, q_heads, q_len, kv_len, values, stream, 128,
+                                 128, impl_->target_arch());
+}
+
+namespace {
+
+// The kernel spec of one attention family for a call of this shape.
+codegen::KernelSpec attention_spec(codegen::Family family, const AttentionSpec& spec, const Expr& score,
+                                   const Expr& mask, const attention::ProblemShape& shape,
+                                   const BlockMask* block_mask, const std::optional<BlockConfig>& config) {
+  codegen::KernelSpec ks;
+  ks.family = family;
+  ks.dtype = spec.dtype;
+  ks.head_dim = spec.head_dim;
+  ks.head_dim_v = spec.head_dim_v;
+  ks.gqa_group = shape.gqa_group();
+  ks.config = config.value_or(codegen::default_config(family, spec.head_dim, spec.head_dim_v));
+  ks.declarations = spec.declarations;
+  ks.score_mod = score;
+  ks.mask_mod = mask;
+  ks.rows_guaranteed_safe = spec.rows_guaranteed_safe;
+  if (block_mask != nullptr) {
+    ks.has_block_mask = true;
+    ks.has_full_blocks = true;
+    ks.sparse_q_block = block_mask->shape().q_block;
+    ks.sparse_kv_block = block_mask->shape().kv_block;
+  }
+  if (family == codegen::Family::bwd_preprocess) return ks;  // row-wise: no tiles to divide
+  // Query tiles are walked in steps of block_m (or whole query blocks, through q_* tables), kv
+  // tiles in steps of block_n (or whole kv blocks, through kv_* tables).
+  const int q_step = family == codegen::Family::bwd_dkdv && ks.has_block_mask ? ks.sparse_q_block : ks.config.block_m;
+  const int kv_step = family != codegen::Family::bwd_dkdv && ks.has_block_mask ? ks.sparse_kv_block : ks.config.block_n;
+  ks.is_divisible = shape.q_len % q_step == 0 && shape.kv_len % kv_step == 0 &&
+                    shape.q_len % ks.config.block_m == 0 && shape.kv_len % ks.config.block_n == 0;
+  return ks;
+}
+
+// The kv_* (by query block) or q_* (by kv block) tables of `mask` as a kernel reads them.
+FlexjitBlockTables kernel_tables(const BlockMask& mask, bool by_query_block) {
+  const BlockMaskShape& ms = mask.shape();
+  const BlockMask::DeviceTables& t = mask.device_tables();
+  FlexjitBlockTables out;
+  std::memset(&out, 0, sizeof(out));
+  const int rows = by_query_block ? ms.num_q_blocks() : ms.num_kv_blocks();
+  out.num_blocks = by_query_block ? t.kv_num_blocks : t.q_num_blocks;
+  out.indices = by_query_block ? t.kv_indices : t.q_indices;
+  out.full_num_blocks = by_query_block ? t.full_kv_num_blocks : t.full_q_num_blocks;
+  out.full_indices = by_query_block ? t.full_kv_indices : t.full_q_indices;
+  out.num_rows_per_bh = rows;
+  out.max_blocks = by_query_block ? ms.num_kv_blocks() : ms.num_q_blocks();
+  out.stride_h = ms.heads == 1 ? 0 : rows;
+  out.stride_b = ms.batch == 1 ? 0 : static_cast<long long>(ms.heads) * rows;
+  return out;
+}
+
+float checked_scale(const CallOptions& options, int head_dim, const char* what) {
+  const float scale = options.scale.value_or(1.0f / std::sqrt(static_cast<float>(head_dim)));
+  if (!(scale > 0.f) || !std::isfinite(scale))
+    throw UsageError(std::string(what) + ": scale must be a positive finite number, got " + std::to_string(scale));
+  return scale;
+}
+
+}  // namespace
+
+void Attention::forward(const TensorView& q, const TensorView& k, const TensorView& v,
+                        const TensorView& out, const TensorView& lse, const BlockMask* block_mask,
+                        Stream stream, const CallOptions& options) const {
+  const AttentionSpec& spec = impl_->spec;
+  const attention::ProblemShape shape = attention::check_forward_tensors(
+      q, k, v, out, lse, spec.dtype, spec.head_dim, spec.head_dim_v);
+  const float scale = checked_scale(options, spec.head_dim, "forward");
+  if (block_mask != nullptr) attention::check_block_mask(*block_mask, shape);
+  const codegen::KernelSpec ks = attention_spec(codegen::Family::fwd, spec, impl_->score, impl_->mask, shape,
+                                                block_mask, spec.fwd_config);
+  const auto ready = codegen::ready_kernel(ks, impl_->target_arch());
+  const std::vector<unsigned char> mod_args = codegen::pack_mod_args(
+      spec.declarations, options.values, codegen::names_read({&impl_->score, &impl_->mask}), "forward");
+
+  FlexjitFwdParams p;
+  std::memset(&p, 0, sizeof(p));
+  p.q = q.data;
+  p.k = k.data;
+  p.v = v.data;
+  p.o = out.data;
+  p.lse = static_cast<float*>(lse.data);
+  p.q_stride_b = q.strides[0], p.q_stride_h = q.strides[1], p.q_stride_s = q.strides[2];
+  p.k_stride_b = k.strides[0], p.k_stride_h = k.strides[1], p.k_stride_s = k.strides[2];
+  p.v_stride_b = v.strides[0], p.v_stride_h = v.strides[1], p.v_stride_s = v.strides[2];
+  p.o_stride_b = out.strides[0], p.o_stride_h = out.strides[1], p.o_stride_s = out.strides[2];
+  if (lse.data != nullptr) {
+    p.lse_stride_b = lse.strides[0], p.lse_stride_h = lse.strides[1], p.lse_stride_s = lse.strides[2];
+  }
+  if (block_mask != nullptr) p.kv = kernel_tables(*block_mask, true);
+  p.batch = shape.batch;
+  p.num_q_heads = shape.q_heads;
+  p.q_len = shape.q_len;
+  p.kv_len = shape.kv_len;
+  p.num_q_tiles = (shape.q_len + ks.config.block_m - 1) / ks.config.block_m;
+  p.scale = scale;
+  p.scale_log2 = scale * 1.4426950408889634f;
+
+  void* args[] = {&p, const_cast<unsigned char*>(mod_args.data())};
+  const jit::Dim3 grid{static_cast<unsigned>(p.num_q_tiles), static_cast<unsigned>(shape.q_heads),
+                       static_cast<unsigned>(shape.batch)};
+  ready->kernel().launch(grid, {static_cast<unsigned>(ready->threads), 1, 1},
+                         ready->shared_memory_bytes, stream, args);
+}
+
+void Attention::backward(const TensorView& q, const TensorView& k, const TensorView& v, const TensorView& out,
+                         const TensorView& lse, const TensorView& dout, const TensorView& dq, const TensorView& dk,
+                         const TensorView& dv, const BlockMask* block_mask, Stream stream,
+                         const CallOptions& options) const {
+  const AttentionSpec& spec = impl_->spec;
+  if (lse.data == nullptr)
+    throw ShapeError("backward needs the forward's lse (pass an lse tensor to forward and then here)");
+  const attention::ProblemShape shape = attention::check_forward_tensors(
+      q, k, v, out, lse, spec.dtype, spec.head_dim, spec.head_dim_v);
+  attention::check_operand(dout, "dout", spec.dtype);
+  attention::check_operand(dq, "dq", spec.dtype);
+  attention::check_operand(dk, "dk", spec.dtype);
+  attention::check_operand(dv, "dv", spec.dtype);
+  auto same_shape = [](const TensorView& a, const TensorView& like, const char* a_name, const char* like_name) {
+    if (a.shape != like.shape)
+      throw ShapeError(std::string(a_name) + " must have the shape of " + like_name + " " + like.describe() +
+                       ", got " + a.describe());
+  };
+  same_shape(dout, out, "dout", "out");
+  same_shape(dq, q, "dq", "q");
+  same_shape(dk, k, "dk", "k");
+  same_shape(dv, v, "dv", "v");
+  const float scale = checked_scale(options, spec.head_dim, "backward");
+  if (block_mask != nullptr) attention::check_block_mask(*block_mask, shape);
+
+  using codegen::Family;
+  const codegen::KernelSpec pre = attention_spec(Family::bwd_preprocess, spec, impl_->score, impl_->mask, shape,
+                                                 nullptr, std::nullopt);
+  const codegen::KernelSpec dq_spec = attention_spec(Family::bwd_dq, spec, impl_->score, impl_->mask, shape,
+                                                     block_mask, spec.bwd_dq_config);
+  const codegen::KernelSpec dkdv_spec = attention_spec(Family::bwd_dkdv, spec, impl_->score, impl_->mask, shape,
+                                                       block_mask, spec.bwd_dkdv_config);
+  const std::string& arch = impl_->target_arch();
+  const auto pre_kernel = codegen::ready_kernel(pre, arch);
+  const auto dq_kernel = codegen::ready_kernel(dq_spec, arch);
+  const auto dkdv_kernel = codegen::ready_kernel(dkdv_spec, arch);
+  const std::vector<unsigned char> mod_args = codegen::pack_mod_args(
+      spec.declarations, options.values, codegen::names_read({&impl_->score, &impl_->mask}), "backward");
+
+  // delta = rowsum(O * dO): stream-ordered scratch, freed after the kernels that read it.
+  attention::StreamScratch delta(size_t(shape.batch) * shape.q_heads * shape.q_len * sizeof(float), stream);
+
+  FlexjitBwdParams p;
+  std::memset(&p, 0, sizeof(p));
+  p.q = q.data, p.k = k.data, p.v = v.data, p.o = out.data, p.dout = dout.data;
+  p.lse = static_cast<const float*>(lse.data);
+  p.delta = static_cast<float*>(delta.data());
+  p.dq = dq.data, p.dk = dk.data, p.dv = dv.data;
+  auto strides = [](const TensorView& t, long long& sb, long long& sh, long long& ss) {
+    sb = t.strides[0], sh = t.strides[1], ss = t.strides[2];
+  };
+  strides(q, p.q_stride_b, p.q_stride_h, p.q_stride_s);
+  strides(k, p.k_stride_b, p.k_stride_h, p.k_stride_s);
+  strides(v, p.v_stride_b, p.v_stride_h, p.v_stride_s);
+  strides(out, p.o_stride_b, p.o_stride_h, p.o_stride_s);
+  strides(dout, p.do_stride_b, p.do_stride_h, p.do_stride_s);
+  strides(lse, p.lse_stride_b, p.lse_stride_h, p.lse_stride_s);
+  strides(dq, p.dq_stride_b, p.dq_stride_h, p.dq_stride_s);
+  strides(dk, p.dk_stride_b, p.dk_stride_h, p.dk_stride_s);
+  strides(dv, p.dv_stride_b, p.dv_stride_h, p.dv_stride_s);
+  if (block_mask != nullptr) {
+    p.kv = kernel_tables(*block_mask, true);
+    p.qt = kernel_tables(*block_mask, false);
+  }
+  p.batch = shape.batch;
+  p.num_q_heads = shape.q_heads;
+  p.num_kv_heads = shape.kv_heads;
+  p.q_len = shape.q_len;
+  p.kv_len = shape.kv_len;
+  p.num_q_tiles = (shape.q_len + dq_spec.config.block_m - 1) / dq_spec.config.block_m;
+  p.num_kv_tiles = (shape.kv_len + dkdv_spec.config.block_n - 1) / dkdv_spec.config.block_n;
+  p.scale = scale;
+  p.scale_log2 = scale * 1.4426950408889634f;
+
+  const unsigned heads = static_cast<unsigned>(shape.q_heads), batch = static_cast<unsigned>(shape.batch);
+  {
+    const int chunks = spec.head_dim_v / 8;
+    const int rows_per_cta = pre.threads() / (chunks <= 8 ? 8 : chunks <= 16 ? 16 : 32);  // as the template
+    void* args[] = {&p};
+    pre_kernel->kernel().launch({static_cast<unsigned>((shape.q_len + rows_per_cta - 1) / rows_per_cta), heads, batch},
+                                {static_cast<unsigned>(pre.threads()), 1, 1}, 0, stream, args);
+  }
+  void* args[] = {&p, const_cast<unsigned char*>(mod_args.data())};
+  const int splits = codegen::dkdv_splits(spec.head_dim, spec.head_dim_v);
+  dkdv_kernel->kernel().launch({static_cast<unsigned>(p.num_kv_tiles * splits), static_cast<unsigned>(shape.kv_heads), batch},
+                               {static_cast<unsigned>(dkdv_kernel->threads), 1, 1}, dkdv_kernel->shared_memory_bytes,
+                               stream, args);
+  dq_kernel->kernel().launch({static_cast<unsigned>(p.num_q_tiles), heads, batch},
+                             {static_cast<unsigned>(dq_kernel->threads), 1, 1}, dq_kernel->shared_memory_bytes, stream,
+                             args);
+}
+
+}  // namespace flexjit

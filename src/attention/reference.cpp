@@ -1,0 +1,227 @@
+#include "flexjit/reference.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <mutex>
+#include <thread>
+
+#include "flexjit/error.hpp"
+
+namespace flexjit {
+
+namespace {
+
+void check_sizes(const ReferenceShape& s, size_t q, size_t k, size_t v) {
+  if (s.batch < 1 || s.q_heads < 1 || s.kv_heads < 1 || s.q_len < 1 || s.kv_len < 1 ||
+      s.head_dim < 1 || s.head_dim_v < 1)
+    throw UsageError("reference attention: every size must be at least 1");
+  if (s.q_heads % s.kv_heads != 0)
+    throw UsageError("reference attention: q_heads (" + std::to_string(s.q_heads) +
+                     ") must be a multiple of kv_heads (" + std::to_string(s.kv_heads) + ")");
+  const size_t want_q = size_t(s.batch) * s.q_heads * s.q_len * s.head_dim;
+  const size_t want_k = size_t(s.batch) * s.kv_heads * s.kv_len * s.head_dim;
+  const size_t want_v = size_t(s.batch) * s.kv_heads * s.kv_len * s.head_dim_v;
+  if (q != want_q || k != want_k || v != want_v)
+    throw UsageError("reference attention: q/k/v hold " + std::to_string(q) + "/" +
+                     std::to_string(k) + "/" + std::to_string(v) + " values; the shape needs " +
+                     std::to_string(want_q) + "/" + std::to_string(want_k) + "/" +
+                     std::to_string(want_v));
+}
+
+// Runs fn(i) for i in [0, n) on all hardware threads; rethrows the first exception.
+template <class Fn>
+void parallel_for(int n, Fn fn) {
+  const int workers = std::max(1, std::min<int>(n, static_cast<int>(std::thread::hardware_concurrency())));
+  std::atomic<int> next{0};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto work = [&] {
+    for (int i; (i = next.fetch_add(1)) < n;) {
+      try {
+        fn(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+        next = n;
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 1; t < workers; ++t) threads.emplace_back(work);
+  work();
+  for (auto& t : threads) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
+}  // namespace
+
+ReferenceForward reference_forward(const Expr& score_mod, const Expr& mask_mod,
+                                   const EvalInputs& inputs, const ReferenceShape& s,
+                                   const std::vector<double>& q, const std::vector<double>& k,
+                                   const std::vector<double>& v, double scale) {
+  check_sizes(s, q.size(), k.size(), v.size());
+  const bool identity = score_mod.is_identity();
+  const bool unmasked = mask_mod.is_always_true();
+  const expr::BoundEvaluator score_eval = score_mod.bind(inputs);
+  const expr::BoundEvaluator mask_eval = mask_mod.bind(inputs);
+  const int group = s.q_heads / s.kv_heads;
+  const double neg_inf = -std::numeric_limits<double>::infinity();
+  ReferenceForward result;
+  result.out.assign(size_t(s.batch) * s.q_heads * s.q_len * s.head_dim_v, 0.0);
+  result.lse.assign(size_t(s.batch) * s.q_heads * s.q_len, neg_inf);
+  parallel_for(s.batch * s.q_heads, [&](int bh) {
+    const int b = bh / s.q_heads, h = bh % s.q_heads, kvh = h / group;
+    const double* kb = k.data() + (size_t(b) * s.kv_heads + kvh) * s.kv_len * s.head_dim;
+    const double* vb = v.data() + (size_t(b) * s.kv_heads + kvh) * s.kv_len * s.head_dim_v;
+    std::vector<double> scores(s.kv_len);
+    EvalPoint point;
+    point.b = b;
+    point.h = h;
+    point.q_len = s.q_len;
+    point.kv_len = s.kv_len;
+    for (int i = 0; i < s.q_len; ++i) {
+      const double* qi = q.data() + ((size_t(b) * s.q_heads + h) * s.q_len + i) * s.head_dim;
+      point.q_idx = i;
+      double m = neg_inf;
+      for (int j = 0; j < s.kv_len; ++j) {
+        point.kv_idx = j;
+        if (!unmasked && mask_eval(point) == 0.0) {
+          scores[j] = neg_inf;
+          continue;
+        }
+        double dot = 0;
+        for (int d = 0; d < s.head_dim; ++d) dot += qi[d] * kb[size_t(j) * s.head_dim + d];
+        double score = dot * scale;
+        if (!identity) {
+          point.score = score;
+          score = score_eval(point);
+        }
+        scores[j] = score;
+        m = std::max(m, score);
+      }
+      const size_t row = (size_t(b) * s.q_heads + h) * s.q_len + i;
+      if (m == neg_inf) continue;  // fully masked: O = 0, LSE = -inf
+      double sum = 0;
+      for (int j = 0; j < s.kv_len; ++j) {
+        scores[j] = scores[j] == neg_inf ? 0.0 : std::exp(scores[j] - m);
+        sum += scores[j];
+      }
+      double* out = result.out.data() + row * s.head_dim_v;
+      for (int j = 0; j < s.kv_len; ++j) {
+        if (scores[j] == 0.0) continue;
+        const double p = scores[j] / sum;
+        for (int d = 0; d < s.head_dim_v; ++d) out[d] += p * vb[size_t(j) * s.head_dim_v + d];
+      }
+      result.lse[row] = m + std::log(sum);
+    }
+  });
+  return result;
+}
+
+ReferenceBackward reference_backward(const Expr& score_mod, const Expr& mask_mod, const EvalInputs& inputs,
+                                     const ReferenceShape& s, const std::vector<double>& q,
+                                     const std::vector<double>& k, const std::vector<double>& v,
+                                     const std::vector<double>& dout, double scale) {
+  check_sizes(s, q.size(), k.size(), v.size());
+  if (dout.size() != size_t(s.batch) * s.q_heads * s.q_len * s.head_dim_v)
+    throw UsageError("reference backward: dout holds " + std::to_string(dout.size()) +
+                     " values; [B][Hq][Sq][Dv] needs " +
+                     std::to_string(size_t(s.batch) * s.q_heads * s.q_len * s.head_dim_v));
+  const bool identity = score_mod.is_identity();
+  const bool unmasked = mask_mod.is_always_true();
+  const Expr gradient = score_mod.gradient();
+  const expr::BoundEvaluator score_eval = score_mod.bind(inputs);
+  const expr::BoundEvaluator grad_eval = gradient.bind(inputs);
+  const expr::BoundEvaluator mask_eval = mask_mod.bind(inputs);
+  const int group = s.q_heads / s.kv_heads;
+  const double neg_inf = -std::numeric_limits<double>::infinity();
+  ReferenceBackward r;
+  r.dq.assign(q.size(), 0.0);
+  r.dk.assign(k.size(), 0.0);
+  r.dv.assign(v.size(), 0.0);
+  // One task per (b, kv head): it owns dk/dv of that head and dq of the query heads of its group.
+  parallel_for(s.batch * s.kv_heads, [&](int bkv) {
+    const int b = bkv / s.kv_heads, kvh = bkv % s.kv_heads;
+    const size_t kv_off = (size_t(b) * s.kv_heads + kvh) * s.kv_len;
+    const double* kb = k.data() + kv_off * s.head_dim;
+    const double* vb = v.data() + kv_off * s.head_dim_v;
+    double* dkb = r.dk.data() + kv_off * s.head_dim;
+    double* dvb = r.dv.data() + kv_off * s.head_dim_v;
+    std::vector<double> prob(s.kv_len), grad(s.kv_len), dp(s.kv_len);
+    EvalPoint point;
+    point.b = b;
+    point.q_len = s.q_len;
+    point.kv_len = s.kv_len;
+    for (int h = kvh * group; h < (kvh + 1) * group; ++h) {
+      point.h = h;
+      for (int i = 0; i < s.q_len; ++i) {
+        const size_t row = (size_t(b) * s.q_heads + h) * s.q_len + i;
+        const double* qi = q.data() + row * s.head_dim;
+        const double* doi = dout.data() + row * s.head_dim_v;
+        point.q_idx = i;
+        double m = neg_inf;
+        for (int j = 0; j < s.kv_len; ++j) {
+          point.kv_idx = j;
+          grad[j] = 1.0;
+          if (!unmasked && mask_eval(point) == 0.0) {
+            prob[j] = neg_inf;
+            continue;
+          }
+          double dot = 0;
+          for (int d = 0; d < s.head_dim; ++d) dot += qi[d] * kb[size_t(j) * s.head_dim + d];
+          double score = dot * scale;
+          if (!identity) {
+            point.score = score;
+            grad[j] = grad_eval(point);
+            score = score_eval(point);
+          }
+          prob[j] = score;
+          m = std::max(m, score);
+        }
+        if (m == neg_inf) continue;  // fully masked row: no gradient
+        double sum = 0;
+        for (int j = 0; j < s.kv_len; ++j) sum += prob[j] == neg_inf ? 0.0 : std::exp(prob[j] - m);
+        double delta = 0;
+        for (int j = 0; j < s.kv_len; ++j) {
+          prob[j] = prob[j] == neg_inf ? 0.0 : std::exp(prob[j] - m) / sum;
+          double acc = 0;
+          for (int d = 0; d < s.head_dim_v; ++d) acc += doi[d] * vb[size_t(j) * s.head_dim_v + d];
+          dp[j] = acc;
+          delta += prob[j] * acc;
+        }
+        double* dqi = r.dq.data() + row * s.head_dim;
+        for (int j = 0; j < s.kv_len; ++j) {
+          if (prob[j] == 0.0) continue;
+          const double ds = prob[j] * (dp[j] - delta) * grad[j] * scale;
+          for (int d = 0; d < s.head_dim; ++d) {
+            dqi[d] += ds * kb[size_t(j) * s.head_dim + d];
+            dkb[size_t(j) * s.head_dim + d] += ds * qi[d];
+          }
+          for (int d = 0; d < s.head_dim_v; ++d) dvb[size_t(j) * s.head_dim_v + d] += prob[j] * doi[d];
+        }
+      }
+    }
+  });
+  return r;
+}
+
+double relative_error(const std::vector<double>& out, const std::vector<double>& ref) {
+  if (out.size() != ref.size()) return std::numeric_limits<double>::infinity();
+  double diff = 0, norm = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (!std::isfinite(out[i])) {
+      // Matching infinities (e.g. LSE of fully masked rows) are equal; anything else is a failure.
+      if (out[i] == ref[i]) continue;
+      return std::numeric_limits<double>::infinity();
+    }
+    if (!std::isfinite(ref[i])) return std::numeric_limits<double>::infinity();
+    diff += (out[i] - ref[i]) * (out[i] - ref[i]);
+    norm += ref[i] * ref[i];
+  }
+  return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+}
+
+}  // namespace flexjit

@@ -1,0 +1,33 @@
+#pragma once
+// Validation of the tensors handed to attention kernels: every message names the tensor, the
+// dimension and what was expected, so a caller can fix the call without reading kernel code.
+#include <cstdint>
+#include <string>
+
+#include "flexjit/block_mask.hpp"
+#include "flexjit/tensor.hpp"
+
+namespace flexjit::attention {
+
+struct ProblemShape {
+  int batch = 0, q_heads = 0, kv_heads = 0, q_len = 0, kv_len = 0, head_dim = 0, head_dim_v = 0;
+  int gqa_group() const { return q_heads / kv_heads; }
+};
+
+// Checks one [B, H, S, D] operand: rank 4, dtype, contiguous last dim, 16-byte aligned pointer
+// and strides (kernels move 16-byte vectors). `dim_names` label dimensions in messages.
+void check_operand(const TensorView& t, const char* name, DType dtype);
+
+// Checks q, k, v, out (and lse when its data is not null) against each other and the variant's
+// dtype and head dims; returns the problem sizes.
+ProblemShape check_forward_tensors(const TensorView& q, const TensorView& k, const TensorView& v,
+                                   const TensorView& out, const TensorView& lse, DType dtype,
+                                   int head_dim, int head_dim_v);
+
+// Checks that `mask` was built for this problem (lengths, batch/head broadcast).
+void check_block_mask(const BlockMask& mask, const ProblemShape& shape);
+
+// Checks a [B, H, S] fp32 tensor such as lse or delta.
+void check_row_stats(const TensorView& t, const char* name, const ProblemShape& shape);
+
+}  // namespace flexjit::attention

@@ -1,0 +1,563 @@
+// The on-disk kernel cache.
+//
+// Layout, under cache_directory():
+//   kernels/<key>.cubin   the ELF image NVRTC produced
+//   kernels/<key>.ptx     the PTX (so `flexjit emit` can reuse it)
+//   kernels/<key>.json    the entry's description, written last:
+//     { "format": "flexjit-kernel-cache-1", "key": "<32 hex>", "key_text": "<full key text>"
+//       (or "key_text_hex" when the text is not UTF-8), "source_name", "kernel_names": [...],
+//       "arch", "options": [...], "nvrtc_version", "flexjit_version", "created" (ISO 8601 UTC),
+//       "created_unix", "compile_ms", "cubin": {"file", "bytes", "xxh3_64"},
+//       "ptx": {"file", "bytes", "xxh3_64"}, "resources": {"<kernel>": {"registers", ...}},
+//       "log": "<NVRTC log>" }
+//   failed/               sources that failed to compile (see compiler.cpp)
+//   autotune.json         autotuning results (src/tune)
+// A .json present means its .cubin and .ptx were completely written before it (rename order);
+// their sizes and checksums are still verified, since another writer may have replaced them.
+#include "jit/kernel_cache.hpp"
+
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <random>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "flexjit/error.hpp"
+#include "flexjit/kernel_cache.hpp"
+#include "flexjit/version.hpp"
+
+namespace flexjit {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr const char* kFormat = "flexjit-kernel-cache-1";
+std::atomic<bool> g_warned{false};
+
+std::string env(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? std::string(value) : std::string();
+}
+
+std::string hex64(uint64_t value) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(value));
+  return buf;
+}
+
+std::string checksum(const std::string& data) { return hex64(XXH3_64bits(data.data(), data.size())); }
+
+bool is_key(const std::string& s) {
+  return s.size() == 32 && std::all_of(s.begin(), s.end(), [](char c) {
+           return std::isdigit(static_cast<unsigned char>(c)) || (c >= 'a' && c <= 'f');
+         });
+}
+
+bool read_file(const fs::path& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return false;
+  *out = std::move(buffer).str();
+  return true;
+}
+
+std::string to_hex(const std::string& bytes) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) {
+    out += digits[c >> 4];
+    out += digits[c & 15];
+  }
+  return out;
+}
+
+std::optional<std::string> from_hex(const std::string& hex) {
+  if (hex.size() % 2) return std::nullopt;
+  auto value = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  std::string out;
+  out.reserve(hex.size() / 2);
+  for (size_t i = 0; i < hex.size(); i += 2) {
+    const int hi = value(hex[i]), lo = value(hex[i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out += static_cast<char>(hi * 16 + lo);
+  }
+  return out;
+}
+
+std::string iso8601_utc(std::time_t t) {
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+json resources_to_json(const std::map<std::string, KernelResources>& resources) {
+  json out = json::object();
+  for (const auto& [name, r] : resources)
+    out[name] = {{"registers", r.registers},
+                 {"spill_store_bytes", r.spill_store_bytes},
+                 {"spill_load_bytes", r.spill_load_bytes},
+                 {"stack_frame_bytes", r.stack_frame_bytes},
+                 {"static_smem_bytes", r.static_smem_bytes},
+                 {"barriers", r.barriers}};
+  return out;
+}
+
+std::map<std::string, KernelResources> resources_from_json(const json& j) {
+  std::map<std::string, KernelResources> out;
+  for (const auto& [name, r] : j.items()) {
+    KernelResources k;
+    k.registers = r.at("registers").get<int>();
+    k.spill_store_bytes = r.at("spill_store_bytes").get<int>();
+    k.spill_load_bytes = r.at("spill_load_bytes").get<int>();
+    k.stack_frame_bytes = r.at("stack_frame_bytes").get<int>();
+    k.static_smem_bytes = r.at("static_smem_bytes").get<int>();
+    k.barriers = r.at("barriers").get<int>();
+    out[name] = k;
+  }
+  return out;
+}
+
+// Parses one <key>.json for listing. Returns nullopt unless it is a well-formed entry named after
+// its key whose .cubin and .ptx exist with the recorded sizes (checksums are left to the loader).
+std::optional<KernelCacheEntry> parse_entry(const fs::path& json_path, bool with_key_text) {
+  std::string text;
+  if (!read_file(json_path, &text)) return std::nullopt;
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  try {
+    KernelCacheEntry e;
+    if (j.at("format").get<std::string>() != kFormat) return std::nullopt;
+    e.key = j.at("key").get<std::string>();
+    if (!is_key(e.key) || json_path.stem().string() != e.key) return std::nullopt;
+    e.json_path = fs::absolute(json_path).lexically_normal().string();
+    e.source_name = j.at("source_name").get<std::string>();
+    e.kernel_names = j.at("kernel_names").get<std::vector<std::string>>();
+    e.arch = j.at("arch").get<std::string>();
+    e.options = j.at("options").get<std::vector<std::string>>();
+    e.nvrtc_version = j.at("nvrtc_version").get<std::string>();
+    e.flexjit_version = j.at("flexjit_version").get<std::string>();
+    e.created = j.at("created").get<std::string>();
+    e.created_unix = j.at("created_unix").get<int64_t>();
+    e.compile_ms = j.at("compile_ms").get<double>();
+    e.resources = resources_from_json(j.at("resources"));
+    e.cubin_bytes = j.at("cubin").at("bytes").get<uint64_t>();
+    const uint64_t ptx_bytes = j.at("ptx").at("bytes").get<uint64_t>();
+    std::error_code ec;
+    const fs::path dir = json_path.parent_path();
+    const auto cubin_size = fs::file_size(dir / (e.key + ".cubin"), ec);
+    if (ec || cubin_size != e.cubin_bytes) return std::nullopt;
+    const auto ptx_size = fs::file_size(dir / (e.key + ".ptx"), ec);
+    if (ec || ptx_size != ptx_bytes) return std::nullopt;
+    e.total_bytes = cubin_size + ptx_size + text.size();
+    if (with_key_text) {
+      if (j.contains("key_text")) {
+        e.key_text = j.at("key_text").get<std::string>();
+      } else {
+        auto decoded = from_hex(j.at("key_text_hex").get<std::string>());
+        if (!decoded) return std::nullopt;
+        e.key_text = std::move(*decoded);
+      }
+    }
+    return e;
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
+}
+
+// A name no other writer (thread or process) can pick.
+std::string unique_suffix() {
+  thread_local std::mt19937_64 rng{std::random_device{}() ^
+                                   std::hash<std::thread::id>{}(std::this_thread::get_id())};
+  return std::to_string(::getpid()) + "-" +
+         hex64(std::hash<std::thread::id>{}(std::this_thread::get_id())).substr(8) + "-" +
+         hex64(rng());
+}
+
+// Writes `data` to `final_path` so that a reader sees either the old file or the complete new
+// one: unique temporary file in the same directory, fsync, rename.
+bool write_atomically(const fs::path& final_path, const std::string& data, std::string* error) {
+  const fs::path tmp =
+      final_path.parent_path() / (".tmp-" + final_path.filename().string() + "-" + unique_suffix());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    *error = "cannot create " + tmp.string() + ": " + std::strerror(errno);
+    return false;
+  }
+  size_t written = 0;
+  bool ok = true;
+  while (written < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + written, data.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ok = false;
+      break;
+    }
+    written += static_cast<size_t>(n);
+  }
+  if (!ok) *error = "cannot write " + tmp.string() + ": " + std::strerror(errno);
+  if (ok && ::fsync(fd) != 0) {
+    ok = false;
+    *error = "cannot fsync " + tmp.string() + ": " + std::strerror(errno);
+  }
+  if (::close(fd) != 0 && ok) {
+    ok = false;
+    *error = "cannot close " + tmp.string() + ": " + std::strerror(errno);
+  }
+  if (ok && ::rename(tmp.c_str(), final_path.c_str()) != 0) {
+    ok = false;
+    *error = "cannot rename " + tmp.string() + " to " + final_path.string() + ": " +
+             std::strerror(errno);
+  }
+  if (!ok) ::unlink(tmp.c_str());
+  return ok;
+}
+
+void sync_directory(const fs::path& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+}  // namespace
+
+// ---- public API ----
+
+std::string cache_directory() {
+  if (std::string dir = env("FLEXJIT_CACHE_DIR"); !dir.empty()) return dir;
+  // The XDG spec says relative values are invalid and must be ignored.
+  if (std::string xdg = env("XDG_CACHE_HOME"); !xdg.empty() && xdg[0] == '/')
+    return (fs::path(xdg) / "flexjit").string();
+  std::string home = env("HOME");
+  if (home.empty()) {
+    if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir) home = pw->pw_dir;
+  }
+  if (!home.empty()) return (fs::path(home) / ".cache" / "flexjit").string();
+  std::error_code ec;
+  return (fs::temp_directory_path(ec) / ("flexjit-cache-" + std::to_string(::getuid()))).string();
+}
+
+bool kernel_cache_enabled() {
+  std::string value = env("FLEXJIT_CACHE");
+  std::transform(value.begin(), value.end(), value.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return !(value == "off" || value == "0" || value == "false" || value == "no");
+}
+
+KernelCacheListing list_kernel_cache(const std::string& directory) {
+  KernelCacheListing listing;
+  listing.directory = directory;
+  const fs::path kernels = fs::path(directory) / "kernels";
+  std::error_code ec;
+  if (!fs::is_directory(kernels, ec)) return listing;
+  std::set<std::string> files;
+  for (fs::directory_iterator it(kernels, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_regular_file(ec)) files.insert(it->path().filename().string());
+  if (ec) throw CacheError("cannot list " + kernels.string() + ": " + ec.message());
+  std::set<std::string> claimed;
+  for (const auto& name : files) {
+    const fs::path path = kernels / name;
+    if (path.extension() != ".json") continue;
+    if (auto entry = parse_entry(path, false)) {
+      for (const char* ext : {".json", ".cubin", ".ptx"}) claimed.insert(entry->key + ext);
+      listing.entries.push_back(std::move(*entry));
+    }
+  }
+  for (const auto& name : files)
+    if (!claimed.count(name)) listing.damaged.push_back((kernels / name).string());
+  std::sort(listing.entries.begin(), listing.entries.end(),
+            [](const KernelCacheEntry& a, const KernelCacheEntry& b) {
+              return a.created_unix != b.created_unix ? a.created_unix < b.created_unix
+                                                      : a.key < b.key;
+            });
+  return listing;
+}
+
+KernelCacheEntry find_kernel_cache_entry(const std::string& key_prefix,
+                                         const std::string& directory) {
+  std::string prefix = key_prefix;
+  std::transform(prefix.begin(), prefix.end(), prefix.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const bool hex = !prefix.empty() && prefix.size() <= 32 &&
+                   std::all_of(prefix.begin(), prefix.end(), [](char c) {
+                     return std::isdigit(static_cast<unsigned char>(c)) || (c >= 'a' && c <= 'f');
+                   });
+  if (!hex)
+    throw UsageError("'" + key_prefix +
+                     "' is not a kernel cache key: give 1 to 32 hex digits of a key shown by "
+                     "`flexjit cache list`");
+  const KernelCacheListing listing = list_kernel_cache(directory);
+  std::vector<const KernelCacheEntry*> matches;
+  for (const auto& e : listing.entries)
+    if (e.key.compare(0, prefix.size(), prefix) == 0) matches.push_back(&e);
+  if (matches.empty())
+    throw UsageError("no kernel cache entry with key '" + key_prefix + "' in " +
+                     (fs::path(directory) / "kernels").string() +
+                     " (`flexjit cache list` shows the keys)");
+  if (matches.size() > 1) {
+    std::string message = "key prefix '" + key_prefix + "' is ambiguous: it matches " +
+                          std::to_string(matches.size()) + " entries:";
+    for (const auto* e : matches) {
+      message += "\n  " + e->key + "  ";
+      for (size_t i = 0; i < e->kernel_names.size(); ++i)
+        message += (i ? "," : "") + e->kernel_names[i];
+      message += "  " + e->arch;
+    }
+    message += "\ngive more digits of the key";
+    throw UsageError(message);
+  }
+  auto full = parse_entry(matches.front()->json_path, true);
+  if (!full)  // replaced or removed since it was listed
+    throw CacheError("kernel cache entry " + matches.front()->json_path +
+                     " changed while it was being read; try again");
+  return *full;
+}
+
+CacheClearReport clear_cache(bool dry_run, const std::string& directory) {
+  CacheClearReport report;
+  report.directory = directory;
+  std::error_code ec;
+  std::vector<fs::path> doomed;
+  std::set<std::string> keys;
+  const fs::path kernels = fs::path(directory) / "kernels";
+  if (fs::is_directory(kernels, ec)) {
+    for (fs::directory_iterator it(kernels, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->is_directory(ec)) continue;
+      doomed.push_back(it->path());
+      const std::string stem = it->path().stem().string();
+      if (is_key(stem)) keys.insert(stem);
+    }
+    if (ec) throw CacheError("cannot list " + kernels.string() + ": " + ec.message());
+  }
+  report.kernel_entries = keys.size();
+  const fs::path failed = fs::path(directory) / "failed";
+  if (fs::is_directory(failed, ec)) {
+    for (fs::recursive_directory_iterator it(failed, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->is_directory(ec)) continue;
+      doomed.push_back(it->path());
+      ++report.failed_dumps;
+    }
+    if (ec) throw CacheError("cannot list " + failed.string() + ": " + ec.message());
+  }
+  const fs::path autotune = fs::path(directory) / "autotune.json";
+  if (fs::exists(fs::symlink_status(autotune, ec))) {
+    doomed.push_back(autotune);
+    report.autotune_removed = true;
+  }
+  for (const auto& path : doomed) {
+    std::error_code size_ec;
+    const auto size = fs::is_regular_file(fs::symlink_status(path, size_ec))
+                          ? fs::file_size(path, size_ec)
+                          : 0;
+    if (!size_ec) report.bytes += size;
+    report.paths.push_back(path.string());
+  }
+  std::sort(report.paths.begin(), report.paths.end());
+  if (dry_run) return report;
+  for (const auto& path : doomed) {
+    // Another process may have removed it (or renamed over it) meanwhile: that is fine.
+    if (!fs::remove(path, ec) && ec && ec != std::errc::no_such_file_or_directory)
+      throw CacheError("cannot remove " + path.string() + ": " + ec.message());
+  }
+  if (fs::is_directory(failed, ec)) fs::remove_all(failed, ec);
+  return report;
+}
+
+}  // namespace flexjit
+
+namespace flexjit::jit {
+namespace {
+
+void append_field(std::string& out, const char* label, const std::string& value) {
+  out += label;
+  out += ' ';
+  out += std::to_string(value.size());
+  out += '\n';
+  out += value;
+  out += '\n';
+}
+
+void warn_once(const std::string& message) {
+  if (g_warned.exchange(true)) return;
+  std::fprintf(stderr, "flexjit: warning: %s\n", message.c_str());
+  std::fflush(stderr);
+}
+
+}  // namespace
+
+std::string kernel_key_text(const Source& source, const std::string& arch,
+                            const std::vector<std::string>& options) {
+  std::string out = "flexjit kernel key v1\n";
+  append_field(out, "flexjit", FLEXJIT_VERSION_STRING);
+  append_field(out, "nvrtc", nvrtc_version_string());
+  append_field(out, "arch", arch);
+  out += "options " + std::to_string(options.size()) + "\n";
+  for (const auto& o : options) append_field(out, "option", o);
+  out += "kernels " + std::to_string(source.kernel_names.size()) + "\n";
+  for (const auto& k : source.kernel_names) append_field(out, "kernel", k);
+  append_field(out, "source-name", source.name);
+  append_field(out, "source", source.text);
+  out += "headers " + std::to_string(source.headers.size()) + "\n";
+  for (const auto& [name, text] : source.headers) {
+    append_field(out, "header-name", name);
+    append_field(out, "header", text);
+  }
+  return out;
+}
+
+std::string kernel_key(const std::string& key_text) {
+  const XXH128_hash_t h = XXH3_128bits(key_text.data(), key_text.size());
+  return hex64(h.high64) + hex64(h.low64);
+}
+
+std::string kernel_entry_path(const std::string& directory, const std::string& key,
+                              const char* extension) {
+  return (fs::path(directory) / "kernels" / (key + extension)).string();
+}
+
+std::optional<CompiledKernel> load_cached_kernel(const std::string& directory,
+                                                 const std::string& key,
+                                                 const std::string& key_text) {
+  std::string text;
+  if (!read_file(kernel_entry_path(directory, key, ".json"), &text)) return std::nullopt;
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  try {
+    if (j.at("format").get<std::string>() != kFormat || j.at("key").get<std::string>() != key)
+      return std::nullopt;
+    // The full text, not the hash, decides: a collision or a foreign file is a miss.
+    if (j.contains("key_text")) {
+      if (j.at("key_text").get_ref<const std::string&>() != key_text) return std::nullopt;
+    } else {
+      auto decoded = from_hex(j.at("key_text_hex").get<std::string>());
+      if (!decoded || *decoded != key_text) return std::nullopt;
+    }
+    CompiledKernel out;
+    for (const char* part : {"cubin", "ptx"}) {
+      const json& meta = j.at(part);
+      std::string data;
+      if (!read_file(kernel_entry_path(directory, key, part == std::string("cubin") ? ".cubin" : ".ptx"),
+                     &data))
+        return std::nullopt;
+      if (data.size() != meta.at("bytes").get<uint64_t>() ||
+          checksum(data) != meta.at("xxh3_64").get<std::string>())
+        return std::nullopt;
+      (part == std::string("cubin") ? out.cubin : out.ptx) = std::move(data);
+    }
+    if (out.cubin.size() < 4 || out.cubin.compare(0, 4, "\x7f" "ELF") != 0) return std::nullopt;
+    out.key = key;
+    out.source_name = j.at("source_name").get<std::string>();
+    out.kernel_names = j.at("kernel_names").get<std::vector<std::string>>();
+    out.arch = j.at("arch").get<std::string>();
+    out.options = j.at("options").get<std::vector<std::string>>();
+    out.log = j.at("log").get<std::string>();
+    out.resources = resources_from_json(j.at("resources"));
+    out.compile_ms = j.at("compile_ms").get<double>();
+    out.from_disk_cache = true;
+    return out;
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
+}
+
+bool store_cached_kernel(const std::string& directory, const CompiledKernel& kernel,
+                         const std::string& key_text, std::string* error) {
+  const fs::path kernels = fs::path(directory) / "kernels";
+  std::error_code ec;
+  fs::create_directories(kernels, ec);
+  if (ec) {
+    *error = "cannot create " + kernels.string() + ": " + ec.message();
+    return false;
+  }
+  const std::time_t now = std::time(nullptr);
+  json j = {{"format", kFormat},
+            {"key", kernel.key},
+            {"source_name", kernel.source_name},
+            {"kernel_names", kernel.kernel_names},
+            {"arch", kernel.arch},
+            {"options", kernel.options},
+            {"nvrtc_version", nvrtc_version_string()},
+            {"flexjit_version", FLEXJIT_VERSION_STRING},
+            {"created", iso8601_utc(now)},
+            {"created_unix", static_cast<int64_t>(now)},
+            {"compile_ms", kernel.compile_ms},
+            {"cubin",
+             {{"file", kernel.key + ".cubin"},
+              {"bytes", kernel.cubin.size()},
+              {"xxh3_64", checksum(kernel.cubin)}}},
+            {"ptx",
+             {{"file", kernel.key + ".ptx"},
+              {"bytes", kernel.ptx.size()},
+              {"xxh3_64", checksum(kernel.ptx)}}},
+            {"resources", resources_to_json(kernel.resources)},
+            {"log", kernel.log}};
+  // JSON strings must be UTF-8; a key text that is not is stored as hex so it still round-trips
+  // byte for byte.
+  try {
+    (void)json(key_text).dump();
+    j["key_text"] = key_text;
+  } catch (const json::type_error&) {
+    j["key_text_hex"] = to_hex(key_text);
+  }
+  const std::string text = j.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
+  const bool ok = write_atomically(kernels / (kernel.key + ".cubin"), kernel.cubin, error) &&
+                  write_atomically(kernels / (kernel.key + ".ptx"), kernel.ptx, error) &&
+                  write_atomically(kernels / (kernel.key + ".json"), text, error);
+  if (ok) sync_directory(kernels);
+  return ok;
+}
+
+CompiledKernel get_or_compile(const Source& source, const CompileOptions& options) {
+  const std::vector<std::string> canonical = options.canonical();
+  const std::string key_text = kernel_key_text(source, options.arch, canonical);
+  const std::string key = kernel_key(key_text);
+  const bool enabled = kernel_cache_enabled();
+  const std::string directory = enabled ? cache_directory() : std::string();
+  if (enabled) {
+    if (auto hit = load_cached_kernel(directory, key, key_text)) return std::move(*hit);
+  }
+  CompiledKernel compiled = compile(source, options);
+  if (enabled) {
+    std::string error;
+    if (!store_cached_kernel(directory, compiled, key_text, &error))
+      warn_once("kernel cache directory '" + directory + "' is not usable (" + error +
+                "); continuing without the disk cache, so kernels are recompiled in every "
+                "process. Set FLEXJIT_CACHE_DIR to a writable directory, or FLEXJIT_CACHE=off to "
+                "silence this warning.");
+  }
+  return compiled;
+}
+
+void reset_cache_warning_for_testing() { g_warned = false; }
+
+}  // namespace flexjit::jit

@@ -1,0 +1,66 @@
+// BlockMask::build_on_gpu: the block_mask kernel family, compiled once per mask expression and
+// block size, evaluates mask_mod over the block grid and compacts the result into the tables.
+#include <cstring>
+
+#include "../../templates/flexjit_params.cuh"
+#include "codegen/kernel_store.hpp"
+#include "codegen/mod_args.hpp"
+#include "flexjit/block_mask.hpp"
+#include "flexjit/error.hpp"
+#include "mask/tables.hpp"
+
+namespace flexjit {
+
+BlockMask BlockMask::build_on_gpu(const Expr& mask, int batch, int heads, int q_len, int kv_len,
+                                  const ModValues& values, Stream stream, int q_block, int kv_block,
+                                  const std::string& arch) {
+  if (mask.kind() != ModKind::mask)
+    throw UsageError("BlockMask::build_on_gpu needs a mask_mod, got a score_mod");
+  BlockMaskShape shape{mask.uses("b") ? batch : 1, mask.uses("h") ? heads : 1, q_len, kv_len,
+                       q_block, kv_block};
+  if (batch < 1 || heads < 1 || q_len < 1 || kv_len < 1)
+    throw ShapeError("block mask sizes must be positive: batch " + std::to_string(batch) +
+                     ", heads " + std::to_string(heads) + ", q_len " + std::to_string(q_len) +
+                     ", kv_len " + std::to_string(kv_len));
+  codegen::KernelSpec spec;
+  spec.family = codegen::Family::block_mask;
+  spec.sparse_q_block = q_block;
+  spec.sparse_kv_block = kv_block;
+  spec.mask_mod = mask;
+  spec.declarations = mask.declarations();
+  spec.config = codegen::default_config(spec.family, 0, 0);
+  const auto ready = codegen::ready_kernel(spec, codegen::resolve_arch(arch));
+  const std::vector<unsigned char> mod_args =
+      codegen::pack_mod_args(spec.declarations, values, codegen::names_read({&mask}), "block mask");
+
+  const mask::TableLayout layout = mask::table_layout(shape);
+  DeviceBuffer storage = DeviceBuffer::allocate(layout.total_bytes);
+  auto* base = static_cast<unsigned char*>(storage.data());
+  FlexjitBlockMaskParams p;
+  std::memset(&p, 0, sizeof(p));
+  p.classes = base + layout.classes_offset;
+  int** tables[8] = {&p.kv_num_blocks, &p.kv_indices, &p.full_kv_num_blocks, &p.full_kv_indices,
+                     &p.q_num_blocks,  &p.q_indices,  &p.full_q_num_blocks,  &p.full_q_indices};
+  for (int i = 0; i < 8; ++i) *tables[i] = reinterpret_cast<int*>(base + layout.offset[i]);
+  p.table_batch = shape.batch;
+  p.table_heads = shape.heads;
+  p.q_len = q_len;
+  p.kv_len = kv_len;
+  p.num_q_blocks = shape.num_q_blocks();
+  p.num_kv_blocks = shape.num_kv_blocks();
+  const unsigned bh = static_cast<unsigned>(shape.batch * shape.heads);
+  if (p.num_q_blocks > 65535 || bh > 65535)
+    throw ShapeError("block mask grid too large: " + std::to_string(p.num_q_blocks) +
+                     " query blocks and " + std::to_string(bh) +
+                     " (batch x heads) rows; each must be at most 65535 — use larger blocks");
+
+  void* classify_args[] = {&p, const_cast<unsigned char*>(mod_args.data())};
+  ready->kernel(0).launch({static_cast<unsigned>(p.num_kv_blocks), static_cast<unsigned>(p.num_q_blocks), bh},
+                          {256, 1, 1}, 0, stream, classify_args);
+  void* compact_args[] = {&p};
+  ready->kernel(1).launch({static_cast<unsigned>(p.num_q_blocks + p.num_kv_blocks), bh, 1}, {32, 1, 1}, 0,
+                          stream, compact_args);
+  return from_device(shape, std::move(storage));
+}
+
+}  // namespace flexjit

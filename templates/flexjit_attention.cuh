@@ -1,0 +1,96 @@
+// Building blocks shared by the attention kernel templates: tile loads through cp.async and the
+// walk over the tiles a block-sparse table lists. Templates on the kernel's compile-time constants.
+#pragma once
+#include "flexjit_mma.cuh"
+
+namespace flexjit {
+
+// Copies ROWS x COLS elements (rows `row0 + r` of a tensor whose rows are `row_stride` elements
+// apart) into a swizzled shared tile with the CTA's THREADS threads. With PREDICATE, rows at or
+// past `rows_valid` are zero-filled and not read. Each thread keeps one column chunk for the
+// whole tile and walks down the rows, so the loop needs one running pointer.
+template <typename T, int THREADS, int ROWS, int COLS, bool PREDICATE>
+__device__ __forceinline__ void load_tile(u32 dst, const T* base, long long row0, long long row_stride,
+                                          int rows_valid) {
+  using Tile = SwizzledTile<ROWS, COLS>;
+  constexpr int CHUNKS = Tile::kChunks;
+  if constexpr (THREADS % CHUNKS == 0) {
+    constexpr int ROWS_PER_PASS = THREADS / CHUNKS;
+    const int c = static_cast<int>(threadIdx.x) % CHUNKS;
+    const int r0 = static_cast<int>(threadIdx.x) / CHUNKS;
+    const T* src = base + (row0 + r0) * row_stride + c * 8;
+    const long long step = ROWS_PER_PASS * row_stride;
+#pragma unroll
+    for (int it = 0; it < (ROWS + ROWS_PER_PASS - 1) / ROWS_PER_PASS; ++it) {
+      const int r = r0 + it * ROWS_PER_PASS;
+      if (ROWS % ROWS_PER_PASS == 0 || r < ROWS) {
+        const bool valid = !PREDICATE || r < rows_valid;
+        cp_async_16(dst + Tile::offset(r, c), valid ? src : base, valid);
+      }
+      src += step;
+    }
+  } else {
+    // Rows of a width the CTA does not divide (e.g. 24 chunks for head dim 192): plain indexing.
+    constexpr int TOTAL = ROWS * CHUNKS;
+#pragma unroll
+    for (int it = 0; it < (TOTAL + THREADS - 1) / THREADS; ++it) {
+      const int idx = it * THREADS + static_cast<int>(threadIdx.x);
+      if (TOTAL % THREADS == 0 || idx < TOTAL) {
+        const int r = idx / CHUNKS, c = idx % CHUNKS;
+        const bool valid = !PREDICATE || r < rows_valid;
+        cp_async_16(dst + Tile::offset(r, c), valid ? base + (row0 + r) * row_stride + c * 8 : base, valid);
+      }
+    }
+  }
+}
+
+// Copies `count` fp32 values starting at element `first` of a row vector into shared memory (4
+// bytes per cp.async); entries at or past `valid` get `fill` instead (written directly).
+template <int THREADS, int COUNT>
+__device__ __forceinline__ void load_row_stats(float* dst, const float* src, long long stride, int first,
+                                               int valid, float fill) {
+  for (int i = static_cast<int>(threadIdx.x); i < COUNT; i += THREADS) {
+    if (i < valid) {
+      const u32 d = smem_addr(dst + i);
+      asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d), "l"(src + (first + i) * stride));
+    } else {
+      dst[i] = fill;
+    }
+  }
+}
+
+// The tiles of TILE rows that one row of a block-sparse table lists, in visiting order: partial
+// blocks (mask_mod evaluated), then full blocks. Without a table (DENSE) every tile of `length`
+// positions is visited, all of them "partial" when the kernel has a mask.
+template <int TILE, int SPARSE_BLOCK, bool DENSE>
+struct TileWalk {
+  static constexpr int TILES_PER_BLOCK = DENSE ? 1 : SPARSE_BLOCK / TILE;
+  const int* partial;
+  const int* full;
+  int num_partial_tiles;
+  int num_tiles;
+
+  // Visit the blocks listed in one table row (`full` may be null).
+  __device__ __forceinline__ void init_sparse(const int* partial_list, int n_partial, const int* full_list, int n_full) {
+    partial = partial_list;
+    full = full_list;
+    num_partial_tiles = n_partial * TILES_PER_BLOCK;
+    num_tiles = (n_partial + n_full) * TILES_PER_BLOCK;
+  }
+  // Visit every tile of `length` positions.
+  __device__ __forceinline__ void init_dense(int length, bool masked) {
+    partial = full = nullptr;
+    num_tiles = (length + TILE - 1) / TILE;
+    num_partial_tiles = masked ? num_tiles : 0;
+  }
+  // First position of the t-th tile visited.
+  __device__ __forceinline__ int start(int t) const {
+    if (DENSE) return t * TILE;
+    const int block = t / TILES_PER_BLOCK, sub = t % TILES_PER_BLOCK;
+    const int index = t < num_partial_tiles ? partial[block] : full[block - num_partial_tiles / TILES_PER_BLOCK];
+    return index * SPARSE_BLOCK + sub * TILE;
+  }
+  __device__ __forceinline__ bool is_partial(int t) const { return t < num_partial_tiles; }
+};
+
+}  // namespace flexjit

@@ -1,0 +1,93 @@
+// Kernel parameter blocks shared by the host (C++17) and the device (NVRTC): one definition, so the
+// byte layouts cannot drift apart. Plain C types only; pointers are untyped on this side.
+#pragma once
+
+// Block-sparse tables (BlockMask) as a kernel sees them. Row r of a table is
+// (b * stride_b + h * stride_h + block); a stride is 0 where the mask broadcasts over b or h.
+struct FlexjitBlockTables {
+  const int* num_blocks;       // [rows]: partial blocks listed for this row
+  const int* indices;          // [rows][max_blocks]
+  const int* full_num_blocks;  // [rows]: full blocks (mask_mod skipped); may be null
+  const int* full_indices;     // [rows][max_blocks]
+  long long stride_b;
+  long long stride_h;
+  int max_blocks;              // row length of the index tables
+  int num_rows_per_bh;         // blocks along the table's own axis (q blocks for kv_* tables)
+};
+
+// Forward attention: O = softmax(score_mod(scale * Q K^T) masked) V, LSE per row.
+struct FlexjitFwdParams {
+  const void* q;  // [B, Hq, Sq, D]   (strides in elements; last dimension contiguous)
+  const void* k;  // [B, Hkv, Skv, D]
+  const void* v;  // [B, Hkv, Skv, Dv]
+  void* o;        // [B, Hq, Sq, Dv]
+  float* lse;     // [B, Hq, Sq] natural-log log-sum-exp, -inf for fully masked rows; may be null
+  long long q_stride_b, q_stride_h, q_stride_s;
+  long long k_stride_b, k_stride_h, k_stride_s;
+  long long v_stride_b, v_stride_h, v_stride_s;
+  long long o_stride_b, o_stride_h, o_stride_s;
+  long long lse_stride_b, lse_stride_h, lse_stride_s;
+  FlexjitBlockTables kv;  // kv_* tables, used when the kernel is built with HAS_BLOCK_MASK
+  int batch;
+  int num_q_heads;
+  int q_len;
+  int kv_len;
+  int num_q_tiles;
+  float scale;       // multiplies Q.K^T before score_mod
+  float scale_log2;  // scale * log2(e), used when score_mod is the identity
+  int reserved;
+};
+
+// Block-mask builder. Tables are laid out [table_batch * table_heads][rows][row length], int32.
+struct FlexjitBlockMaskParams {
+  unsigned char* classes;  // [bh][num_q_blocks][num_kv_blocks]: 0 empty, 1 partial, 2 full
+  int* kv_num_blocks;      // [bh][num_q_blocks]
+  int* kv_indices;         // [bh][num_q_blocks][num_kv_blocks]
+  int* full_kv_num_blocks;
+  int* full_kv_indices;
+  int* q_num_blocks;       // [bh][num_kv_blocks]
+  int* q_indices;          // [bh][num_kv_blocks][num_q_blocks]
+  int* full_q_num_blocks;
+  int* full_q_indices;
+  int table_batch;  // B, or 1 when mask_mod ignores b
+  int table_heads;  // Hq, or 1 when mask_mod ignores h
+  int q_len;
+  int kv_len;
+  int num_q_blocks;
+  int num_kv_blocks;
+};
+
+// Backward attention (preprocess, dQ and dK/dV kernels share one parameter block).
+struct FlexjitBwdParams {
+  const void* q;     // [B, Hq, Sq, D]
+  const void* k;     // [B, Hkv, Skv, D]
+  const void* v;     // [B, Hkv, Skv, Dv]
+  const void* o;     // [B, Hq, Sq, Dv]  forward output
+  const void* dout;  // [B, Hq, Sq, Dv]  gradient of the output
+  const float* lse;  // [B, Hq, Sq]      forward log-sum-exp (natural log)
+  float* delta;      // [B, Hq, Sq]      rowsum(O * dO), contiguous; written by the preprocess kernel
+  void* dq;          // [B, Hq, Sq, D]
+  void* dk;          // [B, Hkv, Skv, D]
+  void* dv;          // [B, Hkv, Skv, Dv]
+  long long q_stride_b, q_stride_h, q_stride_s;
+  long long k_stride_b, k_stride_h, k_stride_s;
+  long long v_stride_b, v_stride_h, v_stride_s;
+  long long o_stride_b, o_stride_h, o_stride_s;
+  long long do_stride_b, do_stride_h, do_stride_s;
+  long long lse_stride_b, lse_stride_h, lse_stride_s;
+  long long dq_stride_b, dq_stride_h, dq_stride_s;
+  long long dk_stride_b, dk_stride_h, dk_stride_s;
+  long long dv_stride_b, dv_stride_h, dv_stride_s;
+  FlexjitBlockTables kv;  // kv_* tables (rows: query blocks), for the dQ kernel
+  FlexjitBlockTables qt;  // q_* tables (rows: kv blocks), for the dK/dV kernel
+  int batch;
+  int num_q_heads;
+  int num_kv_heads;
+  int q_len;
+  int kv_len;
+  int num_q_tiles;
+  int num_kv_tiles;
+  float scale;
+  float scale_log2;
+  int reserved;
+};

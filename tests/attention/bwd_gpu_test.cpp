@@ -1,0 +1,154 @@
+// Backward attention on a GPU against the float64 CPU reference: every suite mod, odd lengths,
+// Sq != Skv, GQA 8:1, fully masked rows, head dims, block configs; and bitwise determinism.
+#include <gtest/gtest.h>
+
+#include "support/attention_harness.hpp"
+
+namespace flexjit::test {
+namespace {
+
+TestBuffer document_ids(int length, std::mt19937_64& rng) {
+  TestBuffer b;
+  b.decl = BufferDecl{"doc", DType::i32, {length}};
+  std::uniform_int_distribution<int> segment(1, std::max(2, length / 6));
+  int doc = 0;
+  while (static_cast<int>(b.values.size()) < length) {
+    const int n = segment(rng);
+    for (int i = 0; i < n && static_cast<int>(b.values.size()) < length; ++i) b.values.push_back(doc);
+    ++doc;
+  }
+  return b;
+}
+
+TestBuffer alibi_slopes(int heads) {
+  TestBuffer b;
+  b.decl = BufferDecl{"slope", DType::f32, {heads}};
+  for (int h = 0; h < heads; ++h) b.values.push_back(std::exp2(-8.0 * (h + 1) / heads));
+  return b;
+}
+
+void expect_close(const FwdProblem& p, const std::string& what, bool repeat = false) {
+  const BwdOutcome r = run_backward_check(p, repeat);
+  const double tol = tolerance(p.dtype);
+  EXPECT_LT(r.dq_error, tol) << what << ": dq error, seed " << r.seed;
+  EXPECT_LT(r.dk_error, tol) << what << ": dk error, seed " << r.seed;
+  EXPECT_LT(r.dv_error, tol) << what << ": dv error, seed " << r.seed;
+}
+
+FwdProblem base(int S = 384, int D = 128) {
+  FwdProblem p;
+  p.B = 2;
+  p.Hq = p.Hkv = 2;
+  p.Sq = p.Skv = S;
+  p.D = p.Dv = D;
+  return p;
+}
+
+TEST(BwdGpu, SuiteMods) {
+  FLEXJIT_REQUIRE_GPU();
+  std::mt19937_64 rng(fresh_seed());
+  struct Mod { const char* name; const char* score; const char* mask; };
+  const Mod mods[] = {
+      {"noop", "", ""},
+      {"causal", "", "q_idx >= kv_idx"},
+      {"sliding_window", "", "q_idx >= kv_idx && q_idx - kv_idx <= 150"},
+      {"document_causal", "", "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx"},
+      {"prefix_lm", "", "kv_idx <= 100 || q_idx >= kv_idx"},
+      {"alibi_causal", "score + slope[h] * (kv_idx - q_idx)", "q_idx >= kv_idx"},
+      {"softcap_causal", "30.0 * tanh(score / 30.0)", "q_idx >= kv_idx"},
+      {"softcap_strong", "2.0 * tanh(score / 2.0)", ""},
+  };
+  for (const Mod& m : mods) {
+    for (int D : {64, 128}) {
+      FwdProblem p = base(448, D);
+      p.score_mod = m.score;
+      p.mask_mod = m.mask;
+      if (std::string(m.mask).find("doc") != std::string::npos) p.buffers.push_back(document_ids(p.Skv, rng));
+      if (std::string(m.score).find("slope") != std::string::npos) p.buffers.push_back(alibi_slopes(p.Hq));
+      expect_close(p, std::string(m.name) + " d" + std::to_string(D));
+    }
+  }
+}
+
+TEST(BwdGpu, OddLengthsAndDifferentLengths) {
+  FLEXJIT_REQUIRE_GPU();
+  for (auto [sq, skv] : {std::pair{1, 1}, {17, 17}, {1000, 1000}, {300, 1000}, {1000, 77}, {129, 4097}}) {
+    FwdProblem p = base();
+    p.B = 1;
+    p.Sq = sq;
+    p.Skv = skv;
+    expect_close(p, "noop " + std::to_string(sq) + "x" + std::to_string(skv));
+    p.mask_mod = "kv_idx <= q_idx + (kv_len - q_len)";
+    expect_close(p, "bottom-right causal " + std::to_string(sq) + "x" + std::to_string(skv));
+  }
+}
+
+TEST(BwdGpu, Gqa8To1AndBshd) {
+  FLEXJIT_REQUIRE_GPU();
+  FwdProblem p = base(320);
+  p.Hq = 8;
+  p.Hkv = 1;
+  p.mask_mod = "q_idx >= kv_idx";
+  expect_close(p, "gqa 8:1 causal");
+  p.bshd = true;
+  p.Hkv = 2;
+  p.score_mod = "30.0 * tanh(score / 30.0)";
+  expect_close(p, "gqa 4:1 softcap [B,S,H,D]");
+}
+
+TEST(BwdGpu, FullyMaskedRowsGiveZeroGradients) {
+  FLEXJIT_REQUIRE_GPU();
+  FwdProblem p = base(300);
+  p.mask_mod = "q_idx % 7 != 0 && kv_idx <= q_idx";
+  const BwdOutcome r = run_backward_check(p);
+  EXPECT_LT(r.dq_error, tolerance(p.dtype)) << "seed " << r.seed;
+  EXPECT_LT(r.dk_error, tolerance(p.dtype)) << "seed " << r.seed;
+  EXPECT_LT(r.dv_error, tolerance(p.dtype)) << "seed " << r.seed;
+  for (int row = 0; row < p.B * p.Hq * p.Sq; ++row) {
+    if ((row % p.Sq) % 7 != 0) continue;
+    for (int d = 0; d < p.D; ++d) ASSERT_EQ(r.dq[size_t(row) * p.D + d], 0.0) << "row " << row;
+  }
+}
+
+TEST(BwdGpu, HeadDimsAndHalfPrecision) {
+  FLEXJIT_REQUIRE_GPU();
+  for (DType dtype : {DType::bf16, DType::f16})
+    for (auto [d, dv] : {std::pair{64, 64}, {128, 128}, {256, 256}, {128, 64}, {192, 128}, {64, 256}}) {
+      FwdProblem p = base(256);
+      p.dtype = dtype;
+      p.D = d;
+      p.Dv = dv;
+      p.mask_mod = "q_idx >= kv_idx";
+      expect_close(p, std::string(dtype_name(dtype)) + " D=" + std::to_string(d) + " Dv=" + std::to_string(dv));
+    }
+}
+
+TEST(BwdGpu, BlockConfigs) {
+  FLEXJIT_REQUIRE_GPU();
+  const char* dq_configs[] = {"m64n64w4s2", "m64n32w4s3", "m128n64w8s2", "m32n64w2s2", "m16n16w1s2"};
+  const char* dkdv_configs[] = {"m64n64w4s2", "m32n64w4s3", "m64n128w8s2", "m32n32w2s2", "m16n16w1s2"};
+  for (int i = 0; i < 5; ++i) {
+    FwdProblem p = base(333);
+    p.Hq = 4;
+    p.Hkv = 2;
+    p.mask_mod = "q_idx >= kv_idx && q_idx - kv_idx <= 200";
+    p.score_mod = "score + slope[h] * (kv_idx - q_idx)";
+    p.buffers.push_back(alibi_slopes(p.Hq));
+    p.dq_config = BlockConfig::parse(dq_configs[i]);
+    p.dkdv_config = BlockConfig::parse(dkdv_configs[i]);
+    expect_close(p, std::string("dq ") + dq_configs[i] + " dkdv " + dkdv_configs[i]);
+  }
+}
+
+TEST(BwdGpu, TwoRunsOnTheSameInputsGiveTheSameBits) {
+  FLEXJIT_REQUIRE_GPU();
+  FwdProblem p = base(1024);
+  p.Hq = 8;
+  p.Hkv = 2;
+  p.mask_mod = "q_idx >= kv_idx";
+  p.score_mod = "30.0 * tanh(score / 30.0)";
+  expect_close(p, "determinism", /*repeat=*/true);
+}
+
+}  // namespace
+}  // namespace flexjit::test

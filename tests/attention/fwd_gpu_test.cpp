@@ -1,0 +1,193 @@
+// Forward attention on a GPU against the float64 CPU reference: every suite mod, odd lengths,
+// Sq != Skv, GQA, [B,S,H,D] strides, fully masked rows, both dtypes, several head dims and block
+// configs. Fresh random inputs each run (seed printed on failure), outputs poisoned with NaN.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "support/attention_harness.hpp"
+
+namespace flexjit::test {
+namespace {
+
+// Document ids for `length` positions: random segment lengths, like the suite's packed documents.
+TestBuffer document_ids(int length, std::mt19937_64& rng, const std::string& name = "doc") {
+  TestBuffer b;
+  b.decl = BufferDecl{name, DType::i32, {length}};
+  std::uniform_int_distribution<int> segment(1, std::max(2, length / 6));
+  int doc = 0;
+  while (static_cast<int>(b.values.size()) < length) {
+    const int n = segment(rng);
+    for (int i = 0; i < n && static_cast<int>(b.values.size()) < length; ++i) b.values.push_back(doc);
+    ++doc;
+  }
+  return b;
+}
+
+TestBuffer alibi_slopes(int heads) {
+  TestBuffer b;
+  b.decl = BufferDecl{"slope", DType::f32, {heads}};
+  for (int h = 0; h < heads; ++h) b.values.push_back(std::exp2(-8.0 * (h + 1) / heads));
+  return b;
+}
+
+void expect_close(const FwdProblem& p, const std::string& what) {
+  const FwdOutcome r = run_forward_check(p);
+  EXPECT_LT(r.out_error, tolerance(p.dtype)) << what << ": output error, seed " << r.seed;
+  EXPECT_LT(r.lse_error, tolerance(p.dtype)) << what << ": LSE error, seed " << r.seed;
+}
+
+FwdProblem base(int S = 512, int D = 128) {
+  FwdProblem p;
+  p.B = 2;
+  p.Hq = p.Hkv = 3;
+  p.Sq = p.Skv = S;
+  p.D = p.Dv = D;
+  return p;
+}
+
+TEST(FwdGpu, SuiteMods) {
+  FLEXJIT_REQUIRE_GPU();
+  std::mt19937_64 rng(fresh_seed());
+  struct Mod { const char* name; const char* score; const char* mask; };
+  const Mod mods[] = {
+      {"noop", "", ""},
+      {"causal", "", "q_idx >= kv_idx"},
+      {"sliding_window", "", "q_idx >= kv_idx && q_idx - kv_idx <= 200"},
+      {"document_causal", "", "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx"},
+      {"prefix_lm", "", "kv_idx <= 100 || q_idx >= kv_idx"},
+      {"alibi_causal", "score + slope[h] * (kv_idx - q_idx)", "q_idx >= kv_idx"},
+      {"softcap_causal", "30.0 * tanh(score / 30.0)", "q_idx >= kv_idx"},
+  };
+  for (const Mod& m : mods) {
+    for (int D : {64, 128}) {
+      FwdProblem p = base(640, D);
+      p.score_mod = m.score;
+      p.mask_mod = m.mask;
+      if (std::string(m.mask).find("doc") != std::string::npos) p.buffers.push_back(document_ids(p.Skv, rng));
+      if (std::string(m.score).find("slope") != std::string::npos) p.buffers.push_back(alibi_slopes(p.Hq));
+      expect_close(p, std::string(m.name) + " d" + std::to_string(D));
+    }
+  }
+}
+
+TEST(FwdGpu, GqaCausal) {
+  FLEXJIT_REQUIRE_GPU();
+  FwdProblem p = base(512);
+  p.Hq = 8;
+  p.Hkv = 1;  // 8:1
+  p.mask_mod = "q_idx >= kv_idx";
+  expect_close(p, "gqa 8:1 causal");
+  p.Hq = 8;
+  p.Hkv = 2;
+  p.score_mod = "30.0 * tanh(score / 30.0)";
+  expect_close(p, "gqa 4:1 softcap causal");
+}
+
+TEST(FwdGpu, OddLengths) {
+  FLEXJIT_REQUIRE_GPU();
+  for (int S : {1, 17, 1000, 4097}) {
+    FwdProblem p = base(S);
+    p.B = 1;
+    p.Hq = p.Hkv = 2;
+    expect_close(p, "noop S=" + std::to_string(S));
+    p.mask_mod = "q_idx >= kv_idx";
+    expect_close(p, "causal S=" + std::to_string(S));
+  }
+}
+
+TEST(FwdGpu, DifferentQueryAndKeyLengths) {
+  FLEXJIT_REQUIRE_GPU();
+  for (auto [sq, skv] : {std::pair{300, 1000}, {1000, 300}, {128, 4096}, {77, 129}}) {
+    FwdProblem p = base();
+    p.Sq = sq;
+    p.Skv = skv;
+    expect_close(p, "noop " + std::to_string(sq) + "x" + std::to_string(skv));
+    p.mask_mod = "kv_idx <= q_idx + (kv_len - q_len)";  // causal aligned at the end
+    expect_close(p, "bottom-right causal " + std::to_string(sq) + "x" + std::to_string(skv));
+  }
+}
+
+TEST(FwdGpu, BshdStrides) {
+  FLEXJIT_REQUIRE_GPU();
+  FwdProblem p = base(333);
+  p.bshd = true;
+  p.Hq = 4;
+  p.Hkv = 2;
+  p.mask_mod = "q_idx >= kv_idx";
+  expect_close(p, "[B,S,H,D] causal gqa");
+}
+
+TEST(FwdGpu, FullyMaskedRowsGiveZeroAndMinusInfinity) {
+  FLEXJIT_REQUIRE_GPU();
+  for (bool block_mask : {true, false}) {
+    FwdProblem p = base(300);
+    p.mask_mod = "q_idx % 7 != 0 && kv_idx <= q_idx";  // rows 0, 7, 14, ... see nothing
+    p.use_block_mask = block_mask;
+    const FwdOutcome r = run_forward_check(p);
+    EXPECT_LT(r.out_error, tolerance(p.dtype)) << "seed " << r.seed;
+    for (int row = 0; row < p.B * p.Hq * p.Sq; ++row) {
+      if ((row % p.Sq) % 7 != 0) continue;
+      EXPECT_EQ(r.lse[row], -INFINITY) << "row " << row;
+      for (int d = 0; d < p.Dv; ++d) ASSERT_EQ(r.out[size_t(row) * p.Dv + d], 0.0) << "row " << row;
+    }
+  }
+  FwdProblem p = base(256);
+  p.score_mod = "where(q_idx >= kv_idx + 50, score, -inf)";  // score_mod masking: rows < 50 empty
+  const FwdOutcome r = run_forward_check(p);
+  EXPECT_LT(r.out_error, tolerance(p.dtype)) << "seed " << r.seed;
+  EXPECT_EQ(r.lse[0], -INFINITY);
+}
+
+TEST(FwdGpu, WithoutBlockMaskEvaluatesTheMaskEverywhere) {
+  FLEXJIT_REQUIRE_GPU();
+  FwdProblem p = base(700);
+  p.mask_mod = "q_idx >= kv_idx && q_idx - kv_idx <= 100";
+  p.use_block_mask = false;
+  expect_close(p, "sliding window, no block mask");
+}
+
+TEST(FwdGpu, HalfPrecisionAndHeadDims) {
+  FLEXJIT_REQUIRE_GPU();
+  for (DType dtype : {DType::f16, DType::bf16})
+    for (auto [d, dv] : {std::pair{64, 64}, {128, 128}, {256, 256}, {128, 64}, {64, 256}, {192, 128}}) {
+      FwdProblem p = base(384);
+      p.dtype = dtype;
+      p.D = d;
+      p.Dv = dv;
+      p.mask_mod = "q_idx >= kv_idx";
+      expect_close(p, std::string(dtype_name(dtype)) + " D=" + std::to_string(d) + " Dv=" + std::to_string(dv));
+    }
+}
+
+TEST(FwdGpu, EveryBlockConfigShape) {
+  FLEXJIT_REQUIRE_GPU();
+  const char* configs[] = {"m128n32w4s2", "m128n64w4s2", "m64n64w4s2", "m64n32w4s3", "m128n128w8s2",
+                           "m128n64w8s3", "m64n128w4s2", "m32n64w2s2", "m16n16w1s2", "m128n64w4s4"};
+  for (const char* c : configs) {
+    FwdProblem p = base(520);
+    p.config = BlockConfig::parse(c);
+    p.mask_mod = "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx";
+    std::mt19937_64 rng(fresh_seed());
+    p.buffers.push_back(document_ids(p.Skv, rng));
+    p.score_mod = "score + slope[h] * (kv_idx - q_idx)";
+    p.buffers.push_back(alibi_slopes(p.Hq));
+    expect_close(p, std::string("config ") + c);
+  }
+}
+
+TEST(FwdGpu, ParametersChangeWithoutRecompiling) {
+  FLEXJIT_REQUIRE_GPU();
+  for (double cap : {5.0, 50.0}) {
+    FwdProblem p = base(256);
+    p.param_decls = {ParamDecl{"cap", ScalarType::floating}, ParamDecl{"window", ScalarType::integer}};
+    p.params = {{"cap", cap}, {"window", 64}};
+    p.score_mod = "cap * tanh(score / cap)";
+    p.mask_mod = "q_idx >= kv_idx && q_idx - kv_idx <= window";
+    p.scale = 0.2f;
+    expect_close(p, "params cap=" + std::to_string(cap));
+  }
+}
+
+}  // namespace
+}  // namespace flexjit::test

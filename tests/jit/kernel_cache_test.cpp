@@ -1,0 +1,475 @@
+// The on-disk kernel cache: hits without NVRTC, every kind of damaged entry is a repaired miss,
+// concurrent writers (threads and processes) all succeed, directory resolution, fallbacks.
+#include "jit/kernel_cache.hpp"
+
+#include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "flexjit/error.hpp"
+#include "flexjit/kernel_cache.hpp"
+#include "flexjit/version.hpp"
+#include "test_util.hpp"
+
+extern char** environ;
+
+namespace flexjit::test {
+namespace {
+
+namespace fs = std::filesystem;
+using jit::CompileOptions;
+using jit::CompiledKernel;
+
+// ---- child-process mode for the two-process test ----
+// When this variable is set, the test binary is a child started by TwoProcessesCompileTheSame:
+// it compiles kChildSources sources into the cache directory given and exits before main().
+constexpr const char* kChildEnv = "FLEXJIT_TEST_CACHE_CHILD_DIR";
+constexpr int kChildSources = 3;
+
+int run_child_if_requested() {
+  const char* dir = std::getenv(kChildEnv);
+  if (!dir) return 0;
+  ::setenv("FLEXJIT_CACHE_DIR", dir, 1);
+  ::unsetenv("FLEXJIT_CACHE");
+  int status = 0;
+  try {
+    for (int i = 0; i < kChildSources; ++i) {
+      const CompiledKernel k = jit::get_or_compile(saxpy_source("process " + std::to_string(i)),
+                                                   CompileOptions{});
+      if (k.cubin.compare(0, 4, "\x7f" "ELF") != 0) status = 3;
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "child failed: %s\n", e.what());
+    status = 2;
+  }
+  std::fflush(stderr);
+  std::_Exit(status);
+}
+const int g_child_mode = run_child_if_requested();
+
+fs::path entry(const TempDir& dir, const std::string& key, const char* ext) {
+  return jit::kernel_entry_path(dir.str(), key, ext);
+}
+
+std::string key_of(const jit::Source& s, const CompileOptions& o = {}) {
+  return jit::kernel_key(jit::kernel_key_text(s, o.arch, o.canonical()));
+}
+
+// Sets FLEXJIT_CACHE_DIR to a fresh directory and enables the cache for the test.
+struct CacheTest : ::testing::Test {
+  TempDir dir;
+  ScopedEnv cache_dir{"FLEXJIT_CACHE_DIR", dir.str().c_str()};
+  ScopedEnv cache_on{"FLEXJIT_CACHE", nullptr};
+
+  // Compiles through the cache; returns whether NVRTC ran.
+  bool compiled(const jit::Source& s, CompiledKernel* out = nullptr) {
+    const long before = jit::nvrtc_compile_count();
+    CompiledKernel k = jit::get_or_compile(s, CompileOptions{});
+    const bool ran = jit::nvrtc_compile_count() != before;
+    EXPECT_EQ(k.from_disk_cache, !ran);
+    if (out) *out = std::move(k);
+    return ran;
+  }
+};
+
+TEST_F(CacheTest, MissThenHitWithoutNvrtc) {
+  const jit::Source s = saxpy_source("miss then hit");
+  CompiledKernel first, second;
+  EXPECT_TRUE(compiled(s, &first));
+  EXPECT_FALSE(first.from_disk_cache);
+  const std::string key = key_of(s);
+  EXPECT_EQ(first.key, key);
+  for (const char* ext : {".cubin", ".ptx", ".json"}) EXPECT_TRUE(fs::exists(entry(dir, key, ext)));
+
+  EXPECT_FALSE(compiled(s, &second));
+  EXPECT_TRUE(second.from_disk_cache);
+  EXPECT_EQ(second.key, first.key);
+  EXPECT_EQ(second.cubin, first.cubin);
+  EXPECT_EQ(second.ptx, first.ptx);
+  EXPECT_EQ(second.log, first.log);
+  EXPECT_EQ(second.arch, first.arch);
+  EXPECT_EQ(second.options, first.options);
+  EXPECT_EQ(second.kernel_names, first.kernel_names);
+  EXPECT_EQ(second.source_name, first.source_name);
+  EXPECT_DOUBLE_EQ(second.compile_ms, first.compile_ms);
+  ASSERT_EQ(second.resources.size(), first.resources.size());
+  EXPECT_EQ(second.resources.at("saxpy").registers, first.resources.at("saxpy").registers);
+
+  // No temporary file is left behind.
+  for (const auto& f : fs::directory_iterator(dir.path() / "kernels"))
+    EXPECT_NE(f.path().filename().string().rfind(".tmp-", 0), 0u) << f.path();
+}
+
+TEST_F(CacheTest, JsonRecordsTheEntry) {
+  const jit::Source s = saxpy_source("json");
+  CompiledKernel k;
+  compiled(s, &k);
+  const auto j = nlohmann::json::parse(read_text(entry(dir, k.key, ".json")));
+  EXPECT_EQ(j.at("format"), "flexjit-kernel-cache-1");
+  EXPECT_EQ(j.at("key"), k.key);
+  EXPECT_EQ(j.at("key_text"), jit::kernel_key_text(s, "sm_90a", CompileOptions{}.canonical()));
+  EXPECT_EQ(j.at("kernel_names"), std::vector<std::string>{"saxpy"});
+  EXPECT_EQ(j.at("arch"), "sm_90a");
+  EXPECT_EQ(j.at("flexjit_version"), FLEXJIT_VERSION_STRING);
+  EXPECT_EQ(j.at("nvrtc_version"), jit::nvrtc_version_string());
+  EXPECT_EQ(j.at("cubin").at("bytes"), k.cubin.size());
+  EXPECT_EQ(j.at("ptx").at("bytes"), k.ptx.size());
+  EXPECT_EQ(j.at("cubin").at("file"), k.key + ".cubin");
+  EXPECT_GT(j.at("resources").at("saxpy").at("registers").get<int>(), 0);
+  EXPECT_EQ(j.at("created").get<std::string>().size(), 20u);
+  EXPECT_GT(j.at("compile_ms").get<double>(), 0.0);
+}
+
+TEST_F(CacheTest, NonUtf8KeyTextRoundTrips) {
+  jit::Source s = saxpy_source("non-UTF-8 header");
+  s.headers["latin1.cuh"] = "// caf\xe9 \xff\n";  // never included: only the key sees it
+  CompiledKernel k;
+  EXPECT_TRUE(compiled(s, &k));
+  EXPECT_FALSE(compiled(s));
+  const auto j = nlohmann::json::parse(read_text(entry(dir, k.key, ".json")));
+  EXPECT_TRUE(j.contains("key_text_hex"));
+}
+
+// Each damage is a miss (NVRTC runs again) and the recompile repairs the entry (next is a hit).
+void expect_miss_and_repair(CacheTest& t, const jit::Source& s) {
+  EXPECT_TRUE(t.compiled(s)) << "damaged entry was trusted";
+  EXPECT_FALSE(t.compiled(s)) << "entry was not repaired";
+}
+
+TEST_F(CacheTest, TornCubinIsAMiss) {
+  const jit::Source s = saxpy_source("torn cubin");
+  CompiledKernel k;
+  compiled(s, &k);
+  fs::resize_file(entry(dir, k.key, ".cubin"), k.cubin.size() / 2);
+  expect_miss_and_repair(*this, s);
+}
+
+TEST_F(CacheTest, CubinWithSameSizeButOtherBytesIsAMiss) {
+  const jit::Source s = saxpy_source("flipped byte");
+  CompiledKernel k;
+  compiled(s, &k);
+  std::string bytes = k.cubin;
+  bytes[bytes.size() / 2] ^= 0x5a;
+  write_text(entry(dir, k.key, ".cubin"), bytes);
+  expect_miss_and_repair(*this, s);
+}
+
+TEST_F(CacheTest, MissingCubinOrPtxIsAMiss) {
+  const jit::Source s = saxpy_source("missing parts");
+  CompiledKernel k;
+  compiled(s, &k);
+  fs::remove(entry(dir, k.key, ".cubin"));
+  expect_miss_and_repair(*this, s);
+  fs::remove(entry(dir, k.key, ".ptx"));
+  expect_miss_and_repair(*this, s);
+}
+
+TEST_F(CacheTest, TruncatedJsonIsAMiss) {
+  const jit::Source s = saxpy_source("truncated json");
+  CompiledKernel k;
+  compiled(s, &k);
+  const std::string text = read_text(entry(dir, k.key, ".json"));
+  write_text(entry(dir, k.key, ".json"), text.substr(0, text.size() / 2));
+  expect_miss_and_repair(*this, s);
+  write_text(entry(dir, k.key, ".json"), "");
+  expect_miss_and_repair(*this, s);
+}
+
+TEST_F(CacheTest, JsonForAnotherKeyTextIsAMiss) {
+  // What a hash collision would look like: the right file name, another kernel's key text.
+  const jit::Source s = saxpy_source("collision");
+  CompiledKernel k;
+  compiled(s, &k);
+  auto j = nlohmann::json::parse(read_text(entry(dir, k.key, ".json")));
+  j["key_text"] = jit::kernel_key_text(saxpy_source("another kernel"), "sm_90a",
+                                       CompileOptions{}.canonical());
+  write_text(entry(dir, k.key, ".json"), j.dump());
+  const std::string key_text = jit::kernel_key_text(s, "sm_90a", CompileOptions{}.canonical());
+  EXPECT_FALSE(jit::load_cached_kernel(dir.str(), k.key, key_text).has_value());
+  expect_miss_and_repair(*this, s);
+}
+
+TEST_F(CacheTest, JsonWithWrongFieldsIsAMiss) {
+  const jit::Source s = saxpy_source("wrong fields");
+  CompiledKernel k;
+  compiled(s, &k);
+  const std::string original = read_text(entry(dir, k.key, ".json"));
+  for (const char* field : {"format", "key", "cubin", "resources", "kernel_names", "log"}) {
+    auto j = nlohmann::json::parse(original);
+    j[field] = 42;  // wrong type everywhere
+    write_text(entry(dir, k.key, ".json"), j.dump());
+    expect_miss_and_repair(*this, s);
+  }
+  for (const char* field : {"key_text", "compile_ms", "ptx"}) {
+    auto j = nlohmann::json::parse(original);
+    j.erase(field);
+    write_text(entry(dir, k.key, ".json"), j.dump());
+    expect_miss_and_repair(*this, s);
+  }
+}
+
+TEST_F(CacheTest, GarbageFilesAreMissesAndHarmless) {
+  const jit::Source s = saxpy_source("garbage");
+  const std::string key = key_of(s);
+  fs::create_directories(dir.path() / "kernels");
+  write_text(entry(dir, key, ".json"), std::string("\x00\x01garbage{[", 10));
+  write_text(entry(dir, key, ".cubin"), "not an elf");
+  write_text(dir.path() / "kernels" / "zzzz.json", "{}");
+  write_text(dir.path() / "kernels" / "README", "hello");
+  fs::create_directories(dir.path() / "kernels" / "subdir");
+  expect_miss_and_repair(*this, s);
+  const KernelCacheListing listing = list_kernel_cache(dir.str());
+  ASSERT_EQ(listing.entries.size(), 1u);
+  EXPECT_EQ(listing.entries[0].key, key);
+  EXPECT_EQ(listing.damaged.size(), 2u);  // zzzz.json and README
+}
+
+TEST_F(CacheTest, EightThreadsCompilingTheSameKernel) {
+  const jit::Source s = saxpy_source("eight threads");
+  std::vector<std::thread> threads;
+  std::vector<CompiledKernel> results(8);
+  std::vector<std::string> errors(8);
+  std::atomic<int> ready{0};
+  for (size_t i = 0; i < results.size(); ++i) {
+    threads.emplace_back([&, i] {
+      ++ready;
+      while (ready.load() < 8) std::this_thread::yield();
+      try {
+        results[i] = jit::get_or_compile(s, CompileOptions{});
+      } catch (const std::exception& e) {
+        errors[i] = e.what();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (size_t i = 0; i < results.size(); ++i) {
+    EXPECT_EQ(errors[i], "") << i;
+    EXPECT_EQ(results[i].key, key_of(s));
+    EXPECT_EQ(results[i].cubin.substr(0, 4), std::string("\x7f" "ELF"));
+  }
+  const std::string key_text = jit::kernel_key_text(s, "sm_90a", CompileOptions{}.canonical());
+  const auto loaded = jit::load_cached_kernel(dir.str(), key_of(s), key_text);
+  ASSERT_TRUE(loaded.has_value());
+  EXPECT_EQ(loaded->cubin.size(), results[0].cubin.size());
+  EXPECT_FALSE(compiled(s));
+  EXPECT_TRUE(list_kernel_cache(dir.str()).damaged.empty());  // no temporary file left over
+}
+
+pid_t spawn_child(const std::string& cache_dir) {
+  std::vector<std::string> env_storage;
+  for (char** e = environ; *e; ++e)
+    if (std::string(*e).rfind(std::string(kChildEnv) + "=", 0) != 0) env_storage.push_back(*e);
+  env_storage.push_back(std::string(kChildEnv) + "=" + cache_dir);
+  std::vector<char*> envp;
+  for (auto& e : env_storage) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::string exe = fs::read_symlink("/proc/self/exe").string();
+  char* argv[] = {exe.data(), nullptr};
+  pid_t pid = 0;
+  const int rc = ::posix_spawn(&pid, exe.c_str(), nullptr, nullptr, argv, envp.data());
+  return rc == 0 ? pid : -1;
+}
+
+TEST_F(CacheTest, TwoProcessesCompilingTheSameKernels) {
+  ASSERT_EQ(g_child_mode, 0);
+  const pid_t a = spawn_child(dir.str());
+  const pid_t b = spawn_child(dir.str());
+  ASSERT_GT(a, 0);
+  ASSERT_GT(b, 0);
+  for (pid_t pid : {a, b}) {
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+  }
+  for (int i = 0; i < kChildSources; ++i) {
+    const jit::Source s = saxpy_source("process " + std::to_string(i));
+    const std::string key_text = jit::kernel_key_text(s, "sm_90a", CompileOptions{}.canonical());
+    EXPECT_TRUE(jit::load_cached_kernel(dir.str(), key_of(s), key_text).has_value()) << i;
+    EXPECT_FALSE(compiled(s)) << i;
+  }
+  const KernelCacheListing listing = list_kernel_cache(dir.str());
+  EXPECT_EQ(listing.entries.size(), static_cast<size_t>(kChildSources));
+  EXPECT_TRUE(listing.damaged.empty());
+}
+
+TEST_F(CacheTest, CacheOffCompilesEveryTimeAndWritesNothing) {
+  for (const char* off : {"off", "OFF", "0", "false", "no"}) {
+    ScopedEnv disable("FLEXJIT_CACHE", off);
+    EXPECT_FALSE(kernel_cache_enabled()) << off;
+  }
+  for (const char* on : {"on", "1", "", "yes"}) {
+    ScopedEnv enable("FLEXJIT_CACHE", on);
+    EXPECT_TRUE(kernel_cache_enabled()) << on;
+  }
+  ScopedEnv disable("FLEXJIT_CACHE", "off");
+  const jit::Source s = saxpy_source("cache off");
+  EXPECT_TRUE(compiled(s));
+  EXPECT_TRUE(compiled(s));
+  EXPECT_FALSE(fs::exists(dir.path() / "kernels"));
+}
+
+TEST_F(CacheTest, UnwritableDirectoryWarnsOnceAndContinues) {
+  write_text(dir.path() / "a_file", "x");
+  const std::string bad = (dir.path() / "a_file" / "cache").string();
+  ScopedEnv unwritable("FLEXJIT_CACHE_DIR", bad.c_str());
+  jit::reset_cache_warning_for_testing();
+  ::testing::internal::CaptureStderr();
+  CompiledKernel k;
+  EXPECT_TRUE(compiled(saxpy_source("unwritable 1"), &k));
+  EXPECT_TRUE(compiled(saxpy_source("unwritable 2")));
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(k.cubin.substr(0, 4), std::string("\x7f" "ELF"));
+  EXPECT_EQ(err,
+            "flexjit: warning: kernel cache directory '" + bad + "' is not usable (cannot create " +
+                bad + "/kernels: Not a directory); continuing without the disk cache, so kernels "
+                "are recompiled in every process. Set FLEXJIT_CACHE_DIR to a writable directory, "
+                "or FLEXJIT_CACHE=off to silence this warning.\n");
+}
+
+TEST_F(CacheTest, ReadOnlyKernelsDirectoryWarnsAndContinues) {
+  if (::geteuid() == 0) GTEST_SKIP() << "running as root: permissions do not stop writes";
+  fs::create_directories(dir.path() / "kernels");
+  fs::permissions(dir.path() / "kernels", fs::perms::owner_read | fs::perms::owner_exec);
+  jit::reset_cache_warning_for_testing();
+  ::testing::internal::CaptureStderr();
+  EXPECT_TRUE(compiled(saxpy_source("read-only")));
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("Permission denied"), std::string::npos) << err;
+  fs::permissions(dir.path() / "kernels", fs::perms::owner_all);
+}
+
+TEST(CacheDirectory, ResolutionOrder) {
+  ScopedEnv home("HOME", "/home/someone");
+  {
+    ScopedEnv flexjit("FLEXJIT_CACHE_DIR", "/srv/flexjit-cache");
+    ScopedEnv xdg("XDG_CACHE_HOME", "/xdg");
+    EXPECT_EQ(cache_directory(), "/srv/flexjit-cache");
+  }
+  {
+    ScopedEnv flexjit("FLEXJIT_CACHE_DIR", "");
+    ScopedEnv xdg("XDG_CACHE_HOME", "/xdg");
+    EXPECT_EQ(cache_directory(), "/xdg/flexjit");
+  }
+  {
+    ScopedEnv flexjit("FLEXJIT_CACHE_DIR", nullptr);
+    ScopedEnv xdg("XDG_CACHE_HOME", "relative/is/ignored");
+    EXPECT_EQ(cache_directory(), "/home/someone/.cache/flexjit");
+  }
+  {
+    ScopedEnv flexjit("FLEXJIT_CACHE_DIR", nullptr);
+    ScopedEnv xdg("XDG_CACHE_HOME", nullptr);
+    EXPECT_EQ(cache_directory(), "/home/someone/.cache/flexjit");
+  }
+}
+
+// ---- the public listing API (used by `flexjit cache`) ----
+
+TEST_F(CacheTest, ListFindAndClear) {
+  EXPECT_TRUE(list_kernel_cache(dir.str()).entries.empty());  // no kernels/ yet
+  CompiledKernel a, b;
+  compiled(saxpy_source("list a"), &a);
+  compiled(saxpy_source("list b"), &b);
+  const KernelCacheListing listing = list_kernel_cache(dir.str());
+  EXPECT_EQ(listing.directory, dir.str());
+  ASSERT_EQ(listing.entries.size(), 2u);
+  std::set<std::string> keys;
+  for (const auto& e : listing.entries) {
+    keys.insert(e.key);
+    EXPECT_EQ(e.kernel_names, std::vector<std::string>{"saxpy"});
+    EXPECT_EQ(e.arch, "sm_90a");
+    EXPECT_EQ(e.source_name, "saxpy.cu");
+    EXPECT_EQ(e.flexjit_version, FLEXJIT_VERSION_STRING);
+    EXPECT_GT(e.cubin_bytes, 0u);
+    EXPECT_GT(e.total_bytes, e.cubin_bytes);
+    EXPECT_TRUE(e.key_text.empty());
+    EXPECT_EQ(e.json_path, (dir.path() / "kernels" / (e.key + ".json")).string());
+  }
+  EXPECT_EQ(keys, (std::set<std::string>{a.key, b.key}));
+
+  const KernelCacheEntry found = find_kernel_cache_entry(a.key.substr(0, 6), dir.str());
+  EXPECT_EQ(found.key, a.key);
+  EXPECT_EQ(found.key_text, jit::kernel_key_text(saxpy_source("list a"), "sm_90a",
+                                                 CompileOptions{}.canonical()));
+  EXPECT_EQ(find_kernel_cache_entry(b.key, dir.str()).key, b.key);
+
+  const std::string unknown = "0123abcd0123abcd";
+  ASSERT_NE(a.key.rfind(unknown, 0), 0u);
+  ASSERT_NE(b.key.rfind(unknown, 0), 0u);
+  try {
+    find_kernel_cache_entry(unknown, dir.str());
+    FAIL() << "expected UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "no kernel cache entry with key '0123abcd0123abcd' in " +
+                  (dir.path() / "kernels").string() + " (`flexjit cache list` shows the keys)");
+  }
+  try {
+    find_kernel_cache_entry("xyz", dir.str());
+    FAIL() << "expected UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "'xyz' is not a kernel cache key: give 1 to 32 hex digits of a key shown by "
+              "`flexjit cache list`");
+  }
+
+  // An ambiguous prefix: forge a second, valid entry whose key shares 31 digits with a's.
+  std::string twin = a.key;
+  twin.back() = twin.back() == '0' ? '1' : '0';
+  fs::copy_file(entry(dir, a.key, ".cubin"), entry(dir, twin, ".cubin"));
+  fs::copy_file(entry(dir, a.key, ".ptx"), entry(dir, twin, ".ptx"));
+  auto j = nlohmann::json::parse(read_text(entry(dir, a.key, ".json")));
+  j["key"] = twin;
+  write_text(entry(dir, twin, ".json"), j.dump());
+  try {
+    find_kernel_cache_entry(a.key.substr(0, 31), dir.str());
+    FAIL() << "expected UsageError";
+  } catch (const UsageError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.substr(0, what.find('\n')),
+              "key prefix '" + a.key.substr(0, 31) + "' is ambiguous: it matches 2 entries:");
+    EXPECT_NE(what.find("\n  " + a.key + "  saxpy  sm_90a"), std::string::npos) << what;
+    EXPECT_NE(what.find("\n  " + twin + "  saxpy  sm_90a"), std::string::npos) << what;
+    EXPECT_NE(what.find("\ngive more digits of the key"), std::string::npos) << what;
+  }
+
+  // clear: dry run first, then for real; autotune.json and failed/ go too.
+  write_text(dir.path() / "autotune.json", "{}");
+  fs::create_directories(dir.path() / "failed" / "x.include");
+  write_text(dir.path() / "failed" / "x-12345678.cu", "broken");
+  write_text(dir.path() / "failed" / "x.include" / "h.cuh", "");
+  write_text(dir.path() / "kernels" / ".tmp-leftover", "");
+  const CacheClearReport dry = clear_cache(true, dir.str());
+  EXPECT_EQ(dry.kernel_entries, 3u);  // a, b, twin
+  EXPECT_EQ(dry.failed_dumps, 2u);
+  EXPECT_TRUE(dry.autotune_removed);
+  EXPECT_EQ(dry.paths.size(), 9u + 2u + 1u + 1u);
+  EXPECT_GT(dry.bytes, 0u);
+  EXPECT_EQ(list_kernel_cache(dir.str()).entries.size(), 3u);
+  EXPECT_TRUE(fs::exists(dir.path() / "autotune.json"));
+
+  const CacheClearReport done = clear_cache(false, dir.str());
+  EXPECT_EQ(done.paths, dry.paths);
+  EXPECT_EQ(done.kernel_entries, 3u);
+  EXPECT_TRUE(list_kernel_cache(dir.str()).entries.empty());
+  EXPECT_TRUE(list_kernel_cache(dir.str()).damaged.empty());
+  EXPECT_FALSE(fs::exists(dir.path() / "autotune.json"));
+  EXPECT_FALSE(fs::exists(dir.path() / "failed"));
+  const CacheClearReport again = clear_cache(false, dir.str());
+  EXPECT_TRUE(again.paths.empty());
+  EXPECT_EQ(again.kernel_entries, 0u);
+  EXPECT_FALSE(again.autotune_removed);
+
+  // After clearing, compiling works again (and misses).
+  EXPECT_TRUE(compiled(saxpy_source("list a")));
+}
+
+}  // namespace
+}  // namespace flexjit::test

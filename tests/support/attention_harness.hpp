@@ -1,0 +1,334 @@
+#pragma once
+// Helpers for attention GPU tests: fresh random inputs rounded to the kernel dtype, uploads in
+// [B,H,S,D] or [B,S,H,D] storage, outputs poisoned with NaN, and the float64 CPU reference.
+// Header-only because it needs the attention module, which only GPU tests link.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/half.hpp"
+#include "flexjit/attention.hpp"
+#include "flexjit/reference.hpp"
+#include "support/gpu.hpp"
+
+namespace flexjit::test {
+
+// A seed for "fresh random inputs": different every run, printed on failure so a run can be
+// reproduced with FLEXJIT_TEST_SEED.
+inline uint64_t fresh_seed() {
+  if (const char* s = std::getenv("FLEXJIT_TEST_SEED")) return std::strtoull(s, nullptr, 10);
+  return std::random_device{}() * 0x9E3779B97F4A7C15ull ^ std::random_device{}();
+}
+
+inline double round_to(double x, DType dtype) {
+  switch (dtype) {
+    case DType::bf16: return bf16_bits_to_float(float_to_bf16_bits(static_cast<float>(x)));
+    case DType::f16: return f16_bits_to_float(float_to_f16_bits(static_cast<float>(x)));
+    case DType::f32: return static_cast<float>(x);
+    case DType::i32: return static_cast<double>(static_cast<int32_t>(x));
+    case DType::u8: return static_cast<double>(static_cast<uint8_t>(x));
+  }
+  return x;
+}
+
+// Normal(0, stddev) values already rounded to `dtype`.
+inline std::vector<double> random_values(size_t n, std::mt19937_64& rng, DType dtype, double stddev = 1.0) {
+  std::normal_distribution<double> normal(0.0, stddev);
+  std::vector<double> out(n);
+  for (auto& x : out) x = round_to(normal(rng), dtype);
+  return out;
+}
+
+// Host bytes of `values` in `dtype`.
+inline std::vector<unsigned char> to_bytes(const std::vector<double>& values, DType dtype) {
+  std::vector<unsigned char> out(values.size() * dtype_size(dtype));
+  for (size_t i = 0; i < values.size(); ++i) {
+    unsigned char* dst = out.data() + i * dtype_size(dtype);
+    switch (dtype) {
+      case DType::bf16: { uint16_t v = float_to_bf16_bits(static_cast<float>(values[i])); std::memcpy(dst, &v, 2); break; }
+      case DType::f16: { uint16_t v = float_to_f16_bits(static_cast<float>(values[i])); std::memcpy(dst, &v, 2); break; }
+      case DType::f32: { float v = static_cast<float>(values[i]); std::memcpy(dst, &v, 4); break; }
+      case DType::i32: { int32_t v = static_cast<int32_t>(values[i]); std::memcpy(dst, &v, 4); break; }
+      case DType::u8: { uint8_t v = static_cast<uint8_t>(values[i]); std::memcpy(dst, &v, 1); break; }
+    }
+  }
+  return out;
+}
+
+inline std::vector<double> from_bytes(const std::vector<unsigned char>& bytes, DType dtype) {
+  std::vector<double> out(bytes.size() / dtype_size(dtype));
+  for (size_t i = 0; i < out.size(); ++i) {
+    const unsigned char* src = bytes.data() + i * dtype_size(dtype);
+    switch (dtype) {
+      case DType::bf16: { uint16_t v; std::memcpy(&v, src, 2); out[i] = bf16_bits_to_float(v); break; }
+      case DType::f16: { uint16_t v; std::memcpy(&v, src, 2); out[i] = f16_bits_to_float(v); break; }
+      case DType::f32: { float v; std::memcpy(&v, src, 4); out[i] = v; break; }
+      case DType::i32: { int32_t v; std::memcpy(&v, src, 4); out[i] = v; break; }
+      case DType::u8: { out[i] = *src; break; }
+    }
+  }
+  return out;
+}
+
+// A [B, H, S, D] operand on the device, stored either [B,H,S,D] or [B,S,H,D].
+struct DeviceOperand {
+  DeviceBuffer buffer;
+  TensorView view;
+  bool bshd = false;
+  int B = 0, H = 0, S = 0, D = 0;
+
+  static DeviceOperand allocate(int B, int H, int S, int D, DType dtype, bool bshd) {
+    DeviceOperand op;
+    op.bshd = bshd;
+    op.B = B, op.H = H, op.S = S, op.D = D;
+    op.buffer = DeviceBuffer::allocate(size_t(B) * H * S * D * dtype_size(dtype));
+    if (bshd)
+      op.view = TensorView::strided(op.buffer.data(), dtype, {B, H, S, D},
+                                    {int64_t(S) * H * D, D, int64_t(H) * D, 1});
+    else
+      op.view = TensorView::contiguous(op.buffer.data(), dtype, {B, H, S, D});
+    return op;
+  }
+  // Memory position of logical element (b, h, s, d).
+  size_t memory_index(size_t logical) const {
+    if (!bshd) return logical;
+    const size_t d = logical % D, s = (logical / D) % S, h = (logical / D / S) % H, b = logical / D / S / H;
+    return ((b * S + s) * H + h) * D + d;
+  }
+  void upload(const std::vector<double>& logical) {
+    std::vector<double> memory(logical.size());
+    for (size_t i = 0; i < logical.size(); ++i) memory[memory_index(i)] = logical[i];
+    const auto bytes = to_bytes(memory, view.dtype);
+    buffer.upload(bytes.data(), bytes.size());
+  }
+  std::vector<double> download() const {
+    std::vector<unsigned char> bytes(buffer.bytes());
+    buffer.download(bytes.data(), bytes.size());
+    const auto memory = from_bytes(bytes, view.dtype);
+    std::vector<double> logical(memory.size());
+    for (size_t i = 0; i < logical.size(); ++i) logical[i] = memory[memory_index(i)];
+    return logical;
+  }
+};
+
+// A buffer the mods read: host values (for the reference) and device copy (for the kernels).
+struct TestBuffer {
+  BufferDecl decl;
+  std::vector<double> values;
+};
+
+struct FwdProblem {
+  std::string score_mod, mask_mod;
+  std::vector<TestBuffer> buffers;
+  std::vector<ParamDecl> param_decls;
+  std::map<std::string, double> params;
+  int B = 1, Hq = 2, Hkv = 2, Sq = 256, Skv = 256, D = 128, Dv = 128;
+  DType dtype = DType::bf16;
+  bool use_block_mask = true;
+  bool bshd = false;
+  std::optional<BlockConfig> config;       // forward
+  std::optional<BlockConfig> dq_config;    // backward dQ kernel
+  std::optional<BlockConfig> dkdv_config;  // backward dK/dV kernel
+  std::optional<float> scale;
+
+  Declarations declarations() const {
+    Declarations d;
+    for (const auto& b : buffers) d.buffers.push_back(b.decl);
+    d.params = param_decls;
+    return d;
+  }
+};
+
+struct FwdOutcome {
+  double out_error = 0;
+  double lse_error = 0;
+  uint64_t seed = 0;
+  std::vector<double> out, lse, ref_out, ref_lse;
+};
+
+// Uploads the mods' buffers and returns their device storage (kept alive by the caller) and views.
+inline ModValues upload_buffers(const std::vector<TestBuffer>& buffers, std::vector<DeviceBuffer>& storage,
+                                const std::map<std::string, double>& params) {
+  ModValues values;
+  values.params = params;
+  for (const auto& b : buffers) {
+    const auto bytes = to_bytes(b.values, b.decl.dtype);
+    storage.push_back(DeviceBuffer::allocate(std::max<size_t>(bytes.size(), 16)));
+    storage.back().upload(bytes.data(), bytes.size());
+    std::vector<int64_t> shape = b.decl.shape;
+    if (shape.size() == 1 && shape[0] < 0) shape[0] = static_cast<int64_t>(b.values.size());
+    values.buffers[b.decl.name] = TensorView::contiguous(storage.back().data(), b.decl.dtype, shape);
+  }
+  return values;
+}
+
+inline EvalInputs host_inputs(const std::vector<TestBuffer>& buffers, const std::map<std::string, double>& params,
+                              std::vector<std::vector<unsigned char>>& storage) {
+  EvalInputs inputs;
+  inputs.params = params;
+  for (const auto& b : buffers) {
+    storage.push_back(to_bytes(b.values, b.decl.dtype));
+    std::vector<int64_t> shape = b.decl.shape;
+    if (shape.size() == 1 && shape[0] < 0) shape[0] = static_cast<int64_t>(b.values.size());
+    inputs.buffers[b.decl.name] = HostBufferView{storage.back().data(), b.decl.dtype, shape};
+  }
+  return inputs;
+}
+
+// Runs the forward kernel on fresh random inputs and compares with the float64 reference.
+inline FwdOutcome run_forward_check(const FwdProblem& p, uint64_t seed = fresh_seed()) {
+  FwdOutcome r;
+  r.seed = seed;
+  std::mt19937_64 rng(seed);
+  AttentionSpec spec;
+  spec.score_mod = p.score_mod;
+  spec.mask_mod = p.mask_mod;
+  spec.declarations = p.declarations();
+  spec.dtype = p.dtype;
+  spec.head_dim = p.D;
+  spec.head_dim_v = p.Dv;
+  spec.fwd_config = p.config;
+  Attention attention(spec);
+
+  const auto q = random_values(size_t(p.B) * p.Hq * p.Sq * p.D, rng, p.dtype);
+  const auto k = random_values(size_t(p.B) * p.Hkv * p.Skv * p.D, rng, p.dtype);
+  const auto v = random_values(size_t(p.B) * p.Hkv * p.Skv * p.Dv, rng, p.dtype);
+  auto dq = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.D, p.dtype, p.bshd);
+  auto dk = DeviceOperand::allocate(p.B, p.Hkv, p.Skv, p.D, p.dtype, p.bshd);
+  auto dv = DeviceOperand::allocate(p.B, p.Hkv, p.Skv, p.Dv, p.dtype, p.bshd);
+  auto dout = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.Dv, p.dtype, p.bshd);
+  dq.upload(q);
+  dk.upload(k);
+  dv.upload(v);
+  poison_with_nan(dout.buffer, p.dtype);
+  DeviceBuffer lse = DeviceBuffer::allocate(size_t(p.B) * p.Hq * p.Sq * 4);
+  poison_with_nan(lse, DType::f32);
+  const TensorView lse_view = TensorView::contiguous(lse.data(), DType::f32, {p.B, p.Hq, p.Sq});
+
+  std::vector<DeviceBuffer> buffer_storage;
+  CallOptions options;
+  options.values = upload_buffers(p.buffers, buffer_storage, p.params);
+  options.scale = p.scale;
+  std::optional<BlockMask> mask;
+  if (p.use_block_mask) mask = attention.block_mask(p.B, p.Hq, p.Sq, p.Skv, nullptr, options.values);
+  attention.forward(dq.view, dk.view, dv.view, dout.view, lse_view, mask ? &*mask : nullptr, nullptr, options);
+  synchronize();
+  r.out = dout.download();
+  r.lse = from_bytes(lse.to_host<unsigned char>(), DType::f32);
+
+  std::vector<std::vector<unsigned char>> host_storage;
+  const EvalInputs inputs = host_inputs(p.buffers, p.params, host_storage);
+  ReferenceShape shape{p.B, p.Hq, p.Hkv, p.Sq, p.Skv, p.D, p.Dv};
+  const double scale = p.scale ? *p.scale : 1.0 / std::sqrt(double(p.D));
+  ReferenceForward ref = reference_forward(attention.score_mod(), attention.mask_mod(), inputs, shape, q, k, v, scale);
+  r.ref_out = std::move(ref.out);
+  r.ref_lse = std::move(ref.lse);
+  r.out_error = flexjit::relative_error(r.out, r.ref_out);
+  r.lse_error = flexjit::relative_error(r.lse, r.ref_lse);
+  return r;
+}
+
+inline double tolerance(DType dtype) { return dtype == DType::f16 ? 5e-3 : 1e-2; }
+
+}  // namespace flexjit::test
+
+namespace flexjit::test {
+
+struct BwdOutcome {
+  double dq_error = 0, dk_error = 0, dv_error = 0;
+  uint64_t seed = 0;
+  std::vector<double> dq, dk, dv;  // as computed on the GPU (logical [B,H,S,D] order)
+};
+
+// Forward then backward on fresh random inputs; gradients against the float64 reference.
+// With `repeat`, runs the backward a second time on the same inputs and requires identical bits.
+inline BwdOutcome run_backward_check(const FwdProblem& p, bool repeat = false, uint64_t seed = fresh_seed()) {
+  BwdOutcome r;
+  r.seed = seed;
+  std::mt19937_64 rng(seed);
+  AttentionSpec spec;
+  spec.score_mod = p.score_mod;
+  spec.mask_mod = p.mask_mod;
+  spec.declarations = p.declarations();
+  spec.dtype = p.dtype;
+  spec.head_dim = p.D;
+  spec.head_dim_v = p.Dv;
+  spec.fwd_config = p.config;
+  spec.bwd_dq_config = p.dq_config;
+  spec.bwd_dkdv_config = p.dkdv_config;
+  Attention attention(spec);
+
+  const auto q = random_values(size_t(p.B) * p.Hq * p.Sq * p.D, rng, p.dtype);
+  const auto k = random_values(size_t(p.B) * p.Hkv * p.Skv * p.D, rng, p.dtype);
+  const auto v = random_values(size_t(p.B) * p.Hkv * p.Skv * p.Dv, rng, p.dtype);
+  const auto dout = random_values(size_t(p.B) * p.Hq * p.Sq * p.Dv, rng, p.dtype);
+  auto dq_ = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.D, p.dtype, p.bshd);
+  auto dk_ = DeviceOperand::allocate(p.B, p.Hkv, p.Skv, p.D, p.dtype, p.bshd);
+  auto dv_ = DeviceOperand::allocate(p.B, p.Hkv, p.Skv, p.Dv, p.dtype, p.bshd);
+  auto dout_ = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.Dv, p.dtype, p.bshd);
+  auto out_ = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.Dv, p.dtype, p.bshd);
+  auto gq = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.D, p.dtype, p.bshd);
+  auto gk = DeviceOperand::allocate(p.B, p.Hkv, p.Skv, p.D, p.dtype, p.bshd);
+  auto gv = DeviceOperand::allocate(p.B, p.Hkv, p.Skv, p.Dv, p.dtype, p.bshd);
+  dq_.upload(q);
+  dk_.upload(k);
+  dv_.upload(v);
+  dout_.upload(dout);
+  DeviceBuffer lse = DeviceBuffer::allocate(size_t(p.B) * p.Hq * p.Sq * 4);
+  const TensorView lse_view = TensorView::contiguous(lse.data(), DType::f32, {p.B, p.Hq, p.Sq});
+
+  std::vector<DeviceBuffer> buffer_storage;
+  CallOptions options;
+  options.values = upload_buffers(p.buffers, buffer_storage, p.params);
+  options.scale = p.scale;
+  std::optional<BlockMask> mask;
+  if (p.use_block_mask) mask = attention.block_mask(p.B, p.Hq, p.Sq, p.Skv, nullptr, options.values);
+  attention.forward(dq_.view, dk_.view, dv_.view, out_.view, lse_view, mask ? &*mask : nullptr, nullptr, options);
+  auto run = [&] {
+    poison_with_nan(gq.buffer, p.dtype);
+    poison_with_nan(gk.buffer, p.dtype);
+    poison_with_nan(gv.buffer, p.dtype);
+    attention.backward(dq_.view, dk_.view, dv_.view, out_.view, lse_view, dout_.view, gq.view, gk.view, gv.view,
+                       mask ? &*mask : nullptr, nullptr, options);
+    synchronize();
+  };
+  run();
+  r.dq = gq.download();
+  r.dk = gk.download();
+  r.dv = gv.download();
+  if (repeat) {
+    std::vector<unsigned char> first_q(gq.buffer.bytes()), first_k(gk.buffer.bytes()), first_v(gv.buffer.bytes());
+    gq.buffer.download(first_q.data(), first_q.size());
+    gk.buffer.download(first_k.data(), first_k.size());
+    gv.buffer.download(first_v.data(), first_v.size());
+    run();
+    std::vector<unsigned char> again(gq.buffer.bytes());
+    gq.buffer.download(again.data(), again.size());
+    EXPECT_TRUE(again == first_q) << "dq differs between two runs on the same inputs";
+    again.resize(gk.buffer.bytes());
+    gk.buffer.download(again.data(), again.size());
+    EXPECT_TRUE(again == first_k) << "dk differs between two runs on the same inputs";
+    again.resize(gv.buffer.bytes());
+    gv.buffer.download(again.data(), again.size());
+    EXPECT_TRUE(again == first_v) << "dv differs between two runs on the same inputs";
+  }
+
+  std::vector<std::vector<unsigned char>> host_storage;
+  const EvalInputs inputs = host_inputs(p.buffers, p.params, host_storage);
+  ReferenceShape shape{p.B, p.Hq, p.Hkv, p.Sq, p.Skv, p.D, p.Dv};
+  const double scale = p.scale ? *p.scale : 1.0 / std::sqrt(double(p.D));
+  const ReferenceBackward ref =
+      reference_backward(attention.score_mod(), attention.mask_mod(), inputs, shape, q, k, v, dout, scale);
+  r.dq_error = flexjit::relative_error(r.dq, ref.dq);
+  r.dk_error = flexjit::relative_error(r.dk, ref.dk);
+  r.dv_error = flexjit::relative_error(r.dv, ref.dv);
+  return r;
+}
+
+}  // namespace flexjit::test
