@@ -2,11 +2,7 @@
 // GPU: NVRTC compiles for the named architecture. Register and spill counts go to stderr.
 #include <cstdio>
 #include <fstream>
-#include <functional>
 #include <iostream>
-#include <regex>
-#include <set>
-#include <sstream>
 
 #include "codegen/kernel_spec.hpp"
 #include "codegen/kernel_store.hpp"
@@ -16,32 +12,6 @@
 
 namespace flexjit::cli {
 namespace {
-
-// The .cu with its in-memory headers inlined, so `nvcc` can compile the file on its own.
-std::string self_contained(const jit::Source& source) {
-  std::string out;
-  std::istringstream lines(source.text);
-  const std::regex include_line(R"re(^\s*#include\s+"([^"]+)".*$)re");
-  std::set<std::string> done;
-  std::function<void(const std::string&)> emit = [&](const std::string& text) {
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) {
-      std::smatch m;
-      if (std::regex_match(line, m, include_line) && source.headers.count(m[1].str())) {
-        if (done.insert(m[1].str()).second) {
-          out += "// ---- begin " + m[1].str() + " ----\n";
-          emit(source.headers.at(m[1].str()));
-          out += "// ---- end " + m[1].str() + " ----\n";
-        }
-        continue;
-      }
-      if (line.rfind("#pragma once", 0) == 0) continue;
-      out += line + "\n";
-    }
-  };
-  emit(source.text);
-  return out;
-}
 
 void write_output(const std::string& path, const std::string& bytes) {
   if (path.empty() || path == "-") {
@@ -105,7 +75,7 @@ CommandRegistrar registrar("emit", "Render one kernel and write its .cu, .ptx or
     }
     const jit::Source source = codegen::render(spec);
     if (o->format == "cu") {
-      write_output(o->output, self_contained(source));
+      write_output(o->output, codegen::self_contained_source(source));
       if (!o->output.empty() && o->output != "-") std::fprintf(stderr, "wrote %s (%s)\n", o->output.c_str(), spec.describe().c_str());
       return kExitOk;
     }

@@ -68,10 +68,10 @@ void report_error(const char* what, double error, double tolerance, bool& ok) {
   std::printf("%-4s relative error %.3e (tolerance %.0e) %s\n", what, error, tolerance, pass ? "ok" : "FAILED");
 }
 
-CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.npy and lse.npy", [](CLI::App& app) {
+CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.npy and lse.npy (and dq/dk/dv.npy with --do)", [](CLI::App& app) {
   struct Options {
     VariantOptions variant;
-    std::string q, k, v, out_dir;
+    std::string q, k, v, out_dir, dout;
     std::vector<std::string> buffers, params;
     std::string device = "gpu";
     bool check = false;
@@ -82,6 +82,7 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
   app.add_option("--q", o->q, "queries .npy [B, Hq, Sq, D]")->required();
   app.add_option("--k", o->k, "keys .npy [B, Hkv, Skv, D]")->required();
   app.add_option("--v", o->v, "values .npy [B, Hkv, Skv, Dv]")->required();
+  app.add_option("--do", o->dout, "output gradient .npy [B, Hq, Sq, Dv]: also run the backward and write dq/dk/dv.npy");
   app.add_option("--score", o->variant.score, "score_mod expression (default: score)");
   app.add_option("--mask", o->variant.mask, "mask_mod expression (default: no mask)");
   app.add_option("--buffer", o->buffers, "a buffer the mods read: NAME=FILE.npy (dtype and shape from the file)");
@@ -144,10 +145,29 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
         reference = reference_forward(attention.score_mod(), attention.mask_mod(), inputs, shape, qd, kd, vd, scale);
       return *reference;
     };
-    std::vector<double> out, lse;
+    std::optional<NpyArray> dout_array;
+    std::vector<double> dod;
+    if (!o->dout.empty()) {
+      dout_array = read_npy(o->dout);
+      if (as_bhsd(*dout_array, "do") != std::vector<int64_t>{shape.batch, shape.q_heads, shape.q_len, shape.head_dim_v})
+        throw ShapeError("--do must have the shape of the output [B, Hq, Sq, Dv]");
+      dod = rounded(*dout_array);
+    }
+    std::optional<ReferenceBackward> reference_grads;
+    auto get_reference_grads = [&]() -> const ReferenceBackward& {
+      if (!reference_grads)
+        reference_grads = reference_backward(attention.score_mod(), attention.mask_mod(), inputs, shape, qd, kd, vd, dod, scale);
+      return *reference_grads;
+    };
+    std::vector<double> out, lse, dq_out, dk_out, dv_out;
     if (o->device == "cpu") {
       out = get_reference().out;
       lse = get_reference().lse;
+      if (dout_array) {
+        dq_out = get_reference_grads().dq;
+        dk_out = get_reference_grads().dk;
+        dv_out = get_reference_grads().dv;
+      }
     } else {
       auto upload = [&](const std::vector<double>& values, DType t, const std::vector<int64_t>& dims) {
         const NpyArray a = NpyArray::from_doubles(values, t, dims);
@@ -178,6 +198,29 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
                         TensorView::contiguous(dv.data(), dtype, vs), TensorView::contiguous(dout.data(), dtype, out_shape),
                         TensorView::contiguous(dlse.data(), DType::f32, {shape.batch, shape.q_heads, shape.q_len}),
                         mask ? &*mask : nullptr, nullptr, call);
+      if (dout_array) {
+        DeviceBuffer d_do = upload(dod, dtype, out_shape);
+        DeviceBuffer gq = DeviceBuffer::allocate(dq.bytes()), gk = DeviceBuffer::allocate(dk.bytes()),
+                     gv = DeviceBuffer::allocate(dv.bytes());
+        gq.fill_bytes(0xff);
+        gk.fill_bytes(0xff);
+        gv.fill_bytes(0xff);
+        attention.backward(TensorView::contiguous(dq.data(), dtype, qs), TensorView::contiguous(dk.data(), dtype, ks),
+                           TensorView::contiguous(dv.data(), dtype, vs), TensorView::contiguous(dout.data(), dtype, out_shape),
+                           TensorView::contiguous(dlse.data(), DType::f32, {shape.batch, shape.q_heads, shape.q_len}),
+                           TensorView::contiguous(d_do.data(), dtype, out_shape), TensorView::contiguous(gq.data(), dtype, qs),
+                           TensorView::contiguous(gk.data(), dtype, ks), TensorView::contiguous(gv.data(), dtype, vs),
+                           mask ? &*mask : nullptr, nullptr, call);
+        synchronize();
+        auto fetch = [&](const DeviceBuffer& b, const std::vector<int64_t>& dims) {
+          NpyArray a{dtype, dims, std::vector<unsigned char>(b.bytes())};
+          b.download(a.data.data(), b.bytes());
+          return a.to_doubles();
+        };
+        dq_out = fetch(gq, qs);
+        dk_out = fetch(gk, ks);
+        dv_out = fetch(gv, vs);
+      }
       synchronize();
       NpyArray host_out{dtype, out_shape, std::vector<unsigned char>(dout.bytes())};
       dout.download(host_out.data.data(), dout.bytes());
@@ -192,6 +235,12 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
     write_npy(o->out_dir + "/lse.npy", NpyArray::from_doubles(lse, DType::f32, {shape.batch, shape.q_heads, shape.q_len}));
     std::printf("wrote %s/out.npy and %s/lse.npy (%s, %s)\n", o->out_dir.c_str(), o->out_dir.c_str(),
                 o->device == "cpu" ? "float64 CPU reference" : "GPU", std::string(dtype_name(dtype)).c_str());
+    if (dout_array) {
+      write_npy(o->out_dir + "/dq.npy", NpyArray::from_doubles(dq_out, DType::f32, qs));
+      write_npy(o->out_dir + "/dk.npy", NpyArray::from_doubles(dk_out, DType::f32, ks));
+      write_npy(o->out_dir + "/dv.npy", NpyArray::from_doubles(dv_out, DType::f32, vs));
+      std::printf("wrote %s/dq.npy, dk.npy and dv.npy\n", o->out_dir.c_str());
+    }
     if (!o->check) return kExitOk;
     if (o->device == "cpu") {
       std::printf("--check compares the GPU result with the reference; with --device cpu there is nothing to compare\n");
@@ -201,6 +250,11 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
     bool ok = true;
     report_error("out", relative_error(out, get_reference().out), tol, ok);
     report_error("lse", relative_error(lse, get_reference().lse), tol, ok);
+    if (dout_array) {
+      report_error("dq", relative_error(dq_out, get_reference_grads().dq), tol, ok);
+      report_error("dk", relative_error(dk_out, get_reference_grads().dk), tol, ok);
+      report_error("dv", relative_error(dv_out, get_reference_grads().dv), tol, ok);
+    }
     return ok ? kExitOk : kExitFailure;
   };
 });

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "flexjit/block_mask.hpp"
 #include "flexjit/config.hpp"
@@ -32,6 +33,26 @@ struct AttentionSpec {
   std::optional<BlockConfig> bwd_dkdv_config;  ///< dK/dV kernel tiles (block_n kv rows per CTA)
   std::string arch;               ///< target ("sm_90a", ...); "" means the current device's
   bool rows_guaranteed_safe = false;  ///< promise: no query row is fully masked
+};
+
+/// The sizes of an attention call, for compiling ahead of time.
+struct ProblemSize {
+  int batch = 1;     ///< B
+  int q_heads = 1;   ///< Hq
+  int kv_heads = 1;  ///< Hkv (divides Hq)
+  int q_len = 1;     ///< Sq
+  int kv_len = 1;    ///< Skv
+};
+
+/// One kernel compiled by Attention::warm_up.
+struct WarmedKernel {
+  std::string family;   ///< "fwd", "bwd_dq", "block_mask", ...
+  std::string config;   ///< block config ("" for kernels without one)
+  std::string arch;     ///< target
+  double compile_ms = 0;  ///< NVRTC time (of the original compile when it came from the cache)
+  bool from_cache = false;  ///< found in the disk cache
+  int registers = 0;      ///< per thread
+  int spill_bytes = 0;    ///< spill stores per thread
 };
 
 /// Per-call options.
@@ -79,6 +100,13 @@ class Attention {
                 const TensorView& lse, const TensorView& dout, const TensorView& dq, const TensorView& dk,
                 const TensorView& dv, const BlockMask* block_mask, Stream stream = nullptr,
                 const CallOptions& options = {}) const;
+
+  /// Compiles into the disk cache every kernel that forward (and, with `backward`, backward) will
+  /// need for calls of this size with a block mask when the variant has a mask_mod: cache warm-up
+  /// for a service, and the no-GPU path of `flexjit tune`. Needs no GPU when `arch` is given (""
+  /// means the current device's). Kernels compile in parallel on `jobs` threads (0: one per core).
+  std::vector<WarmedKernel> warm_up(const ProblemSize& size, bool backward = true, const std::string& arch = "",
+                                    int jobs = 0) const;
 
   /// Opaque implementation.
   struct Impl;

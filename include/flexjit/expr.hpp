@@ -6,6 +6,18 @@
 /// A score_mod sees `score` (float) and the ints `b`, `h`, `q_idx`, `kv_idx`, `q_len`, `kv_len`
 /// and yields a number; a mask_mod sees the same ints (no `score`) and yields a bool. Declared
 /// parameters (int/float scalars) and buffers (device tensors) may be read by name.
+///
+/// The language (see DESIGN.md): C operators and precedence (`?:`, `||`, `&&`, `|`, `^`, `&`,
+/// `==`, `!=`, `<`, `<=`, `>`, `>=`, `+`, `-`, `*`, `/`, `%`, unary `-`, `!`), literals (ints,
+/// floats, `true`, `false`, `inf`), and the functions `abs min max clamp exp exp2 log log2 sqrt
+/// rsqrt tanh sigmoid sin cos floor ceil pow where(cond, a, b)` plus the explicit conversions
+/// `int(x)` (float: truncates toward zero, saturating, NaN -> 0; bool: 0/1) and `float(x)`.
+/// Typing: int is 32-bit and wraps on `+ - *` and unary `-`; int `/` and `%` truncate as in C,
+/// `x / 0 == x % 0 == 0` and `INT_MIN / -1 == INT_MIN` (the same on device and host); an int meets
+/// a float -> float; nothing converts to int implicitly (buffer indices must be ints); `&& || !`,
+/// conditions and mask results are bools; `& | ^` take two ints or two bools; `abs min max clamp`
+/// of ints stay ints, the other functions compute in float. The accuracy of the device functions
+/// is listed in templates/flexjit_expr.cuh.
 
 #include <cstdint>
 #include <map>
@@ -115,10 +127,13 @@ class Expr {
   ScalarType type() const noexcept;
 
   /// Canonical printed form: minimal parentheses, single spaces around binary operators, floats
-  /// printed so that they re-parse to the same value. Equal canonical forms mean equal expressions.
+  /// printed so that they re-parse to the same value, `c ? a : b` printed as `where(c, a, b)`,
+  /// unary `+` dropped. Equal canonical forms mean equal expressions, and parsing the canonical
+  /// form gives it back unchanged.
   std::string canonical() const;
-  /// Stable 64-bit hash of the canonical form (the same across processes, platforms and
-  /// whitespace or redundant-parenthesis changes).
+  /// Stable 64-bit hash of the canonical form (XXH3-64 of canonical(); the same across processes,
+  /// platforms and whitespace or redundant-parenthesis changes). It covers the expression text
+  /// only, not the declarations (a buffer's dtype or shape).
   uint64_t hash() const;
 
   /// Built-in variables the expression reads (subset of score, b, h, q_idx, kv_idx, q_len, kv_len).
@@ -136,13 +151,17 @@ class Expr {
   /// True for a mask_mod that is the constant `false` (after simplification).
   bool is_always_false() const;
 
-  /// d(score_mod)/d(score), simplified, as a new score_mod-kind expression. Throws UsageError for
-  /// a mask_mod.
+  /// d(score_mod)/d(score), simplified, as a new score_mod-kind expression of type float. Chain
+  /// rule through every function; `where` / `?:` branchwise; comparisons, ints, `int()`, `floor`,
+  /// `ceil` contribute 0. At a kink the derivative of the branch the forward value takes is used
+  /// (abs'(0) = 1, min/max ties take the first argument, clamp on a bound takes x). Simplification
+  /// treats `0 * x` as 0 even for infinite x. Throws UsageError for a mask_mod.
   Expr gradient() const;
   /// The expression with the built-in variable `variable` replaced by a constant, simplified.
   Expr substitute(std::string_view variable, double value) const;
 
-  /// Emits a `__device__ __forceinline__` function named `function_name` with the fixed signature
+  /// Emits a `__device__ __forceinline__` function named `function_name` (a C++ identifier;
+  /// UsageError otherwise) with the fixed signature
   ///   score_mod: `float NAME(float score, int b, int h, int q_idx, int kv_idx, int q_len,
   ///                          int kv_len, const FlexjitModArgs& args)`
   ///   mask_mod:  `bool NAME(int b, int h, int q_idx, int kv_idx, int q_len, int kv_len,
@@ -156,8 +175,11 @@ class Expr {
   /// the index and the shape, and UsageError for missing inputs.
   double evaluate(const EvalPoint& point, const EvalInputs& inputs) const;
 
-  /// Binds the inputs once for fast repeated evaluation (CPU reference, CPU block masks).
-  /// The inputs' storage must outlive the evaluator.
+  /// Binds the inputs once for fast repeated evaluation (CPU reference, CPU block masks): the tree
+  /// is compiled into a register program with buffers and parameters resolved, so a call does no
+  /// lookups and no allocation. Only the inputs the expression reads must be given (UsageError
+  /// otherwise, or when a dtype, rank or fixed extent differs from the declaration). The buffers'
+  /// storage must outlive the evaluator. The evaluator is thread-safe.
   expr::BoundEvaluator bind(const EvalInputs& inputs) const;
 
   /// The root of the typed AST (for codegen and tests inside flexjit).
@@ -178,7 +200,8 @@ namespace expr {
 /// Evaluates one Expr repeatedly against inputs bound once (no per-call name lookups).
 class BoundEvaluator {
  public:
-  /// Value at `point` (bool results are 0.0 / 1.0).
+  /// Value at `point` (bool results are 0.0 / 1.0). `&&`, `||`, `?:` and `where` evaluate only
+  /// the operands they need, as on the device. Throws ExprError for an out-of-bounds buffer read.
   double operator()(const EvalPoint& point) const;
   /// Opaque state, shared by copies.
   struct State;

@@ -8,6 +8,7 @@
 #include "attention/stream_scratch.hpp"
 #include "attention/tensor_checks.hpp"
 #include "codegen/mod_args.hpp"
+#include "common/parallel.hpp"
 #include "flexjit/error.hpp"
 
 namespace flexjit {
@@ -257,6 +258,55 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
   dq_kernel->kernel().launch({static_cast<unsigned>(p.num_q_tiles), heads, batch},
                              {static_cast<unsigned>(dq_kernel->threads), 1, 1}, dq_kernel->shared_memory_bytes, stream,
                              args);
+}
+
+std::vector<WarmedKernel> Attention::warm_up(const ProblemSize& size, bool backward, const std::string& arch,
+                                             int jobs) const {
+  const AttentionSpec& spec = impl_->spec;
+  const std::string target = arch.empty() ? impl_->target_arch() : codegen::resolve_arch(arch);
+  if (size.batch < 1 || size.q_heads < 1 || size.kv_heads < 1 || size.q_len < 1 || size.kv_len < 1 ||
+      size.q_heads % size.kv_heads != 0)
+    throw UsageError("warm_up: sizes must be positive and q_heads a multiple of kv_heads");
+  attention::ProblemShape shape;
+  shape.batch = size.batch, shape.q_heads = size.q_heads, shape.kv_heads = size.kv_heads;
+  shape.q_len = size.q_len, shape.kv_len = size.kv_len;
+  shape.head_dim = spec.head_dim, shape.head_dim_v = spec.head_dim_v;
+  // The block mask a call would build: 128 x 128 blocks, only when there is a mask_mod.
+  const bool masked = !impl_->mask.is_always_true();
+  std::optional<BlockMask> mask;
+  if (masked) mask = BlockMask::all_full({1, 1, size.q_len, size.kv_len, 128, 128});
+  const BlockMask* mask_ptr = mask ? &*mask : nullptr;
+  std::vector<codegen::KernelSpec> specs;
+  using codegen::Family;
+  specs.push_back(attention_spec(Family::fwd, spec, impl_->score, impl_->mask, shape, mask_ptr, spec.fwd_config));
+  if (backward) {
+    specs.push_back(attention_spec(Family::bwd_preprocess, spec, impl_->score, impl_->mask, shape, nullptr, std::nullopt));
+    specs.push_back(attention_spec(Family::bwd_dq, spec, impl_->score, impl_->mask, shape, mask_ptr, spec.bwd_dq_config));
+    specs.push_back(attention_spec(Family::bwd_dkdv, spec, impl_->score, impl_->mask, shape, mask_ptr, spec.bwd_dkdv_config));
+  }
+  if (masked) {
+    codegen::KernelSpec bm;
+    bm.family = Family::block_mask;
+    bm.mask_mod = impl_->mask;
+    bm.declarations = spec.declarations;
+    bm.config = codegen::default_config(Family::block_mask, 0, 0);
+    specs.push_back(bm);
+  }
+  std::vector<WarmedKernel> out(specs.size());
+  parallel_for(specs.size(), jobs > 0 ? size_t(jobs) : 0, [&](size_t i) {
+    const jit::CompiledKernel c = codegen::compile_kernel(specs[i], target);
+    WarmedKernel& w = out[i];
+    w.family = std::string(codegen::family_name(specs[i].family));
+    w.config = specs[i].family == Family::block_mask || specs[i].family == Family::bwd_preprocess ? "" : specs[i].config.str();
+    w.arch = target;
+    w.compile_ms = c.compile_ms;
+    w.from_cache = c.from_disk_cache;
+    if (!c.resources.empty()) {
+      w.registers = c.resources.begin()->second.registers;
+      w.spill_bytes = c.resources.begin()->second.spill_store_bytes;
+    }
+  });
+  return out;
 }
 
 }  // namespace flexjit

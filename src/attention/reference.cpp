@@ -1,13 +1,10 @@
 #include "flexjit/reference.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <exception>
 #include <limits>
-#include <mutex>
-#include <thread>
 
+#include "common/parallel.hpp"
 #include "flexjit/error.hpp"
 
 namespace flexjit {
@@ -31,31 +28,6 @@ void check_sizes(const ReferenceShape& s, size_t q, size_t k, size_t v) {
                      std::to_string(want_v));
 }
 
-// Runs fn(i) for i in [0, n) on all hardware threads; rethrows the first exception.
-template <class Fn>
-void parallel_for(int n, Fn fn) {
-  const int workers = std::max(1, std::min<int>(n, static_cast<int>(std::thread::hardware_concurrency())));
-  std::atomic<int> next{0};
-  std::exception_ptr error;
-  std::mutex error_mutex;
-  auto work = [&] {
-    for (int i; (i = next.fetch_add(1)) < n;) {
-      try {
-        fn(i);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(error_mutex);
-        if (!error) error = std::current_exception();
-        next = n;
-      }
-    }
-  };
-  std::vector<std::thread> threads;
-  for (int t = 1; t < workers; ++t) threads.emplace_back(work);
-  work();
-  for (auto& t : threads) t.join();
-  if (error) std::rethrow_exception(error);
-}
-
 }  // namespace
 
 ReferenceForward reference_forward(const Expr& score_mod, const Expr& mask_mod,
@@ -72,7 +44,8 @@ ReferenceForward reference_forward(const Expr& score_mod, const Expr& mask_mod,
   ReferenceForward result;
   result.out.assign(size_t(s.batch) * s.q_heads * s.q_len * s.head_dim_v, 0.0);
   result.lse.assign(size_t(s.batch) * s.q_heads * s.q_len, neg_inf);
-  parallel_for(s.batch * s.q_heads, [&](int bh) {
+  parallel_for(size_t(s.batch) * s.q_heads, 0, [&](size_t task) {
+    const int bh = static_cast<int>(task);
     const int b = bh / s.q_heads, h = bh % s.q_heads, kvh = h / group;
     const double* kb = k.data() + (size_t(b) * s.kv_heads + kvh) * s.kv_len * s.head_dim;
     const double* vb = v.data() + (size_t(b) * s.kv_heads + kvh) * s.kv_len * s.head_dim_v;
@@ -143,7 +116,8 @@ ReferenceBackward reference_backward(const Expr& score_mod, const Expr& mask_mod
   r.dk.assign(k.size(), 0.0);
   r.dv.assign(v.size(), 0.0);
   // One task per (b, kv head): it owns dk/dv of that head and dq of the query heads of its group.
-  parallel_for(s.batch * s.kv_heads, [&](int bkv) {
+  parallel_for(size_t(s.batch) * s.kv_heads, 0, [&](size_t task) {
+    const int bkv = static_cast<int>(task);
     const int b = bkv / s.kv_heads, kvh = bkv % s.kv_heads;
     const size_t kv_off = (size_t(b) * s.kv_heads + kvh) * s.kv_len;
     const double* kb = k.data() + kv_off * s.head_dim;

@@ -1,6 +1,10 @@
 #include "codegen/kernel_spec.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <regex>
+#include <set>
+#include <sstream>
 
 #include "codegen/template_registry.hpp"
 #include "flexjit/error.hpp"
@@ -219,6 +223,30 @@ size_t max_shared_memory_for_arch(const std::string& arch) {
   if (arch.rfind("sm_86", 0) == 0 || arch.rfind("sm_89", 0) == 0 || arch.rfind("sm_12", 0) == 0)
     return 99 * 1024;
   return 227 * 1024;  // sm_90, sm_100, sm_103
+}
+
+std::string self_contained_source(const jit::Source& source) {
+  std::string out;
+  const std::regex include_line(R"re(^\s*#include\s+"([^"]+)".*$)re");
+  std::set<std::string> done;
+  std::function<void(const std::string&)> emit = [&](const std::string& text) {
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+      std::smatch m;
+      if (std::regex_match(line, m, include_line) && source.headers.count(m[1].str())) {
+        if (done.insert(m[1].str()).second) {
+          out += "// ---- begin " + m[1].str() + " ----\n";
+          emit(source.headers.at(m[1].str()));
+          out += "// ---- end " + m[1].str() + " ----\n";
+        }
+        continue;
+      }
+      if (line.rfind("#pragma once", 0) == 0) continue;
+      out += line + "\n";
+    }
+  };
+  emit(source.text);
+  return out;
 }
 
 void check_shared_memory(const KernelSpec& spec, const std::string& arch) {

@@ -80,6 +80,10 @@ std::string variant_header(const KernelSpec& spec);
 // Renders the spec into a compilable source with its headers (validates first).
 jit::Source render(const KernelSpec& spec);
 
+// The source with its in-memory headers inlined where they are included, so `nvcc` can compile
+// the file on its own (what `flexjit emit --format cu` writes).
+std::string self_contained_source(const jit::Source& source);
+
 // Largest dynamic shared memory a CTA may use on `arch` ("sm_80", "sm_90a", ...), in bytes.
 size_t max_shared_memory_for_arch(const std::string& arch);
 

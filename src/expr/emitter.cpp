@@ -1,0 +1,235 @@
+#include "expr/emitter.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+
+#include "expr/builtins.hpp"
+#include "flexjit/error.hpp"
+
+namespace flexjit::expr {
+namespace {
+
+// Past this a double rounds to a float infinity (2^128 - 2^103).
+constexpr double kFloatOverflow = 3.4028235677973366e38;
+
+void emit(const Node& node, std::string& out);
+
+void emit_as(const Node& node, ScalarType type, std::string& out) {
+  if (node.type == type || type == ScalarType::boolean) {
+    emit(node, out);
+    return;
+  }
+  if (node.type == ScalarType::boolean) {
+    // Only explicit conversions reach here (int(x) / float(x) of a bool).
+    out += '(';
+    emit(node, out);
+    out += type == ScalarType::floating ? " ? 1.0f : 0.0f)" : " ? 1 : 0)";
+    return;
+  }
+  if (type == ScalarType::floating && node.kind == NodeKind::literal) {
+    out += emit_float_constant(node.int_value);
+    return;
+  }
+  if (type == ScalarType::floating) {
+    out += "static_cast<float>(";
+    emit(node, out);
+    out += ')';
+    return;
+  }
+  out += "flexjit_f2i(";
+  emit(node, out);
+  out += ')';
+}
+
+void emit_call(std::string_view function, const Node& node, std::string& out) {
+  out += function;
+  out += '(';
+  for (size_t i = 0; i < node.operands.size(); ++i) {
+    if (i) out += ", ";
+    emit_as(*node.operands[i], operand_type(node, i), out);
+  }
+  out += ')';
+}
+
+void emit_binary(const Node& node, std::string& out) {
+  const Node& lhs = *node.operands[0];
+  const Node& rhs = *node.operands[1];
+  const ScalarType operands = operand_type(node, 0);
+  auto infix = [&](std::string_view op) {
+    out += '(';
+    emit_as(lhs, operands, out);
+    out += ' ';
+    out += op;
+    out += ' ';
+    emit_as(rhs, operands, out);
+    out += ')';
+  };
+  const BinaryOp op = node.binary_op;
+  if (is_logical(op) || is_comparison(op)) return infix(binary_op_text(op));
+  if (is_bitwise(op)) {
+    if (node.type == ScalarType::boolean) {
+      if (op == BinaryOp::bit_xor) return infix("!=");
+      out += "static_cast<bool>";
+    }
+    return infix(binary_op_text(op));
+  }
+  if (node.type == ScalarType::integer) {
+    switch (op) {
+      case BinaryOp::add: return emit_call("flexjit_iadd", node, out);
+      case BinaryOp::sub: return emit_call("flexjit_isub", node, out);
+      case BinaryOp::mul: return emit_call("flexjit_imul", node, out);
+      case BinaryOp::div: return emit_call("flexjit_idiv", node, out);
+      case BinaryOp::mod: return emit_call("flexjit_imod", node, out);
+      default: return;
+    }
+  }
+  if (op == BinaryOp::div && rhs.kind == NodeKind::literal) {
+    const double divisor = rhs.type == ScalarType::floating ? rhs.float_value : rhs.int_value;
+    const double magnitude = std::fabs(divisor);
+    if (magnitude > 0x1p-126 && magnitude < 0x1p126) return emit_call("__fdividef", node, out);
+  }
+  return infix(binary_op_text(op));
+}
+
+std::string_view float_function(Function function) {
+  switch (function) {
+    case Function::abs: return "fabsf";
+    case Function::min: return "fminf";
+    case Function::max: return "fmaxf";
+    case Function::clamp: return "flexjit_fclamp";
+    case Function::exp: return "__expf";
+    case Function::exp2: return "exp2f";
+    case Function::log: return "__logf";
+    case Function::log2: return "__log2f";
+    case Function::sqrt: return "sqrtf";
+    case Function::rsqrt: return "rsqrtf";
+    case Function::tanh: return "flexjit_tanh";
+    case Function::sigmoid: return "flexjit_sigmoid";
+    case Function::sin: return "sinf";
+    case Function::cos: return "cosf";
+    case Function::floor: return "floorf";
+    case Function::ceil: return "ceilf";
+    case Function::pow: return "powf";
+    default: return "";
+  }
+}
+
+std::string_view int_function(Function function) {
+  switch (function) {
+    case Function::abs: return "flexjit_iabs";
+    case Function::min: return "flexjit_imin";
+    case Function::max: return "flexjit_imax";
+    case Function::clamp: return "flexjit_iclamp";
+    default: return "";
+  }
+}
+
+void emit(const Node& node, std::string& out) {
+  switch (node.kind) {
+    case NodeKind::literal:
+      if (node.type == ScalarType::boolean) {
+        out += node.bool_value ? "true" : "false";
+      } else if (node.type == ScalarType::integer) {
+        if (node.int_value == INT32_MIN) out += "(-2147483647 - 1)";
+        else if (node.int_value < 0) out += "(" + std::to_string(node.int_value) + ")";
+        else out += std::to_string(node.int_value);
+      } else {
+        out += emit_float_constant(node.float_value);
+      }
+      return;
+    case NodeKind::variable: out += variable_name(node.variable); return;
+    case NodeKind::parameter: out += "args.p_" + node.name; return;
+    case NodeKind::buffer_read:
+      out += "flexjit_read(args.buf_" + node.name;
+      for (const auto& index : node.operands) {
+        out += ", ";
+        emit_as(*index, ScalarType::integer, out);
+      }
+      out += ')';
+      return;
+    case NodeKind::unary:
+      if (node.unary_op == UnaryOp::logical_not) {
+        out += "(!";
+        emit(*node.operands[0], out);
+        out += ')';
+      } else if (node.type == ScalarType::integer) {
+        emit_call("flexjit_ineg", node, out);
+      } else {
+        out += "(-";
+        emit(*node.operands[0], out);
+        out += ')';
+      }
+      return;
+    case NodeKind::binary: emit_binary(node, out); return;
+    case NodeKind::select:
+      out += '(';
+      emit(*node.operands[0], out);
+      out += " ? ";
+      emit_as(*node.operands[1], node.type, out);
+      out += " : ";
+      emit_as(*node.operands[2], node.type, out);
+      out += ')';
+      return;
+    case NodeKind::call:
+      if (node.function == Function::to_int || node.function == Function::to_float) {
+        emit_as(*node.operands[0], node.type, out);
+        return;
+      }
+      emit_call(node.type == ScalarType::integer ? int_function(node.function) : float_function(node.function),
+                node, out);
+      return;
+  }
+}
+
+void require_identifier(const std::string& what, const std::string& text) {
+  if (!is_identifier(text))
+    throw UsageError(what + " '" + text + "' is not a valid C++ identifier");
+}
+
+}  // namespace
+
+std::string emit_float_constant(double value) {
+  if (std::isnan(value)) return "__int_as_float(0x7fffffff)";
+  if (std::fabs(value) >= kFloatOverflow) return value > 0 ? "flexjit_inf()" : "(-flexjit_inf())";
+  const auto single = static_cast<float>(value);
+  char buffer[48];
+  // Nine significant digits identify a float exactly.
+  std::snprintf(buffer, sizeof buffer, "%.9g", static_cast<double>(single));
+  std::string text(buffer);
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  text += 'f';
+  return std::signbit(single) ? "(" + text + ")" : text;
+}
+
+std::string emit_cuda_expression(const Node& node) {
+  std::string out;
+  emit(node, out);
+  return out;
+}
+
+std::string emit_cuda_function(const Node& root, ModKind kind, const std::string& function_name,
+                               const std::string& line_file) {
+  require_identifier("function name", function_name);
+  const std::string file = line_file.empty() ? std::string(mod_name(kind)) : line_file;
+  for (char c : file)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == '/'))
+      throw UsageError("#line file name '" + file + "' may only contain letters, digits and _ - . /");
+  std::string out = "__device__ __forceinline__ ";
+  if (kind == ModKind::score)
+    out += "float " + function_name +
+           "(float score, int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, "
+           "const FlexjitModArgs& args) {\n";
+  else
+    out += "bool " + function_name +
+           "(int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, "
+           "const FlexjitModArgs& args) {\n";
+  out += "#line 1 \"" + file + "\"\n";
+  out += "  return ";
+  emit_as(root, kind == ModKind::score ? ScalarType::floating : ScalarType::boolean, out);
+  out += ";\n}\n";
+  return out;
+}
+
+}  // namespace flexjit::expr

@@ -1,0 +1,118 @@
+// flexjit_expr.cuh: device helpers for the score_mod / mask_mod functions flexjit generates.
+// Self-contained: includes no CUDA toolkit header, so NVRTC needs no include path.
+//
+// Accuracy of the float functions (emitted by src/expr/emitter.cpp; "ulp" = units in the last
+// place of the float result, from the CUDA C Programming Guide and the PTX ISA):
+//   exp      __expf             2 + floor(|1.173 x|) ulp   (ex2.approx of x*log2(e))
+//   exp2     exp2f              2 ulp
+//   log      __logf             abs. error 2^-21.41 on [0.5, 2], else 3 ulp
+//   log2     __log2f            abs. error 2^-22 on [0.5, 2], else 2 ulp
+//   sqrt     sqrtf              0 ulp (correctly rounded)
+//   rsqrt    rsqrtf             2 ulp
+//   tanh     tanh.approx.f32    relative error 2^-10.987 (sm_75+; tanhf, 2 ulp, before sm_75)
+//   sigmoid  __frcp_rn(1 + __expf(-x))   about 3 ulp plus __expf's error
+//   sin, cos sinf, cosf         2 ulp over the full range (positions reach 10^4: __sinf would not do)
+//   pow      powf               2 ulp (__powf is NaN for negative bases, so it is not used)
+//   x / c    __fdividef(x, c)   2 ulp, only for a literal divisor 2^-126 < |c| < 2^126;
+//            other divisions use IEEE '/' (correctly rounded)
+//   floor, ceil, abs, min, max, clamp, int(x), float(x): exact
+#pragma once
+
+/// 16-bit storage types (no cuda_fp16.h / cuda_bf16.h): converted to float on read.
+struct flexjit_f16 { unsigned short bits; };
+struct flexjit_bf16 { unsigned short bits; };
+
+/// A buffer as passed in FlexjitModArgs: pointer, then extents and strides (in elements).
+template <typename T, int RANK>
+struct FlexjitBuffer {
+  const T* data;
+  long long extent[RANK];
+  long long stride[RANK];
+};
+
+/// Error bits raised by generated code; the host reads them with cuModuleGetGlobal after a launch.
+/// Bit 0: a buffer was indexed out of bounds (the read yielded 0).
+extern "C" {
+__device__ unsigned int flexjit_error_flags;
+}
+#define FLEXJIT_ERROR_BUFFER_OUT_OF_BOUNDS 1u
+
+__device__ __forceinline__ float flexjit_inf() { return __int_as_float(0x7f800000); }
+
+// ---- loads: f16/bf16/f32 read as float, i32/u8 as int ----
+__device__ __forceinline__ float flexjit_load(const float* p) { return *p; }
+__device__ __forceinline__ int flexjit_load(const int* p) { return *p; }
+__device__ __forceinline__ int flexjit_load(const unsigned char* p) { return static_cast<int>(*p); }
+__device__ __forceinline__ float flexjit_load(const flexjit_bf16* p) {
+  return __int_as_float(static_cast<int>(static_cast<unsigned int>(p->bits) << 16));
+}
+__device__ __forceinline__ float flexjit_load(const flexjit_f16* p) {
+  float value;
+  asm("{ cvt.f32.f16 %0, %1; }" : "=f"(value) : "h"(p->bits));
+  return value;
+}
+
+/// Reads buf[i0][i1]...; every index is checked against its extent. Out of bounds: returns 0 and
+/// sets FLEXJIT_ERROR_BUFFER_OUT_OF_BOUNDS in flexjit_error_flags.
+template <typename T, int RANK, typename... Index>
+__device__ __forceinline__ auto flexjit_read(const FlexjitBuffer<T, RANK>& buf, Index... index)
+    -> decltype(flexjit_load(buf.data)) {
+  static_assert(sizeof...(Index) == RANK, "buffer indexed with the wrong number of indices");
+  const long long idx[RANK] = {static_cast<long long>(index)...};
+  long long offset = 0;
+  bool inside = true;
+#pragma unroll
+  for (int d = 0; d < RANK; ++d) {
+    inside = inside && static_cast<unsigned long long>(idx[d]) < static_cast<unsigned long long>(buf.extent[d]);
+    offset += idx[d] * buf.stride[d];
+  }
+  if (!inside) {
+    atomicOr(&flexjit_error_flags, FLEXJIT_ERROR_BUFFER_OUT_OF_BOUNDS);
+    return 0;
+  }
+  return flexjit_load(buf.data + offset);
+}
+
+// ---- int arithmetic: two's-complement wrap (no signed-overflow UB), C truncating division,
+// x / 0 == 0, x % 0 == 0, INT_MIN / -1 == INT_MIN, INT_MIN % -1 == 0 (as the host interpreter) ----
+__device__ __forceinline__ int flexjit_iadd(int a, int b) {
+  return static_cast<int>(static_cast<unsigned int>(a) + static_cast<unsigned int>(b));
+}
+__device__ __forceinline__ int flexjit_isub(int a, int b) {
+  return static_cast<int>(static_cast<unsigned int>(a) - static_cast<unsigned int>(b));
+}
+__device__ __forceinline__ int flexjit_imul(int a, int b) {
+  return static_cast<int>(static_cast<unsigned int>(a) * static_cast<unsigned int>(b));
+}
+__device__ __forceinline__ int flexjit_ineg(int a) {
+  return static_cast<int>(0u - static_cast<unsigned int>(a));
+}
+__device__ __forceinline__ int flexjit_idiv(int a, int b) {
+  return b == 0 ? 0 : (b == -1 ? flexjit_ineg(a) : a / b);
+}
+__device__ __forceinline__ int flexjit_imod(int a, int b) {
+  return (b == 0 || b == -1) ? 0 : a % b;
+}
+__device__ __forceinline__ int flexjit_iabs(int a) { return a < 0 ? flexjit_ineg(a) : a; }
+__device__ __forceinline__ int flexjit_imin(int a, int b) { return a < b ? a : b; }
+__device__ __forceinline__ int flexjit_imax(int a, int b) { return a > b ? a : b; }
+__device__ __forceinline__ int flexjit_iclamp(int x, int lo, int hi) {
+  return flexjit_imin(flexjit_imax(x, lo), hi);
+}
+
+// ---- float functions ----
+__device__ __forceinline__ float flexjit_fclamp(float x, float lo, float hi) {
+  return fminf(fmaxf(x, lo), hi);
+}
+__device__ __forceinline__ float flexjit_tanh(float x) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
+  float y;
+  asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+#else
+  return tanhf(x);
+#endif
+}
+__device__ __forceinline__ float flexjit_sigmoid(float x) { return __frcp_rn(1.0f + __expf(-x)); }
+/// int(x): truncation toward zero, saturating, NaN -> 0.
+__device__ __forceinline__ int flexjit_f2i(float x) { return __float2int_rz(x); }

@@ -1,0 +1,230 @@
+// The CUDA emitter: exact output for the common mods, the FlexjitModArgs struct, and the guarantee
+// that no user text reaches generated code.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <set>
+
+#include "expr_test_util.hpp"
+
+namespace flexjit::test {
+namespace {
+
+TEST(Emitter, CausalMask) {
+  EXPECT_EQ(mask_mod("q_idx >= kv_idx").emit_cuda("flexjit_mask_mod"),
+            "__device__ __forceinline__ bool flexjit_mask_mod(int b, int h, int q_idx, int kv_idx, int q_len, "
+            "int kv_len, const FlexjitModArgs& args) {\n"
+            "#line 1 \"mask_mod\"\n"
+            "  return (q_idx >= kv_idx);\n"
+            "}\n");
+}
+
+TEST(Emitter, AlibiScore) {
+  EXPECT_EQ(score_mod("score + slope[h] * (kv_idx - q_idx)").emit_cuda("flexjit_score_mod"),
+            "__device__ __forceinline__ float flexjit_score_mod(float score, int b, int h, int q_idx, int kv_idx, "
+            "int q_len, int kv_len, const FlexjitModArgs& args) {\n"
+            "#line 1 \"score_mod\"\n"
+            "  return (score + (flexjit_read(args.buf_slope, h) * static_cast<float>(flexjit_isub(kv_idx, q_idx))));\n"
+            "}\n");
+}
+
+TEST(Emitter, LineFileCanBeChosen) {
+  const std::string cuda = score_mod("score").emit_cuda("g", "score_mod_grad");
+  EXPECT_NE(cuda.find("#line 1 \"score_mod_grad\"\n"), std::string::npos);
+  EXPECT_NE(cuda.find("  return score;\n"), std::string::npos);
+}
+
+std::string body(const Expr& expr) {
+  const std::string cuda = expr.emit_cuda("f");
+  const size_t start = cuda.find("  return ") + 9;
+  return cuda.substr(start, cuda.find(";\n}", start) - start);
+}
+
+TEST(Emitter, NumbersAreReprintedFromTheirValues) {
+  EXPECT_EQ(body(score_mod("30.0 * tanh(score / 30.0)")), "(30.0f * flexjit_tanh(__fdividef(score, 30.0f)))");
+  EXPECT_EQ(body(score_mod("score * 0.1")), "(score * 0.100000001f)");
+  EXPECT_EQ(body(score_mod("score * 1e-7")), "(score * 1.00000001e-07f)");
+  EXPECT_EQ(body(score_mod("score + 000012")), "(score + 12.0f)");
+  EXPECT_EQ(body(score_mod("score - -0.5")), "(score - (-0.5f))");
+  EXPECT_EQ(body(score_mod("where(q_idx >= kv_idx, score, -inf)")), "((q_idx >= kv_idx) ? score : (-flexjit_inf()))");
+  EXPECT_EQ(body(score_mod("score + inf")), "(score + flexjit_inf())");
+  EXPECT_EQ(body(score_mod("q_idx + -2147483648")), "static_cast<float>(flexjit_iadd(q_idx, (-2147483647 - 1)))");
+  EXPECT_EQ(body(score_mod("q_idx * -3")), "static_cast<float>(flexjit_imul(q_idx, (-3)))");
+}
+
+TEST(Emitter, IntegerOperatorsUseWrappingHelpers) {
+  EXPECT_EQ(body(score_mod("q_idx / kv_idx + q_idx % kv_idx")),
+            "static_cast<float>(flexjit_iadd(flexjit_idiv(q_idx, kv_idx), flexjit_imod(q_idx, kv_idx)))");
+  EXPECT_EQ(body(score_mod("-q_idx")), "static_cast<float>(flexjit_ineg(q_idx))");
+  EXPECT_EQ(body(score_mod("abs(q_idx) + min(q_idx, 2) + max(q_idx, 2) + clamp(q_idx, 0, 9)")),
+            "static_cast<float>(flexjit_iadd(flexjit_iadd(flexjit_iadd(flexjit_iabs(q_idx), flexjit_imin(q_idx, 2)), "
+            "flexjit_imax(q_idx, 2)), flexjit_iclamp(q_idx, 0, 9)))");
+  EXPECT_EQ(body(mask_mod("(q_idx & 1) == 0 && (q_idx | kv_idx ^ 3) > 0")),
+            "(((q_idx & 1) == 0) && ((q_idx | (kv_idx ^ 3)) > 0))");
+  EXPECT_EQ(body(mask_mod("(q_idx > 0) & (kv_idx > 0) | (b > 0) ^ (h > 0)")),
+            "static_cast<bool>(static_cast<bool>((q_idx > 0) & (kv_idx > 0)) | ((b > 0) != (h > 0)))");
+}
+
+TEST(Emitter, FloatFunctionsUseTheDocumentedIntrinsics) {
+  EXPECT_EQ(body(score_mod("exp(score) + exp2(score) + log(score) + log2(score)")),
+            "(((__expf(score) + exp2f(score)) + __logf(score)) + __log2f(score))");
+  EXPECT_EQ(body(score_mod("sqrt(score) + rsqrt(score) + tanh(score) + sigmoid(score)")),
+            "(((sqrtf(score) + rsqrtf(score)) + flexjit_tanh(score)) + flexjit_sigmoid(score))");
+  EXPECT_EQ(body(score_mod("sin(score) + cos(score) + floor(score) + ceil(score) + pow(score, 3)")),
+            "((((sinf(score) + cosf(score)) + floorf(score)) + ceilf(score)) + powf(score, 3.0f))");
+  EXPECT_EQ(body(score_mod("abs(score) + min(score, 1) + max(score, cap) + clamp(score, 0, 1)")),
+            "(((fabsf(score) + fminf(score, 1.0f)) + fmaxf(score, args.p_cap)) + flexjit_fclamp(score, 0.0f, 1.0f))");
+  // Division by a literal in the safe range uses __fdividef; anything else the IEEE division.
+  EXPECT_EQ(body(score_mod("score / 3 + score / cap + score / 1e-40")),
+            "((__fdividef(score, 3.0f) + (score / args.p_cap)) + (score / 9.9999461e-41f))");
+}
+
+TEST(Emitter, ConversionsAndParameters) {
+  EXPECT_EQ(body(score_mod("float(q_idx > 0)")), "((q_idx > 0) ? 1.0f : 0.0f)");
+  EXPECT_EQ(body(score_mod("int(kv_idx > 0)")), "static_cast<float>(((kv_idx > 0) ? 1 : 0))");
+  EXPECT_EQ(body(score_mod("int(score)")), "static_cast<float>(flexjit_f2i(score))");
+  EXPECT_EQ(body(score_mod("score * cap + window")), "((score * args.p_cap) + static_cast<float>(args.p_window))");
+  EXPECT_EQ(body(score_mod("bias[h][q_idx - kv_idx + 4095]")),
+            "flexjit_read(args.buf_bias, h, flexjit_iadd(flexjit_isub(q_idx, kv_idx), 4095))");
+}
+
+TEST(Emitter, ModArgsStruct) {
+  EXPECT_EQ(emit_mod_args_struct({}), "struct FlexjitModArgs {\n  int unused;\n};\n");
+  EXPECT_EQ(emit_mod_args_struct(standard_declarations()),
+            "struct FlexjitModArgs {\n"
+            "  float p_cap;\n"
+            "  int p_window;\n"
+            "  FlexjitBuffer<int, 1> buf_doc;\n"
+            "  FlexjitBuffer<float, 2> buf_bias;\n"
+            "  FlexjitBuffer<float, 1> buf_slope;\n"
+            "  FlexjitBuffer<flexjit_bf16, 1> buf_table;\n"
+            "  FlexjitBuffer<flexjit_f16, 1> buf_halfs;\n"
+            "  FlexjitBuffer<unsigned char, 1> buf_flags;\n"
+            "};\n");
+}
+
+TEST(Emitter, ModArgsLayout) {
+  const ModArgsLayout empty = mod_args_layout({});
+  EXPECT_TRUE(empty.fields.empty());
+  EXPECT_EQ(empty.size, 4u);
+  EXPECT_EQ(empty.alignment, 4u);
+  const ModArgsLayout layout = mod_args_layout(standard_declarations());
+  ASSERT_EQ(layout.fields.size(), 8u);
+  EXPECT_EQ(layout.fields[0].name, "cap");
+  EXPECT_FALSE(layout.fields[0].is_buffer);
+  EXPECT_EQ(layout.fields[0].type, ScalarType::floating);
+  EXPECT_EQ(layout.fields[0].offset, 0u);
+  EXPECT_EQ(layout.fields[1].name, "window");
+  EXPECT_EQ(layout.fields[1].type, ScalarType::integer);
+  EXPECT_EQ(layout.fields[1].offset, 4u);
+  EXPECT_EQ(layout.fields[2].name, "doc");
+  EXPECT_TRUE(layout.fields[2].is_buffer);
+  EXPECT_EQ(layout.fields[2].type, ScalarType::integer);
+  EXPECT_EQ(layout.fields[2].offset, 8u);
+  EXPECT_EQ(layout.fields[2].rank, 1u);
+  EXPECT_EQ(layout.fields[3].offset, 8u + 24u);  // doc: pointer + 1 extent + 1 stride
+  EXPECT_EQ(layout.fields[3].rank, 2u);
+  EXPECT_EQ(layout.fields[4].offset, 32u + 40u);
+  EXPECT_EQ(layout.size, 72u + 4 * 24u);
+  EXPECT_EQ(layout.alignment, 8u);
+  Declarations one_param;
+  one_param.params = {ParamDecl::parse("a:int"), ParamDecl::parse("c:float"), ParamDecl::parse("d:int")};
+  EXPECT_EQ(mod_args_layout(one_param).size, 12u);
+  EXPECT_EQ(mod_args_layout(one_param).alignment, 4u);
+  one_param.buffers = {BufferDecl::parse("z:f32:?")};
+  EXPECT_EQ(mod_args_layout(one_param).fields[3].offset, 16u);  // padded to 8
+  EXPECT_EQ(mod_args_layout(one_param).size, 40u);
+}
+
+TEST(Emitter, RejectsUnsafeFunctionAndFileNames) {
+  const Expr mask = mask_mod("true");
+  EXPECT_EQ(usage_error_of([&] { mask.emit_cuda("f() { asm(\"trap;\"); } bool g"); }),
+            "function name 'f() { asm(\"trap;\"); } bool g' is not a valid C++ identifier");
+  EXPECT_EQ(usage_error_of([&] { mask.emit_cuda("f", "x\"\nasm"); }),
+            "#line file name 'x\"\nasm' may only contain letters, digits and _ - . /");
+}
+
+// The identifiers generated code may contain besides the declared names (prefixed p_ / buf_).
+const std::set<std::string> kEmitterVocabulary = {
+    "__device__", "__forceinline__", "float", "int", "bool", "const", "FlexjitModArgs", "args", "return",
+    "true", "false", "static_cast", "line", "score", "b", "h", "q_idx", "kv_idx", "q_len", "kv_len",
+    "flexjit_read", "flexjit_iadd", "flexjit_isub", "flexjit_imul", "flexjit_ineg", "flexjit_idiv",
+    "flexjit_imod", "flexjit_iabs", "flexjit_imin", "flexjit_imax", "flexjit_iclamp", "flexjit_fclamp",
+    "flexjit_tanh", "flexjit_sigmoid", "flexjit_f2i", "flexjit_inf", "fabsf", "fminf", "fmaxf", "__expf",
+    "exp2f", "__logf", "__log2f", "sqrtf", "rsqrtf", "sinf", "cosf", "floorf", "ceilf", "powf",
+    "__fdividef", "__int_as_float", "f", "e", "score_mod", "mask_mod", "p_cap", "p_window", "buf_doc",
+    "buf_bias", "buf_slope", "buf_table", "buf_halfs", "buf_flags"};
+
+// Every identifier in `cuda` (outside string literals, numbers included in tokens).
+std::vector<std::string> identifiers_in(const std::string& cuda) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < cuda.size();) {
+    const char c = cuda[i];
+    if (c == '"') {
+      i = cuda.find('"', i + 1) + 1;
+      continue;
+    }
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      while (i < cuda.size() && (std::isalnum(static_cast<unsigned char>(cuda[i])) || cuda[i] == '.' ||
+                                 ((cuda[i] == '-' || cuda[i] == '+') && (cuda[i - 1] == 'e'))))
+        ++i;
+      continue;
+    }
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      const size_t start = i;
+      while (i < cuda.size() && (std::isalnum(static_cast<unsigned char>(cuda[i])) || cuda[i] == '_')) ++i;
+      out.push_back(cuda.substr(start, i - start));
+      continue;
+    }
+    ++i;
+  }
+  return out;
+}
+
+TEST(Emitter, GeneratedCodeUsesOnlyItsOwnVocabulary) {
+  const char* sources[] = {
+      "score + slope[h] * (kv_idx - q_idx)", "30.0 * tanh(score / 30.0)",
+      "where(q_idx >= kv_idx, score, -inf) + cap * window",
+      "exp(score) + exp2(score) + log(score) + log2(score) + sqrt(score) + rsqrt(score) + sigmoid(score)",
+      "sin(score) + cos(score) + floor(score) + ceil(score) + pow(score, 2) + abs(score) + clamp(score, 0, 1)",
+      "bias[h][q_idx] + doc[q_idx] + table[0] + halfs[1] + flags[2] + int(score) + float(q_idx > 0)",
+      "q_idx / kv_idx % 3 + -q_idx + min(q_idx, kv_idx) + max(b, h) + abs(q_len - kv_len)"};
+  for (const char* source : sources) {
+    const Expr expr = score_mod(source);
+    for (const Expr& e : {expr, expr.gradient()})
+      for (const auto& identifier : identifiers_in(e.emit_cuda("f")))
+        EXPECT_TRUE(kEmitterVocabulary.count(identifier)) << identifier << " in " << e.emit_cuda("f");
+  }
+}
+
+TEST(Emitter, HostileInputsNeverReachTheCode) {
+  const char* hostile[] = {
+      "score); asm(\"trap;\"); (0",
+      "score + 1); } __global__ void evil() { asm(\"trap;\"); } __device__ float x(float y) { return y",
+      "score /* */ + 1",
+      "score // comment\n",
+      "score\n#include <cstdio>\n",
+      "score + __builtin_trap()",
+      "score + args.p_cap",
+      "asm(\"trap;\")",
+      "score + flexjit_error_flags",
+      "score + threadIdx.x",
+      "score + 1e999",
+      "score + 0x7f800000",
+      "score ? 1 : 0",
+  };
+  for (const char* source : hostile) {
+    EXPECT_THROW(score_mod(source), ExprError) << source;
+  }
+  // The declaration table is the only way to add names, and it refuses anything unsafe.
+  for (const char* name : {"a;b", "asm", "__x", "flexjit_read", "threadIdx", "if", "return", "args", "x y",
+                           "_private", "int", "exp"}) {
+    Declarations d;
+    d.params.push_back({name, ScalarType::floating});
+    EXPECT_THROW(Expr::parse(ModKind::score, "score", d), UsageError) << name;
+    EXPECT_THROW(emit_mod_args_struct(d), UsageError) << name;
+  }
+}
+
+}  // namespace
+}  // namespace flexjit::test
