@@ -26,7 +26,7 @@ for bin in "$build"/tests/gpu_test_*; do
   wait
   failed=$(cat /tmp/$name.*.log | grep -c "^\[  FAILED  \]" || true)
   echo "== $name: $(( $(date +%s) - start )) s, failed lines: $failed" | tee -a "$log"
-  cat /tmp/$name.*.log | grep -E "^\[       OK \]|^\[  FAILED  \]|^\[  SKIPPED \]|Failure|error|Error|seed|Expected|Which is|actual|median" >> "$log"
+  cat /tmp/$name.*.log | grep -E "^\[       OK \]|^\[  FAILED  \]|^\[  SKIPPED \]|Failure|error|Error|exception|seed|Expected|Which is|actual|median" >> "$log"
 done
 echo "== bench" | tee -a "$log"
 "$build/flexjit" bench --suite bench/suite.json --only "$problems" "$@" 2>&1 | tee -a "$log"

@@ -9,10 +9,9 @@ namespace flexjit {
 // apart) into a swizzled shared tile with the CTA's THREADS threads. With PREDICATE, rows at or
 // past `rows_valid` are zero-filled and not read. Each thread keeps one column chunk for the
 // whole tile and walks down the rows, so the loop needs one running pointer.
-template <typename T, int THREADS, int ROWS, int COLS, bool PREDICATE>
+template <typename T, int THREADS, int ROWS, int COLS, bool PREDICATE, typename Tile = SwizzledTile<ROWS, COLS>>
 __device__ __forceinline__ void load_tile(u32 dst, const T* base, long long row0, long long row_stride,
                                           int rows_valid) {
-  using Tile = SwizzledTile<ROWS, COLS>;
   constexpr int CHUNKS = Tile::kChunks;
   if constexpr (THREADS % CHUNKS == 0) {
     constexpr int ROWS_PER_PASS = THREADS / CHUNKS;

@@ -40,22 +40,30 @@ __device__ unsigned int flexjit_error_flags;
 __device__ __forceinline__ float flexjit_inf() { return __int_as_float(0x7f800000); }
 
 // ---- loads: f16/bf16/f32 read as float, i32/u8 as int ----
+// Plain loads (no inline asm, no side effects), so the compiler can share one read of doc[q_idx]
+// between every element of a row that needs it.
 __device__ __forceinline__ float flexjit_load(const float* p) { return *p; }
 __device__ __forceinline__ int flexjit_load(const int* p) { return *p; }
 __device__ __forceinline__ int flexjit_load(const unsigned char* p) { return static_cast<int>(*p); }
 __device__ __forceinline__ float flexjit_load(const flexjit_bf16* p) {
-  return __int_as_float(static_cast<int>(static_cast<unsigned int>(p->bits) << 16));
+  const unsigned short bits = p->bits;
+  return __int_as_float(static_cast<int>(static_cast<unsigned int>(bits) << 16));
 }
 __device__ __forceinline__ float flexjit_load(const flexjit_f16* p) {
+  const unsigned short bits = p->bits;
   float value;
-  asm("{ cvt.f32.f16 %0, %1; }" : "=f"(value) : "h"(p->bits));
+  asm("{ cvt.f32.f16 %0, %1; }" : "=f"(value) : "h"(bits));
   return value;
 }
 
-/// Reads buf[i0][i1]...; every index is checked against its extent. Out of bounds: returns 0 and
-/// sets FLEXJIT_ERROR_BUFFER_OUT_OF_BOUNDS in flexjit_error_flags.
+// Zero bytes that an out-of-bounds read is pointed at, so the read stays a plain load.
+__device__ const unsigned long long flexjit_zero_storage[2] = {0ull, 0ull};
+
+/// Reads buf[i0][i1]...; every index is checked against its extent. Out of bounds: the read
+/// yields 0 and FLEXJIT_ERROR_BUFFER_OUT_OF_BOUNDS is or-ed into `errors`, which the kernel
+/// publishes to flexjit_error_flags once, at its end (no side effect inside the hot loop).
 template <typename T, int RANK, typename... Index>
-__device__ __forceinline__ auto flexjit_read(const FlexjitBuffer<T, RANK>& buf, Index... index)
+__device__ __forceinline__ auto flexjit_read(const FlexjitBuffer<T, RANK>& buf, unsigned& errors, Index... index)
     -> decltype(flexjit_load(buf.data)) {
   static_assert(sizeof...(Index) == RANK, "buffer indexed with the wrong number of indices");
   const long long idx[RANK] = {static_cast<long long>(index)...};
@@ -66,11 +74,13 @@ __device__ __forceinline__ auto flexjit_read(const FlexjitBuffer<T, RANK>& buf, 
     inside = inside && static_cast<unsigned long long>(idx[d]) < static_cast<unsigned long long>(buf.extent[d]);
     offset += idx[d] * buf.stride[d];
   }
-  if (!inside) {
-    atomicOr(&flexjit_error_flags, FLEXJIT_ERROR_BUFFER_OUT_OF_BOUNDS);
-    return 0;
-  }
-  return flexjit_load(buf.data + offset);
+  errors |= inside ? 0u : FLEXJIT_ERROR_BUFFER_OUT_OF_BOUNDS;
+  return flexjit_load(inside ? buf.data + offset : reinterpret_cast<const T*>(flexjit_zero_storage));
+}
+
+/// Publishes a thread's accumulated error bits (call once, at the end of a kernel).
+__device__ __forceinline__ void flexjit_report_errors(unsigned errors) {
+  if (errors != 0u) atomicOr(&flexjit_error_flags, errors);
 }
 
 // ---- int arithmetic: two's-complement wrap (no signed-overflow UB), C truncating division,

@@ -8,6 +8,13 @@ namespace flexjit {
 typedef unsigned int u32;
 typedef unsigned long long u64;
 
+// A compile-time bool as a type, to pick a branch-free variant of a generic lambda.
+template <bool B> struct BoolConstant { static constexpr bool value = B; };
+
+// Compile-time type choice (NVRTC runs without the standard library's <type_traits>).
+template <bool C, typename A, typename B> struct Select { using type = A; };
+template <typename A, typename B> struct Select<false, A, B> { using type = B; };
+
 // ---- 16-bit element types: storage only; arithmetic happens in fp32 ------------------------------
 
 struct bf16 { unsigned short bits; };
@@ -135,12 +142,31 @@ __device__ __forceinline__ void cp_async_wait() {
 template <int ROWS, int COLS>
 struct SwizzledTile {
   static_assert(COLS % 64 == 0, "swizzled tiles need a multiple of 64 columns");
+  static constexpr int kRows = ROWS;
+  static constexpr int kCols = COLS;
   static constexpr int kChunks = COLS / 8;         // 16-byte chunks per row
   static constexpr int kRowBytes = COLS * 2;
   static constexpr int kBytes = ROWS * COLS * 2;
   // Byte offset of chunk `chunk` of row `row`.
   static __device__ __forceinline__ u32 offset(int row, int chunk) {
     return static_cast<u32>(row * kRowBytes + (chunk ^ (row & 7)) * 16);
+  }
+};
+
+// A tile in the canonical K-major / MN-major layout of Hopper's warpgroup MMA with the 128-byte
+// swizzle: the columns are cut into slabs of 64 (128 bytes), each slab stores its ROWS rows 128
+// bytes apart (8-row atoms of 1024 bytes), and the 16-byte chunks of a row are XOR-swizzled by
+// (row % 8) — the address bits the hardware swizzle reads, so slabs must be 1024-byte aligned.
+template <int ROWS, int COLS>
+struct WgmmaTile {
+  static_assert(COLS % 64 == 0 && ROWS % 8 == 0, "wgmma tiles are whole 8-row x 64-column atoms");
+  static constexpr int kRows = ROWS;
+  static constexpr int kCols = COLS;
+  static constexpr int kChunks = COLS / 8;
+  static constexpr int kSlabBytes = ROWS * 128;
+  static constexpr int kBytes = ROWS * COLS * 2;
+  static __device__ __forceinline__ u32 offset(int row, int chunk) {
+    return static_cast<u32>((chunk / 8) * kSlabBytes + row * 128 + ((chunk % 8) ^ (row & 7)) * 16);
   }
 };
 

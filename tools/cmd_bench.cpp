@@ -1,21 +1,18 @@
-// `flexjit bench`: times the forward pass of every problem of a suite on the GPU, the way the peer
-// benchmark does (L2 flushed, event-timed, median), and prints a table plus JSON lines in the
-// schema of bench/README.md so compare.py can put flexjit beside the peers.
+// `flexjit bench`: times the forward and backward passes of every problem of a suite on the GPU,
+// the way the peer benchmark does (L2 flushed before each run, event-timed, median), and prints a
+// table plus JSON lines in the schema of bench/README.md so compare.py can put flexjit beside the
+// peers. Also reports what the first call cost: NVRTC compile time of the forward kernel and the
+// time to get it ready in this process (a disk-cache load when the cache is warm).
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <cstdio>
 #include <fstream>
 #include <random>
 
-#include "codegen/kernel_spec.hpp"
 #include "command.hpp"
-#include "common/half.hpp"
-#include "flexjit/attention.hpp"
 #include "flexjit/error.hpp"
-#include "flexjit/problem_suite.hpp"
-#include "jit/kernel_cache.hpp"
 #include "nlohmann/json.hpp"
+#include "problem_inputs.hpp"
 #include "tune/timing.hpp"
 
 namespace flexjit::cli {
@@ -23,51 +20,21 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-// Normal(0, 1) values rounded to `dtype`, uploaded. Seeded per tensor so every run sees new data.
-DeviceBuffer random_device_tensor(size_t n, DType dtype, std::mt19937_64& rng) {
-  std::normal_distribution<float> normal(0.f, 1.f);
-  std::vector<uint16_t> bits(n);
-  for (auto& b : bits) b = dtype == DType::bf16 ? float_to_bf16_bits(normal(rng)) : float_to_f16_bits(normal(rng));
-  DeviceBuffer buffer = DeviceBuffer::allocate(n * 2);
-  buffer.upload(bits.data(), n * 2);
-  return buffer;
-}
-
-DeviceBuffer upload_suite_buffer(const SuiteBuffer& b) {
-  const std::vector<double> values = b.values();
-  std::vector<unsigned char> bytes(values.size() * dtype_size(b.dtype));
-  for (size_t i = 0; i < values.size(); ++i) {
-    unsigned char* p = bytes.data() + i * dtype_size(b.dtype);
-    switch (b.dtype) {
-      case DType::i32: { int32_t v = static_cast<int32_t>(values[i]); std::memcpy(p, &v, 4); break; }
-      case DType::f32: { float v = static_cast<float>(values[i]); std::memcpy(p, &v, 4); break; }
-      case DType::bf16: { uint16_t v = float_to_bf16_bits(static_cast<float>(values[i])); std::memcpy(p, &v, 2); break; }
-      case DType::f16: { uint16_t v = float_to_f16_bits(static_cast<float>(values[i])); std::memcpy(p, &v, 2); break; }
-      case DType::u8: *p = static_cast<unsigned char>(values[i]); break;
-    }
-  }
-  DeviceBuffer d = DeviceBuffer::allocate(std::max<size_t>(bytes.size(), 16));
-  d.upload(bytes.data(), bytes.size());
-  return d;
-}
+double round_to(double x, double unit) { return std::round(x / unit) * unit; }
 
 CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a table and JSON lines", [](CLI::App& app) {
   struct Options {
     std::string suite = "bench/suite.json";
-    std::string only;
-    std::string json_path;
-    std::string config;
+    std::string only, json_path, config, dq_config, dkdv_config;
     bool no_bwd = false;
   };
   auto o = std::make_shared<Options>();
   app.add_option("--suite", o->suite, "problem suite (JSON, schema of bench/suite.json)")->capture_default_str();
   app.add_option("--only", o->only, "comma-separated problem names to run");
   app.add_option("--json", o->json_path, "also write the JSON lines to this file");
-  app.add_option("--config", o->config, "forward block config for every problem, e.g. m128n64w4s2");
+  app.add_option("--config", o->config, "forward block config for every problem, e.g. m128n128w8s2g (default: autotuned)");
+  app.add_option("--dq-config", o->dq_config, "backward dQ kernel block config, e.g. m64n64w4s2g");
+  app.add_option("--dkdv-config", o->dkdv_config, "backward dK/dV kernel block config, e.g. m64n64w4s2g");
   app.add_flag("--no-bwd", o->no_bwd, "forward only");
   return [o]() {
     const auto problems = select_problems(load_suite(o->suite), o->only);
@@ -87,88 +54,68 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
     emit_json({{"device", device.name}, {"system", "flexjit"}, {"arch", device.default_arch()}});
     std::mt19937_64 rng(std::random_device{}());
     struct Row {
-      std::string name, config;
-      double fwd_ms, fwd_tflops, first_ms, density;
-      bool cached;
-      double bwd_ms = 0, bwd_tflops = 0;
+      std::string name, fwd_config, bwd_config;
+      double fwd_ms = 0, fwd_tflops = 0, bwd_ms = 0, bwd_tflops = 0, first_ms = 0, density = 1;
+      double compile_ms = 0, load_ms = 0;
+      bool from_cache = false;
     };
     std::vector<Row> rows;
     for (const SuiteProblem& p : problems) {
-      AttentionSpec spec;
-      spec.score_mod = p.score_mod;
-      spec.mask_mod = p.mask_mod;
-      spec.declarations = p.declarations();
-      spec.dtype = p.dtype;
-      spec.head_dim = p.head_dim;
-      spec.head_dim_v = p.head_dim_v;
+      AttentionSpec spec = problem_spec(p);
       if (!o->config.empty()) spec.fwd_config = BlockConfig::parse(o->config);
+      if (!o->dq_config.empty()) spec.bwd_dq_config = BlockConfig::parse(o->dq_config);
+      if (!o->dkdv_config.empty()) spec.bwd_dkdv_config = BlockConfig::parse(o->dkdv_config);
       const Attention attention(spec);
-      std::vector<DeviceBuffer> buffer_storage;
-      CallOptions call;
-      for (const SuiteBuffer& b : p.buffers) {
-        buffer_storage.push_back(upload_suite_buffer(b));
-        call.values.buffers[b.name] = TensorView::contiguous(buffer_storage.back().data(), b.dtype, b.shape());
-      }
-      const std::vector<int64_t> qshape{p.batch, p.q_heads, p.q_len, p.head_dim};
-      const std::vector<int64_t> kshape{p.batch, p.kv_heads, p.kv_len, p.head_dim};
-      const std::vector<int64_t> vshape{p.batch, p.kv_heads, p.kv_len, p.head_dim_v};
-      const std::vector<int64_t> oshape{p.batch, p.q_heads, p.q_len, p.head_dim_v};
-      DeviceBuffer q = random_device_tensor(size_t(p.batch) * p.q_heads * p.q_len * p.head_dim, p.dtype, rng);
-      DeviceBuffer k = random_device_tensor(size_t(p.batch) * p.kv_heads * p.kv_len * p.head_dim, p.dtype, rng);
-      DeviceBuffer v = random_device_tensor(size_t(p.batch) * p.kv_heads * p.kv_len * p.head_dim_v, p.dtype, rng);
-      DeviceBuffer out = DeviceBuffer::allocate(size_t(p.batch) * p.q_heads * p.q_len * p.head_dim_v * 2);
-      DeviceBuffer lse = DeviceBuffer::allocate(size_t(p.batch) * p.q_heads * p.q_len * 4);
-      const TensorView qv = TensorView::contiguous(q.data(), p.dtype, qshape);
-      const TensorView kv = TensorView::contiguous(k.data(), p.dtype, kshape);
-      const TensorView vv = TensorView::contiguous(v.data(), p.dtype, vshape);
-      const TensorView ov = TensorView::contiguous(out.data(), p.dtype, oshape);
-      const TensorView lv = TensorView::contiguous(lse.data(), DType::f32, {p.batch, p.q_heads, p.q_len});
-      std::optional<BlockMask> mask;
-      double density = 1.0;
-      if (!attention.mask_mod().is_always_true()) {
-        mask = attention.block_mask(p.batch, p.q_heads, p.q_len, p.kv_len, nullptr, call.values);
-        density = mask->density();
-      }
-      const long compiles_before = jit::nvrtc_compile_count();
+      const ProblemInputs in = ProblemInputs::create(p, attention, !o->no_bwd, rng);
+      Row row;
+      row.name = p.name;
+      row.density = in.density;
+      // The first call: config choice (autotune cache or tuning), kernel compile or disk load.
       const auto t0 = Clock::now();
-      attention.forward(qv, kv, vv, ov, lv, mask ? &*mask : nullptr, nullptr, call);
+      in.forward(attention, nullptr);
       synchronize();
-      const double first_ms = ms_since(t0);
-      const bool cached = jit::nvrtc_compile_count() == compiles_before;
-      const tune::Timing t = tune::time_on_gpu(
-          [&](Stream s) { attention.forward(qv, kv, vv, ov, lv, mask ? &*mask : nullptr, s, call); });
-      const double flops = p.dense_flops() * density;
-      Row row{p.name, spec.fwd_config ? spec.fwd_config->str() : "default", t.median_ms,
-              flops / t.median_ms / 1e9, first_ms, density, cached};
-      nlohmann::json j = {{"system", "flexjit"}, {"name", p.name}, {"fwd_ms", std::round(t.median_ms * 1e4) / 1e4},
-                          {"fwd_tflops", std::round(row.fwd_tflops * 10) / 10},
-                          {"first_call_ms", std::round(first_ms * 100) / 100},
-                          {"density", std::round(density * 1e4) / 1e4}, {"config", row.config},
-                          {"first_call_kernel", cached ? "cache" : "compiled"}};
+      row.first_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      const tune::Timing tf = tune::time_on_gpu([&](Stream s) { in.forward(attention, s); });
+      const double flops = p.dense_flops() * in.density;
+      row.fwd_ms = tf.median_ms;
+      row.fwd_tflops = flops / tf.median_ms / 1e9;
       if (!o->no_bwd) {
-        DeviceBuffer dout = random_device_tensor(size_t(p.batch) * p.q_heads * p.q_len * p.head_dim_v, p.dtype, rng);
-        DeviceBuffer dq = DeviceBuffer::allocate(q.bytes()), dk = DeviceBuffer::allocate(k.bytes()),
-                     dv = DeviceBuffer::allocate(v.bytes());
-        const TensorView dov = TensorView::contiguous(dout.data(), p.dtype, oshape);
-        const TensorView dqv = TensorView::contiguous(dq.data(), p.dtype, qshape);
-        const TensorView dkv = TensorView::contiguous(dk.data(), p.dtype, kshape);
-        const TensorView dvv = TensorView::contiguous(dv.data(), p.dtype, vshape);
-        const tune::Timing tb = tune::time_on_gpu([&](Stream s) {
-          attention.backward(qv, kv, vv, ov, lv, dov, dqv, dkv, dvv, mask ? &*mask : nullptr, s, call);
-        });
+        in.backward(attention, nullptr);  // choose / tune the backward configs before timing
+        synchronize();
+        const tune::Timing tb = tune::time_on_gpu([&](Stream s) { in.backward(attention, s); });
         row.bwd_ms = tb.median_ms;
         row.bwd_tflops = 2.5 * flops / tb.median_ms / 1e9;
-        j["bwd_ms"] = std::round(tb.median_ms * 1e4) / 1e4;
-        j["bwd_tflops"] = std::round(row.bwd_tflops * 10) / 10;
       }
-      rows.push_back(row);
+      check_buffer_errors();
+      for (const KernelChoice& c : attention.last_choices()) {
+        if (c.family == "fwd") {
+          row.fwd_config = c.config.str() + " (" + c.source + ")";
+          row.compile_ms = c.compile_ms;
+          row.load_ms = c.load_ms;
+          row.from_cache = c.from_disk_cache;
+        } else {
+          row.bwd_config += (row.bwd_config.empty() ? "" : " ") + c.config.str();
+        }
+      }
+      nlohmann::json j = {{"system", "flexjit"}, {"name", p.name}, {"fwd_ms", round_to(row.fwd_ms, 1e-4)},
+                          {"fwd_tflops", round_to(row.fwd_tflops, 0.1)}, {"first_call_ms", round_to(row.first_ms, 0.01)},
+                          {"density", round_to(row.density, 1e-4)}, {"fwd_config", row.fwd_config},
+                          {"fwd_compile_ms", round_to(row.compile_ms, 0.1)}, {"fwd_load_ms", round_to(row.load_ms, 0.01)},
+                          {"fwd_kernel_from_disk_cache", row.from_cache}};
+      if (!o->no_bwd) {
+        j["bwd_ms"] = round_to(row.bwd_ms, 1e-4);
+        j["bwd_tflops"] = round_to(row.bwd_tflops, 0.1);
+        j["bwd_configs"] = row.bwd_config;
+      }
       emit_json(j);
+      rows.push_back(row);
     }
-    std::printf("\n%-28s %-14s %9s %9s %9s %9s %12s %8s\n", "problem", "config", "fwd ms", "fwd TF/s", "bwd ms",
-                "bwd TF/s", "first call", "density");
+    std::printf("\n%-27s %9s %9s %10s %10s %9s %8s  %s\n", "problem", "fwd TF/s", "bwd TF/s", "first call",
+                "compile", "load", "density", "configs (fwd; dkdv dq)");
     for (const Row& r : rows)
-      std::printf("%-28s %-14s %9.3f %9.1f %9.3f %9.1f %9.1f ms %8.3f%s\n", r.name.c_str(), r.config.c_str(), r.fwd_ms,
-                  r.fwd_tflops, r.bwd_ms, r.bwd_tflops, r.first_ms, r.density, r.cached ? " (kernel from cache)" : "");
+      std::printf("%-27s %9.1f %9.1f %7.1f ms %7.0f ms %6.2f ms %8.3f  %s; %s\n", r.name.c_str(), r.fwd_tflops,
+                  r.bwd_tflops, r.first_ms, r.compile_ms, r.load_ms, r.density, r.fwd_config.c_str(),
+                  r.bwd_config.c_str());
     return kExitOk;
   };
 });

@@ -37,7 +37,7 @@ CommandRegistrar registrar("emit", "Render one kernel and write its .cu, .ptx or
     int q_block = 128, kv_block = 128;
   };
   auto o = std::make_shared<Options>();
-  app.add_option("--family", o->family, "kernel family: fwd, block_mask, builtin")->capture_default_str();
+  app.add_option("--family", o->family, "kernel family: fwd, bwd_preprocess, bwd_dq, bwd_dkdv, block_mask, builtin")->capture_default_str();
   o->variant.add_mod_flags(app);
   o->variant.add_kernel_flags(app);
   app.add_option("--gqa", o->gqa, "query heads per kv head")->capture_default_str();

@@ -222,6 +222,7 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
         dv_out = fetch(gv, vs);
       }
       synchronize();
+      check_buffer_errors();
       NpyArray host_out{dtype, out_shape, std::vector<unsigned char>(dout.bytes())};
       dout.download(host_out.data.data(), dout.bytes());
       NpyArray host_lse{DType::f32, {shape.batch, shape.q_heads, shape.q_len}, std::vector<unsigned char>(dlse.bytes())};

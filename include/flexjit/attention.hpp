@@ -55,6 +55,21 @@ struct WarmedKernel {
   int spill_bytes = 0;    ///< spill stores per thread
 };
 
+/// The block config one kernel family used in the latest call, and where it came from.
+struct KernelChoice {
+  std::string family;          ///< "fwd", "bwd_dq" or "bwd_dkdv"
+  BlockConfig config;          ///< the config launched
+  std::string source;          ///< "fixed" (the spec's), "defaults", "cache" (autotune.json) or "tuned" (just now)
+  std::optional<double> ms;    ///< the winner's time when tuned or cached
+  std::optional<double> default_ms;  ///< the default config's time, when it was measured
+  BlockConfig default_config;  ///< what FLEXJIT_AUTOTUNE=off would use
+  int candidates = 0;          ///< configs measured to choose it (0 unless tuned now or cached)
+  double compile_ms = 0;       ///< NVRTC time of the launched kernel (of its original compile if cached)
+  bool from_disk_cache = false;  ///< the launched kernel came from the disk cache in this process
+  double load_ms = 0;          ///< wall time this process spent getting it ready (compile or disk
+                               ///< read, plus module load); 0 once it is in the in-process cache
+};
+
 /// Per-call options.
 struct CallOptions {
   ModValues values;              ///< parameters and buffers of the mods
@@ -101,6 +116,9 @@ class Attention {
                 const TensorView& dv, const BlockMask* block_mask, Stream stream = nullptr,
                 const CallOptions& options = {}) const;
 
+  /// The configs the latest forward and backward calls used, one entry per kernel family.
+  std::vector<KernelChoice> last_choices() const;
+
   /// Compiles into the disk cache every kernel that forward (and, with `backward`, backward) will
   /// need for calls of this size with a block mask when the variant has a mask_mod: cache warm-up
   /// for a service, and the no-GPU path of `flexjit tune`. Needs no GPU when `arch` is given (""
@@ -114,5 +132,12 @@ class Attention {
  private:
   std::shared_ptr<Impl> impl_;
 };
+
+/// Waits for all work on the current CUDA context, then reports score_mod / mask_mod buffer
+/// reads that were out of bounds in any kernel since the last check (such reads yield 0 instead
+/// of faulting, so without this check they would go unnoticed). Throws ShapeError naming each
+/// kernel's variant; clears the record either way. `flexjit run` and the tests call it after
+/// every launch; a service can call it whenever it synchronises anyway.
+void check_buffer_errors();
 
 }  // namespace flexjit

@@ -13,17 +13,19 @@ struct BlockConfig {
   int block_n = 0;    ///< key/value rows per pipeline step (multiple of 16; divides 128)
   int num_warps = 0;  ///< warps per CTA
   int stages = 0;     ///< shared-memory pipeline depth for K/V tiles (>= 2)
+  bool wgmma = false; ///< Hopper path (sm_90a): warpgroup MMAs from shared memory instead of mma.sync
 
   /// True when every field is set (non-zero).
   bool is_set() const noexcept { return block_m > 0 && block_n > 0 && num_warps > 0 && stages > 0; }
-  /// "m128n64w4s2": compact text used in cache keys, tables and messages.
+  /// "m128n64w4s2" ("m128n128w8s2g" for the wgmma path): compact text used in cache keys, tables
+  /// and messages.
   std::string str() const;
   /// Parses the text form of str(); throws UsageError naming the bad part.
   static BlockConfig parse(const std::string& text);
   /// Field-wise equality.
   bool operator==(const BlockConfig& other) const noexcept {
     return block_m == other.block_m && block_n == other.block_n && num_warps == other.num_warps &&
-           stages == other.stages;
+           stages == other.stages && wgmma == other.wgmma;
   }
   /// Field-wise inequality.
   bool operator!=(const BlockConfig& other) const noexcept { return !(*this == other); }

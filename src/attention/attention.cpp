@@ -1,7 +1,13 @@
 #include "flexjit/attention.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <map>
+#include <set>
+#include <mutex>
+#include <optional>
 
 #include "../../templates/flexjit_params.cuh"
 #include "codegen/kernel_store.hpp"
@@ -9,6 +15,10 @@
 #include "attention/tensor_checks.hpp"
 #include "codegen/mod_args.hpp"
 #include "common/parallel.hpp"
+#include "flexjit/autotune.hpp"
+#include "tune/autotune_cache.hpp"
+#include "tune/config_space.hpp"
+#include "tune/tuner.hpp"
 #include "flexjit/error.hpp"
 
 namespace flexjit {
@@ -25,6 +35,26 @@ struct Attention::Impl {
     if (arch.empty()) arch = codegen::resolve_arch(spec.arch);
     return arch;
   }
+  // The device's identity, read once (part of the autotune cache key).
+  const DeviceInfo& device() {
+    std::lock_guard<std::mutex> lock(arch_mutex);
+    if (!device_info) device_info = current_device();
+    return *device_info;
+  }
+
+  std::optional<DeviceInfo> device_info;
+  std::mutex choices_mutex;
+  std::map<std::string, KernelChoice> choices;  // by family: what the latest call used
+
+  void remember(KernelChoice choice, const codegen::ReadyKernel& kernel) {
+    choice.compile_ms = kernel.compiled.compile_ms;
+    choice.from_disk_cache = kernel.compiled.from_disk_cache;
+    std::lock_guard<std::mutex> lock(choices_mutex);
+    // The time to get the kernel ready counts once, for the call that paid it.
+    choice.load_ms = loaded.insert(&kernel).second ? kernel.ready_ms : 0.0;
+    choices[choice.family] = choice;
+  }
+  std::set<const codegen::ReadyKernel*> loaded;
 };
 
 namespace {
@@ -122,6 +152,63 @@ float checked_scale(const CallOptions& options, int head_dim, const char* what) 
   return scale;
 }
 
+// The block config of one kernel family for this call: the caller's, or the autotuner's choice
+// (cached on disk, tuned on first use with the call's own tensors when FLEXJIT_AUTOTUNE is on).
+// `launch` runs one candidate kernel of the family with this call's arguments.
+KernelChoice choose_config(codegen::Family family, const std::optional<BlockConfig>& fixed, const AttentionSpec& spec,
+                           const Expr& score, const Expr& mask, const attention::ProblemShape& shape,
+                           const BlockMask* block_mask, const std::string& arch, const DeviceInfo& device,
+                           const std::function<void(const codegen::KernelSpec&, const codegen::ReadyKernel&, Stream)>& launch,
+                           Stream stream) {
+  KernelChoice choice;
+  choice.family = std::string(codegen::family_name(family));
+  const codegen::KernelSpec base = attention_spec(family, spec, score, mask, shape, block_mask, std::nullopt);
+  choice.default_config = tune::default_for(base, arch);
+  if (fixed) {
+    choice.config = *fixed;
+    choice.source = "fixed";
+    return choice;
+  }
+  const tune::AutotuneKey key = tune::make_autotune_key(base, arch, device, int64_t(shape.batch) * shape.q_heads,
+                                                        shape.q_len, shape.kv_len);
+  const auto spec_for = [&](const BlockConfig& c) {
+    return attention_spec(family, spec, score, mask, shape, block_mask, c);
+  };
+  const auto launcher = [&](const tune::Candidate& candidate, const codegen::ReadyKernel& kernel, Stream s) {
+    launch(candidate.spec, kernel, s);
+  };
+  tune::TuneOptions options;
+  if (const char* jobs = std::getenv("FLEXJIT_TUNE_JOBS")) {
+    char* end = nullptr;
+    const long n = std::strtol(jobs, &end, 10);
+    if (end == jobs || *end != '\0' || n < 1 || n > 1024)
+      throw UsageError(std::string("FLEXJIT_TUNE_JOBS='") + jobs + "' is not a number of threads (1 to 1024)");
+    options.compile_workers = static_cast<size_t>(n);
+  }
+  const tune::Selection selection =
+      tune::select_config(base, arch, key, spec_for, launcher, stream, autotune_mode(), tune::AutotuneCache(), options);
+  choice.config = selection.config;
+  switch (selection.source) {
+    case tune::ConfigSource::defaults: choice.source = "defaults"; break;
+    case tune::ConfigSource::cache: choice.source = "cache"; break;
+    case tune::ConfigSource::tuned: choice.source = "tuned"; break;
+  }
+  if (selection.source != tune::ConfigSource::defaults) {
+    if (const auto entry = tune::AutotuneCache().lookup(key)) {
+      choice.ms = entry->winner_ms;
+      choice.default_ms = entry->default_ms;
+      choice.candidates = static_cast<int>(entry->candidates.size());
+    } else if (selection.outcome) {  // FLEXJIT_CACHE=off: the result lives only in this process
+      const tune::TuneOutcome& o = *selection.outcome;
+      choice.ms = o.best().ms;
+      choice.candidates = static_cast<int>(o.results.size());
+      for (const auto& r : o.results)
+        if (r.config == choice.default_config) choice.default_ms = r.ms;
+    }
+  }
+  return choice;
+}
+
 }  // namespace
 
 void Attention::forward(const TensorView& q, const TensorView& k, const TensorView& v,
@@ -132,11 +219,9 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
       q, k, v, out, lse, spec.dtype, spec.head_dim, spec.head_dim_v);
   const float scale = checked_scale(options, spec.head_dim, "forward");
   if (block_mask != nullptr) attention::check_block_mask(*block_mask, shape);
-  const codegen::KernelSpec ks = attention_spec(codegen::Family::fwd, spec, impl_->score, impl_->mask, shape,
-                                                block_mask, spec.fwd_config);
-  const auto ready = codegen::ready_kernel(ks, impl_->target_arch());
   const std::vector<unsigned char> mod_args = codegen::pack_mod_args(
       spec.declarations, options.values, codegen::names_read({&impl_->score, &impl_->mask}), "forward");
+  const std::string& arch = impl_->target_arch();
 
   FlexjitFwdParams p;
   std::memset(&p, 0, sizeof(p));
@@ -157,15 +242,24 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
   p.num_q_heads = shape.q_heads;
   p.q_len = shape.q_len;
   p.kv_len = shape.kv_len;
-  p.num_q_tiles = (shape.q_len + ks.config.block_m - 1) / ks.config.block_m;
   p.scale = scale;
   p.scale_log2 = scale * 1.4426950408889634f;
 
-  void* args[] = {&p, const_cast<unsigned char*>(mod_args.data())};
-  const jit::Dim3 grid{static_cast<unsigned>(p.num_q_tiles), static_cast<unsigned>(shape.q_heads),
-                       static_cast<unsigned>(shape.batch)};
-  ready->kernel().launch(grid, {static_cast<unsigned>(ready->threads), 1, 1},
-                         ready->shared_memory_bytes, stream, args);
+  const auto launch = [&](const codegen::KernelSpec& ks, const codegen::ReadyKernel& kernel, Stream s) {
+    FlexjitFwdParams call = p;
+    call.num_q_tiles = (shape.q_len + ks.config.block_m - 1) / ks.config.block_m;
+    void* args[] = {&call, const_cast<unsigned char*>(mod_args.data())};
+    kernel.kernel().launch({static_cast<unsigned>(call.num_q_tiles), static_cast<unsigned>(shape.q_heads),
+                            static_cast<unsigned>(shape.batch)},
+                           {static_cast<unsigned>(kernel.threads), 1, 1}, kernel.shared_memory_bytes, s, args);
+  };
+  const KernelChoice choice = choose_config(codegen::Family::fwd, spec.fwd_config, spec, impl_->score, impl_->mask, shape,
+                                            block_mask, arch, impl_->device(), launch, stream);
+  const codegen::KernelSpec ks = attention_spec(codegen::Family::fwd, spec, impl_->score, impl_->mask, shape,
+                                                block_mask, choice.config);
+  const auto ready = codegen::ready_kernel(ks, arch);
+  impl_->remember(choice, *ready);
+  launch(ks, *ready, stream);
 }
 
 void Attention::backward(const TensorView& q, const TensorView& k, const TensorView& v, const TensorView& out,
@@ -194,16 +288,10 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
   if (block_mask != nullptr) attention::check_block_mask(*block_mask, shape);
 
   using codegen::Family;
+  const std::string& arch = impl_->target_arch();
   const codegen::KernelSpec pre = attention_spec(Family::bwd_preprocess, spec, impl_->score, impl_->mask, shape,
                                                  nullptr, std::nullopt);
-  const codegen::KernelSpec dq_spec = attention_spec(Family::bwd_dq, spec, impl_->score, impl_->mask, shape,
-                                                     block_mask, spec.bwd_dq_config);
-  const codegen::KernelSpec dkdv_spec = attention_spec(Family::bwd_dkdv, spec, impl_->score, impl_->mask, shape,
-                                                       block_mask, spec.bwd_dkdv_config);
-  const std::string& arch = impl_->target_arch();
   const auto pre_kernel = codegen::ready_kernel(pre, arch);
-  const auto dq_kernel = codegen::ready_kernel(dq_spec, arch);
-  const auto dkdv_kernel = codegen::ready_kernel(dkdv_spec, arch);
   const std::vector<unsigned char> mod_args = codegen::pack_mod_args(
       spec.declarations, options.values, codegen::names_read({&impl_->score, &impl_->mask}), "backward");
 
@@ -237,8 +325,6 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
   p.num_kv_heads = shape.kv_heads;
   p.q_len = shape.q_len;
   p.kv_len = shape.kv_len;
-  p.num_q_tiles = (shape.q_len + dq_spec.config.block_m - 1) / dq_spec.config.block_m;
-  p.num_kv_tiles = (shape.kv_len + dkdv_spec.config.block_n - 1) / dkdv_spec.config.block_n;
   p.scale = scale;
   p.scale_log2 = scale * 1.4426950408889634f;
 
@@ -250,14 +336,53 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
     pre_kernel->kernel().launch({static_cast<unsigned>((shape.q_len + rows_per_cta - 1) / rows_per_cta), heads, batch},
                                 {static_cast<unsigned>(pre.threads()), 1, 1}, 0, stream, args);
   }
-  void* args[] = {&p, const_cast<unsigned char*>(mod_args.data())};
+  // dQ and dK/dV read delta, so their tuning (when it happens) runs after the preprocess.
+  const auto launch_dq = [&](const codegen::KernelSpec& ks, const codegen::ReadyKernel& kernel, Stream s) {
+    FlexjitBwdParams call = p;
+    call.num_q_tiles = (shape.q_len + ks.config.block_m - 1) / ks.config.block_m;
+    void* args[] = {&call, const_cast<unsigned char*>(mod_args.data())};
+    kernel.kernel().launch({static_cast<unsigned>(call.num_q_tiles), heads, batch},
+                           {static_cast<unsigned>(kernel.threads), 1, 1}, kernel.shared_memory_bytes, s, args);
+  };
   const int splits = codegen::dkdv_splits(spec.head_dim, spec.head_dim_v);
-  dkdv_kernel->kernel().launch({static_cast<unsigned>(p.num_kv_tiles * splits), static_cast<unsigned>(shape.kv_heads), batch},
-                               {static_cast<unsigned>(dkdv_kernel->threads), 1, 1}, dkdv_kernel->shared_memory_bytes,
-                               stream, args);
-  dq_kernel->kernel().launch({static_cast<unsigned>(p.num_q_tiles), heads, batch},
-                             {static_cast<unsigned>(dq_kernel->threads), 1, 1}, dq_kernel->shared_memory_bytes, stream,
-                             args);
+  const auto launch_dkdv = [&](const codegen::KernelSpec& ks, const codegen::ReadyKernel& kernel, Stream s) {
+    FlexjitBwdParams call = p;
+    call.num_kv_tiles = (shape.kv_len + ks.config.block_n - 1) / ks.config.block_n;
+    void* args[] = {&call, const_cast<unsigned char*>(mod_args.data())};
+    kernel.kernel().launch({static_cast<unsigned>(call.num_kv_tiles * splits), static_cast<unsigned>(shape.kv_heads), batch},
+                           {static_cast<unsigned>(kernel.threads), 1, 1}, kernel.shared_memory_bytes, s, args);
+  };
+  const KernelChoice dkdv_choice = choose_config(Family::bwd_dkdv, spec.bwd_dkdv_config, spec, impl_->score,
+                                                 impl_->mask, shape, block_mask, arch, impl_->device(), launch_dkdv, stream);
+  const KernelChoice dq_choice = choose_config(Family::bwd_dq, spec.bwd_dq_config, spec, impl_->score, impl_->mask,
+                                               shape, block_mask, arch, impl_->device(), launch_dq, stream);
+  const codegen::KernelSpec dkdv_spec = attention_spec(Family::bwd_dkdv, spec, impl_->score, impl_->mask, shape,
+                                                       block_mask, dkdv_choice.config);
+  const codegen::KernelSpec dq_spec = attention_spec(Family::bwd_dq, spec, impl_->score, impl_->mask, shape,
+                                                     block_mask, dq_choice.config);
+  const auto dkdv_kernel = codegen::ready_kernel(dkdv_spec, arch);
+  const auto dq_kernel = codegen::ready_kernel(dq_spec, arch);
+  impl_->remember(dkdv_choice, *dkdv_kernel);
+  impl_->remember(dq_choice, *dq_kernel);
+  launch_dkdv(dkdv_spec, *dkdv_kernel, stream);
+  launch_dq(dq_spec, *dq_kernel, stream);
+}
+
+std::vector<KernelChoice> Attention::last_choices() const {
+  std::lock_guard<std::mutex> lock(impl_->choices_mutex);
+  std::vector<KernelChoice> out;
+  for (const auto& [family, choice] : impl_->choices) out.push_back(choice);
+  return out;
+}
+
+void check_buffer_errors() {
+  const std::vector<std::string> kernels = codegen::take_kernel_errors();
+  if (kernels.empty()) return;
+  std::string message =
+      "a score_mod or mask_mod indexed a buffer out of bounds (those reads returned 0, so the results are "
+      "wrong); check the buffers' shapes against the indices the expressions compute. Kernels:";
+  for (const auto& k : kernels) message += "\n  " + k;
+  throw ShapeError(message);
 }
 
 std::vector<WarmedKernel> Attention::warm_up(const ProblemSize& size, bool backward, const std::string& arch,
@@ -278,11 +403,28 @@ std::vector<WarmedKernel> Attention::warm_up(const ProblemSize& size, bool backw
   const BlockMask* mask_ptr = mask ? &*mask : nullptr;
   std::vector<codegen::KernelSpec> specs;
   using codegen::Family;
-  specs.push_back(attention_spec(Family::fwd, spec, impl_->score, impl_->mask, shape, mask_ptr, spec.fwd_config));
+  // A fixed config compiles alone; otherwise every candidate the autotuner would time (off: the
+  // default), so a first call on the GPU finds them all in the disk cache.
+  const AutotuneMode mode = autotune_mode();
+  const auto add_family = [&](Family family, const std::optional<BlockConfig>& fixed) {
+    if (fixed) {
+      specs.push_back(attention_spec(family, spec, impl_->score, impl_->mask, shape, mask_ptr, fixed));
+      return;
+    }
+    const codegen::KernelSpec base = attention_spec(family, spec, impl_->score, impl_->mask, shape, mask_ptr, std::nullopt);
+    const std::vector<BlockConfig> configs =
+        mode == AutotuneMode::off
+            ? std::vector<BlockConfig>{tune::default_for(base, target)}
+            : tune::candidate_configs(base, mode == AutotuneMode::max ? tune::SearchSpace::full : tune::SearchSpace::small,
+                                      target);
+    for (const BlockConfig& c : configs)
+      specs.push_back(attention_spec(family, spec, impl_->score, impl_->mask, shape, mask_ptr, c));
+  };
+  add_family(Family::fwd, spec.fwd_config);
   if (backward) {
     specs.push_back(attention_spec(Family::bwd_preprocess, spec, impl_->score, impl_->mask, shape, nullptr, std::nullopt));
-    specs.push_back(attention_spec(Family::bwd_dq, spec, impl_->score, impl_->mask, shape, mask_ptr, spec.bwd_dq_config));
-    specs.push_back(attention_spec(Family::bwd_dkdv, spec, impl_->score, impl_->mask, shape, mask_ptr, spec.bwd_dkdv_config));
+    add_family(Family::bwd_dq, spec.bwd_dq_config);
+    add_family(Family::bwd_dkdv, spec.bwd_dkdv_config);
   }
   if (masked) {
     codegen::KernelSpec bm;

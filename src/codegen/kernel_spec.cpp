@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "codegen/template_registry.hpp"
+#include "codegen/wgmma.hpp"
 #include "flexjit/error.hpp"
 
 namespace flexjit::codegen {
@@ -70,6 +71,17 @@ void validate_attention(const KernelSpec& s) {
     throw UsageError("config " + c.str() + ": " + streamed_name + " must be 16, 32, 64 or 128");
   if (!is_power_of_two(warp_tile) || warp_tile > 128)
     throw UsageError("config " + c.str() + ": " + warp_name + " must be a power of two up to 128");
+  if (c.wgmma) {
+    if (c.num_warps % 4 != 0 || warp_tile != 16 * c.num_warps)
+      throw UsageError("config " + c.str() + ": the wgmma path needs whole warpgroups (warps a multiple of 4) "
+                       "and " + warp_name + " = 16 * warps = " + std::to_string(16 * c.num_warps));
+    if (s.family == Family::bwd_dkdv) {
+      const int splits = dkdv_splits(s.head_dim, s.head_dim_v);
+      if (splits == 0 || (s.head_dim / splits) % 64 != 0 || (s.head_dim_v / splits) % 64 != 0)
+        throw UsageError("config " + c.str() + ": the wgmma dK/dV kernel needs head dims that split into "
+                         "64-column slices (use the mma.sync path: drop the trailing 'g')");
+    }
+  }
   if (s.family == Family::bwd_dkdv) {
     const int splits = dkdv_splits(s.head_dim, s.head_dim_v);
     if (splits == 0)
@@ -88,9 +100,14 @@ void validate_attention(const KernelSpec& s) {
 size_t attention_smem(const KernelSpec& s) {
   const size_t e = 2, m = s.config.block_m, n = s.config.block_n, d = s.head_dim, dv = s.head_dim_v;
   switch (s.family) {
-    case Family::fwd: return std::max(m * d, m * dv) * e + s.config.stages * n * (d + dv) * e;
-    case Family::bwd_dq: return m * (d + dv) * e + s.config.stages * n * (d + dv) * e;
-    case Family::bwd_dkdv: return n * (d + dv) * e + s.config.stages * (m * (d + dv) * e + 2 * m * 4);
+    case Family::fwd:
+      return std::max(m * d, m * dv) * e + s.config.stages * n * (d + dv) * e + (s.config.wgmma ? 1024 : 0);
+    case Family::bwd_dq: return m * (d + dv) * e + s.config.stages * n * (d + dv) * e + (s.config.wgmma ? 1024 : 0);
+    case Family::bwd_dkdv: {
+      size_t stage = m * (d + dv) * e + 2 * m * 4;  // Q, dO, and the LSE / delta rows
+      if (s.config.wgmma) stage = (stage + 1023) / 1024 * 1024;  // wgmma tiles start 1024-aligned
+      return n * (d + dv) * e + s.config.stages * stage + (s.config.wgmma ? 1024 : 0);
+    }
     default: return 0;
   }
 }
@@ -155,7 +172,8 @@ BlockConfig default_config(Family family, int head_dim, int head_dim_v) {
     }
     case Family::bwd_dkdv: {
       const int d = std::max(head_dim, head_dim_v);
-      return d <= 64 ? BlockConfig{64, 128, 8, 2} : BlockConfig{64, 64, 4, 2};
+      if (d <= 64) return {64, 128, 8, 2};
+      return d <= 128 ? BlockConfig{64, 64, 4, 2} : BlockConfig{32, 64, 4, 2};  // fits sm_80's 163 KiB
     }
   }
   return {};
@@ -229,27 +247,40 @@ std::string self_contained_source(const jit::Source& source) {
   std::string out;
   const std::regex include_line(R"re(^\s*#include\s+"([^"]+)".*$)re");
   std::set<std::string> done;
-  std::function<void(const std::string&)> emit = [&](const std::string& text) {
+  // Each inlined header gets `#line 1 "<header>"` and the including file resumes with a `#line`
+  // of its own, so compiler messages keep pointing at the right file and line.
+  std::function<void(const std::string&, const std::string&)> emit = [&](const std::string& text,
+                                                                          const std::string& file) {
     std::istringstream in(text);
+    int line_no = 0;
     for (std::string line; std::getline(in, line);) {
+      ++line_no;
       std::smatch m;
       if (std::regex_match(line, m, include_line) && source.headers.count(m[1].str())) {
         if (done.insert(m[1].str()).second) {
-          out += "// ---- begin " + m[1].str() + " ----\n";
-          emit(source.headers.at(m[1].str()));
+          out += "// ---- begin " + m[1].str() + " ----\n#line 1 \"" + m[1].str() + "\"\n";
+          emit(source.headers.at(m[1].str()), m[1].str());
           out += "// ---- end " + m[1].str() + " ----\n";
         }
+        out += "#line " + std::to_string(line_no + 1) + " \"" + file + "\"\n";
         continue;
       }
-      if (line.rfind("#pragma once", 0) == 0) continue;
+      if (line.rfind("#pragma once", 0) == 0) {
+        out += "\n";  // keeps the line count
+        continue;
+      }
       out += line + "\n";
     }
   };
-  emit(source.text);
+  emit(source.text, source.name);
   return out;
 }
 
 void check_shared_memory(const KernelSpec& spec, const std::string& arch) {
+  if (spec.config.wgmma && arch != "sm_90a")
+    throw UsageError(std::string(family_name(spec.family)) + " config " + spec.config.str() +
+                     " uses wgmma, which needs the sm_90a target (Hopper); the target is " + arch +
+                     " — drop the trailing 'g' for the portable mma.sync path");
   const size_t need = spec.shared_memory_bytes(), limit = max_shared_memory_for_arch(arch);
   if (need > limit)
     throw UsageError(std::string(family_name(spec.family)) + " config " + spec.config.str() + " needs " +
@@ -301,6 +332,8 @@ nlohmann::json template_context(const KernelSpec& spec) {
       constants.push_back(bool_constant("HAS_MASK", spec.has_mask()));
       constants.push_back(bool_constant("SCORE_IS_IDENTITY", spec.score_is_identity()));
       constants.push_back(bool_constant("ROWS_GUARANTEED_SAFE", spec.rows_guaranteed_safe));
+      constants.push_back(bool_constant("WGMMA", spec.config.wgmma));
+      ctx["wgmma"] = spec.config.wgmma;
       break;
   }
   ctx["constants"] = constants;
@@ -320,6 +353,19 @@ std::string variant_header(const KernelSpec& spec) {
     out += "\n";
   }
   return out;
+}
+
+std::vector<WgmmaShape> wgmma_shapes(const KernelSpec& spec) {
+  const BlockConfig& c = spec.config;
+  switch (spec.family) {
+    case Family::fwd: return {{c.block_n, false, false}, {spec.head_dim_v, true, true}};
+    case Family::bwd_dq: return {{c.block_n, false, false}, {spec.head_dim, true, true}};
+    case Family::bwd_dkdv: {
+      const int splits = dkdv_splits(spec.head_dim, spec.head_dim_v);
+      return {{c.block_m, false, false}, {spec.head_dim_v / splits, true, true}, {spec.head_dim / splits, true, true}};
+    }
+    default: return {};
+  }
 }
 
 jit::Source render(const KernelSpec& spec) {
@@ -352,6 +398,7 @@ jit::Source render(const KernelSpec& spec) {
   if (spec.family != Family::builtin_axpy) {
     for (const char* header : kSharedHeaders) source.headers[header] = template_registry().read(header);
     source.headers["flexjit_variant.cuh"] = variant_header(spec);
+    if (spec.config.wgmma) source.headers["flexjit_wgmma.cuh"] = wgmma_header(spec.dtype, wgmma_shapes(spec));
   }
   return source;
 }

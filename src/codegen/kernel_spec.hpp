@@ -12,6 +12,7 @@
 #include "flexjit/config.hpp"
 #include "flexjit/dtype.hpp"
 #include "flexjit/expr.hpp"
+#include "codegen/wgmma.hpp"
 #include "jit/source.hpp"
 
 namespace flexjit::codegen {
@@ -76,6 +77,9 @@ nlohmann::json template_context(const KernelSpec& spec);
 
 // The per-variant header: FlexjitModArgs and the emitted mod functions.
 std::string variant_header(const KernelSpec& spec);
+
+// The warpgroup MMA shapes (N, A from registers, B transposed) a wgmma config of the spec uses.
+std::vector<WgmmaShape> wgmma_shapes(const KernelSpec& spec);
 
 // Renders the spec into a compilable source with its headers (validates first).
 jit::Source render(const KernelSpec& spec);

@@ -1,5 +1,6 @@
 #include "codegen/kernel_store.hpp"
 
+#include <chrono>
 #include <map>
 #include <mutex>
 
@@ -27,9 +28,48 @@ jit::CompiledKernel compile_kernel(const KernelSpec& spec, const std::string& ar
   return jit::get_or_compile(render(spec), options);
 }
 
-std::shared_ptr<const ReadyKernel> ready_kernel(const KernelSpec& spec, const std::string& arch) {
+namespace {
+
+std::mutex& store_mutex() {
   static std::mutex mutex;
+  return mutex;
+}
+std::map<std::pair<CUcontext, std::string>, std::shared_ptr<const ReadyKernel>>& store() {
   static std::map<std::pair<CUcontext, std::string>, std::shared_ptr<const ReadyKernel>> kernels;
+  return kernels;
+}
+
+}  // namespace
+
+std::vector<std::string> take_kernel_errors() {
+  const CUcontext context = jit::ensure_context();
+  FLEXJIT_CU(jit::driver().cuCtxSynchronize());
+  std::vector<std::shared_ptr<const ReadyKernel>> loaded;
+  {
+    std::lock_guard<std::mutex> lock(store_mutex());
+    for (const auto& [key, kernel] : store())
+      if (key.first == context) loaded.push_back(kernel);
+  }
+  std::vector<std::string> errors;
+  for (const auto& kernel : loaded) {
+    CUdeviceptr flags = 0;
+    size_t bytes = 0;
+    const CUresult found = jit::driver().cuModuleGetGlobal(&flags, &bytes, kernel->module->handle(), "flexjit_error_flags");
+    if (found == CUDA_ERROR_NOT_FOUND) continue;  // kernels without mods have no error word
+    FLEXJIT_CU(found);
+    unsigned value = 0;
+    FLEXJIT_CU(jit::driver().cuMemcpyDtoH(&value, flags, sizeof(value)));
+    if (value == 0) continue;
+    const unsigned zero = 0;
+    FLEXJIT_CU(jit::driver().cuMemcpyHtoD(flags, &zero, sizeof(zero)));
+    errors.push_back(kernel->description);
+  }
+  return errors;
+}
+
+std::shared_ptr<const ReadyKernel> ready_kernel(const KernelSpec& spec, const std::string& arch) {
+  std::mutex& mutex = store_mutex();
+  auto& kernels = store();
   const CUcontext context = jit::ensure_context();
   const std::string key = arch + " " + spec.describe() + " decls=" +
                           emit_mod_args_struct(spec.declarations);
@@ -45,11 +85,14 @@ std::shared_ptr<const ReadyKernel> ready_kernel(const KernelSpec& spec, const st
                      " needs " + std::to_string(smem) + " bytes of shared memory, but this GPU allows " +
                      std::to_string(limit) + " per block; use fewer stages or smaller tiles");
   auto ready = std::make_shared<ReadyKernel>();
+  const auto start = std::chrono::steady_clock::now();
   ready->compiled = compile_kernel(spec, arch);
   ready->module = jit::load(ready->compiled);
   ready->shared_memory_bytes = smem;
   ready->threads = spec.threads();
   ready->names = ready->compiled.kernel_names;
+  ready->description = spec.describe();
+  ready->ready_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   std::lock_guard<std::mutex> lock(mutex);
   return kernels.emplace(std::make_pair(context, key), std::move(ready)).first->second;
 }

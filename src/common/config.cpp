@@ -8,7 +8,7 @@ namespace flexjit {
 
 std::string BlockConfig::str() const {
   return "m" + std::to_string(block_m) + "n" + std::to_string(block_n) + "w" +
-         std::to_string(num_warps) + "s" + std::to_string(stages);
+         std::to_string(num_warps) + "s" + std::to_string(stages) + (wgmma ? "g" : "");
 }
 
 BlockConfig BlockConfig::parse(const std::string& text) {
@@ -29,9 +29,13 @@ BlockConfig BlockConfig::parse(const std::string& text) {
                        std::string(1, letters[i]) + "' (e.g. m128n64w4s2)");
     *fields[i] = std::stoi(text.substr(start, pos - start));
   }
+  if (pos < text.size() && text[pos] == 'g') {
+    config.wgmma = true;
+    ++pos;
+  }
   if (pos != text.size())
     throw UsageError("bad block config '" + text + "': unexpected '" + text.substr(pos) +
-                     "' after the stages (e.g. m128n64w4s2)");
+                     "' after the stages (e.g. m128n64w4s2, or m128n128w8s2g for the wgmma path)");
   return config;
 }
 

@@ -142,7 +142,7 @@ void emit(const Node& node, std::string& out) {
     case NodeKind::variable: out += variable_name(node.variable); return;
     case NodeKind::parameter: out += "args.p_" + node.name; return;
     case NodeKind::buffer_read:
-      out += "flexjit_read(args.buf_" + node.name;
+      out += "flexjit_read(args.buf_" + node.name + ", flexjit_errors";
       for (const auto& index : node.operands) {
         out += ", ";
         emit_as(*index, ScalarType::integer, out);
@@ -220,11 +220,11 @@ std::string emit_cuda_function(const Node& root, ModKind kind, const std::string
   if (kind == ModKind::score)
     out += "float " + function_name +
            "(float score, int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, "
-           "const FlexjitModArgs& args) {\n";
+           "const FlexjitModArgs& args, unsigned& flexjit_errors) {\n";
   else
     out += "bool " + function_name +
            "(int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, "
-           "const FlexjitModArgs& args) {\n";
+           "const FlexjitModArgs& args, unsigned& flexjit_errors) {\n";
   out += "#line 1 \"" + file + "\"\n";
   out += "  return ";
   emit_as(root, kind == ModKind::score ? ScalarType::floating : ScalarType::boolean, out);

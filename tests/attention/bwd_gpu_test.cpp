@@ -152,3 +152,45 @@ TEST(BwdGpu, TwoRunsOnTheSameInputsGiveTheSameBits) {
 
 }  // namespace
 }  // namespace flexjit::test
+
+namespace flexjit::test {
+namespace {
+
+TEST(BwdGpu, HopperWgmmaPath) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the wgmma path needs an sm_90a GPU, this is " << current_device().name;
+  std::mt19937_64 rng(fresh_seed());
+  const std::pair<const char*, const char*> configs[] = {
+      {"m64n64w4s2g", "m64n64w4s2g"}, {"m128n64w8s2g", "m64n128w8s2g"}, {"m64n64w4s3g", "m32n64w4s2g"}};
+  for (auto [dq, dkdv] : configs)
+    for (const char* mask : {"", "q_idx >= kv_idx", "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx"}) {
+      FwdProblem p = base(500);
+      p.Hq = 4;
+      p.Hkv = 2;
+      p.dq_config = BlockConfig::parse(dq);
+      p.dkdv_config = BlockConfig::parse(dkdv);
+      p.mask_mod = mask;
+      if (std::string(mask).find("doc") != std::string::npos) p.buffers.push_back(document_ids(p.Skv, rng));
+      p.score_mod = "30.0 * tanh(score / 30.0)";
+      expect_close(p, std::string("wgmma dq ") + dq + " dkdv " + dkdv + " mask '" + mask + "'");
+    }
+  for (auto [d, dv] : {std::pair{64, 64}, {256, 256}, {128, 64}})
+    for (int S : {1, 129}) {
+      FwdProblem p = base(S);
+      p.D = d;
+      p.Dv = dv;
+      p.mask_mod = "q_idx >= kv_idx";
+      p.dq_config = BlockConfig::parse("m64n64w4s2g");
+      p.dkdv_config = BlockConfig::parse("m64n64w4s2g");
+      expect_close(p, "wgmma D=" + std::to_string(d) + " Dv=" + std::to_string(dv) + " S=" + std::to_string(S));
+    }
+  FwdProblem p = base(1024);
+  p.mask_mod = "q_idx >= kv_idx";
+  p.dq_config = BlockConfig::parse("m64n64w4s2g");
+  p.dkdv_config = BlockConfig::parse("m64n64w4s2g");
+  expect_close(p, "wgmma determinism", /*repeat=*/true);
+}
+
+}  // namespace
+}  // namespace flexjit::test

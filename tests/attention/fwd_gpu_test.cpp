@@ -5,6 +5,7 @@
 
 #include <numeric>
 
+#include "flexjit/error.hpp"
 #include "support/attention_harness.hpp"
 
 namespace flexjit::test {
@@ -187,6 +188,74 @@ TEST(FwdGpu, ParametersChangeWithoutRecompiling) {
     p.scale = 0.2f;
     expect_close(p, "params cap=" + std::to_string(cap));
   }
+}
+
+}  // namespace
+}  // namespace flexjit::test
+
+namespace flexjit::test {
+namespace {
+
+bool is_hopper() { return no_gpu_reason().empty() && current_device().default_arch() == "sm_90a"; }
+
+TEST(FwdGpu, HopperWgmmaPath) {
+  FLEXJIT_REQUIRE_GPU();
+  if (!is_hopper()) GTEST_SKIP() << "the wgmma path needs an sm_90a GPU, this is " << current_device().name;
+  std::mt19937_64 rng(fresh_seed());
+  for (const char* c : {"m128n128w8s2g", "m64n64w4s2g", "m128n64w8s3g", "m64n128w4s2g", "m128n32w8s2g"}) {
+    for (const char* mask : {"", "q_idx >= kv_idx", "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx"}) {
+      FwdProblem p;
+      p.B = 2;
+      p.Hq = 4;
+      p.Hkv = 2;
+      p.Sq = p.Skv = 600;
+      p.config = BlockConfig::parse(c);
+      p.mask_mod = mask;
+      if (std::string(mask).find("doc") != std::string::npos) p.buffers.push_back(document_ids(p.Skv, rng));
+      p.score_mod = "score + slope[h] * (kv_idx - q_idx)";
+      p.buffers.push_back(alibi_slopes(p.Hq));
+      expect_close(p, std::string("wgmma ") + c + " mask '" + mask + "'");
+    }
+  }
+  for (DType dtype : {DType::bf16, DType::f16})
+    for (auto [d, dv] : {std::pair{64, 64}, {256, 256}, {128, 64}, {64, 256}, {192, 128}})
+      for (int S : {1, 77, 1000}) {
+        FwdProblem p;
+        p.B = 1;
+        p.Hq = p.Hkv = 2;
+        p.Sq = p.Skv = S;
+        p.D = d;
+        p.Dv = dv;
+        p.dtype = dtype;
+        p.mask_mod = "q_idx >= kv_idx";
+        p.config = BlockConfig::parse(d + dv > 384 ? "m64n64w4s2g" : "m128n64w8s2g");
+        expect_close(p, std::string("wgmma ") + std::string(dtype_name(dtype)) + " D=" + std::to_string(d) + " Dv=" +
+                            std::to_string(dv) + " S=" + std::to_string(S));
+      }
+}
+
+}  // namespace
+}  // namespace flexjit::test
+
+namespace flexjit::test {
+namespace {
+
+TEST(FwdGpu, OutOfBoundsBufferReadsAreReported) {
+  FLEXJIT_REQUIRE_GPU();
+  check_buffer_errors();  // start clean
+  std::mt19937_64 rng(fresh_seed());
+  FwdProblem p = base(300);
+  p.buffers.push_back(document_ids(p.Skv, rng));
+  p.mask_mod = "doc[q_idx + 10] == doc[kv_idx]";  // reads past the end for the last 10 queries
+  try {
+    run_forward_check(p);
+    ADD_FAILURE() << "expected a ShapeError for the out-of-bounds reads";
+  } catch (const ShapeError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("indexed a buffer out of bounds"), std::string::npos) << what;
+    EXPECT_NE(what.find("mask_mod=doc[q_idx + 10] == doc[kv_idx]"), std::string::npos) << what;
+  }
+  check_buffer_errors();  // the record was cleared: no second report
 }
 
 }  // namespace

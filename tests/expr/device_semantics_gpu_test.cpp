@@ -176,8 +176,9 @@ TEST(DeviceSemantics, EmittedCodeMatchesTheInterpreter) {
                "float* out_f) {\n  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i >= n) return;\n"
                "  const int b = i & 1, h = i & 15, q_idx = qs[i], kv_idx = ks[i], q_len = 4096, kv_len = 4096;\n"
                "  const float score = scores[i];\n  (void)b; (void)h; (void)q_len; (void)kv_len; (void)score;\n"
+               "  unsigned flexjit_errors = 0;\n"
                "  " + std::string(is_float ? "out_f[i] = " : "out_i[i] = ") +
-               expr::emit_cuda_expression(*exprs[i].root()) + ";\n}\n";
+               expr::emit_cuda_expression(*exprs[i].root()) + ";\n  flexjit_report_errors(flexjit_errors);\n}\n";
   }
   // Compile for this device.
   int major = 8, minor = 0;

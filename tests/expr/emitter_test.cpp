@@ -13,7 +13,7 @@ namespace {
 TEST(Emitter, CausalMask) {
   EXPECT_EQ(mask_mod("q_idx >= kv_idx").emit_cuda("flexjit_mask_mod"),
             "__device__ __forceinline__ bool flexjit_mask_mod(int b, int h, int q_idx, int kv_idx, int q_len, "
-            "int kv_len, const FlexjitModArgs& args) {\n"
+            "int kv_len, const FlexjitModArgs& args, unsigned& flexjit_errors) {\n"
             "#line 1 \"mask_mod\"\n"
             "  return (q_idx >= kv_idx);\n"
             "}\n");
@@ -22,9 +22,9 @@ TEST(Emitter, CausalMask) {
 TEST(Emitter, AlibiScore) {
   EXPECT_EQ(score_mod("score + slope[h] * (kv_idx - q_idx)").emit_cuda("flexjit_score_mod"),
             "__device__ __forceinline__ float flexjit_score_mod(float score, int b, int h, int q_idx, int kv_idx, "
-            "int q_len, int kv_len, const FlexjitModArgs& args) {\n"
+            "int q_len, int kv_len, const FlexjitModArgs& args, unsigned& flexjit_errors) {\n"
             "#line 1 \"score_mod\"\n"
-            "  return (score + (flexjit_read(args.buf_slope, h) * static_cast<float>(flexjit_isub(kv_idx, q_idx))));\n"
+            "  return (score + (flexjit_read(args.buf_slope, flexjit_errors, h) * static_cast<float>(flexjit_isub(kv_idx, q_idx))));\n"
             "}\n");
 }
 
@@ -85,7 +85,7 @@ TEST(Emitter, ConversionsAndParameters) {
   EXPECT_EQ(body(score_mod("int(score)")), "static_cast<float>(flexjit_f2i(score))");
   EXPECT_EQ(body(score_mod("score * cap + window")), "((score * args.p_cap) + static_cast<float>(args.p_window))");
   EXPECT_EQ(body(score_mod("bias[h][q_idx - kv_idx + 4095]")),
-            "flexjit_read(args.buf_bias, h, flexjit_iadd(flexjit_isub(q_idx, kv_idx), 4095))");
+            "flexjit_read(args.buf_bias, flexjit_errors, h, flexjit_iadd(flexjit_isub(q_idx, kv_idx), 4095))");
 }
 
 TEST(Emitter, ModArgsStruct) {
@@ -148,6 +148,7 @@ TEST(Emitter, RejectsUnsafeFunctionAndFileNames) {
 const std::set<std::string> kEmitterVocabulary = {
     "__device__", "__forceinline__", "float", "int", "bool", "const", "FlexjitModArgs", "args", "return",
     "true", "false", "static_cast", "line", "score", "b", "h", "q_idx", "kv_idx", "q_len", "kv_len",
+    "unsigned", "flexjit_errors",
     "flexjit_read", "flexjit_iadd", "flexjit_isub", "flexjit_imul", "flexjit_ineg", "flexjit_idiv",
     "flexjit_imod", "flexjit_iabs", "flexjit_imin", "flexjit_imax", "flexjit_iclamp", "flexjit_fclamp",
     "flexjit_tanh", "flexjit_sigmoid", "flexjit_f2i", "flexjit_inf", "fabsf", "fminf", "fmaxf", "__expf",

@@ -52,13 +52,13 @@ std::string kernel_program(const Declarations& declarations, const std::vector<E
     source += mods[i].emit_cuda(name);
     source += "#line 1000 \"expr_test.cu\"\n";
     if (mods[i].kind() == ModKind::score)
-      calls += "  acc += " + name + "(acc, blockIdx.x, blockIdx.y, i, i + 1, 4096, 4096, args);\n";
+      calls += "  acc += " + name + "(acc, blockIdx.x, blockIdx.y, i, i + 1, 4096, 4096, args, errors);\n";
     else
-      calls += "  acc += " + name + "(blockIdx.x, blockIdx.y, i, i + 1, 4096, 4096, args) ? 1.0f : 0.0f;\n";
+      calls += "  acc += " + name + "(blockIdx.x, blockIdx.y, i, i + 1, 4096, 4096, args, errors) ? 1.0f : 0.0f;\n";
   }
   source += "extern \"C\" __global__ void expr_test_kernel(FlexjitModArgs args, float* out) {\n"
-            "  const int i = threadIdx.x;\n  float acc = 0.0f;\n" +
-            calls + "  out[i] = acc;\n}\n";
+            "  const int i = threadIdx.x;\n  float acc = 0.0f;\n  unsigned errors = 0;\n" +
+            calls + "  out[i] = acc;\n  flexjit_report_errors(errors);\n}\n";
   return source;
 }
 

@@ -219,6 +219,7 @@ inline FwdOutcome run_forward_check(const FwdProblem& p, uint64_t seed = fresh_s
   if (p.use_block_mask) mask = attention.block_mask(p.B, p.Hq, p.Sq, p.Skv, nullptr, options.values);
   attention.forward(dq.view, dk.view, dv.view, dout.view, lse_view, mask ? &*mask : nullptr, nullptr, options);
   synchronize();
+  check_buffer_errors();  // tail positions must never index the mods' buffers out of bounds
   r.out = dout.download();
   r.lse = from_bytes(lse.to_host<unsigned char>(), DType::f32);
 
@@ -297,6 +298,7 @@ inline BwdOutcome run_backward_check(const FwdProblem& p, bool repeat = false, u
     attention.backward(dq_.view, dk_.view, dv_.view, out_.view, lse_view, dout_.view, gq.view, gk.view, gv.view,
                        mask ? &*mask : nullptr, nullptr, options);
     synchronize();
+    check_buffer_errors();
   };
   run();
   r.dq = gq.download();

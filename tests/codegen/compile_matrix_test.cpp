@@ -1,0 +1,265 @@
+// NVRTC compiles every generated kernel (no GPU needed): every family for every mod of
+// bench/suite.json, for sm_80 (mma.sync path) and sm_90a, plus the forward and backward families
+// for each supported head-dim pair and dtype with a causal mask (non-divisible lengths, so the
+// tail predication is compiled too). Compiles run in parallel into a temporary kernel cache. A
+// CompileError fails the test; register spills do not, but every kernel's registers and spills
+// are printed as a table so a regression is visible in the log.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "codegen/kernel_spec.hpp"
+#include "codegen/kernel_store.hpp"
+#include "common/parallel.hpp"
+#include "flexjit/error.hpp"
+#include "jit/compiler.hpp"
+#include "jit/kernel_cache.hpp"
+
+namespace flexjit::codegen {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A problem of the suite, reduced to what shapes its kernels. (flexjit::load_suite lives in the
+// attention module, which test_codegen does not link; the schema is read here directly.)
+struct SuiteVariant {
+  std::string name;
+  int q_heads = 1, kv_heads = 1, q_len = 1, kv_len = 1, head_dim = 64, head_dim_v = 64;
+  DType dtype = DType::bf16;
+  std::string score_mod, mask_mod;
+  Declarations declarations;
+};
+
+std::vector<SuiteVariant> read_suite(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  const nlohmann::json root = nlohmann::json::parse(in);
+  std::vector<SuiteVariant> out;
+  for (const auto& p : root.at("problems")) {
+    SuiteVariant v;
+    v.name = p.at("name").get<std::string>();
+    v.q_heads = p.at("Hq").get<int>();
+    v.kv_heads = p.value("Hkv", v.q_heads);
+    v.q_len = p.at("Sq").get<int>();
+    v.kv_len = p.value("Skv", v.q_len);
+    v.head_dim = p.at("D").get<int>();
+    v.head_dim_v = p.value("Dv", v.head_dim);
+    v.dtype = parse_dtype(p.value("dtype", std::string("bf16"))).value();
+    v.score_mod = p.value("score_mod", std::string());
+    v.mask_mod = p.value("mask_mod", std::string());
+    if (p.contains("buffers"))
+      for (const auto& [name, b] : p.at("buffers").items()) {
+        BufferDecl decl{name, parse_dtype(b.value("dtype", std::string("f32"))).value(), {}};
+        if (b.contains("segments")) {
+          int64_t total = 0;
+          for (const auto& s : b.at("segments")) total += s.get<int64_t>();
+          decl.shape = {total};
+        } else if (b.contains("alibi_heads")) {
+          decl.shape = {b.at("alibi_heads").get<int64_t>()};
+        } else if (b.contains("randn")) {
+          decl.shape = b.at("randn").get<std::vector<int64_t>>();
+        } else {
+          decl.shape = {static_cast<int64_t>(b.at("const").size())};
+        }
+        v.declarations.buffers.push_back(decl);
+      }
+    out.push_back(v);
+  }
+  return out;
+}
+
+struct Job {
+  std::string label;  // problem or matrix cell, for the table
+  KernelSpec spec;
+  std::string arch;
+};
+
+struct Outcome {
+  bool compiled = false;
+  std::string error;
+  std::string smem_note;  // check_shared_memory's complaint, if any
+  std::map<std::string, KernelResources> resources;
+  double ms = 0;
+};
+
+// A spec as Attention builds it for a call of this shape (block mask with full blocks when there
+// is a mask; divisibility from the lengths).
+KernelSpec attention_kernel(Family family, const SuiteVariant& v) {
+  KernelSpec s;
+  s.family = family;
+  s.dtype = v.dtype;
+  s.head_dim = v.head_dim;
+  s.head_dim_v = v.head_dim_v;
+  s.gqa_group = v.q_heads / v.kv_heads;
+  s.config = default_config(family, v.head_dim, v.head_dim_v);
+  s.declarations = v.declarations;
+  if (!v.score_mod.empty()) s.score_mod = Expr::parse(ModKind::score, v.score_mod, v.declarations);
+  if (!v.mask_mod.empty()) s.mask_mod = Expr::parse(ModKind::mask, v.mask_mod, v.declarations);
+  if (family == Family::block_mask) return s;
+  if (family != Family::bwd_preprocess && s.has_mask()) s.has_block_mask = s.has_full_blocks = true;
+  if (family != Family::bwd_preprocess)
+    s.is_divisible = v.q_len % 128 == 0 && v.kv_len % 128 == 0 && v.q_len % s.config.block_m == 0 &&
+                     v.kv_len % s.config.block_n == 0;
+  return s;
+}
+
+std::vector<Job> build_jobs() {
+  std::vector<Job> jobs;
+  std::set<std::string> seen;
+  auto add = [&](const std::string& label, const KernelSpec& spec, const std::string& arch) {
+    // Identical kernels (e.g. long_* problems, which differ from others in lengths only) compile once.
+    const std::string key = arch + "|" + spec.describe() + "|" + emit_mod_args_struct(spec.declarations);
+    if (seen.insert(key).second) jobs.push_back({label, spec, arch});
+  };
+  const auto suite = read_suite(FLEXJIT_SOURCE_DIR "/bench/suite.json");
+  for (const char* arch : {"sm_80", "sm_90a"})
+    for (const SuiteVariant& v : suite) {
+      for (Family f : {Family::fwd, Family::bwd_preprocess, Family::bwd_dq, Family::bwd_dkdv})
+        add(v.name, attention_kernel(f, v), arch);
+      if (!v.mask_mod.empty()) add(v.name, attention_kernel(Family::block_mask, v), arch);
+    }
+  for (const char* arch : {"sm_80", "sm_90a"})
+    for (DType dtype : {DType::bf16, DType::f16})
+      for (auto [d, dv] : {std::pair{64, 64}, {128, 128}, {256, 256}, {128, 64}, {192, 128}}) {
+        SuiteVariant v;
+        v.name = "causal_" + std::string(dtype_name(dtype)) + "_d" + std::to_string(d) + "_" + std::to_string(dv);
+        v.q_heads = v.kv_heads = 2;
+        v.q_len = v.kv_len = 1000;  // not a multiple of any tile: tails are predicated
+        v.head_dim = d;
+        v.head_dim_v = dv;
+        v.dtype = dtype;
+        v.mask_mod = "q_idx >= kv_idx";
+        for (Family f : {Family::fwd, Family::bwd_preprocess, Family::bwd_dq, Family::bwd_dkdv})
+          add(v.name, attention_kernel(f, v), arch);
+      }
+  return jobs;
+}
+
+class TempCacheDir {
+ public:
+  TempCacheDir() {
+    std::string pattern = (fs::temp_directory_path() / "flexjit-codegen-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+    if (const char* old = std::getenv("FLEXJIT_CACHE_DIR")) old_ = old, had_old_ = true;
+    ::setenv("FLEXJIT_CACHE_DIR", path_.c_str(), 1);
+  }
+  ~TempCacheDir() {
+    if (had_old_)
+      ::setenv("FLEXJIT_CACHE_DIR", old_.c_str(), 1);
+    else
+      ::unsetenv("FLEXJIT_CACHE_DIR");
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempCacheDir(const TempCacheDir&) = delete;
+  TempCacheDir& operator=(const TempCacheDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+  std::string old_;
+  bool had_old_ = false;
+};
+
+TEST(CodegenCompileMatrix, EveryFamilyModHeadDimAndDtypeCompiles) {
+  const TempCacheDir cache;
+  const std::vector<Job> jobs = build_jobs();
+  ASSERT_GT(jobs.size(), 100u);
+  std::vector<Outcome> outcomes(jobs.size());
+  const auto start = std::chrono::steady_clock::now();
+  parallel_for(jobs.size(), 0, [&](size_t i) {
+    const Job& job = jobs[i];
+    Outcome& o = outcomes[i];
+    try {
+      check_shared_memory(job.spec, job.arch);
+    } catch (const UsageError& e) {
+      o.smem_note = e.what();
+    }
+    try {
+      // compile_kernel() minus its shared-memory check, so an oversized default still gets compiled
+      // here (the check has its own test in validation_test.cpp).
+      jit::CompileOptions options;
+      options.arch = job.arch;
+      const jit::CompiledKernel c = o.smem_note.empty() ? compile_kernel(job.spec, job.arch)
+                                                        : jit::get_or_compile(render(job.spec), options);
+      o.compiled = true;
+      o.resources = c.resources;
+      o.ms = c.compile_ms;
+      for (const auto& name : render(job.spec).kernel_names)
+        if (!c.resources.count(name)) o.error = "no ptxas resources for " + name;
+    } catch (const Error& e) {
+      o.error = e.kind() + ": " + e.what();
+    }
+  });
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  std::printf("%-28s %-6s %-14s %-5s %-9s %-12s %4s %5s %6s %7s\n", "problem", "arch", "family", "dtype", "dims",
+              "config", "gqa", "regs", "spills", "ms");
+  int spilling = 0;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const KernelSpec& s = jobs[i].spec;
+    const Outcome& o = outcomes[i];
+    const bool attention = is_attention_family(s.family);
+    const std::string dims = attention ? std::to_string(s.head_dim) + "/" + std::to_string(s.head_dim_v) : "-";
+    const std::string config =
+        s.family == Family::fwd || s.family == Family::bwd_dq || s.family == Family::bwd_dkdv ? s.config.str() : "-";
+    for (const auto& [name, r] : o.resources) {
+      const std::string family = s.family == Family::block_mask
+                                     ? (name == kernel_name(Family::block_mask, 0) ? "mask_classify" : "mask_compact")
+                                     : std::string(family_name(s.family));
+      std::printf("%-28s %-6s %-14s %-5s %-9s %-12s %4d %5d %6d %7.0f%s\n", jobs[i].label.c_str(), jobs[i].arch.c_str(),
+                  family.c_str(), attention ? std::string(dtype_name(s.dtype)).c_str() : "-", dims.c_str(),
+                  config.c_str(), s.gqa_group, r.registers, r.spill_store_bytes, o.ms,
+                  o.smem_note.empty() ? "" : "  (shared memory over the arch limit)");
+      if (r.spill_store_bytes > 0) ++spilling;
+    }
+  }
+  std::printf("%zu kernels compiled in %.1f s (%d entry points spill registers)\n", jobs.size(), seconds, spilling);
+
+  for (size_t i = 0; i < jobs.size(); ++i)
+    EXPECT_TRUE(outcomes[i].compiled && outcomes[i].error.empty())
+        << jobs[i].label << " " << jobs[i].arch << " " << jobs[i].spec.describe() << ":\n"
+        << outcomes[i].error;
+  // Every kernel went into the temporary cache, none into the user's.
+  size_t entries = 0;
+  for (const auto& e : fs::recursive_directory_iterator(cache.path()))
+    if (e.path().extension() == ".cubin") ++entries;
+  EXPECT_EQ(entries, jobs.size());
+}
+
+// A second request for a compiled spec comes from the disk cache, with the same resources.
+TEST(CodegenCompileMatrix, CompileKernelUsesTheDiskCache) {
+  const TempCacheDir cache;
+  KernelSpec s;
+  s.family = Family::fwd;
+  s.head_dim = s.head_dim_v = 64;
+  s.config = default_config(Family::fwd, 64, 64);
+  s.mask_mod = Expr::parse(ModKind::mask, "q_idx >= kv_idx");
+  s.has_block_mask = s.has_full_blocks = true;
+  const long before = jit::nvrtc_compile_count();
+  const jit::CompiledKernel first = compile_kernel(s, "sm_80");
+  const jit::CompiledKernel second = compile_kernel(s, "sm_80");
+  EXPECT_EQ(jit::nvrtc_compile_count(), before + 1);
+  EXPECT_FALSE(first.from_disk_cache);
+  EXPECT_TRUE(second.from_disk_cache);
+  EXPECT_EQ(first.key, second.key);
+  EXPECT_EQ(first.cubin, second.cubin);
+  ASSERT_EQ(second.resources.count(kernel_name(Family::fwd)), 1u);
+  EXPECT_EQ(first.resources.at(kernel_name(Family::fwd)).registers,
+            second.resources.at(kernel_name(Family::fwd)).registers);
+  EXPECT_TRUE(fs::exists(cache.path() / "kernels" / (first.key + ".cubin")));
+}
+
+}  // namespace
+}  // namespace flexjit::codegen

@@ -1,0 +1,200 @@
+// KernelSpec validation and the shared-memory check: every message word for word, since users see
+// them when they pass a bad --config or AttentionSpec. Also: the default configurations fit the
+// shared memory of the architectures flexjit targets.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "codegen/kernel_spec.hpp"
+#include "flexjit/error.hpp"
+
+namespace flexjit::codegen {
+namespace {
+
+KernelSpec attention_spec(Family family, int head_dim = 128, int head_dim_v = 128) {
+  KernelSpec s;
+  s.family = family;
+  s.head_dim = head_dim;
+  s.head_dim_v = head_dim_v;
+  s.config = default_config(family, head_dim, head_dim_v);
+  return s;
+}
+
+// The UsageError message of validate(), or "" when the spec is valid.
+std::string validation_error(const KernelSpec& spec) {
+  try {
+    spec.validate();
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string shared_memory_error(const KernelSpec& spec, const std::string& arch) {
+  try {
+    check_shared_memory(spec, arch);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(KernelSpecValidation, DefaultsOfEveryFamilyAreValid) {
+  for (Family f : {Family::fwd, Family::bwd_preprocess, Family::bwd_dq, Family::bwd_dkdv, Family::block_mask,
+                   Family::builtin_axpy})
+    for (auto [d, dv] : {std::pair{64, 64}, {128, 128}, {256, 256}, {128, 64}, {192, 128}})
+      EXPECT_EQ(validation_error(attention_spec(f, d, dv)), "") << family_name(f) << " d" << d << "/" << dv;
+}
+
+TEST(KernelSpecValidation, BadDtype) {
+  KernelSpec s = attention_spec(Family::fwd);
+  s.dtype = DType::f32;
+  EXPECT_EQ(validation_error(s), "attention kernels take bf16 or f16 inputs (got f32)");
+  s.family = Family::bwd_preprocess;
+  s.dtype = DType::i32;
+  EXPECT_EQ(validation_error(s), "attention kernels take bf16 or f16 inputs (got i32)");
+}
+
+TEST(KernelSpecValidation, HeadDim96) {
+  KernelSpec s = attention_spec(Family::fwd);
+  s.head_dim = 96;
+  EXPECT_EQ(validation_error(s), "head_dim 96 is not supported: the tensor-core path takes 64, 128, 192 or 256");
+  s.head_dim = 128;
+  s.head_dim_v = 320;
+  EXPECT_EQ(validation_error(s), "head_dim_v 320 is not supported: the tensor-core path takes 64, 128, 192 or 256");
+}
+
+TEST(KernelSpecValidation, ThreeWarps) {
+  KernelSpec s = attention_spec(Family::fwd);
+  s.config = {128, 32, 3, 2};
+  EXPECT_EQ(validation_error(s), "config m128n32w3s2: warps must be 1, 2, 4 or 8");
+  KernelSpec pre = attention_spec(Family::bwd_preprocess);
+  pre.config.num_warps = 33;
+  EXPECT_EQ(validation_error(pre), "config m0n0w33s0: warps must be between 1 and 32");
+}
+
+TEST(KernelSpecValidation, BlockMNotAMultipleOfSixteenTimesWarps) {
+  KernelSpec s = attention_spec(Family::fwd);
+  s.config = {32, 32, 4, 2};
+  EXPECT_EQ(validation_error(s),
+            "config m32n32w4s2: block_m must be a multiple of 16 * warps = 64 (each warp owns whole 16-row mma tiles)");
+  // dK/dV kernels split kv rows (block_n) over their warps.
+  KernelSpec dkdv = attention_spec(Family::bwd_dkdv);
+  dkdv.config = {64, 32, 4, 2};
+  EXPECT_EQ(validation_error(dkdv),
+            "config m64n32w4s2: block_n must be a multiple of 16 * warps = 64 (each warp owns whole 16-row mma tiles)");
+}
+
+TEST(KernelSpecValidation, OtherTileShapes) {
+  KernelSpec s = attention_spec(Family::fwd);
+  s.config = {128, 32, 2, 2};
+  EXPECT_EQ(validation_error(s), "config m128n32w2s2: at most 32 rows per warp (block_m / warps = 64)");
+  s.config = {128, 48, 4, 2};
+  EXPECT_EQ(validation_error(s), "config m128n48w4s2: block_n must be 16, 32, 64 or 128");
+  s.config = {256, 32, 8, 2};
+  EXPECT_EQ(validation_error(s), "config m256n32w8s2: block_m must be a power of two up to 128");
+  s.config = {0, 32, 4, 2};
+  EXPECT_EQ(validation_error(s), "block config m0n32w4s2 has unset fields");
+}
+
+TEST(KernelSpecValidation, TilesMustDivideTheSparseBlocks) {
+  KernelSpec s = attention_spec(Family::fwd);
+  s.config = {128, 64, 4, 2};
+  s.sparse_q_block = 64;
+  EXPECT_EQ(validation_error(s), "config m128n64w4s2: tiles must divide the block-mask blocks (64 x 128)");
+  s.sparse_q_block = 128;
+  s.sparse_kv_block = 32;
+  EXPECT_EQ(validation_error(s), "config m128n64w4s2: tiles must divide the block-mask blocks (128 x 32)");
+}
+
+TEST(KernelSpecValidation, OneStage) {
+  KernelSpec s = attention_spec(Family::fwd);
+  s.config = {128, 32, 4, 1};
+  EXPECT_EQ(validation_error(s), "config m128n32w4s1: stages must be 2, 3 or 4");
+  s.config.stages = 5;
+  EXPECT_EQ(validation_error(s), "config m128n32w4s5: stages must be 2, 3 or 4");
+}
+
+TEST(KernelSpecValidation, FlagsAndGroups) {
+  KernelSpec s = attention_spec(Family::fwd);
+  s.has_full_blocks = true;
+  EXPECT_EQ(validation_error(s), "has_full_blocks needs has_block_mask");
+  s = attention_spec(Family::fwd);
+  s.gqa_group = 0;
+  EXPECT_EQ(validation_error(s), "gqa_group must be at least 1 (query heads per kv head), got 0");
+}
+
+TEST(KernelSpecValidation, BlockMaskBlockSizes) {
+  KernelSpec s = attention_spec(Family::block_mask);
+  s.sparse_q_block = 8;
+  EXPECT_EQ(validation_error(s), "block-mask block size 8 is not supported: use a multiple of 16 between 16 and 1024");
+  s.sparse_q_block = 128;
+  s.sparse_kv_block = 2048;
+  EXPECT_EQ(validation_error(s),
+            "block-mask block size 2048 is not supported: use a multiple of 16 between 16 and 1024");
+}
+
+TEST(KernelSpecValidation, RenderValidatesFirst) {
+  KernelSpec s = attention_spec(Family::fwd);
+  s.config = {128, 32, 4, 1};
+  try {
+    render(s);
+    FAIL() << "render accepted an invalid spec";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "config m128n32w4s1: stages must be 2, 3 or 4");
+  }
+}
+
+TEST(KernelSpecValidation, SharedMemoryOverSm86Limit) {
+  KernelSpec s = attention_spec(Family::fwd);
+  s.config = {128, 64, 4, 3};  // 32 KiB of Q + 3 x 32 KiB of K/V
+  ASSERT_EQ(validation_error(s), "");
+  EXPECT_EQ(s.shared_memory_bytes(), 131072u);
+  EXPECT_EQ(shared_memory_error(s, "sm_86"),
+            "fwd config m128n64w4s3 needs 128 KiB of shared memory; sm_86 allows 99 KiB per block — use fewer "
+            "stages or smaller tiles");
+  EXPECT_EQ(shared_memory_error(s, "sm_80"), "");
+  EXPECT_EQ(shared_memory_error(s, "sm_90a"), "");
+
+  KernelSpec dkdv = attention_spec(Family::bwd_dkdv);
+  dkdv.config.stages = 3;
+  EXPECT_EQ(dkdv.shared_memory_bytes(), 132608u);
+  EXPECT_EQ(shared_memory_error(dkdv, "sm_89"),
+            "bwd_dkdv config m64n64w4s3 needs 129.5 KiB of shared memory; sm_89 allows 99 KiB per block — use fewer "
+            "stages or smaller tiles");
+}
+
+TEST(KernelSpecValidation, SharedMemoryLimitsByArch) {
+  EXPECT_EQ(max_shared_memory_for_arch("sm_80"), 163u * 1024);
+  EXPECT_EQ(max_shared_memory_for_arch("sm_86"), 99u * 1024);
+  EXPECT_EQ(max_shared_memory_for_arch("sm_89"), 99u * 1024);
+  EXPECT_EQ(max_shared_memory_for_arch("sm_90a"), 227u * 1024);
+  EXPECT_EQ(max_shared_memory_for_arch("sm_120a"), 99u * 1024);
+}
+
+TEST(KernelSpecValidation, UnknownFamily) {
+  try {
+    parse_family("fwdd");
+    FAIL() << "parse_family accepted 'fwdd'";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(),
+                 "unknown kernel family 'fwdd' (known: fwd, bwd_preprocess, bwd_dq, bwd_dkdv, block_mask, builtin)");
+  }
+  for (Family f : {Family::fwd, Family::bwd_preprocess, Family::bwd_dq, Family::bwd_dkdv, Family::block_mask,
+                   Family::builtin_axpy})
+    EXPECT_EQ(parse_family(family_name(f)), f);
+}
+
+// What Attention uses when nobody chose a config must be launchable on the GPUs flexjit targets:
+// sm_80 (A100, 163 KiB per block) and sm_90a (H100, 227 KiB).
+TEST(KernelSpecValidation, DefaultConfigsFitSharedMemory) {
+  for (const char* arch : {"sm_80", "sm_90a"})
+    for (Family f : {Family::fwd, Family::bwd_dq, Family::bwd_dkdv})
+      for (auto [d, dv] : {std::pair{64, 64}, {128, 128}, {256, 256}, {128, 64}, {192, 128}}) {
+        const KernelSpec s = attention_spec(f, d, dv);
+        EXPECT_EQ(shared_memory_error(s, arch), "") << family_name(f) << " d" << d << "/" << dv << " on " << arch;
+      }
+}
+
+}  // namespace
+}  // namespace flexjit::codegen

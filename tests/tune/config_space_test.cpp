@@ -1,0 +1,189 @@
+// Config spaces: pruning by shared memory per arch, by block-mask block sizes and by the
+// accumulator-register estimate; the small space inside the full one, the default inside both;
+// per-arch defaults that fit.
+#include "tune/config_space.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "flexjit/error.hpp"
+
+namespace flexjit::test {
+namespace {
+
+using codegen::Family;
+using codegen::KernelSpec;
+using tune::SearchSpace;
+
+KernelSpec spec_of(Family family, int head_dim, int head_dim_v = 0) {
+  KernelSpec s;
+  s.family = family;
+  s.dtype = DType::bf16;
+  s.head_dim = head_dim;
+  s.head_dim_v = head_dim_v ? head_dim_v : head_dim;
+  return s;
+}
+
+KernelSpec with(const KernelSpec& base, const std::string& config) {
+  KernelSpec s = base;
+  s.config = BlockConfig::parse(config);
+  return s;
+}
+
+std::vector<std::string> names(const std::vector<BlockConfig>& configs) {
+  std::vector<std::string> out;
+  for (const auto& c : configs) out.push_back(c.str());
+  return out;
+}
+
+bool has_wgmma_path() {
+  try {
+    BlockConfig::parse("m128n128w8s2g");
+    return true;
+  } catch (const UsageError&) {
+    return false;
+  }
+}
+
+TEST(ConfigSpace, SharedMemoryOfTheArchPrunes) {
+  const KernelSpec base = spec_of(Family::fwd, 256);
+  const auto sm86 = tune::candidate_configs(base, SearchSpace::full, "sm_86");
+  const auto sm80 = tune::candidate_configs(base, SearchSpace::full, "sm_80");
+  ASSERT_FALSE(sm86.empty());
+  for (const auto& c : sm86) EXPECT_LE(with(base, c.str()).shared_memory_bytes(), 99u * 1024) << c.str();
+  // Everything that fits 99 KiB fits 163 KiB, and sm_80 keeps configs sm_86 cannot.
+  for (const auto& c : sm86) EXPECT_NE(std::find(sm80.begin(), sm80.end(), c), sm80.end()) << c.str();
+  EXPECT_GT(sm80.size(), sm86.size());
+  EXPECT_EQ(tune::prune_reason(with(base, "m64n64w4s2"), "sm_86").value(),
+            "fwd config m64n64w4s2 needs 160 KiB of shared memory; sm_86 allows 99 KiB per block — use fewer "
+            "stages or smaller tiles");
+  EXPECT_FALSE(tune::prune_reason(with(base, "m64n64w4s2"), "sm_80").has_value());
+}
+
+TEST(ConfigSpace, TilesMustDivideTheBlockMaskBlocks) {
+  KernelSpec base = spec_of(Family::fwd, 128);
+  base.has_block_mask = base.has_full_blocks = true;
+  base.sparse_q_block = base.sparse_kv_block = 64;
+  for (SearchSpace space : {SearchSpace::small, SearchSpace::full}) {
+    const auto configs = tune::candidate_configs(base, space, "sm_90a");
+    ASSERT_FALSE(configs.empty());
+    for (const auto& c : configs) {
+      EXPECT_EQ(64 % c.block_m, 0) << c.str();
+      EXPECT_EQ(64 % c.block_n, 0) << c.str();
+    }
+  }
+  EXPECT_EQ(tune::prune_reason(with(base, "m128n64w4s2"), "sm_90a").value(),
+            "config m128n64w4s2: tiles must divide the block-mask blocks (64 x 64)");
+  // The built-in default m128n32w4s2 does not divide 64-row blocks: the first curated config
+  // that does takes its place.
+  EXPECT_EQ(tune::default_for(base, "sm_90a").str(), "m64n64w4s2");
+}
+
+TEST(ConfigSpace, AccumulatorRegisterEstimate) {
+  EXPECT_EQ(tune::estimated_accumulator_registers(with(spec_of(Family::fwd, 128), "m128n64w4s2")), 192);
+  EXPECT_EQ(tune::estimated_accumulator_registers(with(spec_of(Family::fwd, 128), "m128n64w8s2")), 96);
+  EXPECT_EQ(tune::estimated_accumulator_registers(with(spec_of(Family::fwd, 256), "m128n32w4s2")), 288);
+  EXPECT_EQ(tune::estimated_accumulator_registers(with(spec_of(Family::bwd_dq, 128), "m64n64w4s2")), 128);
+  // dK/dV: rows per warp from block_n; d256 splits the accumulators in two column slices.
+  EXPECT_EQ(tune::estimated_accumulator_registers(with(spec_of(Family::bwd_dkdv, 128), "m64n64w4s2")), 192);
+  EXPECT_EQ(tune::estimated_accumulator_registers(with(spec_of(Family::bwd_dkdv, 256), "m32n64w4s2")), 160);
+  EXPECT_EQ(tune::estimated_accumulator_registers(with(spec_of(Family::bwd_preprocess, 128), "m64n64w4s2")), 0);
+}
+
+TEST(ConfigSpace, RegisterEstimatePrunesWideAccumulators) {
+  const KernelSpec base = spec_of(Family::fwd, 256);
+  // m128 with 4 warps at d256: 32 rows per warp, (32/8 + 256/8) * 4 * 2 = 288 accumulators.
+  EXPECT_EQ(tune::prune_reason(with(base, "m128n32w4s2"), "sm_90a").value(),
+            "fwd config m128n32w4s2 needs ~288 fp32 accumulator registers per thread (more than 200 spill) — use "
+            "more warps or smaller tiles");
+  EXPECT_FALSE(tune::prune_reason(with(base, "m128n32w8s2"), "sm_90a").has_value());
+  const auto full = tune::candidate_configs(base, SearchSpace::full, "sm_90a");
+  for (const auto& c : full) {
+    EXPECT_FALSE(c.block_m == 128 && c.num_warps == 4) << c.str();
+    EXPECT_LE(tune::estimated_accumulator_registers(with(base, c.str())), tune::kMaxAccumulatorRegisters) << c.str();
+  }
+}
+
+TEST(ConfigSpace, FullSpaceIsEverythingThatSurvivesSorted) {
+  for (Family family : {Family::fwd, Family::bwd_dq, Family::bwd_dkdv}) {
+    const KernelSpec base = spec_of(family, 128);
+    const auto full = tune::candidate_configs(base, SearchSpace::full, "sm_80");
+    std::vector<std::string> expected;
+    for (int m : tune::kBlockSizes)
+      for (int n : tune::kBlockSizes)
+        for (int w : tune::kWarpCounts)
+          for (int s : tune::kStageCounts) {
+            const std::string text =
+                "m" + std::to_string(m) + "n" + std::to_string(n) + "w" + std::to_string(w) + "s" + std::to_string(s);
+            if (!tune::prune_reason(with(base, text), "sm_80")) expected.push_back(text);
+          }
+    EXPECT_EQ(names(full), expected) << codegen::family_name(family);  // sm_80: no wgmma variants
+    for (const auto& c : full) EXPECT_FALSE(tune::prune_reason(with(base, c.str()), "sm_80")) << c.str();
+  }
+}
+
+TEST(ConfigSpace, SmallListsInOrderOfPreference) {
+  EXPECT_EQ(names(tune::candidate_configs(spec_of(Family::fwd, 128), SearchSpace::small, "sm_80")),
+            (std::vector<std::string>{"m128n32w4s2", "m128n64w4s2", "m128n64w8s2", "m64n64w4s2", "m128n32w4s3",
+                                      "m128n128w8s2", "m64n32w4s2"}));
+  // sm_86: m128n128w8s2 (160 KiB) does not fit 99 KiB.
+  EXPECT_EQ(names(tune::candidate_configs(spec_of(Family::fwd, 128), SearchSpace::small, "sm_86")),
+            (std::vector<std::string>{"m128n32w4s2", "m128n64w4s2", "m128n64w8s2", "m64n64w4s2", "m128n32w4s3",
+                                      "m64n32w4s2"}));
+  const auto hopper = names(tune::candidate_configs(spec_of(Family::fwd, 128), SearchSpace::small, "sm_90a"));
+  EXPECT_EQ(std::count(hopper.begin(), hopper.end(), "m128n128w8s2g"), has_wgmma_path() ? 1 : 0);
+  EXPECT_EQ(names(tune::candidate_configs(spec_of(Family::bwd_dkdv, 256), SearchSpace::small, "sm_86")),
+            (std::vector<std::string>{"m16n64w4s2", "m32n32w2s2", "m16n32w2s2"}));
+}
+
+TEST(ConfigSpace, SmallInsideFullWithTheDefaultFirst) {
+  for (Family family : {Family::fwd, Family::bwd_dq, Family::bwd_dkdv})
+    for (int d : {64, 128, 192, 256})
+      for (const char* arch : {"sm_80", "sm_86", "sm_89", "sm_90a"}) {
+        const KernelSpec base = spec_of(family, d);
+        const std::string what = std::string(codegen::family_name(family)) + " d" + std::to_string(d) + " " + arch;
+        const auto small = tune::candidate_configs(base, SearchSpace::small, arch);
+        const auto full = tune::candidate_configs(base, SearchSpace::full, arch);
+        ASSERT_GE(small.size(), 2u) << what;
+        EXPECT_LE(small.size(), 10u) << what;
+        const std::vector<std::string> full_names = names(full), small_names = names(small);
+        const std::set<std::string> full_set(full_names.begin(), full_names.end());
+        for (const auto& c : small) EXPECT_TRUE(full_set.count(c.str())) << what << " " << c.str();
+        const BlockConfig def = tune::default_for(base, arch);
+        EXPECT_EQ(small.front(), def) << what;
+        EXPECT_FALSE(tune::prune_reason(with(base, def.str()), arch)) << what;
+        const std::set<std::string> unique(small_names.begin(), small_names.end());
+        EXPECT_EQ(unique.size(), small.size()) << what;
+      }
+}
+
+TEST(ConfigSpace, DefaultsFitEveryDeviceClass) {
+  // Where the built-in default fits, it stays.
+  EXPECT_EQ(tune::default_for(spec_of(Family::fwd, 128), "sm_86").str(), "m128n32w4s2");
+  EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dkdv, 256), "sm_90a").str(), "m32n64w4s2");
+  // On Hopper the forward defaults to its wgmma path.
+  EXPECT_EQ(tune::default_for(spec_of(Family::fwd, 128), "sm_90a").str(), "m128n128w8s2g");
+  EXPECT_EQ(tune::default_for(spec_of(Family::fwd, 256), "sm_90a").str(), "m128n64w8s2g");
+  // d256 dQ on sm_86: the built-in default needs 128 KiB.
+  EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dq, 256), "sm_86").str(), "m32n32w2s2");
+  EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dkdv, 256), "sm_80").str(), "m32n64w4s2");
+  EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dkdv, 256), "sm_86").str(), "m16n64w4s2");
+  // Families without a search space keep codegen's default.
+  EXPECT_EQ(tune::default_for(spec_of(Family::bwd_preprocess, 128), "sm_80"),
+            codegen::default_config(Family::bwd_preprocess, 128, 128));
+}
+
+TEST(ConfigSpace, OnlyAttentionTilesAreTuned) {
+  try {
+    tune::candidate_configs(spec_of(Family::bwd_preprocess, 128), SearchSpace::small, "sm_80");
+    FAIL() << "expected UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(),
+                 "autotuning covers the fwd, bwd_dq and bwd_dkdv kernels; bwd_preprocess has no block config to tune");
+  }
+}
+
+}  // namespace
+}  // namespace flexjit::test

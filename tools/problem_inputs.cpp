@@ -1,0 +1,86 @@
+#include "problem_inputs.hpp"
+
+#include <cstring>
+
+#include "common/half.hpp"
+
+namespace flexjit::cli {
+
+namespace {
+
+DeviceBuffer random_tensor(size_t n, DType dtype, std::mt19937_64& rng) {
+  std::normal_distribution<float> normal(0.f, 1.f);
+  std::vector<uint16_t> bits(n);
+  for (auto& b : bits) b = dtype == DType::bf16 ? float_to_bf16_bits(normal(rng)) : float_to_f16_bits(normal(rng));
+  DeviceBuffer buffer = DeviceBuffer::allocate(n * 2);
+  buffer.upload(bits.data(), n * 2);
+  return buffer;
+}
+
+DeviceBuffer upload_suite_buffer(const SuiteBuffer& b) {
+  const std::vector<double> values = b.values();
+  std::vector<unsigned char> bytes(values.size() * dtype_size(b.dtype));
+  for (size_t i = 0; i < values.size(); ++i) {
+    unsigned char* p = bytes.data() + i * dtype_size(b.dtype);
+    switch (b.dtype) {
+      case DType::i32: { int32_t v = static_cast<int32_t>(values[i]); std::memcpy(p, &v, 4); break; }
+      case DType::f32: { float v = static_cast<float>(values[i]); std::memcpy(p, &v, 4); break; }
+      case DType::bf16: { uint16_t v = float_to_bf16_bits(static_cast<float>(values[i])); std::memcpy(p, &v, 2); break; }
+      case DType::f16: { uint16_t v = float_to_f16_bits(static_cast<float>(values[i])); std::memcpy(p, &v, 2); break; }
+      case DType::u8: *p = static_cast<unsigned char>(values[i]); break;
+    }
+  }
+  DeviceBuffer d = DeviceBuffer::allocate(std::max<size_t>(bytes.size(), 16));
+  d.upload(bytes.data(), bytes.size());
+  return d;
+}
+
+}  // namespace
+
+AttentionSpec problem_spec(const SuiteProblem& p) {
+  AttentionSpec spec;
+  spec.score_mod = p.score_mod;
+  spec.mask_mod = p.mask_mod;
+  spec.declarations = p.declarations();
+  spec.dtype = p.dtype;
+  spec.head_dim = p.head_dim;
+  spec.head_dim_v = p.head_dim_v;
+  return spec;
+}
+
+ProblemInputs ProblemInputs::create(const SuiteProblem& p, const Attention& attention, bool backward,
+                                    std::mt19937_64& rng) {
+  ProblemInputs in;
+  for (const SuiteBuffer& b : p.buffers) {
+    in.storage.push_back(upload_suite_buffer(b));
+    in.call.values.buffers[b.name] = TensorView::contiguous(in.storage.back().data(), b.dtype, b.shape());
+  }
+  const std::vector<int64_t> qshape{p.batch, p.q_heads, p.q_len, p.head_dim};
+  const std::vector<int64_t> kshape{p.batch, p.kv_heads, p.kv_len, p.head_dim};
+  const std::vector<int64_t> vshape{p.batch, p.kv_heads, p.kv_len, p.head_dim_v};
+  const std::vector<int64_t> oshape{p.batch, p.q_heads, p.q_len, p.head_dim_v};
+  auto numel = [](const std::vector<int64_t>& s) { return size_t(s[0]) * s[1] * s[2] * s[3]; };
+  auto tensor = [&](const std::vector<int64_t>& shape, bool random) {
+    in.storage.push_back(random ? random_tensor(numel(shape), p.dtype, rng) : DeviceBuffer::allocate(numel(shape) * 2));
+    return TensorView::contiguous(in.storage.back().data(), p.dtype, shape);
+  };
+  in.q = tensor(qshape, true);
+  in.k = tensor(kshape, true);
+  in.v = tensor(vshape, true);
+  in.out = tensor(oshape, false);
+  in.storage.push_back(DeviceBuffer::allocate(size_t(p.batch) * p.q_heads * p.q_len * 4));
+  in.lse = TensorView::contiguous(in.storage.back().data(), DType::f32, {p.batch, p.q_heads, p.q_len});
+  if (backward) {
+    in.dout = tensor(oshape, true);
+    in.dq = tensor(qshape, false);
+    in.dk = tensor(kshape, false);
+    in.dv = tensor(vshape, false);
+  }
+  if (!attention.mask_mod().is_always_true()) {
+    in.mask = attention.block_mask(p.batch, p.q_heads, p.q_len, p.kv_len, nullptr, in.call.values);
+    in.density = in.mask->density();
+  }
+  return in;
+}
+
+}  // namespace flexjit::cli

@@ -1,0 +1,32 @@
+#pragma once
+// Device inputs for one suite problem (random q, k, v, dO; the suite's buffers; the block mask),
+// shared by `flexjit bench` and `flexjit tune`.
+#include <optional>
+#include <random>
+#include <vector>
+
+#include "flexjit/attention.hpp"
+#include "flexjit/problem_suite.hpp"
+
+namespace flexjit::cli {
+
+// The AttentionSpec of a suite problem (configs left to the autotuner).
+AttentionSpec problem_spec(const SuiteProblem& p);
+
+struct ProblemInputs {
+  std::vector<DeviceBuffer> storage;  // owns every device allocation below
+  TensorView q, k, v, out, lse, dout, dq, dk, dv;
+  CallOptions call;
+  std::optional<BlockMask> mask;  // present when the variant has a mask_mod
+  double density = 1.0;           // fraction of 128x128 blocks visited
+
+  // Fresh normal(0, 1) data; gradients allocated only when `backward`.
+  static ProblemInputs create(const SuiteProblem& p, const Attention& attention, bool backward, std::mt19937_64& rng);
+  const BlockMask* block_mask() const { return mask ? &*mask : nullptr; }
+  void forward(const Attention& a, Stream s) const { a.forward(q, k, v, out, lse, block_mask(), s, call); }
+  void backward(const Attention& a, Stream s) const {
+    a.backward(q, k, v, out, lse, dout, dq, dk, dv, block_mask(), s, call);
+  }
+};
+
+}  // namespace flexjit::cli
