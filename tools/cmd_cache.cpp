@@ -6,23 +6,13 @@
 #include <string>
 
 #include "command.hpp"
+#include "format.hpp"
 #include "flexjit/error.hpp"
 #include "flexjit/kernel_cache.hpp"
 
 namespace flexjit::cli {
 namespace {
 
-std::string human_bytes(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int unit = 0;
-  while (bytes >= 1024 && unit < 4) {
-    bytes /= 1024;
-    ++unit;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, unit == 0 ? "%.0f %s" : "%.1f %s", bytes, units[unit]);
-  return buf;
-}
 
 std::string join(const std::vector<std::string>& items, const char* separator) {
   std::string out;

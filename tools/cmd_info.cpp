@@ -5,6 +5,7 @@
 #include <string>
 
 #include "command.hpp"
+#include "format.hpp"
 #include "flexjit/device.hpp"
 #include "flexjit/error.hpp"
 #include "flexjit/kernel_cache.hpp"
@@ -15,17 +16,6 @@
 namespace flexjit::cli {
 namespace {
 
-std::string human_bytes(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int unit = 0;
-  while (bytes >= 1024 && unit < 4) {
-    bytes /= 1024;
-    ++unit;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, unit == 0 ? "%.0f %s" : "%.1f %s", bytes, units[unit]);
-  return buf;
-}
 
 std::string cuda_version(int v) {
   return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);

@@ -59,8 +59,10 @@ struct Attention::Impl {
 
 namespace {
 
+// An absent mod is the identity / `true`, still checked against the spec's declarations: every
+// kernel of the variant (block mask builder included) then takes the same buffers and params.
 Expr parse_or_default(ModKind kind, const std::string& text, const Declarations& decls) {
-  if (text.empty()) return kind == ModKind::score ? Expr::identity_score() : Expr::no_mask();
+  if (text.empty()) return Expr::parse(kind, kind == ModKind::score ? "score" : "true", decls);
   return Expr::parse(kind, text, decls);
 }
 

@@ -16,6 +16,8 @@
 // their sizes and checksums are still verified, since another writer may have replaced them.
 #include "jit/kernel_cache.hpp"
 
+#include "common/files.hpp"
+
 #include <fcntl.h>
 #include <pwd.h>
 #include <sys/stat.h>
@@ -194,52 +196,9 @@ std::optional<KernelCacheEntry> parse_entry(const fs::path& json_path, bool with
   }
 }
 
-// A name no other writer (thread or process) can pick.
-std::string unique_suffix() {
-  thread_local std::mt19937_64 rng{std::random_device{}() ^
-                                   std::hash<std::thread::id>{}(std::this_thread::get_id())};
-  return std::to_string(::getpid()) + "-" +
-         hex64(std::hash<std::thread::id>{}(std::this_thread::get_id())).substr(8) + "-" +
-         hex64(rng());
-}
-
-// Writes `data` to `final_path` so that a reader sees either the old file or the complete new
-// one: unique temporary file in the same directory, fsync, rename.
+// Writes `data` so that a reader sees either the old file or the complete new one.
 bool write_atomically(const fs::path& final_path, const std::string& data, std::string* error) {
-  const fs::path tmp =
-      final_path.parent_path() / (".tmp-" + final_path.filename().string() + "-" + unique_suffix());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    *error = "cannot create " + tmp.string() + ": " + std::strerror(errno);
-    return false;
-  }
-  size_t written = 0;
-  bool ok = true;
-  while (written < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + written, data.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ok = false;
-      break;
-    }
-    written += static_cast<size_t>(n);
-  }
-  if (!ok) *error = "cannot write " + tmp.string() + ": " + std::strerror(errno);
-  if (ok && ::fsync(fd) != 0) {
-    ok = false;
-    *error = "cannot fsync " + tmp.string() + ": " + std::strerror(errno);
-  }
-  if (::close(fd) != 0 && ok) {
-    ok = false;
-    *error = "cannot close " + tmp.string() + ": " + std::strerror(errno);
-  }
-  if (ok && ::rename(tmp.c_str(), final_path.c_str()) != 0) {
-    ok = false;
-    *error = "cannot rename " + tmp.string() + " to " + final_path.string() + ": " +
-             std::strerror(errno);
-  }
-  if (!ok) ::unlink(tmp.c_str());
-  return ok;
+  return write_file_atomically(final_path.string(), data, error);
 }
 
 void sync_directory(const fs::path& dir) {

@@ -13,6 +13,8 @@
 // damaged (it is moved aside, never partly trusted). Locking and memoisation: autotune_cache.hpp.
 #include "tune/autotune_cache.hpp"
 
+#include "common/files.hpp"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -301,47 +303,6 @@ std::string utc_time(std::time_t t, const char* format) {
   return buf;
 }
 
-// Writes `data` to `path` through a unique temporary file in the same directory, fsync and
-// rename, so readers see the old or the new file whole.
-bool write_atomically(const std::string& path, const std::string& data, std::string* error) {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  const fs::path final_path(path);
-  const std::string tmp =
-      (final_path.parent_path() / (".tmp-" + final_path.filename().string() + "-" + std::to_string(::getpid()) +
-                                   "-" + hex64(rng())))
-          .string();
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    *error = "cannot create " + tmp + ": " + std::strerror(errno);
-    return false;
-  }
-  size_t written = 0;
-  bool ok = true;
-  while (written < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + written, data.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ok = false;
-      *error = "cannot write " + tmp + ": " + std::strerror(errno);
-      break;
-    }
-    written += static_cast<size_t>(n);
-  }
-  if (ok && ::fsync(fd) != 0) {
-    ok = false;
-    *error = "cannot fsync " + tmp + ": " + std::strerror(errno);
-  }
-  if (::close(fd) != 0 && ok) {
-    ok = false;
-    *error = "cannot close " + tmp + ": " + std::strerror(errno);
-  }
-  if (ok && ::rename(tmp.c_str(), path.c_str()) != 0) {
-    ok = false;
-    *error = "cannot rename " + tmp + " to " + path + ": " + std::strerror(errno);
-  }
-  if (!ok) ::unlink(tmp.c_str());
-  return ok;
-}
 
 void sync_directory(const std::string& dir) {
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -634,7 +595,7 @@ bool AutotuneCache::store(const AutotuneKey& key, const AutotuneEntry& entry) co
     } else {
       Entries merged = read_locked(file);
       merged[text] = e;
-      ok = write_atomically(file, serialize(merged), &error);
+      ok = write_file_atomically(file, serialize(merged), &error);
       if (ok) {
         sync_directory(directory_);
         state.disk = std::move(merged);

@@ -11,27 +11,6 @@
 namespace flexjit::test {
 namespace {
 
-// Document ids for `length` positions: random segment lengths, like the suite's packed documents.
-TestBuffer document_ids(int length, std::mt19937_64& rng, const std::string& name = "doc") {
-  TestBuffer b;
-  b.decl = BufferDecl{name, DType::i32, {length}};
-  std::uniform_int_distribution<int> segment(1, std::max(2, length / 6));
-  int doc = 0;
-  while (static_cast<int>(b.values.size()) < length) {
-    const int n = segment(rng);
-    for (int i = 0; i < n && static_cast<int>(b.values.size()) < length; ++i) b.values.push_back(doc);
-    ++doc;
-  }
-  return b;
-}
-
-TestBuffer alibi_slopes(int heads) {
-  TestBuffer b;
-  b.decl = BufferDecl{"slope", DType::f32, {heads}};
-  for (int h = 0; h < heads; ++h) b.values.push_back(std::exp2(-8.0 * (h + 1) / heads));
-  return b;
-}
-
 void expect_close(const FwdProblem& p, const std::string& what) {
   const FwdOutcome r = run_forward_check(p);
   EXPECT_LT(r.out_error, tolerance(p.dtype)) << what << ": output error, seed " << r.seed;

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -23,63 +24,9 @@
 
 extern char** environ;
 
+#include "support/scoped.hpp"
+
 namespace flexjit::test {
-
-// Sets (or, with nullptr, unsets) an environment variable for the scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = std::string(old);
-    if (value)
-      ::setenv(name, value, 1);
-    else
-      ::unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old_)
-      ::setenv(name_.c_str(), old_->c_str(), 1);
-    else
-      ::unsetenv(name_.c_str());
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
-
-// A fresh directory under $TMPDIR, removed with everything in it at the end of the scope.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "flexjit-tune-test-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-  std::string str() const { return path_.string(); }
-
- private:
-  std::filesystem::path path_;
-};
-
-inline std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-inline void write_text(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
 
 // Files in `dir` whose name starts with `prefix`, sorted.
 inline std::vector<std::string> files_starting_with(const std::filesystem::path& dir, const std::string& prefix) {
@@ -153,9 +100,12 @@ inline int run_self(const std::vector<std::string>& args, const std::vector<std:
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
-  // The added variables first: getenv() returns the first of duplicate names.
+  // The added variables first: getenv() returns the first of duplicate names. A parent run as
+  // one shard of a sharded run must not pass the sharding on: the child runs one named test.
   std::vector<std::string> env_s = env;
-  for (char** e = environ; *e; ++e) env_s.push_back(*e);
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "GTEST_TOTAL_SHARDS=", 19) != 0 && std::strncmp(*e, "GTEST_SHARD_INDEX=", 18) != 0)
+      env_s.push_back(*e);
   std::vector<char*> envp;
   for (auto& e : env_s) envp.push_back(e.data());
   envp.push_back(nullptr);
