@@ -97,7 +97,7 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
       for (const KernelChoice& c : attention.last_choices()) {
         if (c.family == "fwd") {
           row.fwd_config = c.config.str() + " (" + c.source + ")";
-        } else {
+        } else if (c.family != "bwd_preprocess") {
           row.bwd_config += (row.bwd_config.empty() ? "" : " ") + c.config.str();
         }
       }

@@ -85,6 +85,7 @@ CommandRegistrar registrar("tune", "Autotune block configs for a problem suite a
       synchronize();
       check_buffer_errors();
       for (const KernelChoice& c : attention.last_choices()) {
+        if (c.family == "bwd_preprocess") continue;  // row-wise, no block config to tune
         rows.push_back({p.name, c});
         if (!terminal)
           std::printf("  %-9s %-16s %-8s %s (default %s: %s, %d candidates)\n", c.family.c_str(), c.config.str().c_str(),

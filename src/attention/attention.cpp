@@ -1,6 +1,7 @@
 #include "flexjit/attention.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -14,6 +15,7 @@
 #include "attention/stream_scratch.hpp"
 #include "attention/tensor_checks.hpp"
 #include "codegen/mod_args.hpp"
+#include "jit/driver.hpp"
 #include "common/parallel.hpp"
 #include "flexjit/autotune.hpp"
 #include "tune/autotune_cache.hpp"
@@ -45,6 +47,15 @@ struct Attention::Impl {
   std::optional<DeviceInfo> device_info;
   std::mutex choices_mutex;
   std::map<std::string, KernelChoice> choices;  // by family: what the latest call used
+
+  // Kernels chosen and loaded per call signature (see resolve()): a repeat call is a map lookup.
+  struct Resolved {
+    KernelChoice choice;
+    codegen::KernelSpec spec;
+    std::shared_ptr<const codegen::ReadyKernel> kernel;
+  };
+  std::mutex resolved_mutex;
+  std::map<std::string, std::shared_ptr<const Resolved>> resolved;
 
   void remember(KernelChoice choice, const codegen::ReadyKernel& kernel) {
     choice.compile_ms = kernel.compiled.compile_ms;
@@ -211,6 +222,40 @@ KernelChoice choose_config(codegen::Family family, const std::optional<BlockConf
   return choice;
 }
 
+using KernelLauncher = std::function<void(const codegen::KernelSpec&, const codegen::ReadyKernel&, Stream)>;
+
+// The kernel of `family` for this call: chosen (fixed config, autotune cache or tuning), rendered,
+// compiled or loaded from disk, and loaded into the current context on the first call of a
+// signature; later calls with the same signature find it in the variant's map.
+std::shared_ptr<const Attention::Impl::Resolved> resolve(Attention::Impl& impl, codegen::Family family,
+                                                          const std::optional<BlockConfig>& fixed,
+                                                          const attention::ProblemShape& shape,
+                                                          const BlockMask* block_mask, const KernelLauncher& launch,
+                                                          Stream stream) {
+  char key[256];
+  std::snprintf(key, sizeof key, "%d %p %d %d %d %d %d %d %d %d", static_cast<int>(family),
+                static_cast<void*>(jit::ensure_context()), shape.batch, shape.q_heads, shape.kv_heads, shape.q_len,
+                shape.kv_len, block_mask != nullptr ? 1 : 0, block_mask ? block_mask->shape().q_block : 0,
+                block_mask ? block_mask->shape().kv_block : 0);
+  {
+    std::lock_guard<std::mutex> lock(impl.resolved_mutex);
+    auto it = impl.resolved.find(key);
+    if (it != impl.resolved.end()) {
+      impl.remember(it->second->choice, *it->second->kernel);
+      return it->second;
+    }
+  }
+  const std::string& arch = impl.target_arch();
+  auto r = std::make_shared<Attention::Impl::Resolved>();
+  r->choice = choose_config(family, fixed, impl.spec, impl.score, impl.mask, shape, block_mask, arch, impl.device(),
+                            launch, stream);
+  r->spec = attention_spec(family, impl.spec, impl.score, impl.mask, shape, block_mask, r->choice.config);
+  r->kernel = codegen::ready_kernel(r->spec, arch);
+  impl.remember(r->choice, *r->kernel);
+  std::lock_guard<std::mutex> lock(impl.resolved_mutex);
+  return impl.resolved.emplace(key, std::move(r)).first->second;
+}
+
 }  // namespace
 
 void Attention::forward(const TensorView& q, const TensorView& k, const TensorView& v,
@@ -223,7 +268,6 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
   if (block_mask != nullptr) attention::check_block_mask(*block_mask, shape);
   const std::vector<unsigned char> mod_args = codegen::pack_mod_args(
       spec.declarations, options.values, codegen::names_read({&impl_->score, &impl_->mask}), "forward");
-  const std::string& arch = impl_->target_arch();
 
   FlexjitFwdParams p;
   std::memset(&p, 0, sizeof(p));
@@ -255,13 +299,8 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
                             static_cast<unsigned>(shape.batch)},
                            {static_cast<unsigned>(kernel.threads), 1, 1}, kernel.shared_memory_bytes, s, args);
   };
-  const KernelChoice choice = choose_config(codegen::Family::fwd, spec.fwd_config, spec, impl_->score, impl_->mask, shape,
-                                            block_mask, arch, impl_->device(), launch, stream);
-  const codegen::KernelSpec ks = attention_spec(codegen::Family::fwd, spec, impl_->score, impl_->mask, shape,
-                                                block_mask, choice.config);
-  const auto ready = codegen::ready_kernel(ks, arch);
-  impl_->remember(choice, *ready);
-  launch(ks, *ready, stream);
+  const auto fwd = resolve(*impl_, codegen::Family::fwd, spec.fwd_config, shape, block_mask, launch, stream);
+  launch(fwd->spec, *fwd->kernel, stream);
 }
 
 void Attention::backward(const TensorView& q, const TensorView& k, const TensorView& v, const TensorView& out,
@@ -290,10 +329,9 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
   if (block_mask != nullptr) attention::check_block_mask(*block_mask, shape);
 
   using codegen::Family;
-  const std::string& arch = impl_->target_arch();
-  const codegen::KernelSpec pre = attention_spec(Family::bwd_preprocess, spec, impl_->score, impl_->mask, shape,
-                                                 nullptr, std::nullopt);
-  const auto pre_kernel = codegen::ready_kernel(pre, arch);
+  const auto pre_kernel = resolve(*impl_, Family::bwd_preprocess,
+                                  codegen::default_config(Family::bwd_preprocess, spec.head_dim, spec.head_dim_v), shape,
+                                  nullptr, nullptr, stream);
   const std::vector<unsigned char> mod_args = codegen::pack_mod_args(
       spec.declarations, options.values, codegen::names_read({&impl_->score, &impl_->mask}), "backward");
 
@@ -333,10 +371,12 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
   const unsigned heads = static_cast<unsigned>(shape.q_heads), batch = static_cast<unsigned>(shape.batch);
   {
     const int chunks = spec.head_dim_v / 8;
-    const int rows_per_cta = pre.threads() / (chunks <= 8 ? 8 : chunks <= 16 ? 16 : 32);  // as the template
+    const int threads = pre_kernel->kernel->threads;
+    const int rows_per_cta = threads / (chunks <= 8 ? 8 : chunks <= 16 ? 16 : 32);  // as the template
     void* args[] = {&p};
-    pre_kernel->kernel().launch({static_cast<unsigned>((shape.q_len + rows_per_cta - 1) / rows_per_cta), heads, batch},
-                                {static_cast<unsigned>(pre.threads()), 1, 1}, 0, stream, args);
+    pre_kernel->kernel->kernel().launch(
+        {static_cast<unsigned>((shape.q_len + rows_per_cta - 1) / rows_per_cta), heads, batch},
+        {static_cast<unsigned>(threads), 1, 1}, 0, stream, args);
   }
   // dQ and dK/dV read delta, so their tuning (when it happens) runs after the preprocess.
   const auto launch_dq = [&](const codegen::KernelSpec& ks, const codegen::ReadyKernel& kernel, Stream s) {
@@ -354,20 +394,10 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
     kernel.kernel().launch({static_cast<unsigned>(call.num_kv_tiles * splits), static_cast<unsigned>(shape.kv_heads), batch},
                            {static_cast<unsigned>(kernel.threads), 1, 1}, kernel.shared_memory_bytes, s, args);
   };
-  const KernelChoice dkdv_choice = choose_config(Family::bwd_dkdv, spec.bwd_dkdv_config, spec, impl_->score,
-                                                 impl_->mask, shape, block_mask, arch, impl_->device(), launch_dkdv, stream);
-  const KernelChoice dq_choice = choose_config(Family::bwd_dq, spec.bwd_dq_config, spec, impl_->score, impl_->mask,
-                                               shape, block_mask, arch, impl_->device(), launch_dq, stream);
-  const codegen::KernelSpec dkdv_spec = attention_spec(Family::bwd_dkdv, spec, impl_->score, impl_->mask, shape,
-                                                       block_mask, dkdv_choice.config);
-  const codegen::KernelSpec dq_spec = attention_spec(Family::bwd_dq, spec, impl_->score, impl_->mask, shape,
-                                                     block_mask, dq_choice.config);
-  const auto dkdv_kernel = codegen::ready_kernel(dkdv_spec, arch);
-  const auto dq_kernel = codegen::ready_kernel(dq_spec, arch);
-  impl_->remember(dkdv_choice, *dkdv_kernel);
-  impl_->remember(dq_choice, *dq_kernel);
-  launch_dkdv(dkdv_spec, *dkdv_kernel, stream);
-  launch_dq(dq_spec, *dq_kernel, stream);
+  const auto dkdv_kernel = resolve(*impl_, Family::bwd_dkdv, spec.bwd_dkdv_config, shape, block_mask, launch_dkdv, stream);
+  const auto dq_kernel = resolve(*impl_, Family::bwd_dq, spec.bwd_dq_config, shape, block_mask, launch_dq, stream);
+  launch_dkdv(dkdv_kernel->spec, *dkdv_kernel->kernel, stream);
+  launch_dq(dq_kernel->spec, *dq_kernel->kernel, stream);
 }
 
 std::vector<KernelChoice> Attention::last_choices() const {
