@@ -1,8 +1,9 @@
 #include "problem_inputs.hpp"
 
-#include <cstring>
+#include <algorithm>
 
 #include "common/half.hpp"
+#include "common/values.hpp"
 
 namespace flexjit::cli {
 
@@ -18,18 +19,7 @@ DeviceBuffer random_tensor(size_t n, DType dtype, std::mt19937_64& rng) {
 }
 
 DeviceBuffer upload_suite_buffer(const SuiteBuffer& b) {
-  const std::vector<double> values = b.values();
-  std::vector<unsigned char> bytes(values.size() * dtype_size(b.dtype));
-  for (size_t i = 0; i < values.size(); ++i) {
-    unsigned char* p = bytes.data() + i * dtype_size(b.dtype);
-    switch (b.dtype) {
-      case DType::i32: { int32_t v = static_cast<int32_t>(values[i]); std::memcpy(p, &v, 4); break; }
-      case DType::f32: { float v = static_cast<float>(values[i]); std::memcpy(p, &v, 4); break; }
-      case DType::bf16: { uint16_t v = float_to_bf16_bits(static_cast<float>(values[i])); std::memcpy(p, &v, 2); break; }
-      case DType::f16: { uint16_t v = float_to_f16_bits(static_cast<float>(values[i])); std::memcpy(p, &v, 2); break; }
-      case DType::u8: *p = static_cast<unsigned char>(values[i]); break;
-    }
-  }
+  const std::vector<unsigned char> bytes = encode_values(b.values(), b.dtype);
   DeviceBuffer d = DeviceBuffer::allocate(std::max<size_t>(bytes.size(), 16));
   d.upload(bytes.data(), bytes.size());
   return d;

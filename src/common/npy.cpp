@@ -5,7 +5,7 @@
 #include <regex>
 #include <sstream>
 
-#include "common/half.hpp"
+#include "common/values.hpp"
 #include "flexjit/error.hpp"
 
 namespace flexjit {
@@ -34,37 +34,14 @@ int64_t NpyArray::numel() const {
 }
 
 std::vector<double> NpyArray::to_doubles() const {
-  const size_t n = static_cast<size_t>(numel());
-  std::vector<double> out(n);
-  for (size_t i = 0; i < n; ++i) {
-    const unsigned char* p = data.data() + i * dtype_size(dtype);
-    switch (dtype) {
-      case DType::f16: { uint16_t v; std::memcpy(&v, p, 2); out[i] = f16_bits_to_float(v); break; }
-      case DType::bf16: { uint16_t v; std::memcpy(&v, p, 2); out[i] = bf16_bits_to_float(v); break; }
-      case DType::f32: { float v; std::memcpy(&v, p, 4); out[i] = v; break; }
-      case DType::i32: { int32_t v; std::memcpy(&v, p, 4); out[i] = v; break; }
-      case DType::u8: out[i] = *p; break;
-    }
-  }
-  return out;
+  return decode_values(data.data(), static_cast<size_t>(numel()), dtype);
 }
 
 NpyArray NpyArray::from_doubles(const std::vector<double>& values, DType dtype, std::vector<int64_t> shape) {
   NpyArray a;
   a.dtype = dtype;
   a.shape = std::move(shape);
-  a.data.resize(values.size() * dtype_size(dtype));
-  for (size_t i = 0; i < values.size(); ++i) {
-    unsigned char* p = a.data.data() + i * dtype_size(dtype);
-    const float f = static_cast<float>(values[i]);
-    switch (dtype) {
-      case DType::f16: { uint16_t v = float_to_f16_bits(f); std::memcpy(p, &v, 2); break; }
-      case DType::bf16: { uint16_t v = float_to_bf16_bits(f); std::memcpy(p, &v, 2); break; }
-      case DType::f32: std::memcpy(p, &f, 4); break;
-      case DType::i32: { int32_t v = static_cast<int32_t>(values[i]); std::memcpy(p, &v, 4); break; }
-      case DType::u8: *p = static_cast<unsigned char>(values[i]); break;
-    }
-  }
+  a.data = encode_values(values, dtype);
   return a;
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/half.hpp"
+#include "common/values.hpp"
 #include "flexjit/attention.hpp"
 #include "flexjit/reference.hpp"
 #include "support/gpu.hpp"
@@ -45,35 +46,12 @@ inline std::vector<double> random_values(size_t n, std::mt19937_64& rng, DType d
   return out;
 }
 
-// Host bytes of `values` in `dtype`.
+// Host bytes of `values` in `dtype`, and back.
 inline std::vector<unsigned char> to_bytes(const std::vector<double>& values, DType dtype) {
-  std::vector<unsigned char> out(values.size() * dtype_size(dtype));
-  for (size_t i = 0; i < values.size(); ++i) {
-    unsigned char* dst = out.data() + i * dtype_size(dtype);
-    switch (dtype) {
-      case DType::bf16: { uint16_t v = float_to_bf16_bits(static_cast<float>(values[i])); std::memcpy(dst, &v, 2); break; }
-      case DType::f16: { uint16_t v = float_to_f16_bits(static_cast<float>(values[i])); std::memcpy(dst, &v, 2); break; }
-      case DType::f32: { float v = static_cast<float>(values[i]); std::memcpy(dst, &v, 4); break; }
-      case DType::i32: { int32_t v = static_cast<int32_t>(values[i]); std::memcpy(dst, &v, 4); break; }
-      case DType::u8: { uint8_t v = static_cast<uint8_t>(values[i]); std::memcpy(dst, &v, 1); break; }
-    }
-  }
-  return out;
+  return encode_values(values, dtype);
 }
-
 inline std::vector<double> from_bytes(const std::vector<unsigned char>& bytes, DType dtype) {
-  std::vector<double> out(bytes.size() / dtype_size(dtype));
-  for (size_t i = 0; i < out.size(); ++i) {
-    const unsigned char* src = bytes.data() + i * dtype_size(dtype);
-    switch (dtype) {
-      case DType::bf16: { uint16_t v; std::memcpy(&v, src, 2); out[i] = bf16_bits_to_float(v); break; }
-      case DType::f16: { uint16_t v; std::memcpy(&v, src, 2); out[i] = f16_bits_to_float(v); break; }
-      case DType::f32: { float v; std::memcpy(&v, src, 4); out[i] = v; break; }
-      case DType::i32: { int32_t v; std::memcpy(&v, src, 4); out[i] = v; break; }
-      case DType::u8: { out[i] = *src; break; }
-    }
-  }
-  return out;
+  return decode_values(bytes.data(), bytes.size() / dtype_size(dtype), dtype);
 }
 
 // A [B, H, S, D] operand on the device, stored either [B,H,S,D] or [B,S,H,D].
@@ -166,6 +144,21 @@ struct FwdProblem {
   }
 };
 
+// The variant a test problem describes (configs left to the defaults where the problem sets none).
+inline Attention make_attention(const FwdProblem& p) {
+  AttentionSpec spec;
+  spec.score_mod = p.score_mod;
+  spec.mask_mod = p.mask_mod;
+  spec.declarations = p.declarations();
+  spec.dtype = p.dtype;
+  spec.head_dim = p.D;
+  spec.head_dim_v = p.Dv;
+  spec.fwd_config = p.config;
+  spec.bwd_dq_config = p.dq_config;
+  spec.bwd_dkdv_config = p.dkdv_config;
+  return Attention(spec);
+}
+
 struct FwdOutcome {
   double out_error = 0;
   double lse_error = 0;
@@ -207,15 +200,7 @@ inline FwdOutcome run_forward_check(const FwdProblem& p, uint64_t seed = fresh_s
   FwdOutcome r;
   r.seed = seed;
   std::mt19937_64 rng(seed);
-  AttentionSpec spec;
-  spec.score_mod = p.score_mod;
-  spec.mask_mod = p.mask_mod;
-  spec.declarations = p.declarations();
-  spec.dtype = p.dtype;
-  spec.head_dim = p.D;
-  spec.head_dim_v = p.Dv;
-  spec.fwd_config = p.config;
-  Attention attention(spec);
+  const Attention attention = make_attention(p);
 
   const auto q = random_values(size_t(p.B) * p.Hq * p.Sq * p.D, rng, p.dtype);
   const auto k = random_values(size_t(p.B) * p.Hkv * p.Skv * p.D, rng, p.dtype);
@@ -274,17 +259,7 @@ inline BwdOutcome run_backward_check(const FwdProblem& p, bool repeat = false, u
   BwdOutcome r;
   r.seed = seed;
   std::mt19937_64 rng(seed);
-  AttentionSpec spec;
-  spec.score_mod = p.score_mod;
-  spec.mask_mod = p.mask_mod;
-  spec.declarations = p.declarations();
-  spec.dtype = p.dtype;
-  spec.head_dim = p.D;
-  spec.head_dim_v = p.Dv;
-  spec.fwd_config = p.config;
-  spec.bwd_dq_config = p.dq_config;
-  spec.bwd_dkdv_config = p.dkdv_config;
-  Attention attention(spec);
+  const Attention attention = make_attention(p);
 
   const auto q = random_values(size_t(p.B) * p.Hq * p.Sq * p.D, rng, p.dtype);
   const auto k = random_values(size_t(p.B) * p.Hkv * p.Skv * p.D, rng, p.dtype);
