@@ -6,7 +6,6 @@
 #include <cstring>
 #include <functional>
 #include <map>
-#include <set>
 #include <mutex>
 #include <optional>
 
@@ -57,15 +56,14 @@ struct Attention::Impl {
   std::mutex resolved_mutex;
   std::map<std::string, std::shared_ptr<const Resolved>> resolved;
 
-  void remember(KernelChoice choice, const codegen::ReadyKernel& kernel) {
+  // Records what a call used; `first_use` says this call paid the kernel's compile or load.
+  void remember(KernelChoice choice, const codegen::ReadyKernel& kernel, bool first_use) {
     choice.compile_ms = kernel.compiled.compile_ms;
     choice.from_disk_cache = kernel.compiled.from_disk_cache;
+    choice.load_ms = first_use ? kernel.ready_ms : 0.0;
     std::lock_guard<std::mutex> lock(choices_mutex);
-    // The time to get the kernel ready counts once, for the call that paid it.
-    choice.load_ms = loaded.insert(&kernel).second ? kernel.ready_ms : 0.0;
     choices[choice.family] = choice;
   }
-  std::set<const codegen::ReadyKernel*> loaded;
 };
 
 namespace {
@@ -241,7 +239,7 @@ std::shared_ptr<const Attention::Impl::Resolved> resolve(Attention::Impl& impl, 
     std::lock_guard<std::mutex> lock(impl.resolved_mutex);
     auto it = impl.resolved.find(key);
     if (it != impl.resolved.end()) {
-      impl.remember(it->second->choice, *it->second->kernel);
+      impl.remember(it->second->choice, *it->second->kernel, false);
       return it->second;
     }
   }
@@ -251,7 +249,7 @@ std::shared_ptr<const Attention::Impl::Resolved> resolve(Attention::Impl& impl, 
                             launch, stream);
   r->spec = attention_spec(family, impl.spec, impl.score, impl.mask, shape, block_mask, r->choice.config);
   r->kernel = codegen::ready_kernel(r->spec, arch);
-  impl.remember(r->choice, *r->kernel);
+  impl.remember(r->choice, *r->kernel, true);
   std::lock_guard<std::mutex> lock(impl.resolved_mutex);
   return impl.resolved.emplace(key, std::move(r)).first->second;
 }
