@@ -4,14 +4,18 @@
 # compile and warm load latency on one core, then run the peers (PyTorch FlexAttention, SDPA FA2
 # and cuDNN) in the same session and put them side by side.
 #   bash scripts/gpu_final.sh BUILD_DIR PEERS_DIR   (PEERS_DIR holds peers.py and compare.py)
+# PHASE=flexjit runs everything up to flexjit's bench, PHASE=peers the peers and the comparison
+# (against $FLEXJIT_JSONL, default $OUT/flexjit.jsonl), so the two fit in separate device calls.
 set -u
 build=$1 peers=$2
 out=${OUT:-/tmp}
+phase=${PHASE:-all}
+step() { echo "== $1 ($(date +%H:%M:%S))"; }
+if [ "$phase" != peers ]; then
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export FLEXJIT_CACHE_DIR=/tmp/flexjit-final-cache
 rm -rf "$FLEXJIT_CACHE_DIR"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > "$out/device.txt" 2>&1
-step() { echo "== $1 ($(date +%H:%M:%S))"; }
 
 step tests
 for bin in ${TESTS:-}; do
@@ -46,9 +50,12 @@ step bench
 timeout 150 "$build/flexjit" bench --suite bench/suite.json --json "$out/flexjit.jsonl" > "$out/bench.log" 2>&1
 tail -16 "$out/bench.log"
 
+fi
+if [ "$phase" != flexjit ]; then
 step peers
 cd "$peers" && timeout 280 env PYTHONUNBUFFERED=1 python3 peers.py --suite "$OLDPWD/bench/suite.json" > "$out/peers.jsonl" 2> "$out/peers.err"
 cd "$OLDPWD"
-python3 "$peers/compare.py" "$out/flexjit.jsonl" "$out/peers.jsonl" > "$out/compare.txt" 2>&1
+python3 "$peers/compare.py" "${FLEXJIT_JSONL:-$out/flexjit.jsonl}" "$out/peers.jsonl" > "$out/compare.txt" 2>&1
 cat "$out/compare.txt"
+fi
 step done

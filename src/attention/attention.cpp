@@ -11,6 +11,7 @@
 
 #include "../../templates/flexjit_params.cuh"
 #include "codegen/kernel_store.hpp"
+#include "attention/stream_fork.hpp"
 #include "attention/stream_scratch.hpp"
 #include "attention/tensor_checks.hpp"
 #include "codegen/mod_args.hpp"
@@ -394,8 +395,11 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
   };
   const auto dkdv_kernel = resolve(*impl_, Family::bwd_dkdv, spec.bwd_dkdv_config, shape, block_mask, launch_dkdv, stream);
   const auto dq_kernel = resolve(*impl_, Family::bwd_dq, spec.bwd_dq_config, shape, block_mask, launch_dq, stream);
+  // dQ on a side stream, concurrent with dK/dV: each kernel's tail fills with the other's blocks.
+  attention::StreamFork fork(stream);
   launch_dkdv(dkdv_kernel->spec, *dkdv_kernel->kernel, stream);
-  launch_dq(dq_kernel->spec, *dq_kernel->kernel, stream);
+  launch_dq(dq_kernel->spec, *dq_kernel->kernel, fork.side());
+  fork.join();  // before `delta` is freed on `stream`
 }
 
 std::vector<KernelChoice> Attention::last_choices() const {

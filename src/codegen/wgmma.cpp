@@ -89,6 +89,15 @@ __device__ __forceinline__ void wgmma_fence_operands(float (&d)[ROWS][4]) {
 #pragma unroll
     for (int i = 0; i < 4; ++i) asm volatile("" : "+f"(d[j][i])::"memory");
 }
+// Pins A-operand registers of a wgmma still in flight: the compiler must not reuse them for other
+// values until the wgmma_wait after which this is placed.
+template <int STEPS>
+__device__ __forceinline__ void wgmma_fence_operands(u32 (&a)[STEPS][4]) {
+#pragma unroll
+  for (int j = 0; j < STEPS; ++j)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) asm volatile("" : "+r"(a[j][i])::"memory");
+}
 
 template <int N, bool TRANS_B> struct WgmmaSS;
 template <int N, bool TRANS_B> struct WgmmaRS;

@@ -22,7 +22,7 @@ namespace flexjit::jit {
   X(cuModuleGetFunction) X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernel)          \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD)     \
   X(cuMemcpyDtoH) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemsetD8) X(cuMemsetD8Async)    \
-  X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuEventCreate)                  \
+  X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuStreamWaitEvent) X(cuEventCreate) \
   X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) X(cuMemAllocAsync) X(cuMemFreeAsync) \
   X(cuModuleGetGlobal)
 

@@ -2,6 +2,7 @@
 // Sq != Skv, GQA 8:1, fully masked rows, head dims, block configs; and bitwise determinism.
 #include <gtest/gtest.h>
 
+#include "jit/driver.hpp"
 #include "support/attention_harness.hpp"
 
 namespace flexjit::test {
@@ -130,6 +131,33 @@ TEST(BwdGpu, TwoRunsOnTheSameInputsGiveTheSameBits) {
   expect_close(p, "determinism", /*repeat=*/true);
 }
 
+// dQ runs on a side stream concurrently with dK/dV; work queued on the caller's stream after the
+// backward must still see every gradient. The caller's stream is non-blocking, so only the
+// backward's own join orders the copies after the dQ kernel (a synchronous copy would not test
+// it: the legacy stream does not wait for non-blocking streams).
+TEST(BwdGpu, LaterWorkOnTheCallersStreamSeesEveryGradient) {
+  FLEXJIT_REQUIRE_GPU();
+  FwdProblem p = base(2048);
+  p.Hq = p.Hkv = 4;
+  p.mask_mod = "q_idx >= kv_idx";
+  const BwdOutcome reference = run_backward_check(p);  // legacy stream, synchronised
+  ASSERT_LT(reference.dq_error, tolerance(p.dtype)) << "seed " << reference.seed;
+
+  const jit::Driver& d = jit::driver();
+  CUstream stream = nullptr;
+  FLEXJIT_CU(d.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  struct Destroy {
+    CUstream s;
+    ~Destroy() { jit::driver().cuStreamDestroy(s); }
+  } destroy{stream};
+  for (int round = 0; round < 3; ++round) {
+    const BwdOutcome again = run_backward_check(p, /*repeat=*/false, reference.seed, stream);
+    EXPECT_EQ(again.dq, reference.dq) << "dq read on the caller's stream, round " << round;
+    EXPECT_EQ(again.dk, reference.dk) << "dk read on the caller's stream, round " << round;
+    EXPECT_EQ(again.dv, reference.dv) << "dv read on the caller's stream, round " << round;
+  }
+}
+
 }  // namespace
 }  // namespace flexjit::test
 
@@ -162,14 +190,22 @@ TEST(BwdGpu, HopperWgmmaPath) {
       p.Dv = dv;
       p.mask_mod = "q_idx >= kv_idx";
       p.dq_config = BlockConfig::parse("m64n64w4s2g");
-      p.dkdv_config = BlockConfig::parse("m64n64w4s2g");
-      expect_close(p, "wgmma D=" + std::to_string(d) + " Dv=" + std::to_string(dv) + " S=" + std::to_string(S));
+      for (const char* dkdv : {"m64n64w4s2g", "m64n128w8s2g"}) {
+        if (d > 128 && std::string(dkdv) == "m64n128w8s2g") continue;  // over the register budget
+        p.dkdv_config = BlockConfig::parse(dkdv);
+        expect_close(p, "wgmma D=" + std::to_string(d) + " Dv=" + std::to_string(dv) + " S=" + std::to_string(S) +
+                            " dkdv " + dkdv);
+      }
     }
-  FwdProblem p = base(1024);
-  p.mask_mod = "q_idx >= kv_idx";
-  p.dq_config = BlockConfig::parse("m64n64w4s2g");
-  p.dkdv_config = BlockConfig::parse("m64n64w4s2g");
-  expect_close(p, "wgmma determinism", /*repeat=*/true);
+  // The kernels carry each tile's last MMAs into the next tile: the same bits every run still.
+  for (auto [dq, dkdv] : {std::pair{"m64n64w4s2g", "m64n64w4s2g"}, {"m128n64w8s2g", "m64n128w8s2g"}}) {
+    FwdProblem p = base(1024);
+    p.mask_mod = "q_idx >= kv_idx";
+    p.score_mod = "score + 0.01 * (kv_idx - q_idx)";
+    p.dq_config = BlockConfig::parse(dq);
+    p.dkdv_config = BlockConfig::parse(dkdv);
+    expect_close(p, std::string("wgmma determinism dq ") + dq + " dkdv " + dkdv, /*repeat=*/true);
+  }
 }
 
 }  // namespace

@@ -238,6 +238,39 @@ TEST(CodegenCompileMatrix, EveryFamilyModHeadDimAndDtypeCompiles) {
   EXPECT_EQ(entries, jobs.size());
 }
 
+// The Hopper kernels overlap their warpgroup MMAs with other work (S with dP, dV with dS, the last
+// GEMM of a tile with the first ones of the next). If anything in a kernel makes ptxas doubt that
+// the accumulators are left alone while an MMA is in flight, it serialises every wgmma of the
+// kernel and says so in the log (C7515) — a silent slowdown of 10% or more. Every suite mod's
+// Hopper configs must compile without it.
+TEST(CodegenCompileMatrix, HopperKernelsKeepTheirWgmmaPipelined) {
+  const TempCacheDir cache;
+  std::vector<Job> jobs;
+  std::set<std::string> seen;
+  for (const SuiteVariant& v : read_suite(FLEXJIT_SOURCE_DIR "/bench/suite.json"))
+    for (auto [family, config] : {std::pair{Family::fwd, "m128n128w8s2g"}, {Family::bwd_dq, "m64n64w4s2g"},
+                                  {Family::bwd_dkdv, "m64n128w8s2g"}}) {
+      KernelSpec spec = attention_kernel(family, v);
+      spec.config = BlockConfig::parse(config);
+      if (seen.insert(spec.describe() + "|" + emit_mod_args_struct(spec.declarations)).second)
+        jobs.push_back({v.name, spec, "sm_90a"});
+    }
+  std::vector<std::string> logs(jobs.size()), errors(jobs.size());
+  parallel_for(jobs.size(), 0, [&](size_t i) {
+    try {
+      logs[i] = compile_kernel(jobs[i].spec, jobs[i].arch).log;
+    } catch (const Error& e) {
+      errors[i] = e.what();
+    }
+  });
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    EXPECT_EQ(errors[i], "") << jobs[i].label << " " << jobs[i].spec.describe();
+    EXPECT_EQ(logs[i].find("C7515"), std::string::npos)
+        << jobs[i].label << " " << jobs[i].spec.describe() << ": ptxas serialised the wgmma pipeline:\n" << logs[i];
+    EXPECT_EQ(logs[i].find("serialized"), std::string::npos) << jobs[i].label << " " << jobs[i].spec.describe();
+  }
+}
+
 // A second request for a compiled spec comes from the disk cache, with the same resources.
 TEST(CodegenCompileMatrix, CompileKernelUsesTheDiskCache) {
   const TempCacheDir cache;

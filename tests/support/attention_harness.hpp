@@ -16,6 +16,7 @@
 #include "common/values.hpp"
 #include "flexjit/attention.hpp"
 #include "flexjit/reference.hpp"
+#include "jit/driver.hpp"
 #include "support/gpu.hpp"
 
 namespace flexjit::test {
@@ -88,6 +89,20 @@ struct DeviceOperand {
   std::vector<double> download() const {
     std::vector<unsigned char> bytes(buffer.bytes());
     buffer.download(bytes.data(), bytes.size());
+    return logical_values(bytes);
+  }
+  // As download(), by a copy queued on `stream` (ordered after the work already there), waiting
+  // for that stream only.
+  std::vector<double> download_after(Stream stream) const {
+    std::vector<unsigned char> bytes(buffer.bytes());
+    const jit::Driver& d = jit::driver();
+    FLEXJIT_CU(d.cuMemcpyDtoHAsync(bytes.data(), reinterpret_cast<CUdeviceptr>(buffer.data()), bytes.size(), stream));
+    FLEXJIT_CU(d.cuStreamSynchronize(stream));
+    return logical_values(bytes);
+  }
+
+ private:
+  std::vector<double> logical_values(const std::vector<unsigned char>& bytes) const {
     const auto memory = from_bytes(bytes, view.dtype);
     std::vector<double> logical(memory.size());
     for (size_t i = 0; i < logical.size(); ++i) logical[i] = memory[memory_index(i)];
@@ -255,7 +270,10 @@ struct BwdOutcome {
 
 // Forward then backward on fresh random inputs; gradients against the float64 reference.
 // With `repeat`, runs the backward a second time on the same inputs and requires identical bits.
-inline BwdOutcome run_backward_check(const FwdProblem& p, bool repeat = false, uint64_t seed = fresh_seed()) {
+// With a `stream`, everything runs on it and the gradients are copied back by copies queued on it
+// after the backward, with only that stream synchronised.
+inline BwdOutcome run_backward_check(const FwdProblem& p, bool repeat = false, uint64_t seed = fresh_seed(),
+                                     Stream stream = nullptr) {
   BwdOutcome r;
   r.seed = seed;
   std::mt19937_64 rng(seed);
@@ -286,20 +304,30 @@ inline BwdOutcome run_backward_check(const FwdProblem& p, bool repeat = false, u
   options.scale = p.scale;
   std::optional<BlockMask> mask;
   if (p.use_block_mask) mask = attention.block_mask(p.B, p.Hq, p.Sq, p.Skv, nullptr, options.values);
-  attention.forward(dq_.view, dk_.view, dv_.view, out_.view, lse_view, mask ? &*mask : nullptr, nullptr, options);
+  attention.forward(dq_.view, dk_.view, dv_.view, out_.view, lse_view, mask ? &*mask : nullptr, stream, options);
+  synchronize(stream);
   auto run = [&] {
     poison_with_nan(gq.buffer, p.dtype);
     poison_with_nan(gk.buffer, p.dtype);
     poison_with_nan(gv.buffer, p.dtype);
     attention.backward(dq_.view, dk_.view, dv_.view, out_.view, lse_view, dout_.view, gq.view, gk.view, gv.view,
-                       mask ? &*mask : nullptr, nullptr, options);
-    synchronize();
-    check_buffer_errors();
+                       mask ? &*mask : nullptr, stream, options);
+    if (stream == nullptr) {
+      synchronize();
+      check_buffer_errors();
+    }
   };
   run();
-  r.dq = gq.download();
-  r.dk = gk.download();
-  r.dv = gv.download();
+  if (stream != nullptr) {
+    r.dq = gq.download_after(stream);
+    r.dk = gk.download_after(stream);
+    r.dv = gv.download_after(stream);
+    check_buffer_errors();
+  } else {
+    r.dq = gq.download();
+    r.dk = gk.download();
+    r.dv = gv.download();
+  }
   if (repeat) {
     std::vector<unsigned char> first_q(gq.buffer.bytes()), first_k(gk.buffer.bytes()), first_v(gv.buffer.bytes());
     gq.buffer.download(first_q.data(), first_q.size());

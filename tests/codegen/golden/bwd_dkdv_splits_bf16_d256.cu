@@ -171,12 +171,15 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod) {
   const u32 dot_lane_row = ((lane % 8) + 8 * ((lane / 8) % 2)) * DOTile::kRowBytes;
   const LdmatrixColumns cols_dk(lane, lane / 16, split * DK_SLICE / 8);  // this CTA's column slices
   const LdmatrixColumns cols_dv(lane, lane / 16, split * DV_SLICE / 8);
+  auto load_next = [&](int t) {
+    if (t + STAGES - 1 < num_tiles) load_q_tile(t + STAGES - 1, (t + STAGES - 1) % STAGES);
+    cp_async_commit();
+  };
 
   for (int t = 0; t < num_tiles; ++t) {
     cp_async_wait<STAGES - 2>();
     __syncthreads();
-    if (t + STAGES - 1 < num_tiles) load_q_tile(t + STAGES - 1, (t + STAGES - 1) % STAGES);
-    cp_async_commit();
+    load_next(t);
 
     int gi, local;
     walk.locate(t, gi, local);
@@ -188,7 +191,8 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod) {
     const float* stats = reinterpret_cast<const float*>(ring_ptr + stage * STAGE_BYTES + QTile::kBytes + DOTile::kBytes);
 
     // Sᵀ = K Qᵀ: rows are this warp's kv positions, columns the tile's queries.
-    float acc_s[M_TILES][N_TILES][4];
+    // (The wgmma path needs no zeroing: its first k-step ignores the accumulators' input.)
+    float acc_s[M_TILES][N_TILES][4], acc_dp[M_TILES][N_TILES][4];
 #pragma unroll
     for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll
@@ -214,7 +218,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod) {
     }
 
     // Pᵀ from the forward's LSE (base 2; -inf rows give 0); the gradient of score_mod is kept in
-    // acc_grad only when score_mod is not the identity.
+    // `grad` only when score_mod is not the identity.
     const bool masked_tile = HAS_MASK && walk.heads[gi].is_partial(local);
     const bool bounds_tile = !IS_DIVISIBLE && (kv_start + BLOCK_N > kv_len || q_start + BLOCK_M > q_len);
     float grad[M_TILES][N_TILES][4];
@@ -276,7 +280,6 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod) {
     }
 
     // dPᵀ = V dOᵀ, then dSᵀ = Pᵀ (dPᵀ - delta) d(score_mod)/d(score) (into acc_dp).
-    float acc_dp[M_TILES][N_TILES][4];
 #pragma unroll
     for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll

@@ -135,24 +135,28 @@ flexjit_attention_bwd_dq(const FlexjitBwdParams p, const FlexjitModArgs mod) {
   const u32 v_lane_row = ((lane % 8) + 8 * (lane / 16)) * VTile::kRowBytes;
   const u32 kt_lane_row = ((lane % 8) + 8 * ((lane / 8) % 2)) * KTile::kRowBytes;
 
+  // K and V of tile t + STAGES - 1 into the stage tile t - 1 used.
+  auto load_next = [&](int t) {
+    const int tp = t + STAGES - 1;
+    if (tp < tiles.num_tiles) {
+      const int kv0 = tiles.start(tp);
+      const u32 dst = smem_kv + (tp % STAGES) * STAGE_BYTES;
+      load_tile<KTile>(dst, k_base, kv0, p.k_stride_s, kv_len - kv0);
+      load_tile<VTile>(dst + KTile::kBytes, v_base, kv0, p.v_stride_s, kv_len - kv0);
+    }
+    cp_async_commit();
+  };
+
   for (int t = 0; t < tiles.num_tiles; ++t) {
     cp_async_wait<STAGES - 2>();
     __syncthreads();
-    {
-      const int tp = t + STAGES - 1;
-      if (tp < tiles.num_tiles) {
-        const int kv0 = tiles.start(tp);
-        const u32 dst = smem_kv + (tp % STAGES) * STAGE_BYTES;
-        load_tile<KTile>(dst, k_base, kv0, p.k_stride_s, kv_len - kv0);
-        load_tile<VTile>(dst + KTile::kBytes, v_base, kv0, p.v_stride_s, kv_len - kv0);
-      }
-      cp_async_commit();
-    }
+    load_next(t);
     const int kv_start = tiles.start(t);
     const u32 smem_k = smem_kv + (t % STAGES) * STAGE_BYTES;
     const u32 smem_v = smem_k + KTile::kBytes;
 
-    // S = Q K^T and dP = dO V^T for this warp's rows.
+    // S = Q K^T and dP = dO V^T for this warp's rows. (The wgmma path needs no zeroing: its first
+    // k-step ignores the accumulators' input.)
     float acc_s[M_TILES][N_TILES][4], acc_dp[M_TILES][N_TILES][4];
 #pragma unroll
     for (int mt = 0; mt < M_TILES; ++mt)
@@ -195,11 +199,13 @@ flexjit_attention_bwd_dq(const FlexjitBwdParams p, const FlexjitModArgs mod) {
       }
     }
 
-    // dS = P * (dP - delta) * d(score_mod)/d(score), element by element (into acc_s). The mods run
-    // branch-free at positions clamped into range, as in the forward pass.
+    // P from S and the forward's LSE (into acc_s), with d(score_mod)/d(score) kept in `grad` when
+    // score_mod is not the identity. The mods run branch-free at positions clamped into range, as
+    // in the forward pass.
     const bool masked_tile = HAS_MASK && tiles.is_partial(t);
     const bool bounds_tile = !IS_DIVISIBLE && (kv_start + BLOCK_N > kv_len || q_start + BLOCK_M > q_len);
-    auto score_gradient = [&](auto masked) {
+    float grad[M_TILES][N_TILES][4];
+    auto probabilities = [&](auto masked) {
 #pragma unroll
       for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll
@@ -215,23 +221,34 @@ flexjit_attention_bwd_dq(const FlexjitBwdParams p, const FlexjitModArgs mod) {
             bool keep = !bounds_tile || (q_idx < q_len && kv_idx < kv_len);
             if constexpr (decltype(masked)::value)
               keep = keep & flexjit_mask_mod(b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
-            float s2, grad = 1.f;
+            float s2;
             if constexpr (SCORE_IS_IDENTITY) {
               s2 = acc * p.scale_log2;
             } else {
               const float score = acc * p.scale;
               s2 = flexjit_score_mod(score, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors) * LOG2E;
-              grad = flexjit_score_grad(score, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
+              grad[mt][j][i] = flexjit_score_grad(score, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
             }
-            const float prob = keep ? exp2_approx(s2 - lse2[mt][r]) : 0.f;
-            const float ds = prob * (acc_dp[mt][j][i] - delta[mt][r]) * grad;
-            acc_s[mt][j][i] = prob == 0.f ? 0.f : ds;  // 0 * inf from a saturated grad stays 0
+            acc_s[mt][j][i] = keep ? exp2_approx(s2 - lse2[mt][r]) : 0.f;
           }
     };
     if (masked_tile)
-      score_gradient(BoolConstant<true>());
+      probabilities(BoolConstant<true>());
     else
-      score_gradient(BoolConstant<false>());
+      probabilities(BoolConstant<false>());
+
+    // dS = P * (dP - delta) * d(score_mod)/d(score) (into acc_s).
+#pragma unroll
+    for (int mt = 0; mt < M_TILES; ++mt)
+#pragma unroll
+      for (int j = 0; j < N_TILES; ++j)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const float prob = acc_s[mt][j][i];
+          float ds = prob * (acc_dp[mt][j][i] - delta[mt][i / 2]);
+          if constexpr (!SCORE_IS_IDENTITY) ds *= grad[mt][j][i];
+          acc_s[mt][j][i] = prob == 0.f ? 0.f : ds;  // 0 * inf from a saturated grad stays 0
+        }
 
     // dQ += dS K: dS packed to 16 bits is the A operand; K read transposed.
 #pragma unroll
