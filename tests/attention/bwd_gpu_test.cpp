@@ -134,12 +134,16 @@ TEST(BwdGpu, TwoRunsOnTheSameInputsGiveTheSameBits) {
 // dQ runs on a side stream concurrently with dK/dV; work queued on the caller's stream after the
 // backward must still see every gradient. The caller's stream is non-blocking, so only the
 // backward's own join orders the copies after the dQ kernel (a synchronous copy would not test
-// it: the legacy stream does not wait for non-blocking streams).
+// it: the legacy stream does not wait for non-blocking streams). The shape makes dQ the long
+// kernel: one query tile per head walks 512 kv tiles, while dK/dV spreads over 512 CTAs, so a
+// copy not ordered after dQ reads it half written (checked: without the join this test fails).
 TEST(BwdGpu, LaterWorkOnTheCallersStreamSeesEveryGradient) {
   FLEXJIT_REQUIRE_GPU();
-  FwdProblem p = base(2048);
-  p.Hq = p.Hkv = 4;
-  p.mask_mod = "q_idx >= kv_idx";
+  FwdProblem p = base();
+  p.B = 1;
+  p.Hq = p.Hkv = 2;
+  p.Sq = 64;
+  p.Skv = 32768;
   const BwdOutcome reference = run_backward_check(p);  // legacy stream, synchronised
   ASSERT_LT(reference.dq_error, tolerance(p.dtype)) << "seed " << reference.seed;
 

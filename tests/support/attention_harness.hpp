@@ -303,7 +303,7 @@ inline BwdOutcome run_backward_check(const FwdProblem& p, bool repeat = false, u
   options.values = upload_buffers(p.buffers, buffer_storage, p.params);
   options.scale = p.scale;
   std::optional<BlockMask> mask;
-  if (p.use_block_mask) mask = attention.block_mask(p.B, p.Hq, p.Sq, p.Skv, nullptr, options.values);
+  if (p.use_block_mask) mask = attention.block_mask(p.B, p.Hq, p.Sq, p.Skv, stream, options.values);
   attention.forward(dq_.view, dk_.view, dv_.view, out_.view, lse_view, mask ? &*mask : nullptr, stream, options);
   synchronize(stream);
   auto run = [&] {
