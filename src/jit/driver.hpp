@@ -26,8 +26,11 @@ namespace flexjit::jit {
   X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) X(cuMemAllocAsync) X(cuMemFreeAsync) \
   X(cuModuleGetGlobal)
 
-// Entry points that newer drivers have; null when absent (callers check).
-#define FLEXJIT_DRIVER_OPTIONAL(X) X(cuCtxGetId) X(cuTensorMapEncodeTiled) X(cuLaunchKernelEx)
+// Entry points that newer drivers have, or that only tests use (stream capture); null when absent
+// (callers check).
+#define FLEXJIT_DRIVER_OPTIONAL(X)                                                                \
+  X(cuCtxGetId) X(cuTensorMapEncodeTiled) X(cuLaunchKernelEx) X(cuStreamBeginCapture)            \
+  X(cuStreamEndCapture) X(cuGraphInstantiate) X(cuGraphLaunch) X(cuGraphDestroy) X(cuGraphExecDestroy)
 
 #define FLEXJIT_DRIVER_DECLARE_MEMBER(name) decltype(&::name) name = nullptr;
 

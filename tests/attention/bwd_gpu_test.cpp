@@ -162,6 +162,45 @@ TEST(BwdGpu, LaterWorkOnTheCallersStreamSeesEveryGradient) {
   }
 }
 
+// A backward captured into a CUDA graph (global capture mode: any call that is not allowed during
+// capture fails it) and replayed gives the bits of a direct call: the fork onto the side stream
+// and the join back are captured as graph edges. The variant's first call (which compiles, may
+// tune and creates the side stream) happens before the capture.
+TEST(BwdGpu, CapturedInAGraphAndReplayedGivesTheSameGradients) {
+  FLEXJIT_REQUIRE_GPU();
+  const jit::Driver& d = jit::driver();
+  if (!d.cuStreamBeginCapture || !d.cuStreamEndCapture || !d.cuGraphInstantiate || !d.cuGraphLaunch)
+    GTEST_SKIP() << "this driver has no stream capture entry points";
+  FwdProblem p = base();
+  p.B = 1;
+  p.Hq = p.Hkv = 2;
+  p.Sq = 64;
+  p.Skv = 32768;  // dQ is the long kernel, as in the stream test above
+  CUstream stream = nullptr;
+  FLEXJIT_CU(d.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  struct Destroy {
+    CUstream s;
+    ~Destroy() { jit::driver().cuStreamDestroy(s); }
+  } destroy{stream};
+  const BwdOutcome direct = run_backward_check(p, /*repeat=*/false, fresh_seed(), stream);
+  ASSERT_LT(direct.dq_error, tolerance(p.dtype)) << "seed " << direct.seed;
+
+  CUgraph graph = nullptr;
+  CUgraphExec exec = nullptr;
+  const BwdOutcome replayed = run_backward_check(p, /*repeat=*/false, direct.seed, stream, [&](const auto& backward) {
+    FLEXJIT_CU(d.cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    backward();
+    FLEXJIT_CU(d.cuStreamEndCapture(stream, &graph));
+    FLEXJIT_CU(d.cuGraphInstantiate(&exec, graph, 0));
+    FLEXJIT_CU(d.cuGraphLaunch(exec, stream));
+  });
+  if (exec) d.cuGraphExecDestroy(exec);
+  if (graph) d.cuGraphDestroy(graph);
+  EXPECT_EQ(replayed.dq, direct.dq);
+  EXPECT_EQ(replayed.dk, direct.dk);
+  EXPECT_EQ(replayed.dv, direct.dv);
+}
+
 }  // namespace
 }  // namespace flexjit::test
 

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <optional>
 #include <random>
@@ -271,9 +272,11 @@ struct BwdOutcome {
 // Forward then backward on fresh random inputs; gradients against the float64 reference.
 // With `repeat`, runs the backward a second time on the same inputs and requires identical bits.
 // With a `stream`, everything runs on it and the gradients are copied back by copies queued on it
-// after the backward, with only that stream synchronised.
+// after the backward, with only that stream synchronised. With `enqueue`, the backward call is
+// handed to it (to capture it into a graph and launch that, say) instead of being made directly.
+using BackwardEnqueuer = std::function<void(const std::function<void()>& backward)>;
 inline BwdOutcome run_backward_check(const FwdProblem& p, bool repeat = false, uint64_t seed = fresh_seed(),
-                                     Stream stream = nullptr) {
+                                     Stream stream = nullptr, const BackwardEnqueuer& enqueue = nullptr) {
   BwdOutcome r;
   r.seed = seed;
   std::mt19937_64 rng(seed);
@@ -310,8 +313,14 @@ inline BwdOutcome run_backward_check(const FwdProblem& p, bool repeat = false, u
     poison_with_nan(gq.buffer, p.dtype);
     poison_with_nan(gk.buffer, p.dtype);
     poison_with_nan(gv.buffer, p.dtype);
-    attention.backward(dq_.view, dk_.view, dv_.view, out_.view, lse_view, dout_.view, gq.view, gk.view, gv.view,
-                       mask ? &*mask : nullptr, stream, options);
+    const auto backward = [&] {
+      attention.backward(dq_.view, dk_.view, dv_.view, out_.view, lse_view, dout_.view, gq.view, gk.view, gv.view,
+                         mask ? &*mask : nullptr, stream, options);
+    };
+    if (enqueue)
+      enqueue(backward);
+    else
+      backward();
     if (stream == nullptr) {
       synchronize();
       check_buffer_errors();
