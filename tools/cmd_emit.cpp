@@ -1,8 +1,14 @@
-// `flexjit emit`: render one kernel configuration and write its CUDA source, PTX or cubin. Needs no
-// GPU: NVRTC compiles for the named architecture. Register and spill counts go to stderr.
+// `flexjit emit`: render one kernel configuration (or the three backward kernels) and write its CUDA
+// source, PTX or cubin. Needs no GPU: NVRTC compiles for the named architecture. Register and spill
+// counts go to stderr.
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "codegen/kernel_spec.hpp"
 #include "codegen/kernel_store.hpp"
@@ -24,7 +30,15 @@ void write_output(const std::string& path, const std::string& bytes) {
   if (!out) throw UsageError("writing '" + path + "' failed");
 }
 
-CommandRegistrar registrar("emit", "Render one kernel and write its .cu, .ptx or .cubin (no GPU needed)", [](CLI::App& app) {
+// "out/k.cu" -> "out/k.bwd_dq.cu": one file per kernel when one emit writes several.
+std::string path_for_family(const std::string& path, std::string_view family) {
+  const size_t slash = path.find_last_of('/');
+  const size_t dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return path + "." + std::string(family);
+  return path.substr(0, dot) + "." + std::string(family) + path.substr(dot);
+}
+
+CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or .cubin (no GPU needed)", [](CLI::App& app) {
   struct Options {
     VariantOptions variant;
     std::string family = "fwd";
@@ -37,7 +51,10 @@ CommandRegistrar registrar("emit", "Render one kernel and write its .cu, .ptx or
     int q_block = 128, kv_block = 128;
   };
   auto o = std::make_shared<Options>();
-  app.add_option("--family", o->family, "kernel family: fwd, bwd_preprocess, bwd_dq, bwd_dkdv, block_mask, builtin")->capture_default_str();
+  app.add_option("--family", o->family,
+                 "kernel family: fwd, bwd_preprocess, bwd_dq, bwd_dkdv, block_mask, builtin; bwd is all three "
+                 "backward kernels (-o NAME.EXT writes NAME.<family>.EXT for each; context: one JSON object by family)")
+      ->capture_default_str();
   o->variant.add_mod_flags(app);
   o->variant.add_kernel_flags(app);
   app.add_option("--gqa", o->gqa, "query heads per kv head")->capture_default_str();
@@ -50,45 +67,80 @@ CommandRegistrar registrar("emit", "Render one kernel and write its .cu, .ptx or
       ->check(CLI::IsMember({"cu", "ptx", "cubin", "context"}))->capture_default_str();
   app.add_option("-o,--output", o->output, "output file (default: stdout for cu/ptx/context)");
   return [o]() {
-    codegen::KernelSpec spec;
-    spec.family = codegen::parse_family(o->family);
-    spec.declarations = o->variant.declarations();
-    if (!o->variant.score.empty()) spec.score_mod = Expr::parse(ModKind::score, o->variant.score, spec.declarations);
-    if (!o->variant.mask.empty()) spec.mask_mod = Expr::parse(ModKind::mask, o->variant.mask, spec.declarations);
-    spec.dtype = o->variant.element_type();
-    spec.head_dim = o->variant.head_dim;
-    spec.head_dim_v = o->variant.value_head_dim();
-    spec.config = o->variant.block_config(codegen::default_config(spec.family, spec.head_dim, spec.head_dim_v))
-                      .value_or(codegen::default_config(spec.family, spec.head_dim, spec.head_dim_v));
-    spec.gqa_group = o->gqa;
-    spec.is_divisible = o->divisible;
-    spec.has_block_mask = !o->no_block_mask && codegen::is_attention_family(spec.family) &&
-                          spec.family != codegen::Family::bwd_preprocess;
-    spec.has_full_blocks = spec.has_block_mask;
-    spec.sparse_q_block = o->q_block;
-    spec.sparse_kv_block = o->kv_block;
-    jit::validate_arch(o->arch);
-    codegen::check_shared_memory(spec, o->arch);
-    if (o->format == "context") {
-      write_output(o->output, codegen::template_context(spec).dump(2) + "\n");
-      return kExitOk;
+    const bool to_stdout = o->output.empty() || o->output == "-";
+    std::vector<codegen::Family> families;
+    if (o->family == "bwd") {
+      if (o->variant.block_config(BlockConfig()).has_value())
+        throw UsageError("--family bwd emits three kernels, each with its default block config; to choose a config, "
+                         "emit --family bwd_dq or --family bwd_dkdv on its own");
+      families = {codegen::Family::bwd_preprocess, codegen::Family::bwd_dq, codegen::Family::bwd_dkdv};
+    } else {
+      try {
+        families = {codegen::parse_family(o->family)};
+      } catch (const UsageError& e) {  // name the CLI's extra choice too
+        std::string text = e.what();
+        if (!text.empty() && text.back() == ')') text.insert(text.size() - 1, "; bwd for all three backward kernels");
+        throw UsageError(text);
+      }
     }
-    const jit::Source source = codegen::render(spec);
-    if (o->format == "cu") {
-      write_output(o->output, codegen::self_contained_source(source));
-      if (!o->output.empty() && o->output != "-") std::fprintf(stderr, "wrote %s (%s)\n", o->output.c_str(), spec.describe().c_str());
-      return kExitOk;
-    }
-    if (o->format == "cubin" && (o->output.empty() || o->output == "-"))
+    if (o->format == "cubin" && to_stdout)
       throw UsageError("--format cubin writes binary: give an output file with -o");
-    const jit::CompiledKernel compiled = codegen::compile_kernel(spec, o->arch);
-    write_output(o->output, o->format == "ptx" ? compiled.ptx : compiled.cubin);
-    for (const auto& [name, r] : compiled.resources)
-      std::fprintf(stderr, "%s: %d registers, %d bytes stack, %d bytes spill stores, %d bytes spill loads, %zu bytes dynamic shared memory (%s)\n",
-                   name.c_str(), r.registers, r.stack_frame_bytes, r.spill_store_bytes, r.spill_load_bytes,
-                   spec.shared_memory_bytes(), compiled.from_disk_cache ? "from cache" : "compiled");
-    if (!o->output.empty() && o->output != "-")
-      std::fprintf(stderr, "wrote %s for %s (%s)\n", o->output.c_str(), o->arch.c_str(), spec.describe().c_str());
+    jit::validate_arch(o->arch);
+    const Declarations declarations = o->variant.declarations();
+    std::optional<Expr> score, mask;
+    if (!o->variant.score.empty()) score = Expr::parse(ModKind::score, o->variant.score, declarations);
+    if (!o->variant.mask.empty()) mask = Expr::parse(ModKind::mask, o->variant.mask, declarations);
+
+    nlohmann::json contexts = nlohmann::json::object();  // --format context of several kernels: one document
+    for (const codegen::Family family : families) {
+      codegen::KernelSpec spec;
+      spec.family = family;
+      spec.declarations = declarations;
+      if (score) spec.score_mod = *score;
+      if (mask) spec.mask_mod = *mask;
+      spec.dtype = o->variant.element_type();
+      spec.head_dim = o->variant.head_dim;
+      spec.head_dim_v = o->variant.value_head_dim();
+      spec.config = o->variant.block_config(codegen::default_config(spec.family, spec.head_dim, spec.head_dim_v))
+                        .value_or(codegen::default_config(spec.family, spec.head_dim, spec.head_dim_v));
+      spec.gqa_group = o->gqa;
+      spec.is_divisible = o->divisible;
+      spec.has_block_mask = !o->no_block_mask && codegen::is_attention_family(spec.family) &&
+                            spec.family != codegen::Family::bwd_preprocess;
+      spec.has_full_blocks = spec.has_block_mask;
+      spec.sparse_q_block = o->q_block;
+      spec.sparse_kv_block = o->kv_block;
+      codegen::check_shared_memory(spec, o->arch);
+      const std::string output = families.size() > 1 && !to_stdout && o->format != "context"
+                                     ? path_for_family(o->output, codegen::family_name(family))
+                                     : o->output;
+      // Several kernels to one stream: a line names each before its text.
+      if (families.size() > 1 && to_stdout && o->format != "context")
+        std::cout << "// ==== flexjit emit --family " << codegen::family_name(family) << " ====\n";
+      if (o->format == "context" && families.size() > 1) {
+        contexts[std::string(codegen::family_name(family))] = codegen::template_context(spec);
+        continue;
+      }
+      if (o->format == "context") {
+        write_output(output, codegen::template_context(spec).dump(2) + "\n");
+        continue;
+      }
+      const jit::Source source = codegen::render(spec);
+      if (o->format == "cu") {
+        write_output(output, codegen::self_contained_source(source));
+        if (!to_stdout) std::fprintf(stderr, "wrote %s (%s)\n", output.c_str(), spec.describe().c_str());
+        continue;
+      }
+      const jit::CompiledKernel compiled = codegen::compile_kernel(spec, o->arch);
+      write_output(output, o->format == "ptx" ? compiled.ptx : compiled.cubin);
+      for (const auto& [name, r] : compiled.resources)
+        std::fprintf(stderr, "%s: %d registers, %d bytes stack, %d bytes spill stores, %d bytes spill loads, %zu bytes dynamic shared memory (%s)\n",
+                     name.c_str(), r.registers, r.stack_frame_bytes, r.spill_store_bytes, r.spill_load_bytes,
+                     spec.shared_memory_bytes(), compiled.from_disk_cache ? "from cache" : "compiled");
+      if (!to_stdout)
+        std::fprintf(stderr, "wrote %s for %s (%s)\n", output.c_str(), o->arch.c_str(), spec.describe().c_str());
+    }
+    if (!contexts.empty()) write_output(o->output, contexts.dump(2) + "\n");
     return kExitOk;
   };
 });
