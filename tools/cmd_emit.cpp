@@ -15,6 +15,7 @@
 #include "command.hpp"
 #include "jit/compiler.hpp"
 #include "mod_options.hpp"
+#include "tune/config_space.hpp"
 
 namespace flexjit::cli {
 namespace {
@@ -62,7 +63,8 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
   app.add_flag("--no-block-mask", o->no_block_mask, "visit every tile (no block-sparse tables)");
   app.add_option("--q-block", o->q_block, "block-mask query block")->capture_default_str();
   app.add_option("--kv-block", o->kv_block, "block-mask kv block")->capture_default_str();
-  app.add_option("--arch", o->arch, "target architecture, e.g. sm_80, sm_90a")->capture_default_str();
+  app.add_option("--arch", o->arch, "target architecture, e.g. sm_80, sm_90a (also picks the default block config)")
+      ->capture_default_str();
   app.add_option("--format", o->format, "what to write: cu, ptx, cubin or context")
       ->check(CLI::IsMember({"cu", "ptx", "cubin", "context"}))->capture_default_str();
   app.add_option("-o,--output", o->output, "output file (default: stdout for cu/ptx/context)");
@@ -101,8 +103,6 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
       spec.dtype = o->variant.element_type();
       spec.head_dim = o->variant.head_dim;
       spec.head_dim_v = o->variant.value_head_dim();
-      spec.config = o->variant.block_config(codegen::default_config(spec.family, spec.head_dim, spec.head_dim_v))
-                        .value_or(codegen::default_config(spec.family, spec.head_dim, spec.head_dim_v));
       spec.gqa_group = o->gqa;
       spec.is_divisible = o->divisible;
       spec.has_block_mask = !o->no_block_mask && codegen::is_attention_family(spec.family) &&
@@ -110,6 +110,11 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
       spec.has_full_blocks = spec.has_block_mask;
       spec.sparse_q_block = o->q_block;
       spec.sparse_kv_block = o->kv_block;
+      // Without a config, the one a call on `arch` launches when tuning is off (the wgmma kernels on
+      // sm_90a), so what is emitted is what runs.
+      spec.config = codegen::default_config(spec.family, spec.head_dim, spec.head_dim_v);
+      const BlockConfig launched = tune::default_for(spec, o->arch);
+      spec.config = o->variant.block_config(launched).value_or(launched);
       codegen::check_shared_memory(spec, o->arch);
       const std::string output = families.size() > 1 && !to_stdout && o->format != "context"
                                      ? path_for_family(o->output, codegen::family_name(family))

@@ -168,6 +168,9 @@ TEST_F(CliEmitRun, EmitBwdWritesEveryBackwardKernel) {
     for (const auto& kernel : kernels_of(family)) EXPECT_TRUE(has_text(ptx, ".entry " + kernel)) << family;
   }
   EXPECT_FALSE(fs::exists(path("k.ptx")));
+  // Without a config, what a call on sm_90a launches with tuning off: the Hopper (wgmma) kernels.
+  EXPECT_TRUE(has_text(r.err, "(bwd_dq bf16 d128/128 m64n64w4s2g ")) << r.err;
+  EXPECT_TRUE(has_text(r.err, "(bwd_dkdv bf16 d128/128 m64n128w8s2g ")) << r.err;
 
   const ProcessResult cu = cli({"emit", "--family", "bwd", "--score", "30 * tanh(score / 30)"});
   ASSERT_EQ(cu.exit_code, 0) << cu.describe();
