@@ -10,7 +10,8 @@ export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 FLEXJIT_CACHE_DIR=/tmp/verify-tests bash scripts/gpu_check.sh "$build" noop_d128 --no-bwd > /dev/null 2>&1
 grep -E "^==|FAILED|exception" "$out/gpu_check.log" | head -20
 echo "tests OK: $(grep -cE '^\[       OK' "$out/gpu_check.log")"
-for e in "$build"/examples/example_*; do
+for e in "$build"/examples/*; do
+  [ -f "$e" ] && [ -x "$e" ] || continue
   FLEXJIT_CACHE_DIR=/tmp/verify-examples "$e" > "/tmp/$(basename $e).log" 2>&1
   echo "$(basename $e): exit $? | $(grep -iE 'error|passed|FAILED' /tmp/$(basename $e).log | tr '\n' ' ' | cut -c1-220)"
 done
