@@ -176,6 +176,9 @@ TEST(BwdGpu, CapturedInAGraphAndReplayedGivesTheSameGradients) {
   p.Hq = p.Hkv = 2;
   p.Sq = 64;
   p.Skv = 32768;  // dQ is the long kernel, as in the stream test above
+  // This may be the process's first GPU call (a shard that runs only this test): the stream needs
+  // a current context before any flexjit call has made one current.
+  jit::ensure_context();
   CUstream stream = nullptr;
   FLEXJIT_CU(d.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
   struct Destroy {

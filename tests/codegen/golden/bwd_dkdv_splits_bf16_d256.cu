@@ -222,7 +222,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod) {
     const bool masked_tile = HAS_MASK && walk.heads[gi].is_partial(local);
     const bool bounds_tile = !IS_DIVISIBLE && (kv_start + BLOCK_N > kv_len || q_start + BLOCK_M > q_len);
     float grad[M_TILES][N_TILES][4];
-    auto probabilities = [&](auto masked) {
+    auto probabilities = [&](auto masked, auto bounds) {
 #pragma unroll
       for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll
@@ -232,12 +232,12 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod) {
             const int kv_idx = kv_start + warp_row0 + mt * 16 + g8 + 8 * (i / 2);
             const int col = j * 8 + 2 * t4 + (i & 1);
             const int q_idx = q_start + col;
-            const int q_eval = IS_DIVISIBLE ? q_idx : min(q_idx, q_len - 1);
-            const int kv_eval = IS_DIVISIBLE ? kv_idx : min(kv_idx, kv_len - 1);
+            const int q_eval = decltype(bounds)::value ? min(q_idx, q_len - 1) : q_idx;
+            const int kv_eval = decltype(bounds)::value ? min(kv_idx, kv_len - 1) : kv_idx;
             const float lse = stats[col];
             const float lse2 = lse == neg_inf() ? pos_inf() : lse * LOG2E;
             const float acc = acc_s[mt][j][i];
-            bool keep = !bounds_tile || (q_idx < q_len && kv_idx < kv_len);
+            bool keep = !decltype(bounds)::value || (q_idx < q_len && kv_idx < kv_len);
             if constexpr (decltype(masked)::value)
               keep = keep & flexjit_mask_mod(b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
             float s2;
@@ -251,10 +251,14 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod) {
             acc_s[mt][j][i] = keep ? exp2_approx(s2 - lse2) : 0.f;
           }
     };
-    if (masked_tile)
-      probabilities(BoolConstant<true>());
+    // Only the tiles that cross a sequence end pay for the range test and the clamped positions;
+    // they evaluate mask_mod whether or not their block is full.
+    if (bounds_tile)
+      probabilities(BoolConstant<HAS_MASK>(), BoolConstant<!IS_DIVISIBLE>());
+    else if (masked_tile)
+      probabilities(BoolConstant<true>(), BoolConstant<false>());
     else
-      probabilities(BoolConstant<false>());
+      probabilities(BoolConstant<false>(), BoolConstant<false>());
 
     // dV += Pᵀ dO.
 #pragma unroll

@@ -176,11 +176,12 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod) {
     }
 
     // score_mod, mask_mod and sequence bounds, element by element. The mods run without
-    // branches at positions clamped into range (a result past the end is discarded by the range
-    // test), so their buffer reads are plain loads that rows and columns share.
+    // branches; on a tile that crosses a sequence end they run at positions clamped into range (a
+    // result past the end is discarded by the range test), so their buffer reads stay plain loads
+    // that rows and columns share.
     const bool masked_tile = HAS_MASK && tiles.is_partial(t);
     const bool bounds_tile = !IS_DIVISIBLE && (kv_start + BLOCK_N > kv_len || q_start + BLOCK_M > q_len);
-    auto apply_mods = [&](auto masked) {
+    auto apply_mods = [&](auto masked, auto bounds) {
 #pragma unroll
       for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll
@@ -189,21 +190,25 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod) {
           for (int i = 0; i < 4; ++i) {
             const int q_idx = q_start + warp_row0 + mt * 16 + g + (i >= 2 ? 8 : 0);
             const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
-            const int q_eval = IS_DIVISIBLE ? q_idx : min(q_idx, q_len - 1);
-            const int kv_eval = IS_DIVISIBLE ? kv_idx : min(kv_idx, kv_len - 1);
+            const int q_eval = decltype(bounds)::value ? min(q_idx, q_len - 1) : q_idx;
+            const int kv_eval = decltype(bounds)::value ? min(kv_idx, kv_len - 1) : kv_idx;
             float s = acc_s[mt][j][i];
             if constexpr (!SCORE_IS_IDENTITY)
               s = flexjit_score_mod(s * p.scale, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors) * LOG2E;
-            bool keep = !bounds_tile || (q_idx < q_len && kv_idx < kv_len);
+            bool keep = !decltype(bounds)::value || (q_idx < q_len && kv_idx < kv_len);
             if constexpr (decltype(masked)::value)
               keep = keep & flexjit_mask_mod(b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
             acc_s[mt][j][i] = keep ? s : neg_inf();
           }
     };
-    if (masked_tile)
-      apply_mods(BoolConstant<true>());
-    else if (!SCORE_IS_IDENTITY || bounds_tile)
-      apply_mods(BoolConstant<false>());
+    // Only the tiles that cross a sequence end pay for the range test and the clamped positions;
+    // they evaluate mask_mod whether or not their block is full.
+    if (bounds_tile)
+      apply_mods(BoolConstant<HAS_MASK>(), BoolConstant<!IS_DIVISIBLE>());
+    else if (masked_tile)
+      apply_mods(BoolConstant<true>(), BoolConstant<false>());
+    else if (!SCORE_IS_IDENTITY)
+      apply_mods(BoolConstant<false>(), BoolConstant<false>());
 
     // Online softmax (base 2). A row may see a tile where every score is -inf before any finite
     // score (partial blocks come first): subtracting 0 instead of -inf keeps exp2 from NaN.
