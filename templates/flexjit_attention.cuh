@@ -5,6 +5,21 @@
 
 namespace flexjit {
 
+// Runs a tile's elementwise pass `pass(masked, bounds)` with both flags known at compile time. A
+// tile that crosses a sequence end (only in kernels for non-divisible lengths) gets the range test
+// and clamped positions and evaluates mask_mod whether or not its block is full; every other tile
+// runs the divisible kernel's code, with mask_mod on partial blocks only. `plain` says whether a
+// full interior tile needs the pass at all.
+template <bool HAS_MASK, bool IS_DIVISIBLE, typename Pass>
+__device__ __forceinline__ void run_tile_pass(bool bounds_tile, bool masked_tile, bool plain, Pass&& pass) {
+  if (!IS_DIVISIBLE && bounds_tile)
+    pass(BoolConstant<HAS_MASK>(), BoolConstant<!IS_DIVISIBLE>());
+  else if (masked_tile)
+    pass(BoolConstant<true>(), BoolConstant<false>());
+  else if (plain)
+    pass(BoolConstant<false>(), BoolConstant<false>());
+}
+
 // Copies ROWS x COLS elements (rows `row0 + r` of a tensor whose rows are `row_stride` elements
 // apart) into a swizzled shared tile with the CTA's THREADS threads. With PREDICATE, rows at or
 // past `rows_valid` are zero-filled and not read. Each thread keeps one column chunk for the

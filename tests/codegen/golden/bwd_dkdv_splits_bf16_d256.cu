@@ -251,14 +251,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod) {
             acc_s[mt][j][i] = keep ? exp2_approx(s2 - lse2) : 0.f;
           }
     };
-    // Only the tiles that cross a sequence end pay for the range test and the clamped positions;
-    // they evaluate mask_mod whether or not their block is full.
-    if (bounds_tile)
-      probabilities(BoolConstant<HAS_MASK>(), BoolConstant<!IS_DIVISIBLE>());
-    else if (masked_tile)
-      probabilities(BoolConstant<true>(), BoolConstant<false>());
-    else
-      probabilities(BoolConstant<false>(), BoolConstant<false>());
+    run_tile_pass<HAS_MASK, IS_DIVISIBLE>(bounds_tile, masked_tile, /*plain=*/true, probabilities);
 
     // dV += Pᵀ dO.
 #pragma unroll

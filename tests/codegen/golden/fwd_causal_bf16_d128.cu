@@ -201,14 +201,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod) {
             acc_s[mt][j][i] = keep ? s : neg_inf();
           }
     };
-    // Only the tiles that cross a sequence end pay for the range test and the clamped positions;
-    // they evaluate mask_mod whether or not their block is full.
-    if (bounds_tile)
-      apply_mods(BoolConstant<HAS_MASK>(), BoolConstant<!IS_DIVISIBLE>());
-    else if (masked_tile)
-      apply_mods(BoolConstant<true>(), BoolConstant<false>());
-    else if (!SCORE_IS_IDENTITY)
-      apply_mods(BoolConstant<false>(), BoolConstant<false>());
+    run_tile_pass<HAS_MASK, IS_DIVISIBLE>(bounds_tile, masked_tile, /*plain=*/!SCORE_IS_IDENTITY, apply_mods);
 
     // Online softmax (base 2). A row may see a tile where every score is -inf before any finite
     // score (partial blocks come first): subtracting 0 instead of -inf keeps exp2 from NaN.
