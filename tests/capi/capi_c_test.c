@@ -135,6 +135,42 @@ int main(void) {
     EXPECT_NEAR(lse[0], 1.0);
     EXPECT_NEAR(lse[1], 1.313261687);
 
+    /* The same v as a strided view with a byte_offset: the second and fourth float of
+       [9, 1, 9, 2, 9, 3, 9, 4, ...] read as [[1, 2], [3, 4]] with strides {8, 8, 4, 2} elements. */
+    {
+      float padded[9] = {0, 9, 1, 9, 2, 9, 3, 9, 4};
+      int64_t strides[4] = {8, 8, 4, 2};
+      DLTensor strided = host_tensor(padded, f32, 4, shape4);
+      strided.strides = strides;
+      strided.byte_offset = 2 * sizeof(float);
+      out[2] = out[3] = 0;
+      EXPECT(flexjit_reference_forward(variant, &tq, &tk, &strided, &tout, &tlse, &options) == FLEXJIT_OK);
+      EXPECT_NEAR(out[2], 2.462117157);
+      EXPECT_NEAR(out[3], 3.462117157);
+      strided.byte_offset = 3; /* not a multiple of 4 */
+      EXPECT(flexjit_reference_forward(variant, &tq, &tk, &strided, &tout, &tlse, &options) == FLEXJIT_ERROR_SHAPE);
+      EXPECT_TEXT(flexjit_last_error(),
+                  "flexjit_reference_forward: v.byte_offset 3 is not a multiple of the element size 4 bytes");
+      strided.byte_offset = 0;
+      strides[1] = -8;
+      EXPECT(flexjit_reference_forward(variant, &tq, &tk, &strided, &tout, &tlse, &options) == FLEXJIT_ERROR_SHAPE);
+      EXPECT_TEXT(flexjit_last_error(), "flexjit_reference_forward: v has a negative stride -8 in dimension 1");
+    }
+    /* a 3-d q, a NULL k, a NULL variant, a float16 output: */
+    tq.ndim = 3;
+    EXPECT(flexjit_reference_forward(variant, &tq, &tk, &tv, &tout, &tlse, &options) == FLEXJIT_ERROR_SHAPE);
+    EXPECT_TEXT(flexjit_last_error(), "flexjit_reference_forward: q has ndim 3: expected 4 ([B, H, S, D])");
+    tq.ndim = 4;
+    EXPECT(flexjit_reference_forward(variant, &tq, NULL, &tv, &tout, &tlse, &options) == FLEXJIT_ERROR_USAGE);
+    EXPECT_TEXT(flexjit_last_error(), "flexjit_reference_forward: k is NULL: pass a DLTensor");
+    EXPECT(flexjit_reference_forward(NULL, &tq, &tk, &tv, &tout, &tlse, &options) == FLEXJIT_ERROR_USAGE);
+    EXPECT_TEXT(flexjit_last_error(), "flexjit_reference_forward: variant is NULL");
+    tout.dtype.bits = 16;
+    EXPECT(flexjit_reference_forward(variant, &tq, &tk, &tv, &tout, &tlse, &options) == FLEXJIT_ERROR_SHAPE);
+    EXPECT_TEXT(flexjit_last_error(),
+                "flexjit_reference_forward: out has dtype float16: the CPU reference writes float32 or float64");
+    tout.dtype.bits = 64;
+
     /* 4. Named errors with their messages. A tensor in GPU memory for the CPU reference: */
     tq.device.device_type = kDLCUDA;
     EXPECT(flexjit_reference_forward(variant, &tq, &tk, &tv, &tout, &tlse, &options) == FLEXJIT_ERROR_SHAPE);
