@@ -70,14 +70,18 @@ def reference(q, k, v, dout, p, bufs, scale):
     return out.detach(), qd.grad, kd.grad, vd.grad
 
 
+def suite_lambda(params, expression, bufs):
+    """The suite's PyTorch expression as a real function (flex_attention traces its mods with
+    dynamo, which cannot trace a call to eval but can trace a function eval created)."""
+    return eval(f"lambda {params}: {expression}", py_env(bufs))  # noqa: S307 (the suite's own text)
+
+
 def flex(q, k, v, dout, p, bufs, sizes):
-    score_mod = mask_mod = block_mask = None
+    score_mod = block_mask = None
     if p.get("py_score_mod"):
-        def score_mod(score, b, h, q_idx, kv_idx):
-            return eval(p["py_score_mod"], {**py_env(bufs), "s": score, "b": b, "h": h, "q": q_idx, "k": kv_idx})
+        score_mod = suite_lambda("s, b, h, q, k", p["py_score_mod"], bufs)
     if p.get("py_mask_mod"):
-        def mask_mod(b, h, q_idx, kv_idx):
-            return eval(p["py_mask_mod"], {**py_env(bufs), "b": b, "h": h, "q": q_idx, "k": kv_idx})
+        mask_mod = suite_lambda("b, h, q, k", p["py_mask_mod"], bufs)
         block_mask = create_block_mask(mask_mod, None, None, sizes["S"], sizes["S"], device=q.device)
     qf, kf, vf = (x.detach().requires_grad_() for x in (q, k, v))
     out = flex_attention(qf, kf, vf, score_mod=score_mod, block_mask=block_mask,
@@ -131,20 +135,22 @@ def test_suite_problem_matches_flex_attention_forward_and_backward(problem):
     assert out.dtype == dtype and lse.dtype == torch.float32 and lse.shape == (B, Hq, S)
 
     ref = reference(q, k, v, dout, problem, bufs, scale)
-    peer = flex(q, k, v, dout, problem, bufs, sizes)
     names = ("out", "dq", "dk", "dv")
     ours = {n: rel(g, r) for n, g, r in zip(names, got, ref)}
-    theirs = {n: rel(g, r) for n, g, r in zip(names, peer, ref)}
-    vs_flex = {n: rel(g, f) for n, g, f in zip(names, got, peer)}
-    print(f"\n{problem['name']} {sizes}: flexjit vs fp64 " + " ".join(f"{n}={e:.2e}" for n, e in ours.items()) +
-          " | flex_attention vs fp64 " + " ".join(f"{n}={e:.2e}" for n, e in theirs.items()) +
-          " | flexjit vs flex_attention " + " ".join(f"{n}={e:.2e}" for n, e in vs_flex.items()))
+    print(f"\n{problem['name']} {sizes}: flexjit vs fp64 " + " ".join(f"{n}={e:.2e}" for n, e in ours.items()))
     for n in names:
         assert ours[n] < 1e-2, f"{n}: flexjit's relative error against float64 is {ours[n]:.3e}"
-        assert vs_flex[n] < 2e-2, f"{n}: flexjit and flex_attention differ by {vs_flex[n]:.3e}"
-    # the log-sum-exp too (natural log, fp32)
-    s = (q.double() @ k.double().repeat_interleave(Hq // Hkv, 1).transpose(-1, -2)) * scale
+    peer = flex(q, k, v, dout, problem, bufs, sizes)
+    theirs = {n: rel(g, r) for n, g, r in zip(names, peer, ref)}
+    vs_flex = {n: rel(g, f) for n, g, f in zip(names, got, peer)}
+    print("  flex_attention vs fp64 " + " ".join(f"{n}={e:.2e}" for n, e in theirs.items()) +
+          " | flexjit vs flex_attention " + " ".join(f"{n}={e:.2e}" for n, e in vs_flex.items()))
+    for n in names:
+        # flex_attention's own error bounds how close the two can be
+        assert vs_flex[n] < 2e-2 + theirs[n], f"{n}: flexjit and flex_attention differ by {vs_flex[n]:.3e}"
+    # the log-sum-exp too (natural log, fp32), where it is a plain logsumexp
     if not problem.get("score_mod") and not problem.get("mask_mod"):
+        s = (q.double() @ k.double().repeat_interleave(Hq // Hkv, 1).transpose(-1, -2)) * scale
         torch.testing.assert_close(lse.double(), torch.logsumexp(s, -1), rtol=2e-3, atol=2e-2)
 
 

@@ -510,7 +510,7 @@ flexjit_status flexjit_tune(const flexjit_variant* variant, const flexjit_proble
         const float x = normal(rng);
         uint32_t u;
         std::memcpy(&u, &x, 4);
-        // bf16: the top half; f16: a value in [-2, 2) with a random mantissa, exponent kept small.
+        // bf16: the top half of a normal sample; f16: its sign and mantissa with magnitude in [0.5, 1).
         b = spec.dtype == DType::bf16 ? static_cast<uint16_t>(u >> 16)
                                       : static_cast<uint16_t>(((u >> 16) & 0x8000u) | 0x3800u | ((u >> 13) & 0x3ffu));
       }
