@@ -1,5 +1,5 @@
 # Checks the dynamic symbol table of libflexjit.so (-DLIBRARY=...): every function the C header
-# declares is exported, and nothing of flexjit's internal namespaces or of the libraries compiled
+# declares and every free function of the public C++ headers is exported, and nothing of flexjit's internal namespaces or of the libraries compiled
 # into it (nlohmann::json, fmt) is. Run as a CTest by tests/capi/CMakeLists.txt.
 find_program(NM nm REQUIRED)
 execute_process(COMMAND ${NM} -D -C --defined-only ${LIBRARY} OUTPUT_VARIABLE symbols RESULT_VARIABLE rc)
@@ -19,6 +19,29 @@ endforeach()
 if(count LESS 20)
   message(SEND_ERROR "found only ${count} functions in flexjit.h: the pattern no longer matches the header")
 endif()
+# The public C++ API's free functions: namespace-scope declarations in include/flexjit/*.hpp (not
+# indented, by the project's style), each exported (src/capi/libflexjit.map lists them by name).
+file(GLOB public_headers ${INCLUDE_DIR}/flexjit/*.hpp)
+set(cxx_count 0)
+foreach(header IN LISTS public_headers)
+  file(STRINGS ${header} lines REGEX "^[A-Za-z_][A-Za-z0-9_:<>, *&]* [*&]?[a-z_][a-z0-9_]*\\(")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^(inline|template|static|return|using|#)")
+      continue()
+    endif()
+    string(REGEX REPLACE "^[A-Za-z_][A-Za-z0-9_:<>, *&]* [*&]?([a-z_][a-z0-9_]*)\\(.*" "\\1" name "${line}")
+    math(EXPR cxx_count "${cxx_count} + 1")
+    if(NOT symbols MATCHES "flexjit::(mods::)?${name}(\\[abi:cxx11\\])?\\(")
+      get_filename_component(header_name ${header} NAME)
+      message(SEND_ERROR "libflexjit.so does not export flexjit::${name}, which ${header_name} declares: add "
+                         "`flexjit::${name}*;` to src/capi/libflexjit.map")
+    endif()
+  endforeach()
+endforeach()
+if(cxx_count LESS 30)
+  message(SEND_ERROR "found only ${cxx_count} free functions in include/flexjit/*.hpp: the pattern no longer matches")
+endif()
+
 string(REGEX MATCHALL "\n[0-9a-f]+ [A-Za-z] (flexjit::(tmpl|codegen|jit|tune|attention|mask|capi|cli)::|nlohmann::|fmt::)[^\n]*"
        leaked "${symbols}")
 if(leaked)
@@ -26,4 +49,4 @@ if(leaked)
   list(GET leaked 0 first)
   message(SEND_ERROR "libflexjit.so exports ${n} internal symbols, e.g.${first}\n(see src/capi/libflexjit.map)")
 endif()
-message(STATUS "${count} C API functions exported, no internal symbols")
+message(STATUS "${count} C API functions and ${cxx_count} C++ free functions exported, no internal symbols")
