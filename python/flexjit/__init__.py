@@ -18,7 +18,7 @@ from . import _lib, _tensors
 from .errors import (CacheError, CompileError, DriverError, ExprError, FlexjitError, InternalError, LibraryNotFound,
                      ShapeError, TemplateError, UsageError)
 
-__all__ = ["attention", "block_mask", "check", "emit", "reference_backward", "warm_up", "gpu_available",
+__all__ = ["attention", "block_mask", "check", "emit", "reference_backward", "warm_up", "tune", "gpu_available",
            "library_version", "BlockMask", "CheckResult", "FlexjitError", "ExprError", "TemplateError",
            "CompileError", "DriverError", "ShapeError", "CacheError", "UsageError", "InternalError",
            "LibraryNotFound"]
@@ -490,3 +490,23 @@ def warm_up(batch, q_heads, kv_heads, q_len, kv_len, score_mod=None, mask_mod=No
                                           arch.encode() if arch else None, jobs, ctypes.byref(kernels),
                                           ctypes.byref(cached)))
     return kernels.value, cached.value
+
+
+def tune(batch, q_heads, kv_heads, q_len, kv_len, score_mod=None, mask_mod=None, dtype="bfloat16", head_dim=128,
+         head_dim_v=None, buffers=None, params=None, backward=True, stream=None):
+    """Autotunes the block configs of this problem size on the GPU (FLEXJIT_AUTOTUNE says how much) and
+    keeps the result in the autotune cache, so that later calls of a matching size start tuned.
+    Runs forward (and backward) once on random inputs it allocates; `buffers` are device arrays.
+    Synchronises."""
+    buffers = buffers or {}
+    variant = _variant(score_mod, mask_mod, [_buffer_decl(n, b) for n, b in buffers.items()],
+                       [_param_decl(n, p) for n, p in (params or {}).items()], _DTYPES[dtype], head_dim,
+                       head_dim_v or 0)
+    if stream is None:
+        stream = next((_tensors.current_stream(b) for b in buffers.values()), None)
+        if stream is None:
+            stream = _torch_current_stream()
+    options = _Options(buffers, params, None, stream)
+    size = _lib.ProblemSize.new(batch=batch, q_heads=q_heads, kv_heads=kv_heads, q_len=q_len, kv_len=kv_len)
+    _lib.check(_lib.lib().flexjit_tune(variant.handle, ctypes.byref(size), int(bool(backward)), options.pointer,
+                                       ctypes.c_void_p(stream or 0)))

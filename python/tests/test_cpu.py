@@ -201,3 +201,14 @@ def test_cpu_tensors_in_torch_are_differentiable():
     p0, p1 = 1 / (1 + E), E / (1 + E)
     assert q.grad.item() == pytest.approx(2 * p0 * p1)
     assert v.grad.flatten().tolist() == pytest.approx([p0, p1])
+
+
+def test_gpu_calls_without_a_gpu_raise_driver_error():
+    available, reason = flexjit.gpu_available()
+    if available:
+        pytest.skip("a GPU is present")
+    assert reason  # why there is none, e.g. "no CUDA driver found (libcuda.so.1): ..."
+    with pytest.raises(flexjit.DriverError) as e:
+        flexjit.tune(1, 1, 1, 128, 128, mask_mod="q_idx >= kv_idx", head_dim=64)
+    if reason.startswith("no CUDA driver found"):
+        assert str(e.value).startswith("no CUDA driver found (libcuda.so.1)")

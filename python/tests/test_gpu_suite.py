@@ -163,3 +163,25 @@ def test_errors_on_the_gpu_path_name_the_tensor():
     with pytest.raises(flexjit.ShapeError) as e:
         flexjit.attention(qb, qb, qb.cpu())
     assert "flexjit_forward: v is in kDLCPU memory (device_type 1): GPU calls need CUDA tensors (kDLCUDA)" in str(e.value)
+
+
+def test_tune_then_block_mask_and_attention_reuse_it():
+    # flexjit.tune runs the problem once on its own random inputs (tuning it); a later call of the
+    # same size with an explicit block mask must then be right, on fp16.
+    slope = torch.tensor([2.0 ** (-8.0 * (h + 1) / 4) for h in range(4)], device="cuda")
+    mods = dict(score_mod="score + slope[h] * (kv_idx - q_idx)", mask_mod="q_idx >= kv_idx")
+    flexjit.tune(1, 4, 2, 384, 384, dtype="float16", head_dim=64, buffers={"slope": slope}, **mods)
+    mask = flexjit.block_mask("q_idx >= kv_idx", 1, 4, 384, 384)
+    assert mask.density == pytest.approx(6 / 9)  # 3 x 3 blocks of 128: the lower triangle
+    q = torch.randn(1, 4, 384, 64, device="cuda", dtype=torch.float16)
+    k = torch.randn(1, 2, 384, 64, device="cuda", dtype=torch.float16)
+    v = torch.randn(1, 2, 384, 64, device="cuda", dtype=torch.float16)
+    out = flexjit.attention(q, k, v, buffers={"slope": slope}, block_mask=mask, **mods)
+    p = {"py_score_mod": "s + slope[h] * (k - q)", "py_mask_mod": "q >= k"}
+    ref = reference(q, k, v, torch.ones_like(q), p, {"slope": slope}, 1 / 8)[0]
+    assert rel(out, ref) < 5e-3
+    with pytest.raises(flexjit.UsageError) as e:
+        flexjit.attention(q, k, v, buffers={"slope": slope}, block_mask=mask, score_mod=mods["score_mod"],
+                          mask_mod="q_idx > kv_idx")
+    assert str(e.value) == ("block_mask was built for mask_mod 'q_idx >= kv_idx' but attention got mask_mod "
+                            "'q_idx > kv_idx': build the block mask from the same expression")
