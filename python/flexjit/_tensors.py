@@ -11,8 +11,19 @@ from . import _lib
 from .errors import ShapeError, UsageError
 
 
+_FRAMEWORK_BY_TYPE = {}  # a call classifies q, k, v, outputs and buffers: per type, once
+
+
 def framework(x):
     """'torch', 'numpy', 'cupy', 'jax' or 'dlpack' (anything else with __dlpack__)."""
+    kind = _FRAMEWORK_BY_TYPE.get(type(x))
+    if kind is None:
+        kind = _classify(x)
+        _FRAMEWORK_BY_TYPE[type(x)] = kind
+    return kind
+
+
+def _classify(x):
     module = type(x).__module__.split(".")[0]
     if module == "torch":
         return "torch"
@@ -125,13 +136,19 @@ def is_gpu(x):
     return device in (_lib.kDLCUDA, _lib.kDLCUDAManaged)
 
 
+_DTYPE_NAMES = {}
+
+
 def dtype_name(x):
     """'bfloat16', 'float16', 'float32', ... of any supported array."""
     kind = framework(x)
-    if kind == "torch":
-        return str(x.dtype).replace("torch.", "")
-    if kind in ("numpy", "cupy"):
-        return str(x.dtype)
+    if kind in ("torch", "numpy", "cupy"):
+        key = (kind, x.dtype)  # the kind first: dtypes of two frameworks are never compared
+        name = _DTYPE_NAMES.get(key)
+        if name is None:
+            name = str(x.dtype).replace("torch.", "")
+            _DTYPE_NAMES[key] = name
+        return name
     d = describe(x).tensor.dtype
     names = {(_lib.kDLFloat, 16): "float16", (_lib.kDLBfloat, 16): "bfloat16", (_lib.kDLFloat, 32): "float32",
              (_lib.kDLFloat, 64): "float64", (_lib.kDLInt, 32): "int32", (_lib.kDLUInt, 8): "uint8"}
