@@ -222,8 +222,9 @@ FLEXJIT_C_EXPORT flexjit_status flexjit_block_mask_create(const flexjit_variant*
                                                           const flexjit_block_mask_desc* desc,
                                                           const flexjit_call_options* options, void* stream,
                                                           flexjit_block_mask** mask);
-/** Destroys a mask (NULL is a no-op). Its device tables live on while a queued kernel needs them
- * only if the caller synchronises first: destroy after the stream is done with it. */
+/** Destroys a mask and frees its tables (NULL is a no-op). Destroy it only after the kernels that
+ * use it have finished, or while they are still queued only if you accept that the free waits for
+ * the device (the driver's free is synchronous). */
 FLEXJIT_C_EXPORT void flexjit_block_mask_destroy(flexjit_block_mask* mask);
 
 /** Sizes and sparsity of a mask. Versioned (`struct_size`, set by the caller). */
