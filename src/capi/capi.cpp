@@ -162,12 +162,6 @@ AttentionSpec spec_of(const flexjit_variant_desc& desc, const char* function) {
   return spec;
 }
 
-// The call options, with the parameters checked against the variant's declarations.
-struct Call {
-  CallOptions options;
-  std::vector<const DLTensor*> buffer_tensors;  // by position in options.values.buffers' order
-};
-
 void read_params(const flexjit_call_options& o, const Declarations& declarations, const char* function,
                  std::map<std::string, double>& params) {
   if (o.num_params > 0) require(o.params, function, "options->params (num_params > 0)");
