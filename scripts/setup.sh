@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 build=${1:-build}
 shift $(( $# > 0 ? 1 : 0 ))
 
-packages=(cmake ninja-build g++ nlohmann-json3-dev libfmt-dev libcli11-dev libxxhash-dev libgtest-dev clang libclang-rt-dev)
+packages=(cmake ninja-build g++ nlohmann-json3-dev libfmt-dev libcli11-dev libxxhash-dev libgtest-dev clang libclang-rt-dev
+          libdlpack-dev python3-venv python3-pip python3-setuptools python3-wheel python3-numpy python3-pytest)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

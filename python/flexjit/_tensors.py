@@ -1,0 +1,213 @@
+"""Arrays of any framework as DLPack DLTensors, and outputs allocated in the input's framework.
+
+PyTorch tensors and NumPy arrays are described directly (pointer, shape, strides); anything else
+that speaks DLPack (CuPy, JAX) goes through its `__dlpack__` capsule, which is kept alive for the
+call. Frameworks are imported lazily: none is required.
+"""
+import ctypes
+import sys
+
+from . import _lib
+from .errors import ShapeError, UsageError
+
+
+_FRAMEWORK_BY_TYPE = {}  # a call classifies q, k, v, outputs and buffers: per type, once
+
+
+def framework(x):
+    """'torch', 'numpy', 'cupy', 'jax' or 'dlpack' (anything else with __dlpack__)."""
+    kind = _FRAMEWORK_BY_TYPE.get(type(x))
+    if kind is None:
+        kind = _classify(x)
+        _FRAMEWORK_BY_TYPE[type(x)] = kind
+    return kind
+
+
+def _classify(x):
+    module = type(x).__module__.split(".")[0]
+    if module == "torch":
+        return "torch"
+    if module == "numpy":
+        return "numpy"
+    if module == "cupy":
+        return "cupy"
+    if module in ("jax", "jaxlib"):
+        return "jax"
+    if hasattr(x, "__dlpack__"):
+        return "dlpack"
+    raise UsageError(f"a {type(x).__name__} is not an array flexjit can read: pass a PyTorch tensor, a NumPy, CuPy or "
+                     "JAX array, or any object with __dlpack__")
+
+
+_TORCH_DTYPES = None
+
+
+def _torch_dtype(dtype):
+    global _TORCH_DTYPES
+    if _TORCH_DTYPES is None:
+        import torch
+        _TORCH_DTYPES = {
+            torch.float16: (_lib.kDLFloat, 16), torch.bfloat16: (_lib.kDLBfloat, 16),
+            torch.float32: (_lib.kDLFloat, 32), torch.float64: (_lib.kDLFloat, 64),
+            torch.int32: (_lib.kDLInt, 32), torch.uint8: (_lib.kDLUInt, 8), torch.int64: (_lib.kDLInt, 64),
+        }
+    if dtype not in _TORCH_DTYPES:
+        raise ShapeError(f"tensors of dtype {dtype} are not supported: use float16, bfloat16, float32 (float64 on "
+                         "the CPU), int32 or uint8")
+    return _TORCH_DTYPES[dtype]
+
+
+_NUMPY_KINDS = {("f", 2): (_lib.kDLFloat, 16), ("f", 4): (_lib.kDLFloat, 32), ("f", 8): (_lib.kDLFloat, 64),
+                ("i", 4): (_lib.kDLInt, 32), ("u", 1): (_lib.kDLUInt, 8), ("i", 8): (_lib.kDLInt, 64)}
+
+
+class Described:
+    """A DLTensor and whatever keeps its memory and arrays alive."""
+
+    def __init__(self, tensor, keep):
+        self.tensor = tensor
+        self.keep = keep
+
+    @property
+    def pointer(self):
+        return ctypes.pointer(self.tensor)
+
+
+def _make(data, device_type, device_id, code, bits, shape, strides):
+    ndim = len(shape)
+    shape_array = (ctypes.c_int64 * max(ndim, 1))(*shape)
+    strides_array = (ctypes.c_int64 * max(ndim, 1))(*strides)
+    t = _lib.DLTensor()
+    t.data = data
+    t.device = _lib.DLDevice(device_type, device_id)
+    t.ndim = ndim
+    t.dtype = _lib.DLDataType(code, bits, 1)
+    t.shape = shape_array
+    t.strides = strides_array
+    t.byte_offset = 0
+    return t, (shape_array, strides_array)
+
+
+def describe(x, name="tensor", stream=None):
+    """A DLTensor for `x` (a Described; keep it until the call returns)."""
+    kind = framework(x)
+    if kind == "torch":
+        code, bits = _torch_dtype(x.dtype)
+        if x.device.type == "cuda":
+            device = (_lib.kDLCUDA, x.device.index if x.device.index is not None else 0)
+        elif x.device.type == "cpu":
+            device = (_lib.kDLCPU, 0)
+        else:
+            raise ShapeError(f"{name} is on {x.device}: flexjit runs on CUDA devices (or the CPU reference)")
+        t, keep = _make(x.data_ptr() or None, device[0], device[1], code, bits, tuple(x.shape), tuple(x.stride()))
+        return Described(t, (keep, x))
+    if kind == "numpy":
+        key = (x.dtype.kind, x.dtype.itemsize)
+        if key not in _NUMPY_KINDS:
+            raise ShapeError(f"{name} has dtype {x.dtype}: use float16, float32, float64, int32 or uint8")
+        code, bits = _NUMPY_KINDS[key]
+        if any(s % x.itemsize for s in x.strides):
+            raise ShapeError(f"{name} has strides {x.strides} bytes, not a multiple of its {x.itemsize}-byte elements")
+        strides = tuple(s // x.itemsize for s in x.strides)
+        t, keep = _make(x.ctypes.data or None, _lib.kDLCPU, 0, code, bits, x.shape, strides)
+        return Described(t, (keep, x))
+    # A DLPack capsule: its DLManagedTensor starts with the DLTensor.
+    try:
+        capsule = x.__dlpack__(stream=stream) if stream is not None else x.__dlpack__()
+    except TypeError:
+        capsule = x.__dlpack__()
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype = ctypes.c_void_p
+    get.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    address = get(capsule, b"dltensor")
+    t = _lib.DLTensor.from_address(address)
+    return Described(t, (capsule, x))
+
+
+def is_gpu(x):
+    kind = framework(x)
+    if kind == "torch":
+        return x.device.type == "cuda"
+    if kind == "numpy":
+        return False
+    if kind == "cupy":
+        return True
+    device = x.__dlpack_device__()[0] if hasattr(x, "__dlpack_device__") else _lib.kDLCPU
+    return device in (_lib.kDLCUDA, _lib.kDLCUDAManaged)
+
+
+_DTYPE_NAMES = {}
+
+
+def dtype_name(x):
+    """'bfloat16', 'float16', 'float32', ... of any supported array."""
+    kind = framework(x)
+    if kind in ("torch", "numpy", "cupy"):
+        key = (kind, x.dtype)  # the kind first: dtypes of two frameworks are never compared
+        name = _DTYPE_NAMES.get(key)
+        if name is None:
+            name = str(x.dtype).replace("torch.", "")
+            _DTYPE_NAMES[key] = name
+        return name
+    d = describe(x).tensor.dtype
+    names = {(_lib.kDLFloat, 16): "float16", (_lib.kDLBfloat, 16): "bfloat16", (_lib.kDLFloat, 32): "float32",
+             (_lib.kDLFloat, 64): "float64", (_lib.kDLInt, 32): "int32", (_lib.kDLUInt, 8): "uint8"}
+    return names.get((d.code, d.bits), f"code {d.code} bits {d.bits}")
+
+
+def shape_of(x):
+    return tuple(int(s) for s in x.shape)
+
+
+def current_stream(x):
+    """The stream the framework of `x` is working on (an int handle; 0 = the legacy default)."""
+    kind = framework(x)
+    if kind == "torch" and x.device.type == "cuda":
+        import torch
+        return torch.cuda.current_stream(x.device).cuda_stream
+    if kind == "cupy":
+        import cupy
+        return cupy.cuda.get_current_stream().ptr
+    return 0
+
+
+def empty_like(x, shape, dtype_name_):
+    """An uninitialised array of `shape` and dtype in the framework and on the device of `x`.
+    JAX arrays are immutable: their outputs are allocated with PyTorch or CuPy and converted by
+    the caller with `finish`."""
+    kind = framework(x)
+    if kind == "torch":
+        import torch
+        return torch.empty(shape, dtype=getattr(torch, dtype_name_), device=x.device)
+    if kind == "numpy":
+        import numpy
+        return numpy.empty(shape, dtype=dtype_name_)
+    if kind == "cupy":
+        import cupy
+        return cupy.empty(shape, dtype=dtype_name_)
+    if "torch" in sys.modules or _importable("torch"):
+        import torch
+        device = x.__dlpack_device__()[1] if hasattr(x, "__dlpack_device__") else 0
+        return torch.empty(shape, dtype=getattr(torch, dtype_name_), device=f"cuda:{device}")
+    if _importable("cupy"):
+        import cupy
+        return cupy.empty(shape, dtype=dtype_name_)
+    raise UsageError(f"cannot allocate outputs for a {type(x).__name__}: install PyTorch or CuPy")
+
+
+def finish(x, out):
+    """`out` converted to the framework of `x` (a no-op unless `x` is a JAX or other array)."""
+    kind = framework(x)
+    if kind in ("torch", "numpy", "cupy"):
+        return out
+    if kind == "jax":
+        import jax.dlpack
+        return jax.dlpack.from_dlpack(out)
+    module = sys.modules.get(type(x).__module__.split(".")[0])
+    convert = getattr(module, "from_dlpack", None)
+    return convert(out) if convert else out
+
+
+def _importable(name):
+    import importlib.util
+    return importlib.util.find_spec(name) is not None

@@ -1,0 +1,637 @@
+// The C API (include/flexjit/flexjit.h) over the C++ objects. Each entry point runs its body
+// through `guarded`, which turns every exception into a status code and this thread's message,
+// so nothing C++ crosses the ABI. DLTensors are validated here, with errors naming the function
+// and the argument, before the C++ API sees them as TensorViews.
+#include "flexjit/flexjit.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "capi/dltensor.hpp"
+#include "capi/versioned.hpp"
+#include "codegen/kernel_spec.hpp"
+#include "codegen/kernel_store.hpp"
+#include "expr/check_report.hpp"
+#include "flexjit/attention.hpp"
+#include "flexjit/error.hpp"
+#include "flexjit/reference.hpp"
+#include "flexjit/version.hpp"
+#include "jit/compiler.hpp"
+#include "tune/config_space.hpp"
+
+struct flexjit_variant {
+  flexjit::Attention attention;
+};
+
+struct flexjit_block_mask {
+  flexjit::BlockMask mask;
+};
+
+namespace flexjit::capi {
+namespace {
+
+thread_local std::string last_message;
+thread_local flexjit_status last_status_code = FLEXJIT_OK;
+
+flexjit_status status_of_kind(const std::string& kind) {
+  if (kind == "ExprError") return FLEXJIT_ERROR_EXPR;
+  if (kind == "TemplateError") return FLEXJIT_ERROR_TEMPLATE;
+  if (kind == "CompileError") return FLEXJIT_ERROR_COMPILE;
+  if (kind == "DriverError") return FLEXJIT_ERROR_DRIVER;
+  if (kind == "ShapeError") return FLEXJIT_ERROR_SHAPE;
+  if (kind == "CacheError") return FLEXJIT_ERROR_CACHE;
+  if (kind == "UsageError") return FLEXJIT_ERROR_USAGE;
+  return FLEXJIT_ERROR_INTERNAL;
+}
+
+flexjit_status fail(flexjit_status status, std::string message) noexcept {
+  try {
+    last_message = std::move(message);
+  } catch (...) {
+    last_message.clear();  // no memory for the message: the status still says what happened
+  }
+  last_status_code = status;
+  return status;
+}
+
+// Runs `body` and maps what it throws onto a status. The message of a flexjit::Error is its
+// what() unchanged, so C callers read the same text as C++ callers.
+template <class Body>
+flexjit_status guarded(const char* function, Body&& body) noexcept {
+  try {
+    body();
+    return FLEXJIT_OK;
+  } catch (const Error& e) {
+    return fail(status_of_kind(e.kind()), e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(FLEXJIT_ERROR_INTERNAL, std::string(function) + ": out of memory");
+  } catch (const std::exception& e) {
+    return fail(FLEXJIT_ERROR_INTERNAL, std::string(function) + ": internal error: " + e.what());
+  } catch (...) {
+    return fail(FLEXJIT_ERROR_INTERNAL, std::string(function) + ": internal error (unknown exception)");
+  }
+}
+
+void require(const void* pointer, const char* function, const char* name) {
+  if (pointer == nullptr) throw UsageError(std::string(function) + ": " + name + " is NULL");
+}
+
+const char* or_empty(const char* text) { return text == nullptr ? "" : text; }
+
+char* copy_string(const std::string& text) {
+  char* out = static_cast<char*>(std::malloc(text.size() + 1));
+  if (out == nullptr) throw std::bad_alloc();
+  std::memcpy(out, text.data(), text.size());
+  out[text.size()] = '\0';
+  return out;
+}
+
+DType element_type(flexjit_dtype dtype, const std::string& where) {
+  switch (dtype) {
+    case FLEXJIT_BF16: return DType::bf16;
+    case FLEXJIT_F16: return DType::f16;
+    case FLEXJIT_F32: return DType::f32;
+    case FLEXJIT_I32: return DType::i32;
+    case FLEXJIT_U8: return DType::u8;
+  }
+  throw UsageError(where + " is " + std::to_string(static_cast<int>(dtype)) +
+                   ", not a flexjit_dtype: use FLEXJIT_BF16, FLEXJIT_F16, FLEXJIT_F32, FLEXJIT_I32 or FLEXJIT_U8");
+}
+
+Declarations declarations_of(const flexjit_variant_desc& desc, const char* function) {
+  const std::string fn = function;
+  Declarations out;
+  if (desc.num_buffers > 0) require(desc.buffers, function, "desc->buffers (num_buffers > 0)");
+  if (desc.num_params > 0) require(desc.params, function, "desc->params (num_params > 0)");
+  for (size_t i = 0; i < desc.num_buffers; ++i) {
+    const flexjit_buffer_decl& b = desc.buffers[i];
+    const std::string where = fn + ": desc->buffers[" + std::to_string(i) + "]";
+    if (b.name == nullptr || *b.name == '\0') throw UsageError(where + ".name is empty: give the name the expressions use");
+    if (b.flags & FLEXJIT_BUFFER_LEARNABLE)
+      throw UsageError(where + " ('" + b.name + "') is declared learnable (FLEXJIT_BUFFER_LEARNABLE), which this "
+                       "flexjit does not support yet: clear the flag");
+    if (b.flags != 0)
+      throw UsageError(where + ".flags is " + std::to_string(b.flags) + ": only FLEXJIT_BUFFER_* bits are defined");
+    if (b.ndim < 1 || b.ndim > 8)
+      throw UsageError(where + " ('" + b.name + "') has ndim " + std::to_string(b.ndim) + ": buffers have rank 1 to 8");
+    require(b.shape, function, (where + ".shape").c_str());
+    BufferDecl decl;
+    decl.name = b.name;
+    decl.dtype = element_type(b.dtype, where + ".dtype");
+    decl.shape.assign(b.shape, b.shape + b.ndim);
+    out.buffers.push_back(std::move(decl));
+  }
+  for (size_t i = 0; i < desc.num_params; ++i) {
+    const flexjit_param_decl& p = desc.params[i];
+    const std::string where = fn + ": desc->params[" + std::to_string(i) + "]";
+    if (p.name == nullptr || *p.name == '\0') throw UsageError(where + ".name is empty: give the name the expressions use");
+    ParamDecl decl;
+    decl.name = p.name;
+    if (p.type == FLEXJIT_SCALAR_INT) decl.type = ScalarType::integer;
+    else if (p.type == FLEXJIT_SCALAR_FLOAT) decl.type = ScalarType::floating;
+    else
+      throw UsageError(where + ".type is " + std::to_string(static_cast<int>(p.type)) +
+                       ": use FLEXJIT_SCALAR_INT or FLEXJIT_SCALAR_FLOAT");
+    out.params.push_back(std::move(decl));
+  }
+  return out;
+}
+
+AttentionSpec spec_of(const flexjit_variant_desc& desc, const char* function) {
+  AttentionSpec spec;
+  spec.score_mod = or_empty(desc.score_mod);
+  spec.mask_mod = or_empty(desc.mask_mod);
+  spec.declarations = declarations_of(desc, function);
+  spec.dtype = element_type(desc.dtype, std::string(function) + ": desc->dtype");
+  if (spec.dtype != DType::bf16 && spec.dtype != DType::f16)
+    throw UsageError(std::string(function) + ": desc->dtype is " + std::string(dtype_name(spec.dtype)) +
+                     ": attention runs on FLEXJIT_BF16 or FLEXJIT_F16 tensors");
+  spec.head_dim = desc.head_dim == 0 ? 128 : desc.head_dim;
+  spec.head_dim_v = desc.head_dim_v;
+  spec.arch = or_empty(desc.arch);
+  if (desc.fwd_config && *desc.fwd_config) spec.fwd_config = BlockConfig::parse(desc.fwd_config);
+  if (desc.bwd_dq_config && *desc.bwd_dq_config) spec.bwd_dq_config = BlockConfig::parse(desc.bwd_dq_config);
+  if (desc.bwd_dkdv_config && *desc.bwd_dkdv_config) spec.bwd_dkdv_config = BlockConfig::parse(desc.bwd_dkdv_config);
+  spec.rows_guaranteed_safe = desc.rows_guaranteed_safe != 0;
+  return spec;
+}
+
+void read_params(const flexjit_call_options& o, const Declarations& declarations, const char* function,
+                 std::map<std::string, double>& params) {
+  if (o.num_params > 0) require(o.params, function, "options->params (num_params > 0)");
+  for (size_t i = 0; i < o.num_params; ++i) {
+    const flexjit_param_value& p = o.params[i];
+    const std::string where = std::string(function) + ": options->params[" + std::to_string(i) + "]";
+    if (p.name == nullptr) throw UsageError(where + ".name is NULL");
+    const ParamDecl* decl = declarations.find_param(p.name);
+    if (decl == nullptr)
+      throw UsageError(where + ": the variant declares no parameter '" + p.name + "'");
+    if (p.type == FLEXJIT_SCALAR_INT) {
+      if (decl->type != ScalarType::integer)
+        throw UsageError(where + ": parameter '" + p.name + "' is declared float: pass FLEXJIT_SCALAR_FLOAT and float_value");
+      if (p.int_value < INT32_MIN || p.int_value > INT32_MAX)
+        throw UsageError(where + ": int parameter '" + p.name + "' = " + std::to_string(p.int_value) +
+                         " does not fit in 32 bits");
+      params[p.name] = static_cast<double>(p.int_value);
+    } else if (p.type == FLEXJIT_SCALAR_FLOAT) {
+      if (decl->type != ScalarType::floating)
+        throw UsageError(where + ": parameter '" + p.name + "' is declared int: pass FLEXJIT_SCALAR_INT and int_value");
+      params[p.name] = p.float_value;
+    } else {
+      throw UsageError(where + ".type is " + std::to_string(static_cast<int>(p.type)) +
+                       ": use FLEXJIT_SCALAR_INT or FLEXJIT_SCALAR_FLOAT");
+    }
+  }
+}
+
+// Options for a GPU call: buffers become device TensorViews.
+CallOptions gpu_options(const flexjit_call_options* given, const Declarations& declarations, const char* function,
+                        DeviceCheck& devices) {
+  const flexjit_call_options o = read_versioned(given, function, "options", "flexjit_call_options");
+  CallOptions out;
+  read_params(o, declarations, function, out.values.params);
+  if (o.num_buffers > 0) require(o.buffers, function, "options->buffers (num_buffers > 0)");
+  for (size_t i = 0; i < o.num_buffers; ++i) {
+    const flexjit_buffer_value& b = o.buffers[i];
+    const std::string where = std::string(function) + ": options->buffers[" + std::to_string(i) + "]";
+    if (b.name == nullptr) throw UsageError(where + ".name is NULL");
+    if (declarations.find_buffer(b.name) == nullptr)
+      throw UsageError(where + ": the variant declares no buffer '" + b.name + "'");
+    out.values.buffers[b.name] =
+        device_view(b.tensor, function, "buffer '" + std::string(b.name) + "'", -1, devices);
+  }
+  if (o.has_scale) out.scale = o.scale;
+  return out;
+}
+
+// Options for the CPU reference: buffers become contiguous host copies.
+struct HostCall {
+  EvalInputs inputs;
+  std::vector<HostArray> storage;
+  std::optional<double> scale;
+};
+
+HostCall host_options(const flexjit_call_options* given, const Declarations& declarations, const char* function) {
+  const flexjit_call_options o = read_versioned(given, function, "options", "flexjit_call_options");
+  HostCall out;
+  read_params(o, declarations, function, out.inputs.params);
+  if (o.num_buffers > 0) require(o.buffers, function, "options->buffers (num_buffers > 0)");
+  out.storage.reserve(o.num_buffers);
+  for (size_t i = 0; i < o.num_buffers; ++i) {
+    const flexjit_buffer_value& b = o.buffers[i];
+    const std::string where = std::string(function) + ": options->buffers[" + std::to_string(i) + "]";
+    if (b.name == nullptr) throw UsageError(where + ".name is NULL");
+    if (declarations.find_buffer(b.name) == nullptr)
+      throw UsageError(where + ": the variant declares no buffer '" + b.name + "'");
+    out.storage.push_back(host_copy(b.tensor, function, "buffer '" + std::string(b.name) + "'"));
+    const HostArray& a = out.storage.back();
+    out.inputs.buffers[b.name] = HostBufferView{a.bytes.data(), a.dtype, a.shape};
+  }
+  if (o.has_scale) out.scale = o.scale;
+  return out;
+}
+
+const Attention& attention_of(const flexjit_variant* variant, const char* function) {
+  require(variant, function, "variant");
+  return variant->attention;
+}
+
+const BlockMask* mask_of(const flexjit_block_mask* mask) { return mask == nullptr ? nullptr : &mask->mask; }
+
+Stream stream_of(void* stream) { return static_cast<Stream>(stream); }
+
+}  // namespace
+}  // namespace flexjit::capi
+
+using namespace flexjit;
+using namespace flexjit::capi;
+
+extern "C" {
+
+int flexjit_c_api_version(void) { return FLEXJIT_C_API_VERSION; }
+
+const char* flexjit_version_string(void) { return FLEXJIT_VERSION_STRING; }
+
+const char* flexjit_last_error(void) { return last_message.c_str(); }
+
+flexjit_status flexjit_last_status(void) { return last_status_code; }
+
+const char* flexjit_status_name(flexjit_status status) {
+  switch (status) {
+    case FLEXJIT_OK: return "OK";
+    case FLEXJIT_ERROR_EXPR: return "ExprError";
+    case FLEXJIT_ERROR_TEMPLATE: return "TemplateError";
+    case FLEXJIT_ERROR_COMPILE: return "CompileError";
+    case FLEXJIT_ERROR_DRIVER: return "DriverError";
+    case FLEXJIT_ERROR_SHAPE: return "ShapeError";
+    case FLEXJIT_ERROR_CACHE: return "CacheError";
+    case FLEXJIT_ERROR_USAGE: return "UsageError";
+    case FLEXJIT_ERROR_INTERNAL: return "InternalError";
+  }
+  return "unknown";
+}
+
+void flexjit_free(void* pointer) { std::free(pointer); }
+
+int flexjit_gpu_available(void) {
+  int available = 0;
+  const flexjit_status status = guarded("flexjit_gpu_available", [&] {
+    std::string why;
+    if (gpu_available(&why)) {
+      available = 1;
+      return;
+    }
+    throw DriverError(why, -1);
+  });
+  (void)status;
+  return available;
+}
+
+flexjit_status flexjit_check(const flexjit_variant_desc* desc, flexjit_check_result* result) {
+  return guarded("flexjit_check", [&] {
+    const char* fn = "flexjit_check";
+    require(result, fn, "result");
+    const size_t result_size = output_size<flexjit_check_result>(result->struct_size, fn, "result", "flexjit_check_result");
+    require(desc, fn, "desc");
+    const flexjit_variant_desc d = read_versioned(desc, fn, "desc", "flexjit_variant_desc");
+    const Declarations declarations = declarations_of(d, fn);
+    std::optional<std::string> score, mask;
+    if (d.score_mod && *d.score_mod) score = d.score_mod;
+    if (d.mask_mod && *d.mask_mod) mask = d.mask_mod;
+    const std::string report = expr::check_report(score, mask, declarations);  // throws both mods' errors
+    flexjit_check_result out{};
+    out.struct_size = result->struct_size;
+    std::string cuda = emit_mod_args_struct(declarations);
+    std::string score_canonical, mask_canonical, gradient;
+    if (score) {
+      const Expr e = Expr::parse(ModKind::score, *score, declarations);
+      score_canonical = e.canonical();
+      gradient = e.gradient().canonical();
+      cuda += e.emit_cuda("score_mod");
+    }
+    if (mask) {
+      const Expr e = Expr::parse(ModKind::mask, *mask, declarations);
+      mask_canonical = e.canonical();
+      cuda += e.emit_cuda("mask_mod");
+    }
+    // Allocate everything before handing anything over, so a failure leaks nothing.
+    struct Owned {
+      std::vector<char*> strings;
+      ~Owned() {
+        for (char* s : strings) std::free(s);
+      }
+    } owned;
+    for (const std::string* s : std::initializer_list<const std::string*>{&report, &score_canonical, &mask_canonical, &gradient, &cuda})
+      owned.strings.push_back(copy_string(*s));
+    out.report = owned.strings[0];
+    out.score_canonical = owned.strings[1];
+    out.mask_canonical = owned.strings[2];
+    out.score_gradient = owned.strings[3];
+    out.cuda = owned.strings[4];
+    owned.strings.clear();
+    std::memcpy(static_cast<void*>(result), &out, result_size);
+    // Fields a newer caller knows and this library does not: zeroed.
+    if (result->struct_size > result_size)
+      std::memset(reinterpret_cast<char*>(result) + result_size, 0, result->struct_size - result_size);
+  });
+}
+
+void flexjit_check_result_free(flexjit_check_result* result) {
+  if (result == nullptr || result->struct_size < sizeof(size_t)) return;
+  char* flexjit_check_result::*fields[] = {&flexjit_check_result::report, &flexjit_check_result::score_canonical,
+                                           &flexjit_check_result::mask_canonical,
+                                           &flexjit_check_result::score_gradient, &flexjit_check_result::cuda};
+  for (auto field : fields) {
+    const size_t end = static_cast<size_t>(reinterpret_cast<char*>(&(result->*field)) - reinterpret_cast<char*>(result)) +
+                       sizeof(char*);
+    if (end > result->struct_size) continue;
+    std::free(result->*field);
+    result->*field = nullptr;
+  }
+}
+
+flexjit_status flexjit_variant_create(const flexjit_variant_desc* desc, flexjit_variant** variant) {
+  if (variant != nullptr) *variant = nullptr;
+  return guarded("flexjit_variant_create", [&] {
+    const char* fn = "flexjit_variant_create";
+    require(variant, fn, "variant (the output)");
+    require(desc, fn, "desc");
+    const flexjit_variant_desc d = read_versioned(desc, fn, "desc", "flexjit_variant_desc");
+    *variant = new flexjit_variant{Attention(spec_of(d, fn))};
+  });
+}
+
+void flexjit_variant_destroy(flexjit_variant* variant) { delete variant; }
+
+flexjit_status flexjit_block_mask_create(const flexjit_variant* variant, const flexjit_block_mask_desc* desc,
+                                         const flexjit_call_options* options, void* stream,
+                                         flexjit_block_mask** mask) {
+  if (mask != nullptr) *mask = nullptr;
+  return guarded("flexjit_block_mask_create", [&] {
+    const char* fn = "flexjit_block_mask_create";
+    const Attention& attention = attention_of(variant, fn);
+    require(mask, fn, "mask (the output)");
+    require(desc, fn, "desc");
+    const flexjit_block_mask_desc d = read_versioned(desc, fn, "desc", "flexjit_block_mask_desc");
+    const int q_block = d.q_block == 0 ? 128 : d.q_block, kv_block = d.kv_block == 0 ? 128 : d.kv_block;
+    const Declarations& declarations = attention.spec().declarations;
+    if (d.device == FLEXJIT_MASK_GPU) {
+      DeviceCheck devices;
+      const CallOptions call = gpu_options(options, declarations, fn, devices);
+      *mask = new flexjit_block_mask{BlockMask::build_on_gpu(attention.mask_mod(), d.batch, d.q_heads, d.q_len,
+                                                             d.kv_len, call.values, stream_of(stream), q_block,
+                                                             kv_block, attention.spec().arch)};
+    } else if (d.device == FLEXJIT_MASK_CPU) {
+      const HostCall call = host_options(options, declarations, fn);
+      *mask = new flexjit_block_mask{BlockMask::build_on_cpu(attention.mask_mod(), d.batch, d.q_heads, d.q_len,
+                                                             d.kv_len, call.inputs, q_block, kv_block)};
+    } else {
+      throw UsageError(std::string(fn) + ": desc->device is " + std::to_string(static_cast<int>(d.device)) +
+                       ": use FLEXJIT_MASK_GPU or FLEXJIT_MASK_CPU");
+    }
+  });
+}
+
+void flexjit_block_mask_destroy(flexjit_block_mask* mask) { delete mask; }
+
+flexjit_status flexjit_block_mask_get_info(const flexjit_block_mask* mask, flexjit_block_mask_info* info) {
+  return guarded("flexjit_block_mask_get_info", [&] {
+    const char* fn = "flexjit_block_mask_get_info";
+    require(mask, fn, "mask");
+    require(info, fn, "info");
+    const size_t size = output_size<flexjit_block_mask_info>(info->struct_size, fn, "info", "flexjit_block_mask_info");
+    flexjit_block_mask_info out{};
+    out.struct_size = info->struct_size;
+    const BlockMaskShape& s = mask->mask.shape();
+    out.batch = s.batch;
+    out.heads = s.heads;
+    out.q_len = s.q_len;
+    out.kv_len = s.kv_len;
+    out.q_block = s.q_block;
+    out.kv_block = s.kv_block;
+    out.density = mask->mask.density();
+    out.partial_fraction = mask->mask.partial_fraction();
+    std::memcpy(static_cast<void*>(info), &out, size);
+    if (info->struct_size > size) std::memset(reinterpret_cast<char*>(info) + size, 0, info->struct_size - size);
+  });
+}
+
+flexjit_status flexjit_forward(const flexjit_variant* variant, const DLTensor* q, const DLTensor* k,
+                               const DLTensor* v, const DLTensor* out, const DLTensor* lse,
+                               const flexjit_block_mask* mask, void* stream, const flexjit_call_options* options) {
+  return guarded("flexjit_forward", [&] {
+    const char* fn = "flexjit_forward";
+    const Attention& attention = attention_of(variant, fn);
+    DeviceCheck devices;
+    const TensorView tq = device_view(q, fn, "q", 4, devices), tk = device_view(k, fn, "k", 4, devices),
+                     tv = device_view(v, fn, "v", 4, devices), to = device_view(out, fn, "out", 4, devices);
+    TensorView tl;
+    tl.dtype = DType::f32;
+    if (lse != nullptr) tl = device_view(lse, fn, "lse", 3, devices);
+    const CallOptions call = gpu_options(options, attention.spec().declarations, fn, devices);
+    attention.forward(tq, tk, tv, to, tl, mask_of(mask), stream_of(stream), call);
+  });
+}
+
+flexjit_status flexjit_backward(const flexjit_variant* variant, const DLTensor* q, const DLTensor* k,
+                                const DLTensor* v, const DLTensor* out, const DLTensor* lse, const DLTensor* dout,
+                                const DLTensor* dq, const DLTensor* dk, const DLTensor* dv,
+                                const flexjit_block_mask* mask, void* stream, const flexjit_call_options* options) {
+  return guarded("flexjit_backward", [&] {
+    const char* fn = "flexjit_backward";
+    const Attention& attention = attention_of(variant, fn);
+    DeviceCheck devices;
+    const TensorView tq = device_view(q, fn, "q", 4, devices), tk = device_view(k, fn, "k", 4, devices),
+                     tv = device_view(v, fn, "v", 4, devices), to = device_view(out, fn, "out", 4, devices),
+                     tl = device_view(lse, fn, "lse", 3, devices), tdo = device_view(dout, fn, "dout", 4, devices),
+                     tdq = device_view(dq, fn, "dq", 4, devices), tdk = device_view(dk, fn, "dk", 4, devices),
+                     tdv = device_view(dv, fn, "dv", 4, devices);
+    const CallOptions call = gpu_options(options, attention.spec().declarations, fn, devices);
+    attention.backward(tq, tk, tv, to, tl, tdo, tdq, tdk, tdv, mask_of(mask), stream_of(stream), call);
+  });
+}
+
+flexjit_status flexjit_check_buffer_errors(void) {
+  return guarded("flexjit_check_buffer_errors", [] { check_buffer_errors(); });
+}
+
+flexjit_status flexjit_warm_up(const flexjit_variant* variant, const flexjit_problem_size* size, int backward,
+                               const char* arch, int jobs, size_t* kernels, size_t* from_cache) {
+  return guarded("flexjit_warm_up", [&] {
+    const char* fn = "flexjit_warm_up";
+    const Attention& attention = attention_of(variant, fn);
+    require(size, fn, "size");
+    const flexjit_problem_size s = read_versioned(size, fn, "size", "flexjit_problem_size");
+    const auto warmed = attention.warm_up({s.batch, s.q_heads, s.kv_heads, s.q_len, s.kv_len}, backward != 0,
+                                          or_empty(arch), jobs);
+    size_t cached = 0;
+    for (const WarmedKernel& w : warmed) cached += w.from_cache ? 1 : 0;
+    if (kernels != nullptr) *kernels = warmed.size();
+    if (from_cache != nullptr) *from_cache = cached;
+  });
+}
+
+flexjit_status flexjit_tune(const flexjit_variant* variant, const flexjit_problem_size* size, int backward,
+                            const flexjit_call_options* options, void* stream) {
+  return guarded("flexjit_tune", [&] {
+    const char* fn = "flexjit_tune";
+    const Attention& attention = attention_of(variant, fn);
+    require(size, fn, "size");
+    const flexjit_problem_size s = read_versioned(size, fn, "size", "flexjit_problem_size");
+    for (const auto& [name, value] : {std::pair<const char*, int>{"batch", s.batch}, {"q_heads", s.q_heads},
+                                      {"kv_heads", s.kv_heads}, {"q_len", s.q_len}, {"kv_len", s.kv_len}})
+      if (value < 1) throw UsageError(std::string(fn) + ": size->" + name + " is " + std::to_string(value) + ": must be >= 1");
+    DeviceCheck devices;
+    const CallOptions call = gpu_options(options, attention.spec().declarations, fn, devices);
+    const AttentionSpec& spec = attention.spec();
+    const int64_t B = s.batch, Hq = s.q_heads, Hkv = s.kv_heads, Sq = s.q_len, Skv = s.kv_len;
+    const int64_t D = spec.head_dim, Dv = spec.head_dim_v;
+    const size_t elem = dtype_size(spec.dtype);
+    // Random inputs (timing on zeros or uninitialised memory would not be representative).
+    std::mt19937 rng(12345);
+    std::normal_distribution<float> normal;
+    auto random_tensor = [&](const std::vector<int64_t>& shape, DeviceBuffer& storage) {
+      int64_t n = 1;
+      for (int64_t e : shape) n *= e;
+      std::vector<uint16_t> bits(static_cast<size_t>(n));
+      for (auto& b : bits) {
+        const float x = normal(rng);
+        uint32_t u;
+        std::memcpy(&u, &x, 4);
+        // bf16: the top half of a normal sample; f16: its sign and mantissa with magnitude in [0.5, 1).
+        b = spec.dtype == DType::bf16 ? static_cast<uint16_t>(u >> 16)
+                                      : static_cast<uint16_t>(((u >> 16) & 0x8000u) | 0x3800u | ((u >> 13) & 0x3ffu));
+      }
+      storage = DeviceBuffer::from_host(bits);
+      return TensorView::contiguous(storage.data(), spec.dtype, shape);
+    };
+    DeviceBuffer bq, bk, bv, bo, bl, bdo, bdq, bdk, bdv;
+    const TensorView q = random_tensor({B, Hq, Sq, D}, bq), k = random_tensor({B, Hkv, Skv, D}, bk),
+                     v = random_tensor({B, Hkv, Skv, Dv}, bv), dout = random_tensor({B, Hq, Sq, Dv}, bdo);
+    bo = DeviceBuffer::allocate(static_cast<size_t>(B * Hq * Sq * Dv) * elem);
+    bl = DeviceBuffer::allocate(static_cast<size_t>(B * Hq * Sq) * sizeof(float));
+    const TensorView o = TensorView::contiguous(bo.data(), spec.dtype, {B, Hq, Sq, Dv});
+    const TensorView l = TensorView::contiguous(bl.data(), DType::f32, {B, Hq, Sq});
+    std::optional<BlockMask> mask;
+    if (!attention.mask_mod().is_always_true())
+      mask = attention.block_mask(s.batch, s.q_heads, s.q_len, s.kv_len, stream_of(stream), call.values);
+    attention.forward(q, k, v, o, l, mask ? &*mask : nullptr, stream_of(stream), call);
+    if (backward) {
+      bdq = DeviceBuffer::allocate(static_cast<size_t>(B * Hq * Sq * D) * elem);
+      bdk = DeviceBuffer::allocate(static_cast<size_t>(B * Hkv * Skv * D) * elem);
+      bdv = DeviceBuffer::allocate(static_cast<size_t>(B * Hkv * Skv * Dv) * elem);
+      attention.backward(q, k, v, o, l, dout, TensorView::contiguous(bdq.data(), spec.dtype, {B, Hq, Sq, D}),
+                         TensorView::contiguous(bdk.data(), spec.dtype, {B, Hkv, Skv, D}),
+                         TensorView::contiguous(bdv.data(), spec.dtype, {B, Hkv, Skv, Dv}), mask ? &*mask : nullptr,
+                         stream_of(stream), call);
+    }
+    synchronize(stream_of(stream));
+    check_buffer_errors();
+  });
+}
+
+flexjit_status flexjit_emit(const flexjit_variant* variant, const flexjit_emit_options* options, char** data,
+                            size_t* size) {
+  if (data != nullptr) *data = nullptr;
+  if (size != nullptr) *size = 0;
+  return guarded("flexjit_emit", [&] {
+    const char* fn = "flexjit_emit";
+    const Attention& attention = attention_of(variant, fn);
+    require(data, fn, "data (the output)");
+    const flexjit_emit_options o = read_versioned(options, fn, "options", "flexjit_emit_options");
+    const std::string family_text = o.family && *o.family ? o.family : "fwd";
+    const std::string format = o.format && *o.format ? o.format : "cu";
+    const std::string arch = o.arch && *o.arch ? o.arch : "sm_90a";
+    if (format != "cu" && format != "ptx" && format != "cubin" && format != "context")
+      throw UsageError(std::string(fn) + ": options->format '" + format + "' is not a format: use cu, ptx, cubin or context");
+    jit::validate_arch(arch);
+    const AttentionSpec& a = attention.spec();
+    codegen::KernelSpec spec;
+    spec.family = codegen::parse_family(family_text);
+    spec.declarations = a.declarations;
+    spec.score_mod = attention.score_mod();
+    spec.mask_mod = attention.mask_mod();
+    spec.dtype = a.dtype;
+    spec.head_dim = a.head_dim;
+    spec.head_dim_v = a.head_dim_v;
+    spec.gqa_group = o.gqa_group == 0 ? 1 : o.gqa_group;
+    spec.is_divisible = o.divisible != 0;
+    spec.rows_guaranteed_safe = a.rows_guaranteed_safe;
+    spec.has_block_mask =
+        o.no_block_mask == 0 && codegen::is_attention_family(spec.family) && spec.family != codegen::Family::bwd_preprocess;
+    spec.has_full_blocks = spec.has_block_mask;
+    spec.sparse_q_block = o.q_block == 0 ? 128 : o.q_block;
+    spec.sparse_kv_block = o.kv_block == 0 ? 128 : o.kv_block;
+    // Without a config: what a call on `arch` launches when tuning is off (as `flexjit emit`).
+    spec.config = codegen::default_config(spec.family, spec.head_dim, spec.head_dim_v);
+    spec.config = o.config && *o.config ? BlockConfig::parse(o.config) : tune::default_for(spec, arch);
+    codegen::check_shared_memory(spec, arch);
+    std::string bytes;
+    if (format == "context") {
+      bytes = codegen::template_context(spec).dump(2) + "\n";
+    } else if (format == "cu") {
+      bytes = codegen::self_contained_source(codegen::render(spec));
+    } else {
+      const jit::CompiledKernel compiled = codegen::compile_kernel(spec, arch);
+      bytes = format == "ptx" ? compiled.ptx : compiled.cubin;
+    }
+    char* out = static_cast<char*>(std::malloc(bytes.size() + 1));
+    if (out == nullptr) throw std::bad_alloc();
+    std::memcpy(out, bytes.data(), bytes.size());
+    out[bytes.size()] = '\0';
+    *data = out;
+    if (size != nullptr) *size = bytes.size();
+  });
+}
+
+flexjit_status flexjit_reference_forward(const flexjit_variant* variant, const DLTensor* q, const DLTensor* k,
+                                         const DLTensor* v, const DLTensor* out, const DLTensor* lse,
+                                         const flexjit_call_options* options) {
+  return guarded("flexjit_reference_forward", [&] {
+    const char* fn = "flexjit_reference_forward";
+    const Attention& attention = attention_of(variant, fn);
+    const HostTensor hq = host_input(q, fn, "q", 4), hk = host_input(k, fn, "k", 4), hv = host_input(v, fn, "v", 4);
+    const ReferenceShape shape = reference_shape(hq, hk, hv, fn);
+    check_host_output(out, fn, "out", {shape.batch, shape.q_heads, shape.q_len, shape.head_dim_v});
+    if (lse != nullptr) check_host_output(lse, fn, "lse", {shape.batch, shape.q_heads, shape.q_len});
+    const HostCall call = host_options(options, attention.spec().declarations, fn);
+    const double scale = call.scale.value_or(1.0 / std::sqrt(static_cast<double>(shape.head_dim)));
+    const ReferenceForward r = reference_forward(attention.score_mod(), attention.mask_mod(), call.inputs, shape,
+                                                 hq.values, hk.values, hv.values, scale);
+    write_host_output(out, r.out);
+    if (lse != nullptr) write_host_output(lse, r.lse);
+  });
+}
+
+flexjit_status flexjit_reference_backward(const flexjit_variant* variant, const DLTensor* q, const DLTensor* k,
+                                          const DLTensor* v, const DLTensor* dout, const DLTensor* dq,
+                                          const DLTensor* dk, const DLTensor* dv, const flexjit_call_options* options) {
+  return guarded("flexjit_reference_backward", [&] {
+    const char* fn = "flexjit_reference_backward";
+    const Attention& attention = attention_of(variant, fn);
+    const HostTensor hq = host_input(q, fn, "q", 4), hk = host_input(k, fn, "k", 4), hv = host_input(v, fn, "v", 4),
+                     hdo = host_input(dout, fn, "dout", 4);
+    const ReferenceShape shape = reference_shape(hq, hk, hv, fn);
+    if (hdo.shape != std::vector<int64_t>{shape.batch, shape.q_heads, shape.q_len, shape.head_dim_v})
+      throw ShapeError(std::string(fn) + ": dout has shape " + shape_text(hdo.shape) + ", not the output's " +
+                       shape_text({shape.batch, shape.q_heads, shape.q_len, shape.head_dim_v}) + " [B, Hq, Sq, Dv]");
+    check_host_output(dq, fn, "dq", hq.shape);
+    check_host_output(dk, fn, "dk", hk.shape);
+    check_host_output(dv, fn, "dv", hv.shape);
+    const HostCall call = host_options(options, attention.spec().declarations, fn);
+    const double scale = call.scale.value_or(1.0 / std::sqrt(static_cast<double>(shape.head_dim)));
+    const ReferenceBackward r = reference_backward(attention.score_mod(), attention.mask_mod(), call.inputs, shape,
+                                                   hq.values, hk.values, hv.values, hdo.values, scale);
+    write_host_output(dq, r.dq);
+    write_host_output(dk, r.dk);
+    write_host_output(dv, r.dv);
+  });
+}
+
+}  // extern "C"
