@@ -69,9 +69,9 @@ BlockConfig decode_default_config(Family family, int head_dim, int head_dim_v, i
   // 16 packed rows cover a decode step of up to 16 heads per kv head; more rows (speculative or
   // chunked steps) take 32-row tiles where the registers allow, so K/V are re-read less often.
   const int m = packed_rows > 16 && (head_dim_v / 2 + head_dim / 4) * 2 <= 192 ? 32 : 16;
-  if (d <= 64) return {m, 128, 4, 4};
-  if (d <= 128) return {m, 64, 4, 4};
-  return {16, 32, 2, 4};
+  if (d <= 64) return {m, 128, 4, 3};
+  if (d <= 128) return {m, 64, 4, 3};
+  return {16, 32, 2, 3};
 }
 
 void decode_template_context(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& constants) {
