@@ -121,7 +121,7 @@ struct FlexjitDecodeParams {
   int page_size;         // paged only
   int page_shift;        // log2(page_size) when it is a power of two, else -1
   int num_pages;         // paged only: size of the pool
-  int num_splits;        // gridDim.x
+  int num_splits;        // gridDim.y
   int tiles_per_split;   // BLOCK_N tiles of a sequence each split walks
   float scale;
   float scale_log2;

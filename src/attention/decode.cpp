@@ -143,6 +143,10 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   // Splits: from the SM count, the CTAs that fit on an SM and the lengths (when the host knows them).
   const int block_n = ks.config.block_n;
   const int row_tiles = ceil_div(int64_t(Sq) * group, ks.config.block_m);
+  if (int64_t(B) * Hkv > INT32_MAX) throw ShapeError("decode: B x Hkv = " + extent(int64_t(B) * Hkv) + " is beyond 2^31-1");
+  if (row_tiles > 65535)
+    throw ShapeError("decode: " + extent(int64_t(Sq) * group) + " query rows per kv head (Sq x Hq/Hkv) need " +
+                     std::to_string(row_tiles) + " row tiles, beyond the grid's 65535; split the queries into calls");
   int64_t longest = kv.max_seq_len > 0 ? std::min<int64_t>(kv.max_seq_len, capacity) : capacity;
   std::vector<int> seq_tiles;
   if (kv.host_seq_lens != nullptr) {
@@ -208,7 +212,7 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   }
   {
     void* args[] = {&p, const_cast<unsigned char*>(mod_args.data())};
-    fn.launch({static_cast<unsigned>(split.num_splits), static_cast<unsigned>(B * Hkv), static_cast<unsigned>(row_tiles)},
+    fn.launch({static_cast<unsigned>(int64_t(B) * Hkv), static_cast<unsigned>(split.num_splits), static_cast<unsigned>(row_tiles)},
               {static_cast<unsigned>(kernel->threads), 1, 1}, kernel->shared_memory_bytes, stream, args);
   }
   if (split.num_splits > 1) {

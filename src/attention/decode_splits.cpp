@@ -31,6 +31,8 @@ DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<
     }
     out.tiles_per_split = (max_tiles + best_splits - 1) / best_splits;
   }
+  // The split index is gridDim.y: at most 65535 splits.
+  out.tiles_per_split = std::max(out.tiles_per_split, (max_tiles + 65534) / 65535);
   out.num_splits = (max_tiles + out.tiles_per_split - 1) / out.tiles_per_split;
   return out;
 }
