@@ -4,7 +4,8 @@
 
 namespace flexjit::attention {
 
-DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<int>& seq_tiles, int64_t slots) {
+DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<int>& seq_tiles, int64_t slots,
+                                bool masked) {
   DecodeSplit out;
   if (max_tiles <= 1 || units < 1 || slots < 1) return out;
   const bool ragged = !seq_tiles.empty() &&
@@ -14,8 +15,24 @@ DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<
     int64_t work = 0;  // tiles of all (sequence, head, row tile) triples
     for (int t : seq_tiles) work += t;
     work *= units / static_cast<int64_t>(seq_tiles.size());
-    const int64_t per_cta = (work + 4 * slots - 1) / (4 * slots);
-    out.tiles_per_split = static_cast<int>(std::clamp<int64_t>(per_cta, 4, max_tiles));
+    // About eight CTAs per slot: the last wave's tail (the longest sequences' final splits) stays
+    // short, while a CTA still streams enough tiles to hide its start.
+    const int64_t per_cta = (work + 8 * slots - 1) / (8 * slots);
+    out.tiles_per_split = static_cast<int>(std::clamp<int64_t>(per_cta, 8, max_tiles));
+  } else if (masked) {
+    // The fewest splits that give eight waves, nudged (by up to a quarter) to fill the last wave.
+    const int64_t first = std::clamp<int64_t>((8 * slots + units - 1) / units, 1, max_tiles);
+    double best = -1;
+    int best_splits = static_cast<int>(first);
+    for (int64_t s = first; s <= std::min<int64_t>(max_tiles, first + first / 4); ++s) {
+      const int64_t ctas = units * s, waves = (ctas + slots - 1) / slots;
+      const double fill = double(ctas) / double(waves * slots);
+      if (fill > best + 1e-9) {
+        best = fill;
+        best_splits = static_cast<int>(s);
+      }
+    }
+    out.tiles_per_split = (max_tiles + best_splits - 1) / best_splits;
   } else {
     double best = 0;
     int best_splits = 1;

@@ -15,7 +15,10 @@ struct DecodeSplit {
 // sequence when the host knows the lengths (empty otherwise). Equal lengths: the split count whose
 // CTAs fill whole waves best (fewest splits among near-equals, so the combine stays cheap).
 // Ragged lengths: a fixed number of tiles per CTA, small enough for several CTAs per slot, so the
-// long sequences spread over the GPU while short ones finish early.
-DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<int>& seq_tiles, int64_t slots);
+// long sequences spread over the GPU while short ones finish early. `masked` (a mask_mod, whose
+// empty tiles are skipped where they fall: a sliding window keeps only the last few): at least
+// eight waves of CTAs, so the kept tiles spread over the GPU too.
+DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<int>& seq_tiles, int64_t slots,
+                                bool masked = false);
 
 }  // namespace flexjit::attention

@@ -168,6 +168,16 @@ TEST(DecodeGpu, EveryRatioAndQueryCount) {
     }
 }
 
+TEST(DecodeGpu, ChunkedPrefillOverPages) {
+  FLEXJIT_REQUIRE_GPU();
+  DecodeProblem p;  // 200 new tokens of each sequence against its paged cache: 13 row tiles
+  p.B = 2, p.Hq = 4, p.Hkv = 2, p.Sq = 200, p.S = 900;
+  p.lens = {900, 333};
+  p.page_size = 64;
+  p.mask_mod = kCausalDecode;
+  expect_close(p, "chunked prefill");
+}
+
 TEST(DecodeGpu, PageSizesWithShuffledPages) {
   FLEXJIT_REQUIRE_GPU();
   for (int page : {16, 64, 256}) {

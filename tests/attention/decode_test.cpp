@@ -99,11 +99,20 @@ TEST(DecodeHost, SplitsFillWholeWavesOrSpreadRaggedWork) {
   EXPECT_EQ(s.tiles_per_split, 256);
   // One tile: never split.
   EXPECT_EQ(choose_decode_split(4, 1, {}, 264).num_splits, 1);
-  // Ragged: 4 sequences of 1 and 400 tiles, 8 units each -> 6416 tiles over 4 x 264 CTAs -> 7 tiles
-  // a CTA, 58 splits for the longest.
+  // Ragged: 4 sequences of 1 and 400 tiles, 8 units each -> 6416 tiles over 8 x 264 CTAs -> 4 tiles
+  // a CTA, raised to the floor of 8: 50 splits for the longest.
   s = choose_decode_split(32, 400, {1, 400, 1, 400}, 264);
-  EXPECT_EQ(s.tiles_per_split, 7);
-  EXPECT_EQ(s.num_splits, 58);
+  EXPECT_EQ(s.tiles_per_split, 8);
+  EXPECT_EQ(s.num_splits, 50);
+  // More work: (2 x 3000 + 2 x 10) tiles x 8 units = 48160 over 2112 CTAs -> 23 tiles a CTA, 131 splits.
+  s = choose_decode_split(32, 3000, {3000, 10, 3000, 10}, 264);
+  EXPECT_EQ(s.tiles_per_split, 23);
+  EXPECT_EQ(s.num_splits, 131);
+  // With a mask: 8 waves (2112 CTAs) need 17 splits of the 128 units; 18 fill the last wave better
+  // (2304 of 2376 slots against 2176), so 29 tiles each.
+  s = choose_decode_split(128, 512, {}, 264, /*masked=*/true);
+  EXPECT_EQ(s.tiles_per_split, 29);
+  EXPECT_EQ(s.num_splits, 18);
 }
 
 }  // namespace
