@@ -165,7 +165,7 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   const CUcontext context = jit::ensure_context();
   if (sm_cache.first != context) sm_cache = {context, current_device().sm_count};
   const DecodeSplit split = choose_decode_split(int64_t(B) * Hkv * row_tiles, ceil_div(longest, block_n), seq_tiles,
-                                                int64_t(std::max(per_sm, 1)) * sm_cache.second, ks.has_mask());
+                                                int64_t(std::max(per_sm, 1)) * sm_cache.second);
 
   FlexjitDecodeParams p;
   std::memset(&p, 0, sizeof(p));

@@ -4,8 +4,7 @@
 
 namespace flexjit::attention {
 
-DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<int>& seq_tiles, int64_t slots,
-                                bool masked) {
+DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<int>& seq_tiles, int64_t slots) {
   DecodeSplit out;
   if (max_tiles <= 1 || units < 1 || slots < 1) return out;
   const bool ragged = !seq_tiles.empty() &&
@@ -19,20 +18,6 @@ DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<
     // short, while a CTA still streams enough tiles to hide its start.
     const int64_t per_cta = (work + 8 * slots - 1) / (8 * slots);
     out.tiles_per_split = static_cast<int>(std::clamp<int64_t>(per_cta, 8, max_tiles));
-  } else if (masked) {
-    // The fewest splits that give eight waves, nudged (by up to a quarter) to fill the last wave.
-    const int64_t first = std::clamp<int64_t>((8 * slots + units - 1) / units, 1, max_tiles);
-    double best = -1;
-    int best_splits = static_cast<int>(first);
-    for (int64_t s = first; s <= std::min<int64_t>(max_tiles, first + first / 4); ++s) {
-      const int64_t ctas = units * s, waves = (ctas + slots - 1) / slots;
-      const double fill = double(ctas) / double(waves * slots);
-      if (fill > best + 1e-9) {
-        best = fill;
-        best_splits = static_cast<int>(s);
-      }
-    }
-    out.tiles_per_split = (max_tiles + best_splits - 1) / best_splits;
   } else {
     double best = 0;
     int best_splits = 1;
