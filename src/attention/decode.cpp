@@ -1,8 +1,13 @@
 #include "attention/decode.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "../../templates/flexjit_params.cuh"
 #include "attention/decode_splits.hpp"
@@ -161,6 +166,8 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   int per_sm = 0;
   FLEXJIT_CU(jit::driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn.function, kernel->threads,
                                                                        kernel->shared_memory_bytes));
+  // The SM count of the current context's device, read once per thread and context (a device query
+  // per decode step would cost more than the launch).
   static thread_local std::pair<CUcontext, int> sm_cache{nullptr, 0};
   const CUcontext context = jit::ensure_context();
   if (sm_cache.first != context) sm_cache = {context, current_device().sm_count};
