@@ -36,6 +36,9 @@ extern "C" {
 __device__ unsigned int flexjit_error_flags;
 }
 #define FLEXJIT_ERROR_BUFFER_OUT_OF_BOUNDS 1u
+/// Bit 1: decoding met a page-table entry outside the page pool or a sequence length beyond the
+/// cache (those keys were not read).
+#define FLEXJIT_ERROR_KV_OUT_OF_RANGE 2u
 
 __device__ __forceinline__ float flexjit_inf() { return __int_as_float(0x7f800000); }
 

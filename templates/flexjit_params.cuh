@@ -91,3 +91,52 @@ struct FlexjitBwdParams {
   float scale_log2;
   int reserved;
 };
+
+// Split-KV decoding over a contiguous or paged KV cache with per-sequence lengths. The query rows
+// of the heads that share a kv head are packed into one tile (packed row P <-> q_idx = P / G,
+// h = kv_h * G + P % G). Each split of a sequence's KV range writes a partial (O, LSE) in fp32,
+// or, when the call has one split, the final O and LSE directly.
+struct FlexjitDecodeParams {
+  const void* q;            // [B, Hq, Sq, D]
+  const void* k;            // contiguous: [B, Hkv, S, D]; paged: [num_pages, page_size, Hkv, D]
+  const void* v;            // as k, with Dv
+  const int* page_table;    // paged: [B, max_pages] physical page of each logical page; else null
+  const int* seq_lens;      // [B] kv length of each sequence
+  void* o;                  // [B, Hq, Sq, Dv]   written when num_splits == 1
+  float* lse;               // [B, Hq, Sq] natural log; may be null; written when num_splits == 1
+  float* o_partial;         // [num_splits][B][Hq][Sq][Dv] fp32, normalised per split
+  float* lse_partial;       // [num_splits][B][Hq][Sq] base-2 log-sum-exp per split (-inf: empty)
+  long long q_stride_b, q_stride_h, q_stride_s;
+  // Contiguous: batch, head and token strides. Paged: page, head and slot strides.
+  long long k_stride_b, k_stride_h, k_stride_s;
+  long long v_stride_b, v_stride_h, v_stride_s;
+  long long o_stride_b, o_stride_h, o_stride_s;
+  long long lse_stride_b, lse_stride_h, lse_stride_s;
+  long long page_table_stride_b;
+  int batch;
+  int num_q_heads;
+  int num_kv_heads;
+  int q_len;             // Sq, the same for every sequence
+  int kv_capacity;       // keys a sequence can hold: S (contiguous) or max_pages * page_size
+  int page_size;         // paged only
+  int page_shift;        // log2(page_size) when it is a power of two, else -1
+  int num_pages;         // paged only: size of the pool
+  int num_splits;        // gridDim.y
+  int tiles_per_split;   // BLOCK_N tiles of a sequence each split walks
+  float scale;
+  float scale_log2;
+};
+
+// Merges the per-split partials of decoding, split by split in index order (deterministic).
+struct FlexjitDecodeCombineParams {
+  const float* o_partial;    // [num_splits][rows][Dv]
+  const float* lse_partial;  // [num_splits][rows]
+  void* o;                   // [B, Hq, Sq, Dv]
+  float* lse;                // [B, Hq, Sq] or null
+  long long o_stride_b, o_stride_h, o_stride_s;
+  long long lse_stride_b, lse_stride_h, lse_stride_s;
+  int batch;
+  int num_q_heads;
+  int q_len;
+  int num_splits;
+};

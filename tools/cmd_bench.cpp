@@ -56,7 +56,7 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
     struct Row {
       std::string name, fwd_config, bwd_config;
       double fwd_ms = 0, fwd_tflops = 0, bwd_ms = 0, bwd_tflops = 0, first_ms = 0, density = 1;
-      double compile_ms = 0, load_ms = 0;
+      double compile_ms = 0, load_ms = 0, gbps = 0;
       bool from_cache = false;
     };
     std::vector<Row> rows;
@@ -66,7 +66,8 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
       if (!o->dq_config.empty()) spec.bwd_dq_config = BlockConfig::parse(o->dq_config);
       if (!o->dkdv_config.empty()) spec.bwd_dkdv_config = BlockConfig::parse(o->dkdv_config);
       const Attention attention(spec);
-      const ProblemInputs in = ProblemInputs::create(p, attention, !o->no_bwd, rng);
+      const bool backward = !o->no_bwd && !p.decode;  // decode problems are forward only
+      const ProblemInputs in = ProblemInputs::create(p, attention, backward, rng);
       Row row;
       row.name = p.name;
       row.density = in.density;
@@ -77,7 +78,7 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
       row.first_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
       // What the first call cost (later calls find the kernel in the in-process cache).
       for (const KernelChoice& c : attention.last_choices())
-        if (c.family == "fwd") {
+        if (c.family == "fwd" || c.family == "decode") {
           row.compile_ms = c.compile_ms;
           row.load_ms = c.load_ms;
           row.from_cache = c.from_disk_cache;
@@ -86,7 +87,8 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
       const double flops = p.dense_flops() * in.density;
       row.fwd_ms = tf.median_ms;
       row.fwd_tflops = flops / tf.median_ms / 1e9;
-      if (!o->no_bwd) {
+      if (p.decode) row.gbps = p.decode_bytes() / tf.median_ms / 1e6;
+      if (backward) {
         in.backward(attention, nullptr);  // choose / tune the backward configs before timing
         synchronize();
         const tune::Timing tb = tune::time_on_gpu([&](Stream s) { in.backward(attention, s); });
@@ -95,7 +97,7 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
       }
       check_buffer_errors();
       for (const KernelChoice& c : attention.last_choices()) {
-        if (c.family == "fwd") {
+        if (c.family == "fwd" || c.family == "decode") {
           row.fwd_config = c.config.str() + " (" + c.source + ")";
         } else if (c.family != "bwd_preprocess") {
           row.bwd_config += (row.bwd_config.empty() ? "" : " ") + c.config.str();
@@ -106,7 +108,11 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
                           {"density", round_to(row.density, 1e-4)}, {"fwd_config", row.fwd_config},
                           {"fwd_compile_ms", round_to(row.compile_ms, 0.1)}, {"fwd_load_ms", round_to(row.load_ms, 0.01)},
                           {"fwd_kernel_from_disk_cache", row.from_cache}};
-      if (!o->no_bwd) {
+      if (p.decode) {
+        j["kind"] = "decode";
+        j["fwd_gbps"] = round_to(row.gbps, 0.1);
+      }
+      if (backward) {
         j["bwd_ms"] = round_to(row.bwd_ms, 1e-4);
         j["bwd_tflops"] = round_to(row.bwd_tflops, 0.1);
         j["bwd_configs"] = row.bwd_config;
@@ -114,11 +120,11 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
       emit_json(j);
       rows.push_back(row);
     }
-    std::printf("\n%-27s %9s %9s %10s %10s %9s %8s  %s\n", "problem", "fwd TF/s", "bwd TF/s", "first call",
-                "compile", "load", "density", "configs (fwd; dkdv dq)");
+    std::printf("\n%-27s %9s %9s %10s %10s %9s %8s %8s  %s\n", "problem", "fwd TF/s", "bwd TF/s", "first call",
+                "compile", "load", "density", "fwd GB/s", "configs (fwd; dkdv dq)");
     for (const Row& r : rows)
-      std::printf("%-27s %9.1f %9.1f %7.1f ms %7.0f ms %6.2f ms %8.3f  %s; %s\n", r.name.c_str(), r.fwd_tflops,
-                  r.bwd_tflops, r.first_ms, r.compile_ms, r.load_ms, r.density, r.fwd_config.c_str(),
+      std::printf("%-27s %9.1f %9.1f %7.1f ms %7.0f ms %6.2f ms %8.3f %8.0f  %s; %s\n", r.name.c_str(), r.fwd_tflops,
+                  r.bwd_tflops, r.first_ms, r.compile_ms, r.load_ms, r.density, r.gbps, r.fwd_config.c_str(),
                   r.bwd_config.c_str());
     return kExitOk;
   };

@@ -49,11 +49,12 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
     int gqa = 1;
     bool divisible = false;
     bool no_block_mask = false;
+    bool paged = false;
     int q_block = 128, kv_block = 128;
   };
   auto o = std::make_shared<Options>();
   app.add_option("--family", o->family,
-                 "kernel family: fwd, bwd_preprocess, bwd_dq, bwd_dkdv, block_mask, builtin; bwd is all three "
+                 "kernel family: fwd, bwd_preprocess, bwd_dq, bwd_dkdv, decode, decode_combine, block_mask, builtin; bwd is all three "
                  "backward kernels (-o NAME.EXT writes NAME.<family>.EXT for each; context: one JSON object by family)")
       ->capture_default_str();
   o->variant.add_mod_flags(app);
@@ -61,6 +62,7 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
   app.add_option("--gqa", o->gqa, "query heads per kv head")->capture_default_str();
   app.add_flag("--divisible", o->divisible, "specialise for lengths that are multiples of the tiles");
   app.add_flag("--no-block-mask", o->no_block_mask, "visit every tile (no block-sparse tables)");
+  app.add_flag("--paged", o->paged, "decode: read K/V from a page pool through a page table");
   app.add_option("--q-block", o->q_block, "block-mask query block")->capture_default_str();
   app.add_option("--kv-block", o->kv_block, "block-mask kv block")->capture_default_str();
   app.add_option("--arch", o->arch, "target architecture, e.g. sm_80, sm_90a (also picks the default block config)")
@@ -108,6 +110,7 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
       spec.has_block_mask = !o->no_block_mask && codegen::is_attention_family(spec.family) &&
                             spec.family != codegen::Family::bwd_preprocess;
       spec.has_full_blocks = spec.has_block_mask;
+      spec.paged = o->paged && family == codegen::Family::decode;
       spec.sparse_q_block = o->q_block;
       spec.sparse_kv_block = o->kv_block;
       // Without a config, the one a call on `arch` launches when tuning is off (the wgmma kernels on

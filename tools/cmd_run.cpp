@@ -11,6 +11,7 @@
 #include "flexjit/attention.hpp"
 #include "flexjit/reference.hpp"
 #include "mod_options.hpp"
+#include "run_decode.hpp"
 
 namespace flexjit::cli {
 namespace {
@@ -77,11 +78,18 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
     bool check = false;
     bool no_block_mask = false;
     double scale = 0;
+    std::string seq_lens, k_pages, v_pages, page_table;  // decoding: see run_decode.hpp
+    int page_size = 0;
   };
   auto o = std::make_shared<Options>();
   app.add_option("--q", o->q, "queries .npy [B, Hq, Sq, D]")->required();
-  app.add_option("--k", o->k, "keys .npy [B, Hkv, Skv, D]")->required();
-  app.add_option("--v", o->v, "values .npy [B, Hkv, Skv, Dv]")->required();
+  app.add_option("--k", o->k, "keys .npy [B, Hkv, Skv, D] (required unless --k-pages)");
+  app.add_option("--v", o->v, "values .npy [B, Hkv, Skv, Dv] (required unless --v-pages)");
+  app.add_option("--seq-lens", o->seq_lens, "decode: int32 .npy [B], the keys of each sequence (kv_len in the mods)");
+  app.add_option("--page-size", o->page_size, "decode: page the K/V cache into a shuffled pool of pages of N tokens");
+  app.add_option("--k-pages", o->k_pages, "decode: paged keys .npy [num_pages, page_size, Hkv, D]");
+  app.add_option("--v-pages", o->v_pages, "decode: paged values .npy [num_pages, page_size, Hkv, Dv]");
+  app.add_option("--page-table", o->page_table, "decode: int32 .npy [B, max_pages], the pool page of each logical page");
   app.add_option("--do", o->dout, "output gradient .npy [B, Hq, Sq, Dv]: also run the backward and write dq/dk/dv.npy");
   app.add_option("--score", o->variant.score, "score_mod expression (default: score)");
   app.add_option("--mask", o->variant.mask, "mask_mod expression (default: no mask)");
@@ -96,6 +104,20 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
   app.add_flag("--check", o->check, "compare the GPU result with the float64 CPU reference");
   app.add_flag("--no-block-mask", o->no_block_mask, "evaluate mask_mod on every tile instead of building a block mask");
   return [o]() {
+    if (!o->seq_lens.empty() || !o->k_pages.empty() || o->page_size > 0) {
+      if (!o->dout.empty()) throw UsageError("--do (the backward) is not available with --seq-lens or pages");
+      if (o->no_block_mask) throw UsageError("--no-block-mask does not apply to decoding (it builds no block mask)");
+      DecodeRunArgs d{o->q, o->k, o->v, o->k_pages, o->v_pages, o->page_table, o->seq_lens, o->out_dir, o->device,
+                      o->variant.score, o->variant.mask, o->variant.config, o->page_size, o->scale, o->check,
+                      o->variant.element_type(), {}, {}};
+      for (const auto& text : o->buffers) {
+        const NamedFile f = split_assignment(text, "--buffer");
+        d.buffers.emplace_back(f.name, read_npy(f.path));
+      }
+      for (const auto& text : o->params) d.params.push_back(parse_param_value(text));
+      return run_decode(d);
+    }
+    if (o->k.empty() || o->v.empty()) throw UsageError("--k and --v are required");
     const NpyArray q = read_npy(o->q), k = read_npy(o->k), v = read_npy(o->v);
     const auto qs = as_bhsd(q, "q"), ks = as_bhsd(k, "k"), vs = as_bhsd(v, "v");
     ReferenceShape shape{static_cast<int>(qs[0]), static_cast<int>(qs[1]), static_cast<int>(ks[1]),

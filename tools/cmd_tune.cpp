@@ -53,6 +53,11 @@ CommandRegistrar registrar("tune", "Autotune block configs for a problem suite a
                   "autotune.json is not written\n", why.c_str(), o->arch.c_str());
       for (size_t i = 0; i < problems.size(); ++i) {
         const SuiteProblem& p = problems[i];
+        if (p.decode) {  // one default config, chosen per call from the lengths: nothing to tune
+          std::printf("[%zu/%zu] %-28s decode: no block config to tune (compiled on its first call)\n", i + 1,
+                      problems.size(), p.name.c_str());
+          continue;
+        }
         const Attention attention(problem_spec(p));
         const auto t0 = std::chrono::steady_clock::now();
         const auto kernels = attention.warm_up({p.batch, p.q_heads, p.kv_heads, p.q_len, p.kv_len}, !o->no_bwd, o->arch,
@@ -79,9 +84,10 @@ CommandRegistrar registrar("tune", "Autotune block configs for a problem suite a
       else std::printf("[%zu/%zu] %s\n", i + 1, problems.size(), p.name.c_str());
       std::fflush(stdout);
       const Attention attention(problem_spec(p));
-      const ProblemInputs in = ProblemInputs::create(p, attention, !o->no_bwd, rng);
+      const bool backward = !o->no_bwd && !p.decode;  // decode problems are forward only
+      const ProblemInputs in = ProblemInputs::create(p, attention, backward, rng);
       in.forward(attention, nullptr);
-      if (!o->no_bwd) in.backward(attention, nullptr);
+      if (backward) in.backward(attention, nullptr);
       synchronize();
       check_buffer_errors();
       for (const KernelChoice& c : attention.last_choices()) {

@@ -1,6 +1,7 @@
 #include "problem_inputs.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 #include "common/half.hpp"
 #include "common/values.hpp"
@@ -10,9 +11,14 @@ namespace flexjit::cli {
 namespace {
 
 DeviceBuffer random_tensor(size_t n, DType dtype, std::mt19937_64& rng) {
+  // Fresh normal values for the first 4M elements, repeated beyond: a decode problem's KV cache
+  // holds a billion elements, which would take the host minutes to draw one by one.
   std::normal_distribution<float> normal(0.f, 1.f);
   std::vector<uint16_t> bits(n);
-  for (auto& b : bits) b = dtype == DType::bf16 ? float_to_bf16_bits(normal(rng)) : float_to_f16_bits(normal(rng));
+  const size_t fresh = std::min<size_t>(n, size_t(1) << 22);
+  for (size_t i = 0; i < fresh; ++i)
+    bits[i] = dtype == DType::bf16 ? float_to_bf16_bits(normal(rng)) : float_to_f16_bits(normal(rng));
+  for (size_t i = fresh; i < n; i += fresh) std::copy_n(bits.begin(), std::min(fresh, n - i), bits.begin() + i);
   DeviceBuffer buffer = DeviceBuffer::allocate(n * 2);
   buffer.upload(bits.data(), n * 2);
   return buffer;
@@ -55,6 +61,43 @@ ProblemInputs ProblemInputs::create(const SuiteProblem& p, const Attention& atte
     return TensorView::contiguous(in.storage.back().data(), p.dtype, shape);
   };
   in.q = tensor(qshape, true);
+  if (p.decode) {
+    // Per-sequence lengths; with a page size, a pool of just the pages the lengths need, handed
+    // out in a shuffled order (as a serving cache ends up after many requests).
+    in.decode = true;
+    in.host_lens = p.kv_lens();
+    in.storage.push_back(DeviceBuffer::from_host(in.host_lens));
+    const TensorView lens = TensorView::contiguous(in.storage.back().data(), DType::i32, {p.batch});
+    if (p.page_size > 0) {
+      const int max_pages = (p.kv_len + p.page_size - 1) / p.page_size;
+      int64_t num_pages = 0;
+      for (int32_t len : in.host_lens) num_pages += (len + p.page_size - 1) / p.page_size;
+      num_pages = std::max<int64_t>(num_pages, 1);
+      std::vector<int32_t> order(num_pages);
+      std::iota(order.begin(), order.end(), 0);
+      std::shuffle(order.begin(), order.end(), rng);
+      in.host_table.assign(size_t(p.batch) * max_pages, 0);
+      size_t next = 0;
+      for (int b = 0; b < p.batch; ++b)
+        for (int j = 0; j < (in.host_lens[b] + p.page_size - 1) / p.page_size; ++j)
+          in.host_table[size_t(b) * max_pages + j] = order[next++];
+      const TensorView kp = tensor({num_pages, p.page_size, p.kv_heads, p.head_dim}, true);
+      const TensorView vp = tensor({num_pages, p.page_size, p.kv_heads, p.head_dim_v}, true);
+      in.storage.push_back(DeviceBuffer::from_host(in.host_table));
+      in.kv = KVCache::paged(kp, vp, TensorView::contiguous(in.storage.back().data(), DType::i32, {p.batch, max_pages}),
+                             lens);
+      in.kv.host_page_table = in.host_table.data();
+    } else {
+      in.k = tensor(kshape, true);
+      in.v = tensor(vshape, true);
+      in.kv = KVCache::contiguous(in.k, in.v, lens);
+    }
+    in.kv.host_seq_lens = in.host_lens.data();
+    in.out = tensor(oshape, false);
+    in.storage.push_back(DeviceBuffer::allocate(size_t(p.batch) * p.q_heads * p.q_len * 4));
+    in.lse = TensorView::contiguous(in.storage.back().data(), DType::f32, {p.batch, p.q_heads, p.q_len});
+    return in;
+  }
   in.k = tensor(kshape, true);
   in.v = tensor(vshape, true);
   in.out = tensor(oshape, false);

@@ -19,11 +19,19 @@ struct ProblemInputs {
   CallOptions call;
   std::optional<BlockMask> mask;  // present when the variant has a mask_mod
   double density = 1.0;           // fraction of 128x128 blocks visited
+  bool decode = false;            // a decode problem: `kv` (contiguous or paged) instead of k, v
+  KVCache kv;
+  std::vector<int32_t> host_lens, host_table;  // what kv.host_seq_lens / host_page_table point at
 
   // Fresh normal(0, 1) data; gradients allocated only when `backward`.
   static ProblemInputs create(const SuiteProblem& p, const Attention& attention, bool backward, std::mt19937_64& rng);
   const BlockMask* block_mask() const { return mask ? &*mask : nullptr; }
-  void forward(const Attention& a, Stream s) const { a.forward(q, k, v, out, lse, block_mask(), s, call); }
+  void forward(const Attention& a, Stream s) const {
+    if (decode)
+      a.decode(q, kv, out, lse, s, call);
+    else
+      a.forward(q, k, v, out, lse, block_mask(), s, call);
+  }
   void backward(const Attention& a, Stream s) const {
     a.backward(q, k, v, out, lse, dout, dq, dk, dv, block_mask(), s, call);
   }

@@ -16,6 +16,7 @@
 #include "flexjit/dtype.hpp"
 #include "flexjit/expr.hpp"
 #include "flexjit/mod_values.hpp"
+#include "flexjit/paged_kv.hpp"
 #include "flexjit/tensor.hpp"
 
 namespace flexjit {
@@ -31,6 +32,7 @@ struct AttentionSpec {
   std::optional<BlockConfig> fwd_config;  ///< forward tiles; default: autotuned or built-in default
   std::optional<BlockConfig> bwd_dq_config;    ///< dQ kernel tiles (block_m query rows per CTA)
   std::optional<BlockConfig> bwd_dkdv_config;  ///< dK/dV kernel tiles (block_n kv rows per CTA)
+  std::optional<BlockConfig> decode_config;    ///< decode kernel tiles (block_m packed query rows)
   std::string arch;               ///< target ("sm_90a", ...); "" means the current device's
   bool rows_guaranteed_safe = false;  ///< promise: no query row is fully masked
 };
@@ -115,6 +117,21 @@ class Attention {
                 const TensorView& lse, const TensorView& dout, const TensorView& dq, const TensorView& dk,
                 const TensorView& dv, const BlockMask* block_mask, Stream stream = nullptr,
                 const CallOptions& options = {}) const;
+
+  /// Decoding (and chunked prefill) against a KV cache with per-sequence lengths: q [B, Hq, Sq, D]
+  /// (Sq query rows per sequence, the last Sq positions of each sequence under the usual causal
+  /// mask `q_idx + kv_len - q_len >= kv_idx`), `kv` contiguous or paged (see KVCache), out
+  /// [B, Hq, Sq, Dv], lse [B, Hq, Sq] fp32 (data == nullptr to skip). In the mods, `kv_len` is
+  /// sequence b's length and `q_len` is Sq; `kv_idx` is a logical position. The query heads of a
+  /// kv head share one pass over its keys (any GQA ratio); the keys are split over the GPU and the
+  /// splits merged in a fixed order, so a rerun gives the same bits. The kernel classifies its key
+  /// tiles with mask_mod itself (no block mask to build; tiles with nothing kept are never read),
+  /// so new lengths never recompile or rebuild anything. Asynchronous on `stream`. Throws
+  /// ShapeError naming the tensor that is wrong, and for host-visible lengths or page tables
+  /// (KVCache::host_seq_lens / host_page_table) that are out of range. On the device, a bad page-table
+  /// entry or length is never read; check_buffer_errors() reports it.
+  void decode(const TensorView& q, const KVCache& kv, const TensorView& out, const TensorView& lse,
+              Stream stream = nullptr, const CallOptions& options = {}) const;
 
   /// The configs the latest forward and backward calls used, one entry per kernel family.
   std::vector<KernelChoice> last_choices() const;

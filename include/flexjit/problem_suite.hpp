@@ -44,11 +44,19 @@ struct SuiteProblem {
   std::string score_mod;  ///< "" for none
   std::string mask_mod;   ///< "" for none
   std::vector<SuiteBuffer> buffers;
+  bool decode = false;            ///< "kind": "decode": forward only, through Attention::decode
+  std::vector<int32_t> seq_lens;  ///< per-sequence KV lengths ("seq_lens"); empty: every sequence kv_len
+  int page_size = 0;              ///< "page_size": flexjit pages the KV cache (0: contiguous)
 
   /// Declarations of every buffer (for parsing the mods).
   Declarations declarations() const;
   /// Forward FLOPs at full density: 4 * B * Hq * Sq * Skv * D (the benchmark's convention).
   double dense_flops() const;
+  /// KV length of each sequence (seq_lens, or kv_len for all).
+  std::vector<int32_t> kv_lens() const;
+  /// Bytes a decode step must move: Q and O once, K and V up to each sequence's length (the
+  /// formula of bench/peers.py's fwd_gbps).
+  double decode_bytes() const;
 };
 
 /// Reads a suite file. Throws UsageError naming the file, the problem and the field that is wrong.

@@ -37,6 +37,15 @@ ReferenceForward reference_forward(const Expr& score_mod, const Expr& mask_mod,
                                    const std::vector<double>& q, const std::vector<double>& k,
                                    const std::vector<double>& v, double scale);
 
+/// reference_forward with each sequence's own number of keys (ragged batches, decoding): sequence b
+/// attends to keys [0, kv_lens[b]) of its rows of k and v (shape.kv_len is their storage length S,
+/// at least every kv_lens[b]), and `kv_len` in the expressions is kv_lens[b]. A length of 0 gives
+/// out = 0 and lse = -inf. Throws UsageError for a length outside [0, S] or inconsistent sizes.
+ReferenceForward reference_forward_ragged(const Expr& score_mod, const Expr& mask_mod, const EvalInputs& inputs,
+                                          const ReferenceShape& shape, const std::vector<double>& q,
+                                          const std::vector<double>& k, const std::vector<double>& v,
+                                          const std::vector<int32_t>& kv_lens, double scale);
+
 /// Gradients from the reference backward, in the layouts of q, k and v.
 struct ReferenceBackward {
   std::vector<double> dq;  ///< [B][Hq][Sq][D]

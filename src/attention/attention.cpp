@@ -11,6 +11,7 @@
 
 #include "../../templates/flexjit_params.cuh"
 #include "codegen/kernel_store.hpp"
+#include "attention/decode.hpp"
 #include "attention/stream_fork.hpp"
 #include "attention/stream_scratch.hpp"
 #include "attention/tensor_checks.hpp"
@@ -402,6 +403,14 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
   fork.join();  // before `delta` is freed on `stream`
 }
 
+void Attention::decode(const TensorView& q, const KVCache& kv, const TensorView& out, const TensorView& lse,
+                       Stream stream, const CallOptions& options) const {
+  const attention::DecodeVariant variant{impl_->spec, impl_->score, impl_->mask, impl_->target_arch()};
+  KernelChoice choice = attention::run_decode(variant, q, kv, out, lse, stream, options);
+  std::lock_guard<std::mutex> lock(impl_->choices_mutex);
+  impl_->choices[choice.family] = choice;
+}
+
 std::vector<KernelChoice> Attention::last_choices() const {
   std::lock_guard<std::mutex> lock(impl_->choices_mutex);
   std::vector<KernelChoice> out;
@@ -412,9 +421,14 @@ std::vector<KernelChoice> Attention::last_choices() const {
 void check_buffer_errors() {
   const std::vector<std::string> kernels = codegen::take_kernel_errors();
   if (kernels.empty()) return;
+  bool kv_range = false;
+  for (const auto& k : kernels) kv_range = kv_range || k.find("[page-table entry") != std::string::npos;
   std::string message =
-      "a score_mod or mask_mod indexed a buffer out of bounds (those reads returned 0, so the results are "
-      "wrong); check the buffers' shapes against the indices the expressions compute. Kernels:";
+      kv_range ? "decode met a page-table entry outside the page pool or a sequence length beyond the cache (the "
+                 "keys involved were not read, so the results are wrong); check the page table and seq_lens "
+                 "(KVCache::host_seq_lens / host_page_table check them on the host). Kernels:"
+               : "a score_mod or mask_mod indexed a buffer out of bounds (those reads returned 0, so the results are "
+                 "wrong); check the buffers' shapes against the indices the expressions compute. Kernels:";
   for (const auto& k : kernels) message += "\n  " + k;
   throw ShapeError(message);
 }

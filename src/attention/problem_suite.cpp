@@ -124,6 +124,48 @@ double SuiteProblem::dense_flops() const {
   return 4.0 * batch * q_heads * static_cast<double>(q_len) * kv_len * head_dim;
 }
 
+std::vector<int32_t> SuiteProblem::kv_lens() const {
+  return seq_lens.empty() ? std::vector<int32_t>(batch, kv_len) : seq_lens;
+}
+
+double SuiteProblem::decode_bytes() const {
+  double tokens = 0;
+  for (int32_t len : kv_lens()) tokens += len;
+  const double qo = double(batch) * q_heads * q_len * (head_dim + head_dim_v) * 2;
+  return qo + tokens * kv_heads * (head_dim + head_dim_v) * 2;
+}
+
+namespace {
+
+// "seq_lens": {"values": [...]} or {"uniform": [lo, hi]}, drawn as bench/peers.py's seq_lens():
+// lo + ((i + 1) * 2654435761 mod 2^32) mod (hi - lo + 1).
+std::vector<int32_t> parse_seq_lens(const json& spec, const SuiteProblem& p, const std::string& w) {
+  std::vector<int32_t> out;
+  if (spec.is_object() && spec.contains("values") && spec["values"].is_array()) {
+    for (const auto& x : spec["values"]) {
+      if (!x.is_number_integer()) throw UsageError(w + ": \"seq_lens\" values must be integers, got " + x.dump());
+      out.push_back(x.get<int32_t>());
+    }
+  } else if (spec.is_object() && spec.contains("uniform") && spec["uniform"].is_array() && spec["uniform"].size() == 2 &&
+             spec["uniform"][0].is_number_integer() && spec["uniform"][1].is_number_integer()) {
+    const int64_t lo = spec["uniform"][0].get<int64_t>(), hi = spec["uniform"][1].get<int64_t>();
+    if (lo < 0 || hi < lo) throw UsageError(w + ": \"seq_lens\" uniform bounds must satisfy 0 <= lo <= hi");
+    for (int64_t i = 0; i < p.batch; ++i)
+      out.push_back(static_cast<int32_t>(lo + ((i + 1) * 2654435761LL % (1LL << 32)) % (hi - lo + 1)));
+  } else {
+    throw UsageError(w + ": \"seq_lens\" must be {\"values\": [...]} or {\"uniform\": [lo, hi]}");
+  }
+  if (out.size() != size_t(p.batch))
+    throw UsageError(w + ": \"seq_lens\" gives " + std::to_string(out.size()) + " lengths for B = " + std::to_string(p.batch));
+  for (size_t i = 0; i < out.size(); ++i)
+    if (out[i] < 0 || out[i] > p.kv_len)
+      throw UsageError(w + ": seq_lens[" + std::to_string(i) + "] = " + std::to_string(out[i]) + " is outside [0, Skv = " +
+                       std::to_string(p.kv_len) + "]");
+  return out;
+}
+
+}  // namespace
+
 std::vector<SuiteProblem> parse_suite(const std::string& text, const std::string& origin) {
   json root;
   try {
@@ -162,6 +204,11 @@ std::vector<SuiteProblem> parse_suite(const std::string& text, const std::string
       if (!j["buffers"].is_object()) throw UsageError(w + ": \"buffers\" must be an object");
       for (const auto& [name, spec] : j["buffers"].items()) p.buffers.push_back(parse_buffer(name, spec, w));
     }
+    const std::string kind = get_string(j, "kind", w);
+    if (!kind.empty() && kind != "decode") throw UsageError(w + ": \"kind\" must be \"decode\" (or absent), got \"" + kind + "\"");
+    p.decode = kind == "decode";
+    if (j.contains("seq_lens")) p.seq_lens = parse_seq_lens(j["seq_lens"], p, w);
+    if (j.contains("page_size")) p.page_size = get_int(j, "page_size", w);
     out.push_back(std::move(p));
   }
   return out;

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "codegen/decode_family.hpp"
 #include "codegen/template_registry.hpp"
 #include "codegen/wgmma.hpp"
 #include "flexjit/error.hpp"
@@ -131,16 +132,18 @@ std::string_view family_name(Family family) noexcept {
     case Family::bwd_preprocess: return "bwd_preprocess";
     case Family::bwd_dq: return "bwd_dq";
     case Family::bwd_dkdv: return "bwd_dkdv";
+    case Family::decode: return "decode";
+    case Family::decode_combine: return "decode_combine";
   }
   return "?";
 }
 
 Family parse_family(std::string_view name) {
   for (Family f : {Family::builtin_axpy, Family::block_mask, Family::fwd, Family::bwd_preprocess,
-                   Family::bwd_dq, Family::bwd_dkdv})
+                   Family::bwd_dq, Family::bwd_dkdv, Family::decode, Family::decode_combine})
     if (family_name(f) == name) return f;
   throw UsageError("unknown kernel family '" + std::string(name) +
-                   "' (known: fwd, bwd_preprocess, bwd_dq, bwd_dkdv, block_mask, builtin)");
+                   "' (known: fwd, bwd_preprocess, bwd_dq, bwd_dkdv, decode, decode_combine, block_mask, builtin)");
 }
 
 std::string kernel_name(Family family, int index) {
@@ -151,6 +154,8 @@ std::string kernel_name(Family family, int index) {
     case Family::bwd_preprocess: return "flexjit_attention_bwd_preprocess";
     case Family::bwd_dq: return "flexjit_attention_bwd_dq";
     case Family::bwd_dkdv: return "flexjit_attention_bwd_dkdv";
+    case Family::decode: return "flexjit_attention_decode";
+    case Family::decode_combine: return "flexjit_attention_decode_combine";
   }
   return "";
 }
@@ -175,6 +180,8 @@ BlockConfig default_config(Family family, int head_dim, int head_dim_v) {
       if (d <= 64) return {64, 128, 8, 2};
       return d <= 128 ? BlockConfig{64, 64, 4, 2} : BlockConfig{32, 64, 4, 2};  // fits sm_80's 163 KiB
     }
+    case Family::decode:
+    case Family::decode_combine: return decode_default_config(family, head_dim, head_dim_v);
   }
   return {};
 }
@@ -190,6 +197,8 @@ void KernelSpec::validate() const {
     case Family::bwd_preprocess:
     case Family::bwd_dq:
     case Family::bwd_dkdv: validate_attention(*this); break;
+    case Family::decode:
+    case Family::decode_combine: validate_decode(*this); break;
   }
 }
 
@@ -200,7 +209,10 @@ int KernelSpec::threads() const {
   }
 }
 
-size_t KernelSpec::shared_memory_bytes() const { return attention_smem(*this); }
+size_t KernelSpec::shared_memory_bytes() const {
+  if (family == Family::decode || family == Family::decode_combine) return decode_shared_memory_bytes(*this);
+  return attention_smem(*this);
+}
 
 bool is_attention_family(Family family) {
   return family == Family::fwd || family == Family::bwd_preprocess || family == Family::bwd_dq ||
@@ -226,6 +238,8 @@ std::string KernelSpec::describe() const {
            " full_blocks=" + bool_text(has_full_blocks) + " safe_rows=" + bool_text(rows_guaranteed_safe) +
            " score_mod=" + score_mod.canonical() + " mask_mod=" + mask_mod.canonical();
     if (family == Family::bwd_dkdv) out += " splits=" + std::to_string(dkdv_splits(head_dim, head_dim_v));
+  } else if (family == Family::decode || family == Family::decode_combine) {
+    out += decode_describe(*this);
   } else if (family == Family::block_mask) {
     out += " blocks " + std::to_string(sparse_q_block) + "x" + std::to_string(sparse_kv_block) +
            " mask_mod=" + mask_mod.canonical();
@@ -335,6 +349,8 @@ nlohmann::json template_context(const KernelSpec& spec) {
       constants.push_back(bool_constant("WGMMA", spec.config.wgmma));
       ctx["wgmma"] = spec.config.wgmma;
       break;
+    case Family::decode:
+    case Family::decode_combine: decode_template_context(spec, ctx, constants); break;
   }
   ctx["constants"] = constants;
   return ctx;
@@ -393,6 +409,12 @@ jit::Source render(const KernelSpec& spec) {
       source.kernel_names = {kernel_name(spec.family)};
       break;
     }
+    case Family::decode:
+    case Family::decode_combine:
+      template_name = "attention_" + std::string(family_name(spec.family)) + ".cu.j2";
+      source.name = "attention_" + std::string(family_name(spec.family)) + ".cu";
+      source.kernel_names = {kernel_name(spec.family)};
+      break;
   }
   source.text = template_environment().render(template_name, template_context(spec));
   if (spec.family != Family::builtin_axpy) {

@@ -24,6 +24,8 @@ enum class Family {
   bwd_preprocess,  // delta = rowsum(O * dO)
   bwd_dq,          // dQ per query tile (kv_* tables)
   bwd_dkdv,        // dK, dV per kv tile (q_* tables), GQA heads summed in registers
+  decode,          // split-KV decoding over contiguous or paged KV (partials per split)
+  decode_combine,  // merges decode's per-split partials in a fixed order
 };
 
 std::string_view family_name(Family family) noexcept;
@@ -44,6 +46,7 @@ struct KernelSpec {
   bool has_block_mask = false;     // visit the tiles the kv_* tables list (else every tile)
   bool has_full_blocks = false;    // the tables have full_* lists (mask_mod skipped there)
   bool rows_guaranteed_safe = false;
+  bool paged = false;              // decode: K/V come from a page pool through a page table
   Declarations declarations;
   Expr score_mod = Expr::identity_score();
   Expr mask_mod = Expr::no_mask();

@@ -62,7 +62,9 @@ std::vector<std::string> take_kernel_errors() {
     if (value == 0) continue;
     const unsigned zero = 0;
     FLEXJIT_CU(jit::driver().cuMemcpyHtoD(flags, &zero, sizeof(zero)));
-    errors.push_back(kernel->description);
+    std::string line = kernel->description;
+    if (value & 2u) line += " [page-table entry outside the page pool or sequence length beyond the cache: those keys were not read]";
+    errors.push_back(line);
   }
   return errors;
 }

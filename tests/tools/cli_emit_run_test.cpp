@@ -24,7 +24,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* const kFamilies[] = {"fwd", "bwd_preprocess", "bwd_dq", "bwd_dkdv", "block_mask", "builtin"};
+const char* const kFamilies[] = {"fwd", "bwd_preprocess", "bwd_dq", "bwd_dkdv", "decode", "decode_combine", "block_mask",
+                                 "builtin"};
 
 // Entry points each family's module defines.
 std::vector<std::string> kernels_of(const std::string& family) {
@@ -32,6 +33,8 @@ std::vector<std::string> kernels_of(const std::string& family) {
   if (family == "bwd_preprocess") return {"flexjit_attention_bwd_preprocess"};
   if (family == "bwd_dq") return {"flexjit_attention_bwd_dq"};
   if (family == "bwd_dkdv") return {"flexjit_attention_bwd_dkdv"};
+  if (family == "decode") return {"flexjit_attention_decode"};
+  if (family == "decode_combine") return {"flexjit_attention_decode_combine"};
   if (family == "block_mask") return {"flexjit_block_mask_classify", "flexjit_block_mask_compact"};
   return {"flexjit_builtin_axpy"};
 }
@@ -211,8 +214,8 @@ TEST_F(CliEmitRun, EmitUsageErrors) {
       {{"--arch", "sm_70"}, "error: unknown GPU architecture 'sm_70'; with NVRTC " + jit::nvrtc_version_string() +
                                 " flexjit accepts: " + archs + "\n"},
       {{"--family", "fwdd"},
-       "error: unknown kernel family 'fwdd' (known: fwd, bwd_preprocess, bwd_dq, bwd_dkdv, block_mask, builtin; bwd "
-       "for all three backward kernels)\n"},
+       "error: unknown kernel family 'fwdd' (known: fwd, bwd_preprocess, bwd_dq, bwd_dkdv, decode, decode_combine, "
+       "block_mask, builtin; bwd for all three backward kernels)\n"},
       {{"--family", "bwd", "--config", "m64n64w4s2g"},
        "error: --family bwd emits three kernels, each with its default block config; to choose a config, emit "
        "--family bwd_dq or --family bwd_dkdv on its own\n"},

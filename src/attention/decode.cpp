@@ -1,0 +1,253 @@
+#include "attention/decode.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../../templates/flexjit_params.cuh"
+#include "attention/decode_splits.hpp"
+#include "attention/stream_scratch.hpp"
+#include "attention/tensor_checks.hpp"
+#include "codegen/decode_family.hpp"
+#include "codegen/kernel_store.hpp"
+#include "codegen/mod_args.hpp"
+#include "flexjit/error.hpp"
+#include "jit/driver.hpp"
+
+namespace flexjit::attention {
+
+namespace {
+
+std::string extent(int64_t v) { return std::to_string(v); }
+
+void expect(bool ok, const std::string& message) {
+  if (!ok) throw ShapeError(message);
+}
+
+// A paged pool [num_pages, page_size, Hkv, D]: dtype, contiguous last dimension, 16-byte strides.
+void check_pool(const TensorView& t, const char* name, DType dtype) {
+  expect(t.data != nullptr, std::string(name) + " has a null data pointer");
+  expect(t.rank() == 4 && t.strides.size() == 4,
+         std::string(name) + " must have 4 dimensions [num_pages, page_size, Hkv, D], got " + t.describe());
+  for (int d = 0; d < 4; ++d)
+    expect(t.shape[d] >= 1 && t.shape[d] <= INT32_MAX,
+           std::string(name) + " dimension " + std::to_string(d) + " has extent " + extent(t.shape[d]) +
+               "; extents must be between 1 and 2^31-1");
+  expect(t.dtype == dtype, std::string(name) + " is " + std::string(dtype_name(t.dtype)) + " but the variant computes in " +
+                               std::string(dtype_name(dtype)));
+  expect(t.strides[3] == 1, std::string(name) + " dimension 3 (D) must be contiguous (stride 1), got " + t.describe());
+  const int64_t vector = 16 / static_cast<int64_t>(dtype_size(dtype));
+  for (int d = 0; d < 3; ++d)
+    expect(t.strides[d] % vector == 0, std::string(name) + " stride of dimension " + std::to_string(d) + " is " +
+                                           std::to_string(t.strides[d]) + " elements; kernels load 16-byte vectors, "
+                                           "so strides must be multiples of " + std::to_string(vector) + " elements");
+}
+
+void check_int_tensor(const TensorView& t, const char* name, std::initializer_list<int64_t> shape, const char* layout) {
+  expect(t.data != nullptr, std::string(name) + " has a null data pointer");
+  expect(t.dtype == DType::i32, std::string(name) + " must be i32, got " + std::string(dtype_name(t.dtype)));
+  expect(t.rank() == static_cast<int>(shape.size()) && t.strides.size() == shape.size(),
+         std::string(name) + " must be " + layout + ", got " + t.describe());
+  int d = 0;
+  for (int64_t want : shape) {
+    expect(t.shape[d] == want, std::string(name) + " must be " + layout + ": dimension " + std::to_string(d) + " is " +
+                                   extent(t.shape[d]) + ", expected " + extent(want));
+    ++d;
+  }
+  expect(t.strides.back() == 1, std::string(name) + " must have a contiguous last dimension, got " + t.describe());
+}
+
+int ceil_div(int64_t a, int64_t b) { return static_cast<int>((a + b - 1) / b); }
+
+}  // namespace
+
+KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const KVCache& kv, const TensorView& out,
+                        const TensorView& lse, Stream stream, const CallOptions& options) {
+  const AttentionSpec& spec = variant.spec;
+  check_operand(q, "q", spec.dtype);
+  check_operand(out, "out", spec.dtype);
+  const int B = static_cast<int>(q.shape[0]), Hq = static_cast<int>(q.shape[1]), Sq = static_cast<int>(q.shape[2]);
+  expect(q.shape[3] == spec.head_dim, "q dimension 3 (D) is " + extent(q.shape[3]) + ", but the variant was compiled for head_dim " +
+                                          std::to_string(spec.head_dim));
+  expect(out.shape == std::vector<int64_t>{B, Hq, Sq, spec.head_dim_v},
+         "out must be [B, Hq, Sq, Dv] = [" + extent(B) + ", " + extent(Hq) + ", " + extent(Sq) + ", " +
+             std::to_string(spec.head_dim_v) + "], got " + out.describe());
+  const bool paged = kv.is_paged();
+  int Hkv = 0;
+  if (paged) {
+    check_pool(kv.k, "k_pages", spec.dtype);
+    check_pool(kv.v, "v_pages", spec.dtype);
+    Hkv = static_cast<int>(kv.k.shape[2]);
+    expect(kv.v.shape[0] == kv.k.shape[0] && kv.v.shape[1] == kv.k.shape[1] && kv.v.shape[2] == kv.k.shape[2],
+           "v_pages " + kv.v.describe() + " must have the pages, page size and heads of k_pages " + kv.k.describe());
+    check_int_tensor(kv.page_table, "page_table", {B, kv.page_table.rank() == 2 ? kv.page_table.shape[1] : 0}, "[B, max_pages] int32");
+    expect(kv.page_table.shape[1] >= 1, "page_table needs at least one column");
+  } else {
+    check_operand(kv.k, "k", spec.dtype);
+    check_operand(kv.v, "v", spec.dtype);
+    Hkv = static_cast<int>(kv.k.shape[1]);
+    expect(kv.k.shape[0] == B && kv.v.shape[0] == B, "k and v must have the batch of q (" + extent(B) + "), got " +
+                                                         kv.k.describe() + " and " + kv.v.describe());
+    expect(kv.v.shape[1] == Hkv && kv.v.shape[2] == kv.k.shape[2],
+           "v " + kv.v.describe() + " must have the heads and length of k " + kv.k.describe());
+  }
+  const int dim_k = static_cast<int>(kv.k.shape[3]), dim_v = static_cast<int>(kv.v.shape[3]);
+  expect(dim_k == spec.head_dim, std::string(paged ? "k_pages" : "k") + " dimension 3 (D) is " + extent(dim_k) +
+                                     ", but the variant was compiled for head_dim " + std::to_string(spec.head_dim));
+  expect(dim_v == spec.head_dim_v, std::string(paged ? "v_pages" : "v") + " dimension 3 (Dv) is " + extent(dim_v) +
+                                       ", but the variant was compiled for head_dim_v " + std::to_string(spec.head_dim_v));
+  expect(Hq % Hkv == 0, "q has " + extent(Hq) + " heads, not a multiple of the cache's " + extent(Hkv) + " kv heads");
+  check_int_tensor(kv.seq_lens, "seq_lens", {B}, "[B] int32");
+  if (lse.data != nullptr) {
+    expect(lse.dtype == DType::f32 && lse.rank() == 3 && lse.shape == std::vector<int64_t>{B, Hq, Sq},
+           "lse must be f32 [B, Hq, Sq] = [" + extent(B) + ", " + extent(Hq) + ", " + extent(Sq) + "], got " + lse.describe());
+  }
+  const int64_t capacity = kv.capacity();
+  expect(capacity <= INT32_MAX, "the cache holds " + extent(capacity) + " keys per sequence; at most 2^31-1");
+  const int page_size = kv.page_size();
+  const int max_pages = paged ? static_cast<int>(kv.page_table.shape[1]) : 0;
+  const int64_t num_pages = paged ? kv.k.shape[0] : 0;
+  validate_kv_on_host(kv.host_seq_lens, B, capacity, paged ? kv.host_page_table : nullptr, max_pages, page_size, num_pages);
+  if (!kv.host_seq_lens && paged && kv.host_page_table)
+    throw UsageError("decode: host_page_table without host_seq_lens cannot be checked (which entries are used "
+                     "depends on the lengths); give both");
+  const float scale = options.scale.value_or(1.0f / std::sqrt(static_cast<float>(spec.head_dim)));
+  if (!(scale > 0.f) || !std::isfinite(scale))
+    throw UsageError("decode: scale must be a positive finite number, got " + std::to_string(scale));
+  const std::vector<unsigned char> mod_args = codegen::pack_mod_args(
+      spec.declarations, options.values, codegen::names_read({&variant.score, &variant.mask}), "decode");
+
+  const int group = Hq / Hkv;
+  codegen::KernelSpec ks;
+  ks.family = codegen::Family::decode;
+  ks.dtype = spec.dtype;
+  ks.head_dim = spec.head_dim;
+  ks.head_dim_v = spec.head_dim_v;
+  ks.gqa_group = group;
+  ks.paged = paged;
+  ks.declarations = spec.declarations;
+  ks.score_mod = variant.score;
+  ks.mask_mod = variant.mask;
+  ks.config = spec.decode_config.value_or(
+      codegen::decode_default_config(codegen::Family::decode, spec.head_dim, spec.head_dim_v, Sq * group));
+  KernelChoice choice;
+  choice.family = "decode";
+  choice.config = ks.config;
+  choice.source = spec.decode_config ? "fixed" : "defaults";
+  choice.default_config = codegen::decode_default_config(codegen::Family::decode, spec.head_dim, spec.head_dim_v, Sq * group);
+  codegen::check_shared_memory(ks, variant.arch);
+  const auto kernel = codegen::ready_kernel(ks, variant.arch);
+  choice.compile_ms = kernel->compiled.compile_ms;
+  choice.from_disk_cache = kernel->compiled.from_disk_cache;
+
+  // Splits: from the SM count, the CTAs that fit on an SM and the lengths (when the host knows them).
+  const int block_n = ks.config.block_n;
+  const int row_tiles = ceil_div(int64_t(Sq) * group, ks.config.block_m);
+  if (int64_t(B) * Hkv > INT32_MAX) throw ShapeError("decode: B x Hkv = " + extent(int64_t(B) * Hkv) + " is beyond 2^31-1");
+  if (row_tiles > 65535)
+    throw ShapeError("decode: " + extent(int64_t(Sq) * group) + " query rows per kv head (Sq x Hq/Hkv) need " +
+                     std::to_string(row_tiles) + " row tiles, beyond the grid's 65535; split the queries into calls");
+  int64_t longest = kv.max_seq_len > 0 ? std::min<int64_t>(kv.max_seq_len, capacity) : capacity;
+  std::vector<int> seq_tiles;
+  if (kv.host_seq_lens != nullptr) {
+    longest = 0;
+    for (int b = 0; b < B; ++b) {
+      longest = std::max<int64_t>(longest, kv.host_seq_lens[b]);
+      seq_tiles.push_back(ceil_div(kv.host_seq_lens[b], block_n));
+    }
+  }
+  const jit::LoadedKernel fn = kernel->kernel();
+  fn.set_max_dynamic_smem(kernel->shared_memory_bytes);
+  int per_sm = 0;
+  FLEXJIT_CU(jit::driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn.function, kernel->threads,
+                                                                       kernel->shared_memory_bytes));
+  // The SM count of the current context's device, read once per thread and context (a device query
+  // per decode step would cost more than the launch).
+  static thread_local std::pair<CUcontext, int> sm_cache{nullptr, 0};
+  const CUcontext context = jit::ensure_context();
+  if (sm_cache.first != context) sm_cache = {context, current_device().sm_count};
+  const DecodeSplit split = choose_decode_split(int64_t(B) * Hkv * row_tiles, ceil_div(longest, block_n), seq_tiles,
+                                                int64_t(std::max(per_sm, 1)) * sm_cache.second);
+
+  FlexjitDecodeParams p;
+  std::memset(&p, 0, sizeof(p));
+  p.q = q.data;
+  p.k = kv.k.data;
+  p.v = kv.v.data;
+  p.page_table = paged ? static_cast<const int*>(kv.page_table.data) : nullptr;
+  p.seq_lens = static_cast<const int*>(kv.seq_lens.data);
+  p.o = out.data;
+  p.lse = static_cast<float*>(lse.data);
+  p.q_stride_b = q.strides[0], p.q_stride_h = q.strides[1], p.q_stride_s = q.strides[2];
+  if (paged) {  // [page, slot, head, D]
+    p.k_stride_b = kv.k.strides[0], p.k_stride_s = kv.k.strides[1], p.k_stride_h = kv.k.strides[2];
+    p.v_stride_b = kv.v.strides[0], p.v_stride_s = kv.v.strides[1], p.v_stride_h = kv.v.strides[2];
+    p.page_table_stride_b = kv.page_table.strides[0];
+  } else {
+    p.k_stride_b = kv.k.strides[0], p.k_stride_h = kv.k.strides[1], p.k_stride_s = kv.k.strides[2];
+    p.v_stride_b = kv.v.strides[0], p.v_stride_h = kv.v.strides[1], p.v_stride_s = kv.v.strides[2];
+  }
+  p.o_stride_b = out.strides[0], p.o_stride_h = out.strides[1], p.o_stride_s = out.strides[2];
+  if (lse.data != nullptr) p.lse_stride_b = lse.strides[0], p.lse_stride_h = lse.strides[1], p.lse_stride_s = lse.strides[2];
+  p.batch = B;
+  p.num_q_heads = Hq;
+  p.num_kv_heads = Hkv;
+  p.q_len = Sq;
+  p.kv_capacity = static_cast<int>(capacity);
+  p.page_size = paged ? page_size : 1;
+  p.page_shift = -1;
+  if (paged && (page_size & (page_size - 1)) == 0)
+    for (int s = 0; (1 << s) <= page_size; ++s)
+      if ((1 << s) == page_size) p.page_shift = s;
+  p.num_pages = static_cast<int>(num_pages);
+  p.num_splits = split.num_splits;
+  p.tiles_per_split = split.tiles_per_split;
+  p.scale = scale;
+  p.scale_log2 = scale * 1.4426950408889634f;
+
+  const int64_t rows = int64_t(B) * Hq * Sq;
+  std::optional<StreamScratch> partials;
+  if (split.num_splits > 1) {
+    partials.emplace(size_t(split.num_splits) * rows * (spec.head_dim_v + 1) * sizeof(float), stream);
+    p.o_partial = static_cast<float*>(partials->data());
+    p.lse_partial = p.o_partial + size_t(split.num_splits) * rows * spec.head_dim_v;
+  }
+  {
+    void* args[] = {&p, const_cast<unsigned char*>(mod_args.data())};
+    fn.launch({static_cast<unsigned>(int64_t(B) * Hkv), static_cast<unsigned>(split.num_splits), static_cast<unsigned>(row_tiles)},
+              {static_cast<unsigned>(kernel->threads), 1, 1}, kernel->shared_memory_bytes, stream, args);
+  }
+  if (split.num_splits > 1) {
+    codegen::KernelSpec cs;
+    cs.family = codegen::Family::decode_combine;
+    cs.dtype = spec.dtype;
+    cs.head_dim = spec.head_dim;
+    cs.head_dim_v = spec.head_dim_v;
+    cs.config = codegen::decode_default_config(codegen::Family::decode_combine, spec.head_dim, spec.head_dim_v);
+    const auto combine = codegen::ready_kernel(cs, variant.arch);
+    FlexjitDecodeCombineParams c;
+    std::memset(&c, 0, sizeof(c));
+    c.o_partial = p.o_partial;
+    c.lse_partial = p.lse_partial;
+    c.o = out.data;
+    c.lse = p.lse;
+    c.o_stride_b = p.o_stride_b, c.o_stride_h = p.o_stride_h, c.o_stride_s = p.o_stride_s;
+    c.lse_stride_b = p.lse_stride_b, c.lse_stride_h = p.lse_stride_h, c.lse_stride_s = p.lse_stride_s;
+    c.batch = B;
+    c.num_q_heads = Hq;
+    c.q_len = Sq;
+    c.num_splits = split.num_splits;
+    void* args[] = {&c};
+    const int warps = cs.config.num_warps;
+    combine->kernel().launch({static_cast<unsigned>((rows + warps - 1) / warps), 1, 1},
+                             {static_cast<unsigned>(combine->threads), 1, 1}, 0, stream, args);
+  }
+  return choice;
+}
+
+}  // namespace flexjit::attention

@@ -1,0 +1,42 @@
+#include "attention/decode_splits.hpp"
+
+#include <algorithm>
+
+namespace flexjit::attention {
+
+DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<int>& seq_tiles, int64_t slots) {
+  DecodeSplit out;
+  if (max_tiles <= 1 || units < 1 || slots < 1) return out;
+  const bool ragged = !seq_tiles.empty() &&
+                      *std::max_element(seq_tiles.begin(), seq_tiles.end()) >
+                          *std::min_element(seq_tiles.begin(), seq_tiles.end()) * 5 / 4 + 1;
+  if (ragged) {
+    int64_t work = 0;  // tiles of all (sequence, head, row tile) triples
+    for (int t : seq_tiles) work += t;
+    work *= units / static_cast<int64_t>(seq_tiles.size());
+    // About eight CTAs per slot: the last wave's tail (the longest sequences' final splits) stays
+    // short, while a CTA still streams enough tiles to hide its start.
+    const int64_t per_cta = (work + 8 * slots - 1) / (8 * slots);
+    out.tiles_per_split = static_cast<int>(std::clamp<int64_t>(per_cta, 8, max_tiles));
+  } else {
+    double best = 0;
+    int best_splits = 1;
+    for (int s = 1; s <= std::min(max_tiles, 64); ++s) {
+      const int64_t ctas = units * s;
+      const int64_t waves = (ctas + slots - 1) / slots;
+      const double fill = double(ctas) / double(waves * slots);
+      if (fill > best + 0.03) {
+        best = fill;
+        best_splits = s;
+      }
+      if (ctas >= 8 * slots) break;  // enough CTAs: more splits only add combine traffic
+    }
+    out.tiles_per_split = (max_tiles + best_splits - 1) / best_splits;
+  }
+  // The split index is gridDim.y: at most 65535 splits.
+  out.tiles_per_split = std::max(out.tiles_per_split, (max_tiles + 65534) / 65535);
+  out.num_splits = (max_tiles + out.tiles_per_split - 1) / out.tiles_per_split;
+  return out;
+}
+
+}  // namespace flexjit::attention

@@ -1,0 +1,301 @@
+// Decoding (Attention::decode) on a GPU against the float64 CPU reference with per-sequence
+// lengths: Sq 1, 3, 16, 64; GQA ratios 1, 4, 7, 8; contiguous caches and page sizes 16, 64, 256 with
+// shuffled pages; ragged lengths with 0, 1 and lengths that are no multiple of a page or tile;
+// mods reading kv_len / q_len, buffers and params; bitwise identical reruns; bad page tables.
+// Fresh random inputs (seed printed on failure), outputs poisoned with NaN before every run.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "flexjit/error.hpp"
+#include "flexjit/paged_kv.hpp"
+#include "support/attention_harness.hpp"
+
+namespace flexjit::test {
+namespace {
+
+struct DecodeProblem {
+  std::string score_mod, mask_mod;
+  std::vector<TestBuffer> buffers;
+  std::vector<ParamDecl> param_decls;
+  std::map<std::string, double> params;
+  int B = 3, Hq = 8, Hkv = 2, Sq = 1, S = 1000, D = 128, Dv = 128;
+  std::vector<int32_t> lens;  // per sequence, each <= S
+  int page_size = 0;          // 0: contiguous cache
+  bool host_lens = true;      // give KVCache::host_seq_lens
+  int max_seq_len = 0;
+  DType dtype = DType::bf16;
+  std::optional<BlockConfig> config;
+};
+
+struct DecodeOutcome {
+  double out_error = 0, lse_error = 0;
+  uint64_t seed = 0;
+  std::vector<double> out, lse, ref_out, ref_lse;
+  bool rerun_identical = true;
+};
+
+DecodeOutcome run_decode_check(const DecodeProblem& p, bool rerun = false, uint64_t seed = fresh_seed()) {
+  DecodeOutcome r;
+  r.seed = seed;
+  std::mt19937_64 rng(seed);
+  AttentionSpec spec;
+  spec.score_mod = p.score_mod;
+  spec.mask_mod = p.mask_mod;
+  for (const auto& b : p.buffers) spec.declarations.buffers.push_back(b.decl);
+  spec.declarations.params = p.param_decls;
+  spec.dtype = p.dtype;
+  spec.head_dim = p.D;
+  spec.head_dim_v = p.Dv;
+  spec.decode_config = p.config;
+  const Attention attention(spec);
+
+  const auto q = random_values(size_t(p.B) * p.Hq * p.Sq * p.D, rng, p.dtype);
+  const auto k = random_values(size_t(p.B) * p.Hkv * p.S * p.D, rng, p.dtype);
+  const auto v = random_values(size_t(p.B) * p.Hkv * p.S * p.Dv, rng, p.dtype);
+  auto dq = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.D, p.dtype, false);
+  auto dout = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.Dv, p.dtype, false);
+  dq.upload(q);
+  DeviceBuffer lse = DeviceBuffer::allocate(size_t(p.B) * p.Hq * p.Sq * 4);
+  const TensorView lse_view = TensorView::contiguous(lse.data(), DType::f32, {p.B, p.Hq, p.Sq});
+  DeviceBuffer lens = DeviceBuffer::from_host(p.lens);
+  const TensorView lens_view = TensorView::contiguous(lens.data(), DType::i32, {p.B});
+
+  DeviceBuffer k_store, v_store, table_store;
+  KVCache kv;
+  std::vector<int32_t> host_table;
+  if (p.page_size > 0) {
+    const HostPagedKV paged = page_kv_on_host(k, v, p.B, p.Hkv, p.S, p.D, p.Dv, p.lens, p.page_size, seed);
+    const auto kb = to_bytes(paged.k_pages, p.dtype), vb = to_bytes(paged.v_pages, p.dtype);
+    k_store = DeviceBuffer::allocate(kb.size());
+    k_store.upload(kb.data(), kb.size());
+    v_store = DeviceBuffer::allocate(vb.size());
+    v_store.upload(vb.data(), vb.size());
+    table_store = DeviceBuffer::from_host(paged.page_table);
+    host_table = paged.page_table;
+    kv = KVCache::paged(
+        TensorView::contiguous(k_store.data(), p.dtype, {paged.num_pages, p.page_size, p.Hkv, p.D}),
+        TensorView::contiguous(v_store.data(), p.dtype, {paged.num_pages, p.page_size, p.Hkv, p.Dv}),
+        TensorView::contiguous(table_store.data(), DType::i32, {p.B, paged.max_pages}), lens_view);
+    if (p.host_lens) kv.host_page_table = host_table.data();
+  } else {
+    auto dk = DeviceOperand::allocate(p.B, p.Hkv, p.S, p.D, p.dtype, false);
+    auto dv = DeviceOperand::allocate(p.B, p.Hkv, p.S, p.Dv, p.dtype, false);
+    dk.upload(k);
+    dv.upload(v);
+    kv = KVCache::contiguous(dk.view, dv.view, lens_view);
+    k_store = std::move(dk.buffer);
+    v_store = std::move(dv.buffer);
+  }
+  if (p.host_lens) kv.host_seq_lens = p.lens.data();
+  kv.max_seq_len = p.max_seq_len;
+
+  std::vector<DeviceBuffer> buffer_storage;
+  CallOptions options;
+  options.values = upload_buffers(p.buffers, buffer_storage, p.params);
+  auto run_once = [&]() {
+    poison_with_nan(dout.buffer, p.dtype);
+    poison_with_nan(lse, DType::f32);
+    attention.decode(dq.view, kv, dout.view, lse_view, nullptr, options);
+    synchronize();
+    check_buffer_errors();
+  };
+  run_once();
+  const std::vector<unsigned char> out_bits = dout.buffer.to_host<unsigned char>();
+  const std::vector<unsigned char> lse_bits = lse.to_host<unsigned char>();
+  r.out = dout.download();
+  r.lse = from_bytes(lse_bits, DType::f32);
+  if (rerun) {
+    run_once();
+    r.rerun_identical = out_bits == dout.buffer.to_host<unsigned char>() && lse_bits == lse.to_host<unsigned char>();
+  }
+
+  std::vector<std::vector<unsigned char>> host_storage;
+  const EvalInputs inputs = host_inputs(p.buffers, p.params, host_storage);
+  const ReferenceShape shape{p.B, p.Hq, p.Hkv, p.Sq, p.S, p.D, p.Dv};
+  ReferenceForward ref = reference_forward_ragged(attention.score_mod(), attention.mask_mod(), inputs, shape, q, k, v,
+                                                  p.lens, 1.0 / std::sqrt(double(p.D)));
+  r.ref_out = std::move(ref.out);
+  r.ref_lse = std::move(ref.lse);
+  r.out_error = flexjit::relative_error(r.out, r.ref_out);
+  r.lse_error = flexjit::relative_error(r.lse, r.ref_lse);
+  return r;
+}
+
+void expect_close(const DecodeProblem& p, const std::string& what) {
+  const DecodeOutcome r = run_decode_check(p);
+  EXPECT_LT(r.out_error, tolerance(p.dtype)) << what << ": output error, seed " << r.seed;
+  EXPECT_LT(r.lse_error, tolerance(p.dtype)) << what << ": LSE error, seed " << r.seed;
+}
+
+const char* kCausalDecode = "q_idx + kv_len - q_len >= kv_idx";
+
+TEST(DecodeGpu, SingleQueryContiguousRagged) {
+  FLEXJIT_REQUIRE_GPU();
+  DecodeProblem p;  // ratio 4
+  p.lens = {1000, 1, 517};
+  expect_close(p, "contiguous Sq=1 ratio 4");
+}
+
+TEST(DecodeGpu, RatioSevenPaged16WithAnEmptySequence) {
+  FLEXJIT_REQUIRE_GPU();
+  DecodeProblem p;
+  p.Hq = 14, p.Hkv = 2, p.S = 800;
+  p.lens = {777, 0, 300};
+  p.page_size = 16;
+  const DecodeOutcome r = run_decode_check(p);
+  EXPECT_LT(r.out_error, tolerance(p.dtype)) << "seed " << r.seed;
+  EXPECT_LT(r.lse_error, tolerance(p.dtype)) << "seed " << r.seed;
+  // Sequence 1 has no keys: out 0, lse -inf, no NaN.
+  for (int h = 0; h < p.Hq; ++h) {
+    EXPECT_EQ(r.lse[size_t(1) * p.Hq + h], -std::numeric_limits<double>::infinity()) << "head " << h;
+    for (int d = 0; d < p.Dv; ++d) ASSERT_EQ(r.out[(size_t(1) * p.Hq + h) * p.Dv + d], 0.0) << "head " << h;
+  }
+}
+
+TEST(DecodeGpu, EveryRatioAndQueryCount) {
+  FLEXJIT_REQUIRE_GPU();
+  for (auto [hq, hkv] : {std::pair<int, int>{4, 4}, {8, 2}, {14, 2}, {16, 2}})
+    for (int sq : {1, 3, 16, 64}) {
+      DecodeProblem p;
+      p.B = 2, p.Hq = hq, p.Hkv = hkv, p.Sq = sq, p.S = 700;
+      p.lens = {700, 133};
+      p.mask_mod = kCausalDecode;
+      p.page_size = sq == 3 ? 64 : 0;
+      expect_close(p, "Hq " + std::to_string(hq) + " Hkv " + std::to_string(hkv) + " Sq " + std::to_string(sq));
+    }
+}
+
+TEST(DecodeGpu, ChunkedPrefillOverPages) {
+  FLEXJIT_REQUIRE_GPU();
+  DecodeProblem p;  // 200 new tokens of each sequence against its paged cache: 13 row tiles
+  p.B = 2, p.Hq = 4, p.Hkv = 2, p.Sq = 200, p.S = 900;
+  p.lens = {900, 333};
+  p.page_size = 64;
+  p.mask_mod = kCausalDecode;
+  expect_close(p, "chunked prefill");
+}
+
+TEST(DecodeGpu, PageSizesWithShuffledPages) {
+  FLEXJIT_REQUIRE_GPU();
+  for (int page : {16, 64, 256}) {
+    DecodeProblem p;
+    p.B = 4, p.Hq = 16, p.Hkv = 2, p.Sq = 1, p.S = 1300;
+    p.lens = {1300, 1, 257, 1000};  // none a multiple of a page or a tile except by chance
+    p.page_size = page;
+    expect_close(p, "page " + std::to_string(page));
+  }
+}
+
+TEST(DecodeGpu, ModsReadLengthsBuffersAndParams) {
+  FLEXJIT_REQUIRE_GPU();
+  DecodeProblem p;
+  p.B = 3, p.Hq = 8, p.Hkv = 1, p.Sq = 4, p.S = 2100;
+  p.lens = {2100, 97, 1500};
+  p.page_size = 64;
+  p.buffers.push_back(alibi_slopes(p.Hq));
+  p.param_decls.push_back(ParamDecl::parse("window:int"));
+  p.params["window"] = 300;
+  p.score_mod = "score - slope[h] * float(q_idx + kv_len - q_len - kv_idx)";
+  p.mask_mod = "q_idx + kv_len - q_len >= kv_idx && q_idx + kv_len - q_len - kv_idx < window";
+  expect_close(p, "alibi + sliding window");
+  p.params["window"] = 1000;  // a new value: same kernel
+  expect_close(p, "window 1000");
+  p.score_mod = "30.0 * tanh(score / 30.0)";
+  p.mask_mod = "kv_idx < kv_len / 2 || kv_idx >= kv_len - 7";  // a hole in the middle: tiles skipped
+  p.buffers.clear();
+  p.param_decls.clear();
+  p.params.clear();
+  expect_close(p, "softcap, prefix + suffix");
+}
+
+TEST(DecodeGpu, LongSequencesSplitAndRerunBitwiseIdentical) {
+  FLEXJIT_REQUIRE_GPU();
+  DecodeProblem p;
+  p.B = 2, p.Hq = 8, p.Hkv = 2, p.Sq = 1, p.S = 20000;
+  p.lens = {20000, 13001};
+  p.page_size = 64;
+  const DecodeOutcome r = run_decode_check(p, /*rerun=*/true);
+  EXPECT_LT(r.out_error, tolerance(p.dtype)) << "seed " << r.seed;
+  EXPECT_LT(r.lse_error, tolerance(p.dtype)) << "seed " << r.seed;
+  EXPECT_TRUE(r.rerun_identical) << "a second run gave other bits";
+}
+
+TEST(DecodeGpu, WithoutHostLengthsAndWithAnUnderestimatedBound) {
+  FLEXJIT_REQUIRE_GPU();
+  DecodeProblem p;
+  p.B = 2, p.Hq = 4, p.Hkv = 1, p.S = 9000;
+  p.lens = {9000, 4000};
+  p.host_lens = false;
+  expect_close(p, "no host lengths");
+  p.max_seq_len = 1000;  // wrong hint: slower, never wrong
+  expect_close(p, "bound too small");
+}
+
+TEST(DecodeGpu, HalfPrecisionAndHeadDims) {
+  FLEXJIT_REQUIRE_GPU();
+  for (int d : {64, 256}) {
+    DecodeProblem p;
+    p.dtype = DType::f16;
+    p.D = p.Dv = d;
+    p.B = 2, p.Hq = 6, p.Hkv = 2, p.Sq = 2, p.S = 600;
+    p.lens = {600, 31};
+    p.page_size = 32;
+    p.mask_mod = kCausalDecode;
+    expect_close(p, "f16 d" + std::to_string(d));
+  }
+}
+
+TEST(DecodeGpu, BadPageTableIsNeverReadAndIsReported) {
+  FLEXJIT_REQUIRE_GPU();
+  const int B = 2, Hq = 4, Hkv = 1, D = 128, page = 16, pages = 4, max_pages = 4;
+  AttentionSpec spec;
+  const Attention attention(spec);
+  std::mt19937_64 rng(fresh_seed());
+  auto dq = DeviceOperand::allocate(B, Hq, 1, D, DType::bf16, false);
+  dq.upload(random_values(size_t(B) * Hq * D, rng, DType::bf16));
+  auto dout = DeviceOperand::allocate(B, Hq, 1, D, DType::bf16, false);
+  const auto pool = to_bytes(random_values(size_t(pages) * page * Hkv * D, rng, DType::bf16), DType::bf16);
+  DeviceBuffer k = DeviceBuffer::allocate(pool.size()), v = DeviceBuffer::allocate(pool.size());
+  k.upload(pool.data(), pool.size());
+  v.upload(pool.data(), pool.size());
+  // Entries far outside the pool (either sign) and a length beyond the table's 64 keys.
+  const std::vector<int32_t> table = {0, 1 << 28, -5, 2, 3, 1, 0, 2};
+  const std::vector<int32_t> lens = {50, 1000};
+  DeviceBuffer table_dev = DeviceBuffer::from_host(table), lens_dev = DeviceBuffer::from_host(lens);
+  KVCache kv = KVCache::paged(TensorView::contiguous(k.data(), DType::bf16, {pages, page, Hkv, D}),
+                              TensorView::contiguous(v.data(), DType::bf16, {pages, page, Hkv, D}),
+                              TensorView::contiguous(table_dev.data(), DType::i32, {B, max_pages}),
+                              TensorView::contiguous(lens_dev.data(), DType::i32, {B}));
+  poison_with_nan(dout.buffer, DType::bf16);
+  attention.decode(dq.view, kv, dout.view, TensorView{}, nullptr);
+  synchronize();  // a wild read would fault here
+  try {
+    check_buffer_errors();
+    ADD_FAILURE() << "the bad page table was not reported";
+  } catch (const ShapeError& e) {
+    EXPECT_NE(std::string(e.what()).find("decode met a page-table entry outside the page pool"), std::string::npos)
+        << e.what();
+  }
+  // The same table visible on the host: a named error before any launch.
+  kv.host_seq_lens = lens.data();
+  kv.host_page_table = table.data();
+  try {
+    attention.decode(dq.view, kv, dout.view, TensorView{}, nullptr);
+    ADD_FAILURE() << "no error for a bad host-visible table";
+  } catch (const ShapeError& e) {
+    EXPECT_STREQ(e.what(),
+                 "page_table[0][1] = 268435456 is outside the page pool (4 pages, 0 to 3); sequence 0 uses its "
+                 "first 4 entries");
+  }
+  // The context is still usable: a good call afterwards is right.
+  DecodeProblem p;
+  p.lens = {300, 2, 999};
+  p.page_size = 16;
+  expect_close(p, "after a bad table");
+}
+
+}  // namespace
+}  // namespace flexjit::test

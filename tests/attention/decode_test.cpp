@@ -1,0 +1,114 @@
+// CPU side of decoding: host validation of lengths and page tables (named errors), paging a
+// contiguous cache and gathering it back, the ragged float64 reference, and the split choice.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "attention/decode_splits.hpp"
+#include "flexjit/error.hpp"
+#include "flexjit/paged_kv.hpp"
+#include "flexjit/reference.hpp"
+
+namespace flexjit {
+namespace {
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(DecodeHost, LengthsAndPageTablesAreCheckedWithNamedErrors) {
+  const std::vector<int32_t> lens = {10, 40};
+  const std::vector<int32_t> table = {0, 1, 2, 3, 1, 7};  // [2][3], page size 16 -> 48 keys
+  EXPECT_EQ(error_of([&] { validate_kv_on_host(lens.data(), 2, 48, table.data(), 3, 16, 4); }),
+            "page_table[1][2] = 7 is outside the page pool (4 pages, 0 to 3); sequence 1 uses its first 3 entries");
+  const std::vector<int32_t> long_lens = {10, 49};
+  EXPECT_EQ(error_of([&] { validate_kv_on_host(long_lens.data(), 2, 48, table.data(), 3, 16, 8); }),
+            "seq_lens[1] = 49 is beyond the 48 keys its page-table row holds (3 pages of 16); give the table more "
+            "columns or shorten the sequence");
+  const std::vector<int32_t> negative = {-1};
+  EXPECT_EQ(error_of([&] { validate_kv_on_host(negative.data(), 1, 48); }),
+            "seq_lens[0] = -1 is negative; a sequence holds 0 or more keys");
+  EXPECT_EQ(error_of([&] { validate_kv_on_host(long_lens.data(), 2, 20); }),
+            "seq_lens[1] = 49 is beyond the cache's 20 positions (dimension 2 of k and v)");
+  // Entries past a sequence's pages are never used, so they may hold anything.
+  const std::vector<int32_t> short_lens = {10, 16};
+  EXPECT_EQ(error_of([&] { validate_kv_on_host(short_lens.data(), 2, 48, table.data(), 3, 16, 4); }), "(no error)");
+}
+
+TEST(DecodeHost, PagingShufflesPagesAndGathersBack) {
+  const int B = 2, H = 2, S = 10, D = 3, page = 4;
+  std::vector<double> k(size_t(B) * H * S * D), v(k.size());
+  for (size_t i = 0; i < k.size(); ++i) k[i] = double(i) + 1, v[i] = -double(i) - 1;
+  const std::vector<int32_t> lens = {10, 5};
+  const HostPagedKV paged = page_kv_on_host(k, v, B, H, S, D, D, lens, page, 7);
+  EXPECT_EQ(paged.num_pages, 3 + 2);
+  EXPECT_EQ(paged.max_pages, 3);
+  // Token 5 of sequence 0, head 1: page table entry 1, slot 1.
+  const int p = paged.page_table[1];
+  EXPECT_EQ(paged.k_pages[((size_t(p) * page + 1) * H + 1) * D + 2], k[((0 * H + 1) * S + 5) * D + 2]);
+  const std::vector<double> back = gather_pages_on_host(paged.k_pages, paged.page_table, lens, B, H, D, page,
+                                                        paged.max_pages, paged.num_pages);
+  const int cap = paged.max_pages * page;  // 12
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h)
+      for (int t = 0; t < cap; ++t)
+        for (int d = 0; d < D; ++d) {
+          const double want = t < lens[b] ? k[((size_t(b) * H + h) * S + t) * D + d] : 0.0;
+          ASSERT_EQ(back[((size_t(b) * H + h) * cap + t) * D + d], want) << b << " " << h << " " << t;
+        }
+  // The pages are a permutation of the pool.
+  std::vector<int32_t> used = {paged.page_table[0], paged.page_table[1], paged.page_table[2], paged.page_table[3],
+                               paged.page_table[4]};
+  std::sort(used.begin(), used.end());
+  EXPECT_EQ(used, (std::vector<int32_t>{0, 1, 2, 3, 4}));
+}
+
+TEST(DecodeHost, RaggedReferenceAttendsToEachSequencesOwnKeys) {
+  // One query row, two keys with scores 0 and ln 3 -> weights 1/4 and 3/4.
+  const ReferenceShape shape{2, 1, 1, 1, 3, 1, 1};
+  const std::vector<double> q = {1.0, 1.0};
+  const std::vector<double> k = {0.0, std::log(3.0), 100.0, 0.0, 0.0, 0.0};  // key 2 of sequence 0 is past its length
+  const std::vector<double> v = {4.0, 8.0, 1000.0, 5.0, 6.0, 7.0};
+  const ReferenceForward r = reference_forward_ragged(Expr::identity_score(), Expr::no_mask(), {}, shape, q, k, v,
+                                                      {2, 0}, 1.0);
+  EXPECT_NEAR(r.out[0], 4.0 * 0.25 + 8.0 * 0.75, 1e-12);
+  EXPECT_NEAR(r.lse[0], std::log(4.0), 1e-12);
+  EXPECT_EQ(r.out[1], 0.0);  // no keys: 0 and -inf
+  EXPECT_EQ(r.lse[1], -std::numeric_limits<double>::infinity());
+  // kv_len in the mask is the sequence's own length: keep only the last key.
+  const Expr last = Expr::parse(ModKind::mask, "kv_idx == kv_len - 1");
+  const ReferenceForward m = reference_forward_ragged(Expr::identity_score(), last, {}, shape, q, k, v, {2, 3}, 1.0);
+  EXPECT_NEAR(m.out[0], 8.0, 1e-12);
+  EXPECT_NEAR(m.out[1], 7.0, 1e-12);
+  EXPECT_THROW(reference_forward_ragged(Expr::identity_score(), Expr::no_mask(), {}, shape, q, k, v, {4, 0}, 1.0),
+               UsageError);
+}
+
+TEST(DecodeHost, SplitsFillWholeWavesOrSpreadRaggedWork) {
+  using attention::choose_decode_split;
+  // 128 (sequence, head) pairs on 132 SMs x 2: two splits fill one wave (256 of 264 CTAs).
+  auto s = choose_decode_split(128, 512, {}, 264);
+  EXPECT_EQ(s.num_splits, 2);
+  EXPECT_EQ(s.tiles_per_split, 256);
+  // One tile: never split.
+  EXPECT_EQ(choose_decode_split(4, 1, {}, 264).num_splits, 1);
+  // Ragged: 4 sequences of 1 and 400 tiles, 8 units each -> 6416 tiles over 8 x 264 CTAs -> 4 tiles
+  // a CTA, raised to the floor of 8: 50 splits for the longest.
+  s = choose_decode_split(32, 400, {1, 400, 1, 400}, 264);
+  EXPECT_EQ(s.tiles_per_split, 8);
+  EXPECT_EQ(s.num_splits, 50);
+  // More work: (2 x 3000 + 2 x 10) tiles x 8 units = 48160 over 2112 CTAs -> 23 tiles a CTA, 131 splits.
+  s = choose_decode_split(32, 3000, {3000, 10, 3000, 10}, 264);
+  EXPECT_EQ(s.tiles_per_split, 23);
+  EXPECT_EQ(s.num_splits, 131);
+}
+
+}  // namespace
+}  // namespace flexjit

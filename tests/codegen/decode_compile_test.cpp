@@ -1,0 +1,86 @@
+// NVRTC compiles the decode and decode_combine families (no GPU needed) for sm_80 and sm_90a:
+// contiguous and paged, with and without mods, GQA ratios that are not powers of two, both dtypes
+// and every head dim. The default configs of head dims up to 128 must not spill.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "codegen/decode_family.hpp"
+#include "codegen/kernel_spec.hpp"
+#include "codegen/kernel_store.hpp"
+#include "flexjit/error.hpp"
+
+namespace flexjit::codegen {
+namespace {
+
+KernelSpec decode_spec(int d, int gqa, bool paged, const std::string& score, const std::string& mask,
+                       DType dtype = DType::bf16) {
+  KernelSpec s;
+  s.family = Family::decode;
+  s.dtype = dtype;
+  s.head_dim = s.head_dim_v = d;
+  s.gqa_group = gqa;
+  s.paged = paged;
+  if (!score.empty()) s.score_mod = Expr::parse(ModKind::score, score);
+  if (!mask.empty()) s.mask_mod = Expr::parse(ModKind::mask, mask);
+  s.config = decode_default_config(Family::decode, d, d, gqa);
+  return s;
+}
+
+TEST(DecodeCompile, EveryVariantCompilesForAmpereAndHopper) {
+  for (const char* arch : {"sm_80", "sm_90a"}) {
+    for (int d : {64, 128, 256})
+      for (bool paged : {false, true}) {
+        const KernelSpec s = decode_spec(d, 7, paged, "30.0 * tanh(score / 30.0)", "q_idx + kv_len - q_len >= kv_idx",
+                                         d == 64 ? DType::f16 : DType::bf16);
+        const jit::CompiledKernel c = compile_kernel(s, arch);
+        ASSERT_EQ(c.resources.count(kernel_name(Family::decode)), 1u) << s.describe();
+        if (d <= 128) {
+          EXPECT_EQ(c.resources.at(kernel_name(Family::decode)).spill_store_bytes, 0) << arch << " " << s.describe();
+        }
+      }
+    const KernelSpec plain = decode_spec(128, 4, true, "", "");
+    const jit::CompiledKernel c = compile_kernel(plain, arch);
+    EXPECT_EQ(c.resources.at(kernel_name(Family::decode)).spill_store_bytes, 0) << arch << " " << plain.describe();
+    KernelSpec combine;
+    combine.family = Family::decode_combine;
+    combine.head_dim = combine.head_dim_v = 128;
+    combine.config = decode_default_config(Family::decode_combine, 128, 128);
+    EXPECT_EQ(compile_kernel(combine, arch).resources.count(kernel_name(Family::decode_combine)), 1u);
+  }
+}
+
+TEST(DecodeCompile, ConfigsOutsideTheFamilyAreNamed) {
+  KernelSpec s = decode_spec(128, 4, false, "", "");
+  s.config = BlockConfig::parse("m48n64w4s3");
+  try {
+    s.validate();
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "decode config m48n64w4s3: block_m (packed query rows) must be 16, 32 or 64");
+  }
+  s.config = BlockConfig::parse("m16n32w4s3");
+  try {
+    s.validate();
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "decode config m16n32w4s3: block_n must be a power of two up to 256 and a multiple of "
+                           "16 * warps = 64 (each warp owns 16-key slices)");
+  }
+  s.config = BlockConfig::parse("m64n64w4s3");  // 4 x (64 + 32) accumulator and Q registers
+  EXPECT_THROW(s.validate(), UsageError);
+  EXPECT_EQ(parse_family("decode"), Family::decode);
+  EXPECT_EQ(parse_family("decode_combine"), Family::decode_combine);
+}
+
+TEST(DecodeCompile, SharedMemoryCountsRingQueryTileAndTileList) {
+  KernelSpec s = decode_spec(128, 4, false, "", "");
+  s.config = BlockConfig::parse("m16n64w4s3");
+  // Q 16x128x2 + 3 stages x 64 x (128 + 128) x 2; the merge (4 x 16 x 130 x 4) fits in the ring.
+  EXPECT_EQ(s.shared_memory_bytes(), 4096u + 98304u);
+  s.mask_mod = Expr::parse(ModKind::mask, "kv_idx < 10");
+  EXPECT_EQ(s.shared_memory_bytes(), 4096u + 98304u + (2 * 64 + 4) * 4u);
+}
+
+}  // namespace
+}  // namespace flexjit::codegen
