@@ -78,12 +78,7 @@ TuneOutcome tune(const std::vector<Candidate>& candidates, const Launcher& launc
     CandidateResult& r = outcome.results[i];
     if (!kernels[i]) continue;
     try {
-      codegen::ReadyKernel ready;
-      ready.module = jit::load(*kernels[i]);
-      ready.names = kernels[i]->kernel_names;
-      ready.shared_memory_bytes = candidates[i].spec.shared_memory_bytes();
-      ready.threads = candidates[i].spec.threads();
-      ready.compiled = std::move(*kernels[i]);
+      const codegen::ReadyKernel ready = codegen::load_ready_kernel(candidates[i].spec, std::move(*kernels[i]));
       kernels[i].reset();
       const Timing t = time_on_gpu([&](Stream s) { launch(candidates[i], ready, s); }, stream, options.timing);
       r.ms = t.median_ms;
