@@ -3,7 +3,8 @@
 // modules, ready kernels, an Attention's per-call choices) is keyed by MemoKey: the CUDA context's
 // id (cuCtxGetId, unique for the life of the process, unlike the CUcontext pointer a re-created
 // context may reuse) and a key text (for kernels: the disk cache's key, kernel_key() of the
-// rendered source, options and arch). Each memo is a bounded LRU: an evicted entry is rebuilt on
+// rendered source, options and arch; for the tuner's config choices: the autotune key, which
+// names the device, with context id 0). Each memo is a bounded LRU: an evicted entry is rebuilt on
 // its next use (from the disk cache, or by loading the module again), never used stale.
 #include <cuda.h>
 
@@ -72,6 +73,12 @@ class LruMemo {
   void for_each(F&& f) const {
     std::lock_guard<std::mutex> lock(mutex_);
     for (const auto& [k, v] : order_) f(k, v);
+  }
+
+  void clear() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    index_.clear();
+    order_.clear();
   }
 
   size_t size() const {

@@ -1,7 +1,7 @@
 // The emitted CUDA and the host interpreter agree on a GPU: integer results bit for bit (wrap,
 // division by zero, INT_MIN / -1, conversions), bools exactly, floats within each intrinsic's
 // documented accuracy; buffers of every dtype read through FlexjitModArgs packed from
-// mod_args_layout; out-of-bounds reads yield 0 and raise bit 0 of flexjit_error_flags.
+// mod_args_layout; out-of-bounds reads yield 0 and raise bit 0 of the kernel's error word.
 //
 // Self-contained: loads libcuda.so.1 itself (this test links only the expr module) and skips when
 // no driver or device is present.
