@@ -20,6 +20,13 @@ jit::LruMemo<std::shared_ptr<const ReadyKernel>>& store() {
   return *kernels;
 }
 
+// Kernel keys by spec text (arch, describe(), declarations), so that a repeated request (a block
+// mask built every training step) costs a lookup instead of a template render and a hash.
+jit::LruMemo<std::shared_ptr<const std::string>>& keys_by_spec() {
+  static auto* keys = new jit::LruMemo<std::shared_ptr<const std::string>>(kReadyKernelCapacity);
+  return *keys;
+}
+
 jit::CompileOptions options_for(const std::string& arch) {
   jit::CompileOptions options;
   options.arch = arch;
@@ -61,7 +68,14 @@ ReadyKernel load_ready_kernel(const KernelSpec& spec, jit::CompiledKernel compil
 
 std::shared_ptr<const ReadyKernel> ready_kernel(const KernelSpec& spec, const std::string& arch) {
   check_shared_memory(spec, arch);
-  const jit::MemoKey key{jit::current_context_id(), kernel_key_of(spec, arch)};
+  // describe() names every specialisation except the block-mask block sizes; those are added.
+  const jit::MemoKey spec_text{0, arch + " " + spec.describe() + " blocks=" + std::to_string(spec.sparse_q_block) +
+                                      "x" + std::to_string(spec.sparse_kv_block) +
+                                      " decls=" + emit_mod_args_struct(spec.declarations)};
+  std::shared_ptr<const std::string> kernel_key = keys_by_spec().find(spec_text);
+  if (!kernel_key)
+    kernel_key = keys_by_spec().insert(spec_text, std::make_shared<const std::string>(kernel_key_of(spec, arch)));
+  const jit::MemoKey key{jit::current_context_id(), *kernel_key};
   if (auto hit = store().find(key)) return hit;
   const auto start = std::chrono::steady_clock::now();
   auto ready = std::make_shared<ReadyKernel>(load_ready_kernel(spec, compile_kernel(spec, arch)));
