@@ -30,11 +30,10 @@ struct FlexjitBuffer {
   long long stride[RANK];
 };
 
-/// Error bits raised by generated code; the host reads them with cuModuleGetGlobal after a launch.
+/// Error bits raised by generated code. A kernel whose mods read buffers takes a trailing
+/// `unsigned* error_word` argument (the launch stage passes a word per stream and kernel) and
+/// reports into it once, at its end; the host reads it in check_buffer_errors(stream).
 /// Bit 0: a buffer was indexed out of bounds (the read yielded 0).
-extern "C" {
-__device__ unsigned int flexjit_error_flags;
-}
 #define FLEXJIT_ERROR_BUFFER_OUT_OF_BOUNDS 1u
 /// Bit 1: decoding met a page-table entry outside the page pool or a sequence length beyond the
 /// cache (those keys were not read).
@@ -64,7 +63,7 @@ __device__ const unsigned long long flexjit_zero_storage[2] = {0ull, 0ull};
 
 /// Reads buf[i0][i1]...; every index is checked against its extent. Out of bounds: the read
 /// yields 0 and FLEXJIT_ERROR_BUFFER_OUT_OF_BOUNDS is or-ed into `errors`, which the kernel
-/// publishes to flexjit_error_flags once, at its end (no side effect inside the hot loop).
+/// reports to its error word once, at its end (no side effect inside the hot loop).
 template <typename T, int RANK, typename... Index>
 __device__ __forceinline__ auto flexjit_read(const FlexjitBuffer<T, RANK>& buf, unsigned& errors, Index... index)
     -> decltype(flexjit_load(buf.data)) {
@@ -81,9 +80,10 @@ __device__ __forceinline__ auto flexjit_read(const FlexjitBuffer<T, RANK>& buf, 
   return flexjit_load(inside ? buf.data + offset : reinterpret_cast<const T*>(flexjit_zero_storage));
 }
 
-/// Publishes a thread's accumulated error bits (call once, at the end of a kernel).
-__device__ __forceinline__ void flexjit_report_errors(unsigned errors) {
-  if (errors != 0u) atomicOr(&flexjit_error_flags, errors);
+/// Reports a thread's accumulated error bits to the call's error word (call once, at the end of
+/// a kernel; `error_word` is the kernel's trailing argument).
+__device__ __forceinline__ void flexjit_report_errors(unsigned errors, unsigned* error_word) {
+  if (errors != 0u) atomicOr(error_word, errors);
 }
 
 // ---- int arithmetic: two's-complement wrap (no signed-overflow UB), C truncating division,

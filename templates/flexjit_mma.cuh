@@ -1,5 +1,5 @@
-// flexjit device primitives for the portable tensor-core path (sm_80 and newer): 16-bit element
-// types, mma.sync, ldmatrix, cp.async and fast math. Self-contained: no CUDA toolkit header is
+// flexjit device primitives both tensor-core paths build on (mma.sync on sm_80 and newer, wgmma on
+// sm_90a): 16-bit element types, mma.sync, ldmatrix, cp.async and fast math. Self-contained: no CUDA toolkit header is
 // included, so NVRTC needs no include path and parses less.
 #pragma once
 
@@ -7,6 +7,11 @@ namespace flexjit {
 
 typedef unsigned int u32;
 typedef unsigned long long u64;
+
+/// The tensor-core path a kernel is built for (the config's path, a compile-time constant
+/// MMA_PATH of every tiled kernel; the headers branch on it with `if constexpr`). A
+/// warp-specialised TMA path would be a third value.
+enum class MmaPath { mma_sync, wgmma };
 
 // A compile-time bool as a type, to pick a branch-free variant of a generic lambda.
 template <bool B> struct BoolConstant { static constexpr bool value = B; };

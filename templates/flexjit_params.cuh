@@ -2,6 +2,11 @@
 // byte layouts cannot drift apart. Plain C types only; pointers are untyped on this side.
 #pragma once
 
+// log2(e) and ln(2) as fp32: the host folds scale * log2(e) into scale_log2, the kernels scale
+// score_mod's results into base 2 and the base-2 LSE back to natural log. One definition each.
+constexpr float FLEXJIT_LOG2E = 1.4426950408889634f;
+constexpr float FLEXJIT_LN2 = 0.6931471805599453f;
+
 // Block-sparse tables (BlockMask) as a kernel sees them. Row r of a table is
 // (b * stride_b + h * stride_h + block); a stride is 0 where the mask broadcasts over b or h.
 struct FlexjitBlockTables {
@@ -12,7 +17,6 @@ struct FlexjitBlockTables {
   long long stride_b;
   long long stride_h;
   int max_blocks;              // row length of the index tables
-  int num_rows_per_bh;         // blocks along the table's own axis (q blocks for kv_* tables)
 };
 
 // Forward attention: O = softmax(score_mod(scale * Q K^T) masked) V, LSE per row.
@@ -35,7 +39,6 @@ struct FlexjitFwdParams {
   int num_q_tiles;
   float scale;       // multiplies Q.K^T before score_mod
   float scale_log2;  // scale * log2(e), used when score_mod is the identity
-  int reserved;
 };
 
 // Block-mask builder. Tables are laid out [table_batch * table_heads][rows][row length], int32.
@@ -89,7 +92,6 @@ struct FlexjitBwdParams {
   int num_kv_tiles;
   float scale;
   float scale_log2;
-  int reserved;
 };
 
 // Split-KV decoding over a contiguous or paged KV cache with per-sequence lengths. The query rows

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "codegen/family.hpp"
 #include "codegen/kernel_spec.hpp"
 #include "codegen/kernel_store.hpp"
 #include "command.hpp"
@@ -77,7 +78,7 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
       if (o->variant.block_config(BlockConfig()).has_value())
         throw UsageError("--family bwd emits three kernels, each with its default block config; to choose a config, "
                          "emit --family bwd_dq or --family bwd_dkdv on its own");
-      families = {codegen::Family::bwd_preprocess, codegen::Family::bwd_dq, codegen::Family::bwd_dkdv};
+      families = {codegen::Family::bwd_preprocess, codegen::Family::bwd_dq, codegen::Family::bwd_dkdv};  // backward order
     } else {
       try {
         families = {codegen::parse_family(o->family)};
@@ -107,8 +108,7 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
       spec.head_dim_v = o->variant.value_head_dim();
       spec.gqa_group = o->gqa;
       spec.is_divisible = o->divisible;
-      spec.has_block_mask = !o->no_block_mask && codegen::is_attention_family(spec.family) &&
-                            spec.family != codegen::Family::bwd_preprocess;
+      spec.has_block_mask = !o->no_block_mask && codegen::descriptor(spec.family).tiled;
       spec.has_full_blocks = spec.has_block_mask;
       spec.paged = o->paged && family == codegen::Family::decode;
       spec.sparse_q_block = o->q_block;

@@ -10,6 +10,7 @@
 
 #include "codegen/kernel_spec.hpp"
 #include "codegen/kernel_store.hpp"
+#include "codegen/launch.hpp"
 #include "command.hpp"
 #include "common/half.hpp"
 #include "flexjit/attention.hpp"
@@ -54,9 +55,9 @@ double run_builtin(const codegen::KernelSpec& spec, const std::string& arch) {
   void* xp = dx.data();
   void* yp = dy.data();
   long long count = n;
-  void* args[] = {&a, &xp, &yp, &count};
-  ready->kernel().launch({static_cast<unsigned>((n + 255) / 256), 1, 1}, {static_cast<unsigned>(ready->threads), 1, 1},
-                         0, nullptr, args);
+  codegen::CallShape call;
+  call.elements = n;
+  codegen::ConfiguredKernel(*ready, call).launch(nullptr, {&a, &xp, &yp, &count});
   synchronize();
   const std::vector<float> out = dy.to_host<float>();
   double worst = 0;

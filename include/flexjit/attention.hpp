@@ -151,10 +151,16 @@ class Attention {
 };
 
 /// Waits for all work on the current CUDA context, then reports score_mod / mask_mod buffer
-/// reads that were out of bounds in any kernel since the last check (such reads yield 0 instead
-/// of faulting, so without this check they would go unnoticed). Throws ShapeError naming each
-/// kernel's variant; clears the record either way. `flexjit run` and the tests call it after
-/// every launch; a service can call it whenever it synchronises anyway.
+/// reads that were out of bounds in any kernel since the last check, on any stream (such reads
+/// yield 0 instead of faulting, so without this check they would go unnoticed). Throws ShapeError
+/// naming each kernel's variant; clears the record either way. `flexjit run` and the tests call
+/// it after every launch; a service can call it whenever it synchronises anyway.
 void check_buffer_errors();
+
+/// Like check_buffer_errors(), for the work of one stream only: waits for `stream`, then reports
+/// (and clears) the out-of-bounds reads of the calls made on it (forward, backward, block masks;
+/// a backward's dQ kernel, which runs on a side stream, counts as the caller's stream). Errors of
+/// other streams stay recorded for their own check.
+void check_buffer_errors(Stream stream);
 
 }  // namespace flexjit

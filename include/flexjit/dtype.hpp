@@ -19,8 +19,5 @@ size_t dtype_size(DType dtype) noexcept;
 /// Parses a dtype name; accepts the short names plus "fp16", "float16", "half", "bfloat16",
 /// "fp32", "float32", "float", "int32", "int", "uint8". Returns nullopt for anything else.
 std::optional<DType> parse_dtype(std::string_view name) noexcept;
-/// The CUDA C++ type that holds one element: "__half", "__nv_bfloat16", "float", "int",
-/// "unsigned char".
-std::string_view dtype_cuda_type(DType dtype) noexcept;
 
 }  // namespace flexjit

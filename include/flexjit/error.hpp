@@ -12,7 +12,7 @@
 namespace flexjit {
 
 /// Base of every exception flexjit throws. `kind()` is a stable identifier ("ExprError", ...)
-/// that callers and the C API can switch on; `what()` is the complete human-readable message.
+/// that callers (and language bindings) can switch on; `what()` is the complete human-readable message.
 class Error : public std::runtime_error {
  public:
   /// Builds an error of the given stable kind; `message` is the full text returned by `what()`.

@@ -10,13 +10,17 @@
 #include <optional>
 
 #include "../../templates/flexjit_params.cuh"
+#include "codegen/error_words.hpp"
+#include "codegen/family.hpp"
 #include "codegen/kernel_store.hpp"
 #include "attention/decode.hpp"
+#include "codegen/launch.hpp"
 #include "attention/stream_fork.hpp"
 #include "attention/stream_scratch.hpp"
 #include "attention/tensor_checks.hpp"
 #include "codegen/mod_args.hpp"
 #include "jit/driver.hpp"
+#include "jit/memo.hpp"
 #include "common/parallel.hpp"
 #include "flexjit/autotune.hpp"
 #include "tune/autotune_cache.hpp"
@@ -49,14 +53,15 @@ struct Attention::Impl {
   std::mutex choices_mutex;
   std::map<std::string, KernelChoice> choices;  // by family: what the latest call used
 
-  // Kernels chosen and loaded per call signature (see resolve()): a repeat call is a map lookup.
+  // Kernels chosen and loaded per (context id, call signature) (see resolve()): a repeat call is
+  // a hash lookup. Bounded: a service that sees many lengths keeps the most recent signatures.
   struct Resolved {
     KernelChoice choice;
     codegen::KernelSpec spec;
     std::shared_ptr<const codegen::ReadyKernel> kernel;
   };
-  std::mutex resolved_mutex;
-  std::map<std::string, std::shared_ptr<const Resolved>> resolved;
+  static constexpr size_t kResolvedCapacity = 256;
+  jit::LruMemo<std::shared_ptr<const Resolved>> resolved{kResolvedCapacity};
 
   // Records what a call used; `first_use` says this call paid the kernel's compile or load.
   void remember(KernelChoice choice, const codegen::ReadyKernel& kernel, bool first_use) {
@@ -85,12 +90,8 @@ Attention::Attention(AttentionSpec spec) {
   impl->score = parse_or_default(ModKind::score, spec.score_mod, spec.declarations);
   impl->mask = parse_or_default(ModKind::mask, spec.mask_mod, spec.declarations);
   // Validate dtype, head dims and an explicit config now rather than at the first call.
-  codegen::KernelSpec probe;
-  probe.family = codegen::Family::fwd;
-  probe.dtype = spec.dtype;
-  probe.head_dim = spec.head_dim;
-  probe.head_dim_v = spec.head_dim_v;
-  probe.config = spec.fwd_config.value_or(codegen::default_config(probe.family, spec.head_dim, spec.head_dim_v));
+  codegen::KernelSpec probe = codegen::attention_kernel_spec(codegen::Family::fwd, spec, impl->score, impl->mask);
+  if (spec.fwd_config) probe.config = *spec.fwd_config;
   probe.validate();
   if (!spec.arch.empty()) impl->arch = codegen::resolve_arch(spec.arch);
   impl->spec = std::move(spec);
@@ -113,31 +114,31 @@ namespace {
 codegen::KernelSpec attention_spec(codegen::Family family, const AttentionSpec& spec, const Expr& score,
                                    const Expr& mask, const attention::ProblemShape& shape,
                                    const BlockMask* block_mask, const std::optional<BlockConfig>& config) {
-  codegen::KernelSpec ks;
-  ks.family = family;
-  ks.dtype = spec.dtype;
-  ks.head_dim = spec.head_dim;
-  ks.head_dim_v = spec.head_dim_v;
+  codegen::KernelSpec ks = codegen::attention_kernel_spec(family, spec, score, mask);
   ks.gqa_group = shape.gqa_group();
-  ks.config = config.value_or(codegen::default_config(family, spec.head_dim, spec.head_dim_v));
-  ks.declarations = spec.declarations;
-  ks.score_mod = score;
-  ks.mask_mod = mask;
-  ks.rows_guaranteed_safe = spec.rows_guaranteed_safe;
+  if (config) ks.config = *config;
   if (block_mask != nullptr) {
     ks.has_block_mask = true;
     ks.has_full_blocks = true;
     ks.sparse_q_block = block_mask->shape().q_block;
     ks.sparse_kv_block = block_mask->shape().kv_block;
   }
-  if (family == codegen::Family::bwd_preprocess) return ks;  // row-wise: no tiles to divide
+  const codegen::FamilyDescriptor& desc = codegen::descriptor(family);
+  if (!desc.tiled) return ks;  // row-wise: no tiles to divide
   // Query tiles are walked in steps of block_m (or whole query blocks, through q_* tables), kv
   // tiles in steps of block_n (or whole kv blocks, through kv_* tables).
-  const int q_step = family == codegen::Family::bwd_dkdv && ks.has_block_mask ? ks.sparse_q_block : ks.config.block_m;
-  const int kv_step = family != codegen::Family::bwd_dkdv && ks.has_block_mask ? ks.sparse_kv_block : ks.config.block_n;
+  const int q_step = desc.walks_kv_rows && ks.has_block_mask ? ks.sparse_q_block : ks.config.block_m;
+  const int kv_step = !desc.walks_kv_rows && ks.has_block_mask ? ks.sparse_kv_block : ks.config.block_n;
   ks.is_divisible = shape.q_len % q_step == 0 && shape.kv_len % kv_step == 0 &&
                     shape.q_len % ks.config.block_m == 0 && shape.kv_len % ks.config.block_n == 0;
   return ks;
+}
+
+codegen::CallShape call_shape(const attention::ProblemShape& shape) {
+  codegen::CallShape c;
+  c.batch = shape.batch, c.heads = shape.q_heads, c.kv_heads = shape.kv_heads;
+  c.q_len = shape.q_len, c.kv_len = shape.kv_len;
+  return c;
 }
 
 // The kv_* (by query block) or q_* (by kv block) tables of `mask` as a kernel reads them.
@@ -151,7 +152,6 @@ FlexjitBlockTables kernel_tables(const BlockMask& mask, bool by_query_block) {
   out.indices = by_query_block ? t.kv_indices : t.q_indices;
   out.full_num_blocks = by_query_block ? t.full_kv_num_blocks : t.full_q_num_blocks;
   out.full_indices = by_query_block ? t.full_kv_indices : t.full_q_indices;
-  out.num_rows_per_bh = rows;
   out.max_blocks = by_query_block ? ms.num_kv_blocks() : ms.num_q_blocks();
   out.stride_h = ms.heads == 1 ? 0 : rows;
   out.stride_b = ms.batch == 1 ? 0 : static_cast<long long>(ms.heads) * rows;
@@ -232,18 +232,14 @@ std::shared_ptr<const Attention::Impl::Resolved> resolve(Attention::Impl& impl, 
                                                           const attention::ProblemShape& shape,
                                                           const BlockMask* block_mask, const KernelLauncher& launch,
                                                           Stream stream) {
-  char key[256];
-  std::snprintf(key, sizeof key, "%d %p %d %d %d %d %d %d %d %d", static_cast<int>(family),
-                static_cast<void*>(jit::ensure_context()), shape.batch, shape.q_heads, shape.kv_heads, shape.q_len,
-                shape.kv_len, block_mask != nullptr ? 1 : 0, block_mask ? block_mask->shape().q_block : 0,
-                block_mask ? block_mask->shape().kv_block : 0);
-  {
-    std::lock_guard<std::mutex> lock(impl.resolved_mutex);
-    auto it = impl.resolved.find(key);
-    if (it != impl.resolved.end()) {
-      impl.remember(it->second->choice, *it->second->kernel, false);
-      return it->second;
-    }
+  char signature[160];
+  std::snprintf(signature, sizeof signature, "%s %d %d %d %d %d %d %d %d", std::string(codegen::family_name(family)).c_str(),
+                shape.batch, shape.q_heads, shape.kv_heads, shape.q_len, shape.kv_len, block_mask != nullptr ? 1 : 0,
+                block_mask ? block_mask->shape().q_block : 0, block_mask ? block_mask->shape().kv_block : 0);
+  const jit::MemoKey key{jit::current_context_id(), signature};
+  if (auto hit = impl.resolved.find(key)) {
+    impl.remember(hit->choice, *hit->kernel, false);
+    return hit;
   }
   const std::string& arch = impl.target_arch();
   auto r = std::make_shared<Attention::Impl::Resolved>();
@@ -252,8 +248,7 @@ std::shared_ptr<const Attention::Impl::Resolved> resolve(Attention::Impl& impl, 
   r->spec = attention_spec(family, impl.spec, impl.score, impl.mask, shape, block_mask, r->choice.config);
   r->kernel = codegen::ready_kernel(r->spec, arch);
   impl.remember(r->choice, *r->kernel, true);
-  std::lock_guard<std::mutex> lock(impl.resolved_mutex);
-  return impl.resolved.emplace(key, std::move(r)).first->second;
+  return impl.resolved.insert(key, std::move(r));
 }
 
 }  // namespace
@@ -289,15 +284,13 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
   p.q_len = shape.q_len;
   p.kv_len = shape.kv_len;
   p.scale = scale;
-  p.scale_log2 = scale * 1.4426950408889634f;
+  p.scale_log2 = scale * FLEXJIT_LOG2E;
 
-  const auto launch = [&](const codegen::KernelSpec& ks, const codegen::ReadyKernel& kernel, Stream s) {
+  const auto launch = [&](const codegen::KernelSpec&, const codegen::ReadyKernel& kernel, Stream s) {
+    const codegen::ConfiguredKernel configured(kernel, call_shape(shape));
     FlexjitFwdParams call = p;
-    call.num_q_tiles = (shape.q_len + ks.config.block_m - 1) / ks.config.block_m;
-    void* args[] = {&call, const_cast<unsigned char*>(mod_args.data())};
-    kernel.kernel().launch({static_cast<unsigned>(call.num_q_tiles), static_cast<unsigned>(shape.q_heads),
-                            static_cast<unsigned>(shape.batch)},
-                           {static_cast<unsigned>(kernel.threads), 1, 1}, kernel.shared_memory_bytes, s, args);
+    call.num_q_tiles = configured.tiles();
+    configured.launch(s, {&call, const_cast<unsigned char*>(mod_args.data())});
   };
   const auto fwd = resolve(*impl_, codegen::Family::fwd, spec.fwd_config, shape, block_mask, launch, stream);
   launch(fwd->spec, *fwd->kernel, stream);
@@ -366,33 +359,22 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
   p.q_len = shape.q_len;
   p.kv_len = shape.kv_len;
   p.scale = scale;
-  p.scale_log2 = scale * 1.4426950408889634f;
+  p.scale_log2 = scale * FLEXJIT_LOG2E;
 
-  const unsigned heads = static_cast<unsigned>(shape.q_heads), batch = static_cast<unsigned>(shape.batch);
-  {
-    const int chunks = spec.head_dim_v / 8;
-    const int threads = pre_kernel->kernel->threads;
-    const int rows_per_cta = threads / (chunks <= 8 ? 8 : chunks <= 16 ? 16 : 32);  // as the template
-    void* args[] = {&p};
-    pre_kernel->kernel->kernel().launch(
-        {static_cast<unsigned>((shape.q_len + rows_per_cta - 1) / rows_per_cta), heads, batch},
-        {static_cast<unsigned>(threads), 1, 1}, 0, stream, args);
-  }
-  // dQ and dK/dV read delta, so their tuning (when it happens) runs after the preprocess.
-  const auto launch_dq = [&](const codegen::KernelSpec& ks, const codegen::ReadyKernel& kernel, Stream s) {
+  codegen::ConfiguredKernel(*pre_kernel->kernel, call_shape(shape)).launch(stream, {&p});
+  // dQ and dK/dV read delta, so their tuning (when it happens) runs after the preprocess. dQ runs
+  // on a side stream; its buffer errors belong to the caller's stream.
+  const auto launch_dq = [&](const codegen::KernelSpec&, const codegen::ReadyKernel& kernel, Stream s) {
+    const codegen::ConfiguredKernel configured(kernel, call_shape(shape));
     FlexjitBwdParams call = p;
-    call.num_q_tiles = (shape.q_len + ks.config.block_m - 1) / ks.config.block_m;
-    void* args[] = {&call, const_cast<unsigned char*>(mod_args.data())};
-    kernel.kernel().launch({static_cast<unsigned>(call.num_q_tiles), heads, batch},
-                           {static_cast<unsigned>(kernel.threads), 1, 1}, kernel.shared_memory_bytes, s, args);
+    call.num_q_tiles = configured.tiles();
+    configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data())});
   };
-  const int splits = codegen::dkdv_splits(spec.head_dim, spec.head_dim_v);
-  const auto launch_dkdv = [&](const codegen::KernelSpec& ks, const codegen::ReadyKernel& kernel, Stream s) {
+  const auto launch_dkdv = [&](const codegen::KernelSpec&, const codegen::ReadyKernel& kernel, Stream s) {
+    const codegen::ConfiguredKernel configured(kernel, call_shape(shape));
     FlexjitBwdParams call = p;
-    call.num_kv_tiles = (shape.kv_len + ks.config.block_n - 1) / ks.config.block_n;
-    void* args[] = {&call, const_cast<unsigned char*>(mod_args.data())};
-    kernel.kernel().launch({static_cast<unsigned>(call.num_kv_tiles * splits), static_cast<unsigned>(shape.kv_heads), batch},
-                           {static_cast<unsigned>(kernel.threads), 1, 1}, kernel.shared_memory_bytes, s, args);
+    call.num_kv_tiles = configured.tiles();
+    configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data())});
   };
   const auto dkdv_kernel = resolve(*impl_, Family::bwd_dkdv, spec.bwd_dkdv_config, shape, block_mask, launch_dkdv, stream);
   const auto dq_kernel = resolve(*impl_, Family::bwd_dq, spec.bwd_dq_config, shape, block_mask, launch_dq, stream);
@@ -418,8 +400,9 @@ std::vector<KernelChoice> Attention::last_choices() const {
   return out;
 }
 
-void check_buffer_errors() {
-  const std::vector<std::string> kernels = codegen::take_kernel_errors();
+namespace {
+
+void throw_buffer_errors(const std::vector<std::string>& kernels) {
   if (kernels.empty()) return;
   bool kv_range = false;
   for (const auto& k : kernels) kv_range = kv_range || k.find("[page-table entry") != std::string::npos;
@@ -432,6 +415,12 @@ void check_buffer_errors() {
   for (const auto& k : kernels) message += "\n  " + k;
   throw ShapeError(message);
 }
+
+}  // namespace
+
+void check_buffer_errors() { throw_buffer_errors(codegen::take_context_errors()); }
+
+void check_buffer_errors(Stream stream) { throw_buffer_errors(codegen::take_stream_errors(stream)); }
 
 std::vector<WarmedKernel> Attention::warm_up(const ProblemSize& size, bool backward, const std::string& arch,
                                              int jobs) const {
@@ -474,20 +463,13 @@ std::vector<WarmedKernel> Attention::warm_up(const ProblemSize& size, bool backw
     add_family(Family::bwd_dq, spec.bwd_dq_config);
     add_family(Family::bwd_dkdv, spec.bwd_dkdv_config);
   }
-  if (masked) {
-    codegen::KernelSpec bm;
-    bm.family = Family::block_mask;
-    bm.mask_mod = impl_->mask;
-    bm.declarations = spec.declarations;
-    bm.config = codegen::default_config(Family::block_mask, 0, 0);
-    specs.push_back(bm);
-  }
+  if (masked) specs.push_back(codegen::block_mask_kernel_spec(impl_->mask, 128, 128));
   std::vector<WarmedKernel> out(specs.size());
   parallel_for(specs.size(), jobs > 0 ? size_t(jobs) : 0, [&](size_t i) {
     const jit::CompiledKernel c = codegen::compile_kernel(specs[i], target);
     WarmedKernel& w = out[i];
     w.family = std::string(codegen::family_name(specs[i].family));
-    w.config = specs[i].family == Family::block_mask || specs[i].family == Family::bwd_preprocess ? "" : specs[i].config.str();
+    w.config = codegen::descriptor(specs[i].family).tiled ? specs[i].config.str() : "";
     w.arch = target;
     w.compile_ms = c.compile_ms;
     w.from_cache = c.from_disk_cache;

@@ -13,7 +13,8 @@
 #include "attention/decode_splits.hpp"
 #include "attention/stream_scratch.hpp"
 #include "attention/tensor_checks.hpp"
-#include "codegen/decode_family.hpp"
+#include "codegen/families/decode.hpp"
+#include "codegen/launch.hpp"
 #include "codegen/kernel_store.hpp"
 #include "codegen/mod_args.hpp"
 #include "flexjit/error.hpp"
@@ -162,10 +163,10 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
     }
   }
   const jit::LoadedKernel fn = kernel->kernel();
-  fn.set_max_dynamic_smem(kernel->shared_memory_bytes);
+  const size_t smem_bytes = ks.shared_memory_bytes();
+  fn.set_max_dynamic_smem(smem_bytes);
   int per_sm = 0;
-  FLEXJIT_CU(jit::driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn.function, kernel->threads,
-                                                                       kernel->shared_memory_bytes));
+  FLEXJIT_CU(jit::driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn.function, ks.threads(), smem_bytes));
   // The SM count of the current context's device, read once per thread and context (a device query
   // per decode step would cost more than the launch).
   static thread_local std::pair<CUcontext, int> sm_cache{nullptr, 0};
@@ -217,11 +218,9 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
     p.o_partial = static_cast<float*>(partials->data());
     p.lse_partial = p.o_partial + size_t(split.num_splits) * rows * spec.head_dim_v;
   }
-  {
-    void* args[] = {&p, const_cast<unsigned char*>(mod_args.data())};
-    fn.launch({static_cast<unsigned>(int64_t(B) * Hkv), static_cast<unsigned>(split.num_splits), static_cast<unsigned>(row_tiles)},
-              {static_cast<unsigned>(kernel->threads), 1, 1}, kernel->shared_memory_bytes, stream, args);
-  }
+  codegen::CallShape shape;
+  shape.batch = B, shape.heads = Hq, shape.kv_heads = Hkv, shape.q_len = Sq, shape.splits = split.num_splits;
+  codegen::ConfiguredKernel(*kernel, shape).launch(stream, {&p, const_cast<unsigned char*>(mod_args.data())});
   if (split.num_splits > 1) {
     codegen::KernelSpec cs;
     cs.family = codegen::Family::decode_combine;
@@ -242,10 +241,7 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
     c.num_q_heads = Hq;
     c.q_len = Sq;
     c.num_splits = split.num_splits;
-    void* args[] = {&c};
-    const int warps = cs.config.num_warps;
-    combine->kernel().launch({static_cast<unsigned>((rows + warps - 1) / warps), 1, 1},
-                             {static_cast<unsigned>(combine->threads), 1, 1}, 0, stream, args);
+    codegen::ConfiguredKernel(*combine, shape).launch(stream, {&c});
   }
   return choice;
 }

@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-#include "codegen/decode_family.hpp"
+#include "codegen/family.hpp"
 #include "codegen/template_registry.hpp"
 #include "codegen/wgmma.hpp"
 #include "flexjit/error.hpp"
@@ -15,209 +15,45 @@ namespace flexjit::codegen {
 
 namespace {
 
-constexpr const char* kSharedHeaders[] = {"flexjit_mma.cuh", "flexjit_attention.cuh", "flexjit_expr.cuh",
-                                          "flexjit_params.cuh"};
-
-bool is_power_of_two(int x) { return x > 0 && (x & (x - 1)) == 0; }
+// The static device headers every kernel with shared headers may include (templates/*.cuh): the
+// stages kernels are composed of. Only flexjit_variant.cuh and flexjit_wgmma.cuh are generated.
+constexpr const char* kSharedHeaders[] = {"flexjit_mma.cuh",     "flexjit_attention.cuh", "flexjit_expr.cuh",
+                                          "flexjit_params.cuh",  "flexjit_softmax.cuh",   "flexjit_warp_gemm.cuh",
+                                          "flexjit_epilogue.cuh", "flexjit_wgmma_ops.cuh"};
 
 std::string kib(size_t bytes) {
   const size_t whole = bytes / 1024, tenth = (bytes % 1024) * 10 / 1024;
   return std::to_string(whole) + (tenth ? "." + std::to_string(tenth) : "") + " KiB";
 }
 
-nlohmann::json constant(const char* type, const char* name, const std::string& value) {
-  return {{"type", type}, {"name", name}, {"value", value}};
-}
-nlohmann::json int_constant(const char* name, long long value) {
-  return constant("int", name, std::to_string(value));
-}
-nlohmann::json bool_constant(const char* name, bool value) {
-  return constant("bool", name, value ? "true" : "false");
-}
-
-void validate_attention(const KernelSpec& s) {
-  if (s.dtype != DType::bf16 && s.dtype != DType::f16)
-    throw UsageError("attention kernels take bf16 or f16 inputs (got " +
-                     std::string(dtype_name(s.dtype)) + ")");
-  for (auto [what, dim] : {std::pair<const char*, int>{"head_dim", s.head_dim}, {"head_dim_v", s.head_dim_v}}) {
-    if (dim < 64 || dim > 256 || dim % 64 != 0)
-      throw UsageError(std::string(what) + " " + std::to_string(dim) +
-                       " is not supported: the tensor-core path takes 64, 128, 192 or 256");
-  }
-  if (s.gqa_group < 1)
-    throw UsageError("gqa_group must be at least 1 (query heads per kv head), got " +
-                     std::to_string(s.gqa_group));
-  const BlockConfig& c = s.config;
-  if (s.family == Family::bwd_preprocess) {
-    if (c.num_warps < 1 || c.num_warps > 32)
-      throw UsageError("config " + c.str() + ": warps must be between 1 and 32");
-    return;
-  }
-  if (!c.is_set()) throw UsageError("block config " + c.str() + " has unset fields");
-  if (c.num_warps != 1 && c.num_warps != 2 && c.num_warps != 4 && c.num_warps != 8)
-    throw UsageError("config " + c.str() + ": warps must be 1, 2, 4 or 8");
-  // The tile the warps split into 16-row mma tiles: query rows, except in dK/dV (kv rows).
-  const bool kv_rows = s.family == Family::bwd_dkdv;
-  const int warp_tile = kv_rows ? c.block_n : c.block_m;
-  const int streamed = kv_rows ? c.block_m : c.block_n;
-  const char* warp_name = kv_rows ? "block_n" : "block_m";
-  const char* streamed_name = kv_rows ? "block_m" : "block_n";
-  if (warp_tile % (16 * c.num_warps) != 0)
-    throw UsageError("config " + c.str() + ": " + warp_name + " must be a multiple of 16 * warps = " +
-                     std::to_string(16 * c.num_warps) + " (each warp owns whole 16-row mma tiles)");
-  if (warp_tile / c.num_warps > 32)
-    throw UsageError("config " + c.str() + ": at most 32 rows per warp (" + warp_name + " / warps = " +
-                     std::to_string(warp_tile / c.num_warps) + ")");
-  if (!is_power_of_two(streamed) || streamed < 16 || streamed > 128)
-    throw UsageError("config " + c.str() + ": " + streamed_name + " must be 16, 32, 64 or 128");
-  if (!is_power_of_two(warp_tile) || warp_tile > 128)
-    throw UsageError("config " + c.str() + ": " + warp_name + " must be a power of two up to 128");
-  if (c.wgmma) {
-    if (c.num_warps % 4 != 0 || warp_tile != 16 * c.num_warps)
-      throw UsageError("config " + c.str() + ": the wgmma path needs whole warpgroups (warps a multiple of 4) "
-                       "and " + warp_name + " = 16 * warps = " + std::to_string(16 * c.num_warps));
-    if (s.family == Family::bwd_dkdv) {
-      const int splits = dkdv_splits(s.head_dim, s.head_dim_v);
-      if (splits == 0 || (s.head_dim / splits) % 64 != 0 || (s.head_dim_v / splits) % 64 != 0)
-        throw UsageError("config " + c.str() + ": the wgmma dK/dV kernel needs head dims that split into "
-                         "64-column slices (use the mma.sync path: drop the trailing 'g')");
-    }
-  }
-  if (s.family == Family::bwd_dkdv) {
-    const int splits = dkdv_splits(s.head_dim, s.head_dim_v);
-    if (splits == 0)
-      throw UsageError("backward: head dims " + std::to_string(s.head_dim) + "/" + std::to_string(s.head_dim_v) +
-                       " cannot be split into 16-column slices whose dK/dV accumulators fit in registers");
-  }
-  if (s.sparse_q_block % c.block_m != 0 || s.sparse_kv_block % c.block_n != 0)
-    throw UsageError("config " + c.str() + ": tiles must divide the block-mask blocks (" +
-                     std::to_string(s.sparse_q_block) + " x " + std::to_string(s.sparse_kv_block) + ")");
-  if (c.stages < 2 || c.stages > 4)
-    throw UsageError("config " + c.str() + ": stages must be 2, 3 or 4");
-  if (s.has_full_blocks && !s.has_block_mask)
-    throw UsageError("has_full_blocks needs has_block_mask");
-}
-
-size_t attention_smem(const KernelSpec& s) {
-  const size_t e = 2, m = s.config.block_m, n = s.config.block_n, d = s.head_dim, dv = s.head_dim_v;
-  switch (s.family) {
-    case Family::fwd:
-      return std::max(m * d, m * dv) * e + s.config.stages * n * (d + dv) * e + (s.config.wgmma ? 1024 : 0);
-    case Family::bwd_dq: return m * (d + dv) * e + s.config.stages * n * (d + dv) * e + (s.config.wgmma ? 1024 : 0);
-    case Family::bwd_dkdv: {
-      size_t stage = m * (d + dv) * e + 2 * m * 4;  // Q, dO, and the LSE / delta rows
-      if (s.config.wgmma) stage = (stage + 1023) / 1024 * 1024;  // wgmma tiles start 1024-aligned
-      return n * (d + dv) * e + s.config.stages * stage + (s.config.wgmma ? 1024 : 0);
-    }
-    default: return 0;
-  }
-}
-
-void validate_block_mask(const KernelSpec& s) {
-  for (int block : {s.sparse_q_block, s.sparse_kv_block})
-    if (block < 16 || block > 1024 || block % 16 != 0)
-      throw UsageError("block-mask block size " + std::to_string(block) +
-                       " is not supported: use a multiple of 16 between 16 and 1024");
-}
-
-std::string bool_text(bool b) { return b ? "1" : "0"; }
-
 }  // namespace
 
 std::string_view family_name(Family family) noexcept {
-  switch (family) {
-    case Family::builtin_axpy: return "builtin";
-    case Family::block_mask: return "block_mask";
-    case Family::fwd: return "fwd";
-    case Family::bwd_preprocess: return "bwd_preprocess";
-    case Family::bwd_dq: return "bwd_dq";
-    case Family::bwd_dkdv: return "bwd_dkdv";
-    case Family::decode: return "decode";
-    case Family::decode_combine: return "decode_combine";
-  }
+  for (const FamilyDescriptor* f : all_families())
+    if (f->family == family) return f->name;
   return "?";
 }
 
 Family parse_family(std::string_view name) {
-  for (Family f : {Family::builtin_axpy, Family::block_mask, Family::fwd, Family::bwd_preprocess,
-                   Family::bwd_dq, Family::bwd_dkdv, Family::decode, Family::decode_combine})
-    if (family_name(f) == name) return f;
-  throw UsageError("unknown kernel family '" + std::string(name) +
-                   "' (known: fwd, bwd_preprocess, bwd_dq, bwd_dkdv, decode, decode_combine, block_mask, builtin)");
+  if (const FamilyDescriptor* f = find_descriptor(name)) return f->family;
+  std::string known;
+  for (const FamilyDescriptor* f : all_families()) known += (known.empty() ? "" : ", ") + std::string(f->name);
+  throw UsageError("unknown kernel family '" + std::string(name) + "' (known: " + known + ")");
 }
 
-std::string kernel_name(Family family, int index) {
-  switch (family) {
-    case Family::builtin_axpy: return "flexjit_builtin_axpy";
-    case Family::block_mask: return index == 0 ? "flexjit_block_mask_classify" : "flexjit_block_mask_compact";
-    case Family::fwd: return "flexjit_attention_fwd";
-    case Family::bwd_preprocess: return "flexjit_attention_bwd_preprocess";
-    case Family::bwd_dq: return "flexjit_attention_bwd_dq";
-    case Family::bwd_dkdv: return "flexjit_attention_bwd_dkdv";
-    case Family::decode: return "flexjit_attention_decode";
-    case Family::decode_combine: return "flexjit_attention_decode_combine";
-  }
-  return "";
-}
+std::string kernel_name(Family family, int index) { return descriptor(family).kernel_names.at(static_cast<size_t>(index)); }
 
 BlockConfig default_config(Family family, int head_dim, int head_dim_v) {
-  switch (family) {
-    case Family::builtin_axpy: return {256, 1, 8, 2};
-    case Family::block_mask: return {128, 128, 8, 2};
-    case Family::fwd: {
-      const int d = std::max(head_dim, head_dim_v);
-      if (d <= 64) return {128, 64, 4, 2};
-      if (d <= 128) return {128, 32, 4, 2};
-      return {64, 32, 4, 2};
-    }
-    case Family::bwd_preprocess: return {0, 0, 8, 0};
-    case Family::bwd_dq: {
-      const int d = std::max(head_dim, head_dim_v);
-      return d <= 128 ? BlockConfig{64, 64, 4, 2} : BlockConfig{64, 32, 4, 2};
-    }
-    case Family::bwd_dkdv: {
-      const int d = std::max(head_dim, head_dim_v);
-      if (d <= 64) return {64, 128, 8, 2};
-      return d <= 128 ? BlockConfig{64, 64, 4, 2} : BlockConfig{32, 64, 4, 2};  // fits sm_80's 163 KiB
-    }
-    case Family::decode:
-    case Family::decode_combine: return decode_default_config(family, head_dim, head_dim_v);
-  }
-  return {};
+  return descriptor(family).default_config(head_dim, head_dim_v);
 }
 
-void KernelSpec::validate() const {
-  switch (family) {
-    case Family::builtin_axpy:
-      if (config.num_warps < 1 || config.num_warps > 32)
-        throw UsageError("builtin kernel: warps must be between 1 and 32");
-      break;
-    case Family::block_mask: validate_block_mask(*this); break;
-    case Family::fwd:
-    case Family::bwd_preprocess:
-    case Family::bwd_dq:
-    case Family::bwd_dkdv: validate_attention(*this); break;
-    case Family::decode:
-    case Family::decode_combine: validate_decode(*this); break;
-  }
-}
+void KernelSpec::validate() const { descriptor(family).validate(*this); }
 
-int KernelSpec::threads() const {
-  switch (family) {
-    case Family::block_mask: return 256;
-    default: return config.num_warps * 32;
-  }
-}
+int KernelSpec::threads() const { return descriptor(family).threads(*this, 0); }
 
-size_t KernelSpec::shared_memory_bytes() const {
-  if (family == Family::decode || family == Family::decode_combine) return decode_shared_memory_bytes(*this);
-  return attention_smem(*this);
-}
+size_t KernelSpec::shared_memory_bytes() const { return descriptor(family).shared_memory_bytes(*this); }
 
-bool is_attention_family(Family family) {
-  return family == Family::fwd || family == Family::bwd_preprocess || family == Family::bwd_dq ||
-         family == Family::bwd_dkdv;
-}
+bool is_attention_family(Family family) { return descriptor(family).attention; }
 
 int dkdv_splits(int head_dim, int head_dim_v) {
   // dK and dV accumulators of one warp's 16 kv rows take (D + Dv) / 2 registers per thread; keep
@@ -229,25 +65,32 @@ int dkdv_splits(int head_dim, int head_dim_v) {
   return 0;
 }
 
-std::string KernelSpec::describe() const {
-  std::string out(family_name(family));
-  if (is_attention_family(family)) {
-    out += " " + std::string(dtype_name(dtype)) + " d" + std::to_string(head_dim) + "/" +
-           std::to_string(head_dim_v) + " " + config.str() + " gqa" + std::to_string(gqa_group) +
-           " divisible=" + bool_text(is_divisible) + " block_mask=" + bool_text(has_block_mask) +
-           " full_blocks=" + bool_text(has_full_blocks) + " safe_rows=" + bool_text(rows_guaranteed_safe) +
-           " score_mod=" + score_mod.canonical() + " mask_mod=" + mask_mod.canonical();
-    if (family == Family::bwd_dkdv) out += " splits=" + std::to_string(dkdv_splits(head_dim, head_dim_v));
-  } else if (family == Family::decode || family == Family::decode_combine) {
-    out += decode_describe(*this);
-  } else if (family == Family::block_mask) {
-    out += " blocks " + std::to_string(sparse_q_block) + "x" + std::to_string(sparse_kv_block) +
-           " mask_mod=" + mask_mod.canonical();
-  } else {
-    out += " warps=" + std::to_string(config.num_warps);
-  }
-  return out;
+KernelSpec attention_kernel_spec(Family family, const AttentionSpec& spec, const Expr& score, const Expr& mask) {
+  KernelSpec ks;
+  ks.family = family;
+  ks.dtype = spec.dtype;
+  ks.head_dim = spec.head_dim;
+  ks.head_dim_v = spec.head_dim_v;
+  ks.config = default_config(family, spec.head_dim, spec.head_dim_v);
+  ks.declarations = spec.declarations;
+  ks.score_mod = score;
+  ks.mask_mod = mask;
+  ks.rows_guaranteed_safe = spec.rows_guaranteed_safe;
+  return ks;
 }
+
+KernelSpec block_mask_kernel_spec(const Expr& mask, int q_block, int kv_block) {
+  KernelSpec ks;
+  ks.family = Family::block_mask;
+  ks.sparse_q_block = q_block;
+  ks.sparse_kv_block = kv_block;
+  ks.mask_mod = mask;
+  ks.declarations = mask.declarations();
+  ks.config = default_config(Family::block_mask, 0, 0);
+  return ks;
+}
+
+std::string KernelSpec::describe() const { return descriptor(family).describe(*this); }
 
 size_t max_shared_memory_for_arch(const std::string& arch) {
   // Opt-in dynamic shared memory per block, by compute capability (CUDA programming guide).
@@ -303,55 +146,12 @@ void check_shared_memory(const KernelSpec& spec, const std::string& arch) {
 }
 
 nlohmann::json template_context(const KernelSpec& spec) {
+  const FamilyDescriptor& family = descriptor(spec.family);
   nlohmann::json ctx;
   ctx["description"] = spec.describe();
+  if (family.kernel_names.size() == 1) ctx["kernel_name"] = family.kernel_names.front();
   nlohmann::json constants = nlohmann::json::array();
-  switch (spec.family) {
-    case Family::builtin_axpy:
-      ctx["kernel_name"] = kernel_name(spec.family);
-      constants.push_back(int_constant("THREADS", spec.threads()));
-      break;
-    case Family::block_mask:
-      ctx["classify_kernel_name"] = kernel_name(spec.family, 0);
-      ctx["compact_kernel_name"] = kernel_name(spec.family, 1);
-      constants.push_back(int_constant("Q_BLOCK", spec.sparse_q_block));
-      constants.push_back(int_constant("KV_BLOCK", spec.sparse_kv_block));
-      break;
-    case Family::bwd_preprocess:
-      ctx["kernel_name"] = kernel_name(spec.family);
-      ctx["element_type"] = spec.dtype == DType::bf16 ? "bf16" : "f16";
-      constants.push_back(int_constant("DV", spec.head_dim_v));
-      constants.push_back(int_constant("THREADS", spec.threads()));
-      break;
-    case Family::fwd:
-    case Family::bwd_dq:
-    case Family::bwd_dkdv:
-      ctx["kernel_name"] = kernel_name(spec.family);
-      ctx["element_type"] = spec.dtype == DType::bf16 ? "bf16" : "f16";
-      if (spec.family == Family::bwd_dkdv)
-        constants.push_back(int_constant("SPLITS", dkdv_splits(spec.head_dim, spec.head_dim_v)));
-      constants.push_back(int_constant("D", spec.head_dim));
-      constants.push_back(int_constant("DV", spec.head_dim_v));
-      constants.push_back(int_constant("BLOCK_M", spec.config.block_m));
-      constants.push_back(int_constant("BLOCK_N", spec.config.block_n));
-      constants.push_back(int_constant("NUM_WARPS", spec.config.num_warps));
-      constants.push_back(int_constant("STAGES", spec.config.stages));
-      constants.push_back(int_constant("GQA_GROUP", spec.gqa_group));
-      constants.push_back(int_constant("SPARSE_Q_BLOCK", spec.sparse_q_block));
-      constants.push_back(int_constant("SPARSE_KV_BLOCK", spec.sparse_kv_block));
-      constants.push_back(int_constant("EXPECTED_SMEM_BYTES", static_cast<long long>(spec.shared_memory_bytes())));
-      constants.push_back(bool_constant("IS_DIVISIBLE", spec.is_divisible));
-      constants.push_back(bool_constant("HAS_BLOCK_MASK", spec.has_block_mask));
-      constants.push_back(bool_constant("HAS_FULL_BLOCKS", spec.has_full_blocks));
-      constants.push_back(bool_constant("HAS_MASK", spec.has_mask()));
-      constants.push_back(bool_constant("SCORE_IS_IDENTITY", spec.score_is_identity()));
-      constants.push_back(bool_constant("ROWS_GUARANTEED_SAFE", spec.rows_guaranteed_safe));
-      constants.push_back(bool_constant("WGMMA", spec.config.wgmma));
-      ctx["wgmma"] = spec.config.wgmma;
-      break;
-    case Family::decode:
-    case Family::decode_combine: decode_template_context(spec, ctx, constants); break;
-  }
+  family.add_constants(spec, ctx, constants);
   ctx["constants"] = constants;
   return ctx;
 }
@@ -364,7 +164,7 @@ std::string variant_header(const KernelSpec& spec) {
   out += "\n";
   out += spec.mask_mod.emit_cuda("flexjit_mask_mod");
   out += "\n";
-  if (spec.family == Family::bwd_dq || spec.family == Family::bwd_dkdv) {
+  if (descriptor(spec.family).score_gradient) {
     out += spec.score_mod.gradient().emit_cuda("flexjit_score_grad", "score_mod_gradient");
     out += "\n";
   }
@@ -372,52 +172,18 @@ std::string variant_header(const KernelSpec& spec) {
 }
 
 std::vector<WgmmaShape> wgmma_shapes(const KernelSpec& spec) {
-  const BlockConfig& c = spec.config;
-  switch (spec.family) {
-    case Family::fwd: return {{c.block_n, false, false}, {spec.head_dim_v, true, true}};
-    case Family::bwd_dq: return {{c.block_n, false, false}, {spec.head_dim, true, true}};
-    case Family::bwd_dkdv: {
-      const int splits = dkdv_splits(spec.head_dim, spec.head_dim_v);
-      return {{c.block_m, false, false}, {spec.head_dim_v / splits, true, true}, {spec.head_dim / splits, true, true}};
-    }
-    default: return {};
-  }
+  const FamilyDescriptor& family = descriptor(spec.family);
+  return family.wgmma_shapes ? family.wgmma_shapes(spec) : std::vector<WgmmaShape>{};
 }
 
 jit::Source render(const KernelSpec& spec) {
   spec.validate();
+  const FamilyDescriptor& family = descriptor(spec.family);
   jit::Source source;
-  std::string template_name;
-  switch (spec.family) {
-    case Family::builtin_axpy:
-      template_name = "builtin_axpy.cu.j2";
-      source.name = "builtin_axpy.cu";
-      source.kernel_names = {kernel_name(spec.family)};
-      break;
-    case Family::block_mask:
-      template_name = "block_mask.cu.j2";
-      source.name = "block_mask.cu";
-      source.kernel_names = {kernel_name(spec.family, 0), kernel_name(spec.family, 1)};
-      break;
-    case Family::fwd:
-    case Family::bwd_preprocess:
-    case Family::bwd_dq:
-    case Family::bwd_dkdv: {
-      const std::string base = spec.family == Family::fwd ? "attention_fwd" : "attention_" + std::string(family_name(spec.family));
-      template_name = base + ".cu.j2";
-      source.name = base + ".cu";
-      source.kernel_names = {kernel_name(spec.family)};
-      break;
-    }
-    case Family::decode:
-    case Family::decode_combine:
-      template_name = "attention_" + std::string(family_name(spec.family)) + ".cu.j2";
-      source.name = "attention_" + std::string(family_name(spec.family)) + ".cu";
-      source.kernel_names = {kernel_name(spec.family)};
-      break;
-  }
-  source.text = template_environment().render(template_name, template_context(spec));
-  if (spec.family != Family::builtin_axpy) {
+  source.name = std::string(family.source_name);
+  source.kernel_names = family.kernel_names;
+  source.text = template_environment().render(std::string(family.template_name), template_context(spec));
+  if (family.shared_headers) {
     for (const char* header : kSharedHeaders) source.headers[header] = template_registry().read(header);
     source.headers["flexjit_variant.cuh"] = variant_header(spec);
     if (spec.config.wgmma) source.headers["flexjit_wgmma.cuh"] = wgmma_header(spec.dtype, wgmma_shapes(spec));

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "flexjit/attention.hpp"
 #include "flexjit/config.hpp"
 #include "flexjit/dtype.hpp"
 #include "flexjit/expr.hpp"
@@ -17,6 +18,8 @@
 
 namespace flexjit::codegen {
 
+// The kernel families. Each has a descriptor (codegen/family.hpp, one file a family under
+// families/) that everything else asks; nothing outside the registry switches on this enum.
 enum class Family {
   builtin_axpy,  // y = a * x + y: the self-test kernel of the main job and `flexjit emit`
   block_mask,    // mask_mod -> block-sparse tables (classify + compact)
@@ -29,7 +32,7 @@ enum class Family {
 };
 
 std::string_view family_name(Family family) noexcept;
-// Accepts "builtin", "block_mask", "fwd"; throws UsageError listing them otherwise.
+// Accepts a family's name ("fwd", "bwd_dq", ...); throws UsageError listing them otherwise.
 Family parse_family(std::string_view name);
 
 struct KernelSpec {
@@ -74,6 +77,14 @@ BlockConfig default_config(Family family, int head_dim, int head_dim_v);
 
 // Names of the kernels a family's source defines.
 std::string kernel_name(Family family, int index = 0);
+
+// The one builder of an attention kernel's spec: family, dtype, head dims, declarations, mods and
+// rows_guaranteed_safe from the variant, the family's default config. Call-dependent fields
+// (gqa_group, block-mask flags, is_divisible, a chosen config) are the caller's to set.
+KernelSpec attention_kernel_spec(Family family, const AttentionSpec& spec, const Expr& score, const Expr& mask);
+
+// The block-mask builder's spec for `mask` and block sizes.
+KernelSpec block_mask_kernel_spec(const Expr& mask, int q_block, int kv_block);
 
 // The template context (for tests and `flexjit emit --format context`).
 nlohmann::json template_context(const KernelSpec& spec);

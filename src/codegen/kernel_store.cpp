@@ -1,17 +1,43 @@
 #include "codegen/kernel_store.hpp"
 
 #include <chrono>
-#include <map>
-#include <mutex>
 
 #include "flexjit/device.hpp"
 #include "flexjit/error.hpp"
 #include "jit/driver.hpp"
 #include "jit/kernel_cache.hpp"
+#include "jit/memo.hpp"
 
 namespace flexjit::codegen {
 
-jit::LoadedKernel ReadyKernel::kernel(int index) const { return module->kernel(names.at(index)); }
+namespace {
+
+// Kernels a process keeps ready; an evicted one is loaded again from the disk cache on next use.
+constexpr size_t kReadyKernelCapacity = 256;
+
+jit::LruMemo<std::shared_ptr<const ReadyKernel>>& store() {
+  static auto* kernels = new jit::LruMemo<std::shared_ptr<const ReadyKernel>>(kReadyKernelCapacity);
+  return *kernels;
+}
+
+// Kernel keys by spec text (arch, describe(), declarations), so that a repeated request (a block
+// mask built every training step) costs a lookup instead of a template render and a hash.
+jit::LruMemo<std::shared_ptr<const std::string>>& keys_by_spec() {
+  static auto* keys = new jit::LruMemo<std::shared_ptr<const std::string>>(kReadyKernelCapacity);
+  return *keys;
+}
+
+jit::CompileOptions options_for(const std::string& arch) {
+  jit::CompileOptions options;
+  options.arch = arch;
+  return options;
+}
+
+}  // namespace
+
+jit::LoadedKernel ReadyKernel::kernel(int index) const {
+  return module->kernel(compiled.kernel_names.at(static_cast<size_t>(index)));
+}
 
 std::string resolve_arch(const std::string& requested) {
   if (!requested.empty()) {
@@ -23,80 +49,38 @@ std::string resolve_arch(const std::string& requested) {
 
 jit::CompiledKernel compile_kernel(const KernelSpec& spec, const std::string& arch) {
   check_shared_memory(spec, arch);
-  jit::CompileOptions options;
-  options.arch = arch;
-  return jit::get_or_compile(render(spec), options);
+  return jit::get_or_compile(render(spec), options_for(arch));
 }
 
-namespace {
-
-std::mutex& store_mutex() {
-  static std::mutex mutex;
-  return mutex;
-}
-std::map<std::pair<CUcontext, std::string>, std::shared_ptr<const ReadyKernel>>& store() {
-  static std::map<std::pair<CUcontext, std::string>, std::shared_ptr<const ReadyKernel>> kernels;
-  return kernels;
+std::string kernel_key_of(const KernelSpec& spec, const std::string& arch) {
+  const jit::CompileOptions options = options_for(arch);
+  return jit::kernel_key(jit::kernel_key_text(render(spec), arch, options.canonical()));
 }
 
-}  // namespace
-
-std::vector<std::string> take_kernel_errors() {
-  const CUcontext context = jit::ensure_context();
-  FLEXJIT_CU(jit::driver().cuCtxSynchronize());
-  std::vector<std::shared_ptr<const ReadyKernel>> loaded;
-  {
-    std::lock_guard<std::mutex> lock(store_mutex());
-    for (const auto& [key, kernel] : store())
-      if (key.first == context) loaded.push_back(kernel);
-  }
-  std::vector<std::string> errors;
-  for (const auto& kernel : loaded) {
-    CUdeviceptr flags = 0;
-    size_t bytes = 0;
-    const CUresult found = jit::driver().cuModuleGetGlobal(&flags, &bytes, kernel->module->handle(), "flexjit_error_flags");
-    if (found == CUDA_ERROR_NOT_FOUND) continue;  // kernels without mods have no error word
-    FLEXJIT_CU(found);
-    unsigned value = 0;
-    FLEXJIT_CU(jit::driver().cuMemcpyDtoH(&value, flags, sizeof(value)));
-    if (value == 0) continue;
-    const unsigned zero = 0;
-    FLEXJIT_CU(jit::driver().cuMemcpyHtoD(flags, &zero, sizeof(zero)));
-    std::string line = kernel->description;
-    if (value & 2u) line += " [page-table entry outside the page pool or sequence length beyond the cache: those keys were not read]";
-    errors.push_back(line);
-  }
-  return errors;
+ReadyKernel load_ready_kernel(const KernelSpec& spec, jit::CompiledKernel compiled) {
+  ReadyKernel ready;
+  ready.module = jit::load(compiled);
+  ready.compiled = std::move(compiled);
+  ready.spec = spec;
+  ready.description = spec.describe();
+  return ready;
 }
 
 std::shared_ptr<const ReadyKernel> ready_kernel(const KernelSpec& spec, const std::string& arch) {
-  std::mutex& mutex = store_mutex();
-  auto& kernels = store();
-  const CUcontext context = jit::ensure_context();
-  const std::string key = arch + " " + spec.describe() + " decls=" +
-                          emit_mod_args_struct(spec.declarations);
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = kernels.find({context, key});
-    if (it != kernels.end()) return it->second;
-  }
-  const size_t smem = spec.shared_memory_bytes();
-  const size_t limit = current_device().max_smem_per_block_optin;
-  if (smem > limit)
-    throw UsageError(std::string(family_name(spec.family)) + " config " + spec.config.str() +
-                     " needs " + std::to_string(smem) + " bytes of shared memory, but this GPU allows " +
-                     std::to_string(limit) + " per block; use fewer stages or smaller tiles");
-  auto ready = std::make_shared<ReadyKernel>();
+  check_shared_memory(spec, arch);
+  // describe() names every specialisation except the block-mask block sizes; those are added.
+  const jit::MemoKey spec_text{0, arch + " " + spec.describe() + " blocks=" + std::to_string(spec.sparse_q_block) +
+                                      "x" + std::to_string(spec.sparse_kv_block) +
+                                      " decls=" + emit_mod_args_struct(spec.declarations)};
+  std::shared_ptr<const std::string> kernel_key = keys_by_spec().find(spec_text);
+  if (!kernel_key)
+    kernel_key = keys_by_spec().insert(spec_text, std::make_shared<const std::string>(kernel_key_of(spec, arch)));
+  const jit::MemoKey key{jit::current_context_id(), *kernel_key};
+  if (auto hit = store().find(key)) return hit;
   const auto start = std::chrono::steady_clock::now();
-  ready->compiled = compile_kernel(spec, arch);
-  ready->module = jit::load(ready->compiled);
-  ready->shared_memory_bytes = smem;
-  ready->threads = spec.threads();
-  ready->names = ready->compiled.kernel_names;
-  ready->description = spec.describe();
+  auto ready = std::make_shared<ReadyKernel>(load_ready_kernel(spec, compile_kernel(spec, arch)));
   ready->ready_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  std::lock_guard<std::mutex> lock(mutex);
-  return kernels.emplace(std::make_pair(context, key), std::move(ready)).first->second;
+  return store().insert(key, std::move(ready));
 }
 
 }  // namespace flexjit::codegen

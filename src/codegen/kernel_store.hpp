@@ -1,6 +1,7 @@
 #pragma once
-// Compiled-and-loaded kernels of one process, by KernelSpec and target arch: the first request
-// renders, compiles (or finds in the disk cache) and loads; later ones cost a map lookup.
+// Compiled-and-loaded kernels of one process: the first request for a KernelSpec renders, compiles
+// (or finds in the disk cache) and loads it; later ones cost a lookup in a bounded LRU memo keyed
+// by (context id, kernel key) — the same key the disk cache and the module memo use.
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,12 +14,10 @@ namespace flexjit::codegen {
 struct ReadyKernel {
   jit::CompiledKernel compiled;   // cubin, resources, compile time, whether it came from disk
   std::shared_ptr<const jit::LoadedModule> module;
-  size_t shared_memory_bytes = 0; // dynamic shared memory per launch
-  int threads = 0;                // threads per CTA
+  KernelSpec spec;                // what was rendered: the launch stage takes geometry from it
+  std::string description;        // spec.describe(), for error reports
+  double ready_ms = 0;            // wall time of the first request in this process (compile or disk, + load)
   jit::LoadedKernel kernel(int index = 0) const;
-  std::vector<std::string> names;
-  std::string description;  // KernelSpec::describe() of the kernel, for error reports
-  double ready_ms = 0;      // wall time of the first request in this process (compile or disk, + load)
 };
 
 // The arch kernels are built for: `requested` when not empty, else the current device's.
@@ -27,12 +26,16 @@ std::string resolve_arch(const std::string& requested);
 // Rendered, compiled and loaded on first use for the current context; thread-safe.
 std::shared_ptr<const ReadyKernel> ready_kernel(const KernelSpec& spec, const std::string& arch);
 
-// Reads and clears the error bits (flexjit_error_flags) of every kernel loaded in the current
-// context; returns one line per kernel whose mods read a buffer out of bounds. Synchronises the
-// context first.
-std::vector<std::string> take_kernel_errors();
+// A ReadyKernel of an already compiled kernel, loaded into the current context (the tuner's
+// candidates, which are timed once and not kept).
+ReadyKernel load_ready_kernel(const KernelSpec& spec, jit::CompiledKernel compiled);
 
-// Rendered and compiled (no GPU needed), through the disk cache.
+// Rendered and compiled (no GPU needed), through the disk cache. Checks the spec against the
+// target's shared memory first (check_shared_memory).
 jit::CompiledKernel compile_kernel(const KernelSpec& spec, const std::string& arch);
+
+// The kernel key of `spec` on `arch` (kernel_key() of the rendered source, options and arch): what
+// the disk cache files the kernel under and every in-process memo keys it by.
+std::string kernel_key_of(const KernelSpec& spec, const std::string& arch);
 
 }  // namespace flexjit::codegen

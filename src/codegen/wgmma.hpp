@@ -19,8 +19,9 @@ struct WgmmaShape {
   }
 };
 
-// `flexjit_wgmma.cuh`: descriptors, fences and the wrapper structs WgmmaSS<N, TRANS_B> (A and B
-// in shared memory) and WgmmaRS<N, TRANS_B> (A in registers) for the shapes listed.
+// `flexjit_wgmma.cuh`: the wrapper structs WgmmaSS<N, TRANS_B> (A and B in shared memory) and
+// WgmmaRS<N, TRANS_B> (A in registers) for the shapes listed. It includes the static part
+// (descriptors, fences, waits), templates/flexjit_wgmma_ops.cuh.
 std::string wgmma_header(DType dtype, const std::vector<WgmmaShape>& shapes);
 
 }  // namespace flexjit::codegen

@@ -33,15 +33,4 @@ std::optional<DType> parse_dtype(std::string_view name) noexcept {
   return std::nullopt;
 }
 
-std::string_view dtype_cuda_type(DType dtype) noexcept {
-  switch (dtype) {
-    case DType::f16: return "__half";
-    case DType::bf16: return "__nv_bfloat16";
-    case DType::f32: return "float";
-    case DType::i32: return "int";
-    case DType::u8: return "unsigned char";
-  }
-  return "?";
-}
-
 }  // namespace flexjit

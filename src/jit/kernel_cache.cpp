@@ -196,11 +196,6 @@ std::optional<KernelCacheEntry> parse_entry(const fs::path& json_path, bool with
   }
 }
 
-// Writes `data` so that a reader sees either the old file or the complete new one.
-bool write_atomically(const fs::path& final_path, const std::string& data, std::string* error) {
-  return write_file_atomically(final_path.string(), data, error);
-}
-
 void sync_directory(const fs::path& dir) {
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return;
@@ -489,9 +484,9 @@ bool store_cached_kernel(const std::string& directory, const CompiledKernel& ker
     j["key_text_hex"] = to_hex(key_text);
   }
   const std::string text = j.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
-  const bool ok = write_atomically(kernels / (kernel.key + ".cubin"), kernel.cubin, error) &&
-                  write_atomically(kernels / (kernel.key + ".ptx"), kernel.ptx, error) &&
-                  write_atomically(kernels / (kernel.key + ".json"), text, error);
+  const bool ok = write_file_atomically((kernels / (kernel.key + ".cubin")).string(), kernel.cubin, error) &&
+                  write_file_atomically((kernels / (kernel.key + ".ptx")).string(), kernel.ptx, error) &&
+                  write_file_atomically((kernels / (kernel.key + ".json")).string(), text, error);
   if (ok) sync_directory(kernels);
   return ok;
 }

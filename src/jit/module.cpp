@@ -1,9 +1,8 @@
 #include "jit/module.hpp"
 
-#include <unordered_map>
-
 #include "flexjit/error.hpp"
 #include "jit/driver.hpp"
+#include "jit/memo.hpp"
 
 namespace flexjit::jit {
 namespace {
@@ -20,22 +19,13 @@ int function_attribute(CUfunction_attribute attr, CUfunction function) {
   return value;
 }
 
-// Identifies a context for the life of the process; a pointer could be reused by a new context
-// after the old one was destroyed.
-unsigned long long context_id(CUcontext context) {
-  unsigned long long id = 0;
-  if (driver().cuCtxGetId && driver().cuCtxGetId(context, &id) == CUDA_SUCCESS) return id;
-  return static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(context));
-}
-
-struct ModuleCache {
-  std::mutex mutex;
-  std::unordered_map<std::string, std::shared_ptr<const LoadedModule>> modules;
-};
+// Loaded modules by (context id, kernel key). An evicted module stays loaded while a
+// LoadedKernel or ReadyKernel still holds it, and unloads after its last user.
+constexpr size_t kModuleMemoCapacity = 512;
 
 // Never destroyed: at exit the driver may already be shut down, and unloading then is pointless.
-ModuleCache& module_cache() {
-  static ModuleCache* cache = new ModuleCache;
+LruMemo<std::shared_ptr<const LoadedModule>>& module_cache() {
+  static auto* cache = new LruMemo<std::shared_ptr<const LoadedModule>>(kModuleMemoCapacity);
   return *cache;
 }
 
@@ -157,13 +147,8 @@ void LoadedKernel::launch(Dim3 grid, Dim3 block, size_t dynamic_smem, Stream str
 
 std::shared_ptr<const LoadedModule> load(const CompiledKernel& kernel) {
   const CUcontext context = ensure_context();
-  const std::string cache_key = std::to_string(context_id(context)) + "/" + kernel.key;
-  ModuleCache& cache = module_cache();
-  {
-    std::lock_guard<std::mutex> lock(cache.mutex);
-    auto it = cache.modules.find(cache_key);
-    if (it != cache.modules.end()) return it->second;
-  }
+  const MemoKey memo_key{context_id(context), kernel.key};
+  if (auto hit = module_cache().find(memo_key)) return hit;
   // Load outside the lock so that other kernels load in parallel; if another thread loaded the
   // same key meanwhile, its module wins and ours is unloaded.
   CUmodule module = nullptr;
@@ -195,15 +180,17 @@ std::shared_ptr<const LoadedModule> load(const CompiledKernel& kernel) {
     driver().cuModuleUnload(module);
     throw;
   }
-  std::lock_guard<std::mutex> lock(cache.mutex);
-  auto [it, inserted] = cache.modules.emplace(cache_key, loaded);
-  return it->second;  // when not inserted, `loaded` unloads as it goes out of scope
+  return module_cache().insert(memo_key, loaded);  // when another thread won, `loaded` unloads here
 }
 
-size_t loaded_module_count() {
-  ModuleCache& cache = module_cache();
-  std::lock_guard<std::mutex> lock(cache.mutex);
-  return cache.modules.size();
+size_t loaded_module_count() { return module_cache().size(); }
+
+unsigned long long context_id(CUcontext context) {
+  unsigned long long id = 0;
+  if (driver().cuCtxGetId && driver().cuCtxGetId(context, &id) == CUDA_SUCCESS) return id;
+  return static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(context));
 }
+
+unsigned long long current_context_id() { return context_id(ensure_context()); }
 
 }  // namespace flexjit::jit

@@ -84,13 +84,13 @@ class LoadedModule : public std::enable_shared_from_this<LoadedModule> {
   std::map<std::string, std::unique_ptr<FunctionState>> functions_;
 };
 
-// Loads `kernel` into the current context (ensure_context()). The result is cached per
-// (context, key) for the life of the process: a second call costs a hash lookup. Throws
+// Loads `kernel` into the current context (ensure_context()). The result is kept per (context id,
+// kernel key) in a bounded LRU memo (jit/memo.hpp): a second call costs a hash lookup. Throws
 // DriverError when the driver rejects the image (for a cubin built for another GPU the message
 // names the cubin's arch and the device's default_arch()).
 std::shared_ptr<const LoadedModule> load(const CompiledKernel& kernel);
 
-// Number of modules in the in-process cache (all contexts); for tests.
+// Number of modules in the in-process memo (all contexts); for tests.
 size_t loaded_module_count();
 
 }  // namespace flexjit::jit

@@ -4,6 +4,7 @@
 
 #include "../../templates/flexjit_params.cuh"
 #include "codegen/kernel_store.hpp"
+#include "codegen/launch.hpp"
 #include "codegen/mod_args.hpp"
 #include "flexjit/block_mask.hpp"
 #include "flexjit/error.hpp"
@@ -22,13 +23,7 @@ BlockMask BlockMask::build_on_gpu(const Expr& mask, int batch, int heads, int q_
     throw ShapeError("block mask sizes must be positive: batch " + std::to_string(batch) +
                      ", heads " + std::to_string(heads) + ", q_len " + std::to_string(q_len) +
                      ", kv_len " + std::to_string(kv_len));
-  codegen::KernelSpec spec;
-  spec.family = codegen::Family::block_mask;
-  spec.sparse_q_block = q_block;
-  spec.sparse_kv_block = kv_block;
-  spec.mask_mod = mask;
-  spec.declarations = mask.declarations();
-  spec.config = codegen::default_config(spec.family, 0, 0);
+  const codegen::KernelSpec spec = codegen::block_mask_kernel_spec(mask, q_block, kv_block);
   const auto ready = codegen::ready_kernel(spec, codegen::resolve_arch(arch));
   const std::vector<unsigned char> mod_args =
       codegen::pack_mod_args(spec.declarations, values, codegen::names_read({&mask}), "block mask");
@@ -54,12 +49,10 @@ BlockMask BlockMask::build_on_gpu(const Expr& mask, int batch, int heads, int q_
                      " query blocks and " + std::to_string(bh) +
                      " (batch x heads) rows; each must be at most 65535 — use larger blocks");
 
-  void* classify_args[] = {&p, const_cast<unsigned char*>(mod_args.data())};
-  ready->kernel(0).launch({static_cast<unsigned>(p.num_kv_blocks), static_cast<unsigned>(p.num_q_blocks), bh},
-                          {256, 1, 1}, 0, stream, classify_args);
-  void* compact_args[] = {&p};
-  ready->kernel(1).launch({static_cast<unsigned>(p.num_q_blocks + p.num_kv_blocks), bh, 1}, {32, 1, 1}, 0,
-                          stream, compact_args);
+  codegen::CallShape call;
+  call.batch = shape.batch, call.heads = shape.heads, call.q_len = q_len, call.kv_len = kv_len;
+  codegen::ConfiguredKernel(*ready, call, 0).launch(stream, {&p, const_cast<unsigned char*>(mod_args.data())});
+  codegen::ConfiguredKernel(*ready, call, 1).launch(stream, {&p});
   return from_device(shape, std::move(storage));
 }
 

@@ -4,10 +4,10 @@
 #include <exception>
 #include <memory>
 #include <mutex>
-#include <unordered_map>
 
 #include "common/parallel.hpp"
 #include "flexjit/error.hpp"
+#include "jit/memo.hpp"
 #include "jit/module.hpp"
 
 namespace flexjit::tune {
@@ -18,8 +18,13 @@ double ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-std::mutex g_memo_mutex;
-std::unordered_map<std::string, BlockConfig> g_memo;  // select_config's answers in this process
+// select_config's answers in this process, by autotune key (which names the device, so the
+// context id of the key is 0). Bounded: an evicted problem asks the autotune cache again.
+constexpr size_t kSelectionMemoCapacity = 1024;
+jit::LruMemo<std::optional<BlockConfig>>& selections() {
+  static auto* memo = new jit::LruMemo<std::optional<BlockConfig>>(kSelectionMemoCapacity);
+  return *memo;
+}
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
@@ -78,12 +83,7 @@ TuneOutcome tune(const std::vector<Candidate>& candidates, const Launcher& launc
     CandidateResult& r = outcome.results[i];
     if (!kernels[i]) continue;
     try {
-      codegen::ReadyKernel ready;
-      ready.module = jit::load(*kernels[i]);
-      ready.names = kernels[i]->kernel_names;
-      ready.shared_memory_bytes = candidates[i].spec.shared_memory_bytes();
-      ready.threads = candidates[i].spec.threads();
-      ready.compiled = std::move(*kernels[i]);
+      const codegen::ReadyKernel ready = codegen::load_ready_kernel(candidates[i].spec, std::move(*kernels[i]));
       kernels[i].reset();
       const Timing t = time_on_gpu([&](Stream s) { launch(candidates[i], ready, s); }, stream, options.timing);
       r.ms = t.median_ms;
@@ -127,15 +127,10 @@ Selection select_config(const codegen::KernelSpec& base, const std::string& arch
   if (mode == AutotuneMode::off) return {default_for(base, arch), ConfigSource::defaults, std::nullopt};
   // Once chosen, a problem keeps its config for the life of the process (a result another process
   // stores later does not switch kernels mid-run), and the answer costs one map lookup.
-  const std::string memo_key = cache.path() + "\n" + autotune_mode_name(mode) + "\n" + key.canonical();
-  {
-    std::lock_guard<std::mutex> lock(g_memo_mutex);
-    if (auto it = g_memo.find(memo_key); it != g_memo.end()) return {it->second, ConfigSource::cache, std::nullopt};
-  }
-  auto remember = [&](const BlockConfig& config) {
-    std::lock_guard<std::mutex> lock(g_memo_mutex);
-    g_memo[memo_key] = config;
-  };
+  const jit::MemoKey memo_key{0, cache.path() + "\n" + autotune_mode_name(mode) + "\n" + key.canonical()};
+  if (const std::optional<BlockConfig> known = selections().find(memo_key))
+    return {*known, ConfigSource::cache, std::nullopt};
+  auto remember = [&](const BlockConfig& config) { selections().insert(memo_key, config); };
   // A stored result is used only when it searched at least this mode's space and its winner is
   // still a valid config here (the file is shared and may have been edited by hand).
   auto cached_winner = [&]() -> std::optional<BlockConfig> {
@@ -177,9 +172,6 @@ Selection select_config(const codegen::KernelSpec& base, const std::string& arch
   return selection;
 }
 
-void reset_selections_for_testing() {
-  std::lock_guard<std::mutex> lock(g_memo_mutex);
-  g_memo.clear();
-}
+void reset_selections_for_testing() { selections().clear(); }
 
 }  // namespace flexjit::tune

@@ -271,6 +271,48 @@ TEST(CodegenCompileMatrix, HopperKernelsKeepTheirWgmmaPipelined) {
   }
 }
 
+// The Hopper path beyond the suite's bf16 d64/d128: f16 with head dims 192 and 256, every family
+// that has a wgmma kernel, compiled by NVRTC for sm_90a without errors or a serialised pipeline.
+TEST(CodegenCompileMatrix, HopperKernelsCompileForF16AndWideHeads) {
+  const TempCacheDir cache;
+  struct Case {
+    Family family;
+    int head_dim;
+    const char* config;
+    const char* mask;
+  };
+  const Case cases[] = {
+      {Family::fwd, 192, "m128n64w8s2g", "q_idx >= kv_idx"}, {Family::fwd, 256, "m128n64w8s2g", ""},
+      {Family::bwd_dq, 192, "m64n32w4s2g", "q_idx >= kv_idx"}, {Family::bwd_dq, 256, "m64n32w4s2g", ""},
+      {Family::bwd_dkdv, 256, "m32n64w4s2g", "q_idx >= kv_idx"},
+  };
+  std::vector<KernelSpec> specs;
+  for (const Case& c : cases) {
+    KernelSpec s;
+    s.family = c.family;
+    s.dtype = DType::f16;
+    s.head_dim = s.head_dim_v = c.head_dim;
+    s.config = BlockConfig::parse(c.config);
+    if (*c.mask) {
+      s.mask_mod = Expr::parse(ModKind::mask, c.mask);
+      s.has_block_mask = s.has_full_blocks = true;
+    }
+    specs.push_back(s);
+  }
+  std::vector<std::string> logs(specs.size()), errors(specs.size());
+  parallel_for(specs.size(), 0, [&](size_t i) {
+    try {
+      logs[i] = compile_kernel(specs[i], "sm_90a").log;
+    } catch (const Error& e) {
+      errors[i] = e.what();
+    }
+  });
+  for (size_t i = 0; i < specs.size(); ++i) {
+    EXPECT_EQ(errors[i], "") << specs[i].describe();
+    EXPECT_EQ(logs[i].find("C7515"), std::string::npos) << specs[i].describe() << ":\n" << logs[i];
+  }
+}
+
 // A second request for a compiled spec comes from the disk cache, with the same resources.
 TEST(CodegenCompileMatrix, CompileKernelUsesTheDiskCache) {
   const TempCacheDir cache;

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "codegen/decode_family.hpp"
+#include "codegen/families/decode.hpp"
 #include "codegen/kernel_spec.hpp"
 #include "codegen/kernel_store.hpp"
 #include "flexjit/error.hpp"

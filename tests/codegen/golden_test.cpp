@@ -183,6 +183,41 @@ std::vector<GoldenCase> golden_cases() {
          s.config = default_config(s.family, 128, 192);
          return s;
        }},
+      // The Hopper path (wgmma) beyond the suite's bf16 d64/d128: f16 with head dims 192 and 256.
+      {"fwd_wgmma_f16_d192",
+       [] {
+         KernelSpec s;
+         s.family = Family::fwd;
+         s.dtype = DType::f16;
+         s.head_dim = s.head_dim_v = 192;
+         s.config = BlockConfig::parse("m128n64w8s2g");
+         s.mask_mod = Expr::parse(ModKind::mask, mods::causal());
+         s.has_block_mask = s.has_full_blocks = true;
+         return s;
+       }},
+      {"bwd_dq_wgmma_f16_d256",
+       [] {
+         KernelSpec s;
+         s.family = Family::bwd_dq;
+         s.dtype = DType::f16;
+         s.head_dim = s.head_dim_v = 256;
+         s.config = BlockConfig::parse("m64n32w4s2g");
+         s.score_mod = Expr::parse(ModKind::score, mods::softcap(30));
+         s.has_block_mask = s.has_full_blocks = false;
+         return s;
+       }},
+      {"bwd_dkdv_wgmma_f16_d256",
+       [] {
+         KernelSpec s;
+         s.family = Family::bwd_dkdv;
+         s.dtype = DType::f16;
+         s.head_dim = s.head_dim_v = 256;
+         s.config = BlockConfig::parse("m32n64w4s2g");
+         s.mask_mod = Expr::parse(ModKind::mask, mods::causal());
+         s.has_block_mask = s.has_full_blocks = true;
+         s.is_divisible = true;
+         return s;
+       }},
   };
 }
 
@@ -198,9 +233,28 @@ TEST_P(CodegenGolden, ContextSourceAndVariantHeader) {
   const jit::Source source = render(spec);
   expect_golden(c.name + ".context.json", template_context(spec).dump(2) + "\n");
   expect_golden(c.name + ".cu", source.text);
+  // The headers render() provides, written out by hand per case.
+  std::vector<std::string> headers;
+  for (const auto& [name, text] : source.headers) headers.push_back(name);
+  std::vector<std::string> expected_headers = {"flexjit_attention.cuh", "flexjit_epilogue.cuh", "flexjit_expr.cuh",
+                                               "flexjit_mma.cuh",       "flexjit_params.cuh",   "flexjit_softmax.cuh",
+                                               "flexjit_variant.cuh",   "flexjit_warp_gemm.cuh"};
+  if (c.name.find("wgmma") != std::string::npos) expected_headers.push_back("flexjit_wgmma.cuh");
+  expected_headers.push_back("flexjit_wgmma_ops.cuh");
+  std::sort(expected_headers.begin(), expected_headers.end());
+  EXPECT_EQ(headers, expected_headers);
   ASSERT_EQ(source.headers.count("flexjit_variant.cuh"), 1u) << "render() must provide the variant header";
-  EXPECT_EQ(source.headers.at("flexjit_variant.cuh"), variant_header(spec));
-  expect_golden(c.name + ".variant.cuh", source.headers.at("flexjit_variant.cuh"));
+  const std::string& variant = source.headers.at("flexjit_variant.cuh");
+  EXPECT_EQ(variant.rfind("// Per-variant code emitted by flexjit's expression compiler.\n#pragma once\n"
+                          "struct FlexjitModArgs {\n",
+                          0),
+            0u)
+      << variant;
+  // Only the backward's dQ and dK/dV kernels apply d(score_mod)/d(score).
+  const bool backward = c.name.rfind("bwd_dq", 0) == 0 || c.name.rfind("bwd_dkdv", 0) == 0;
+  EXPECT_EQ(variant.find("flexjit_score_grad(") != std::string::npos, backward) << variant;
+  expect_golden(c.name + ".variant.cuh", variant);
+  if (source.headers.count("flexjit_wgmma.cuh")) expect_golden(c.name + ".wgmma.cuh", source.headers.at("flexjit_wgmma.cuh"));
 }
 
 std::string case_name(const ::testing::TestParamInfo<GoldenCase>& param) { return param.param.name; }
@@ -212,7 +266,7 @@ TEST(CodegenGoldenFiles, NoOrphans) {
   if (updating()) GTEST_SKIP() << "updating golden files";
   std::vector<std::string> expected;
   for (const auto& c : golden_cases())
-    for (const char* ext : {".context.json", ".cu", ".variant.cuh"}) expected.push_back(c.name + ext);
+    for (const char* ext : {".context.json", ".cu", ".variant.cuh", ".wgmma.cuh"}) expected.push_back(c.name + ext);
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(golden_dir(), ec)) {
     const std::string file = entry.path().filename().string();
@@ -242,6 +296,12 @@ TEST(CodegenGoldenFiles, CasesCoverTheirSpecialisations) {
             "bwd_preprocess bf16 d128/192 m0n0w8s0 gqa1 divisible=0 block_mask=0 full_blocks=0 safe_rows=0 "
             "score_mod=score mask_mod=true");
   EXPECT_EQ(spec("block_mask_document").describe(), "block_mask blocks 128x128 mask_mod=doc[q_idx] == doc[kv_idx]");
+  EXPECT_EQ(spec("fwd_wgmma_f16_d192").describe(),
+            "fwd f16 d192/192 m128n64w8s2g gqa1 divisible=0 block_mask=1 full_blocks=1 safe_rows=0 "
+            "score_mod=score mask_mod=q_idx >= kv_idx");
+  EXPECT_EQ(spec("bwd_dkdv_wgmma_f16_d256").describe(),
+            "bwd_dkdv f16 d256/256 m32n64w4s2g gqa1 divisible=1 block_mask=1 full_blocks=1 safe_rows=0 "
+            "score_mod=score mask_mod=q_idx >= kv_idx splits=2");
 }
 
 }  // namespace

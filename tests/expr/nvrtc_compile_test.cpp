@@ -56,9 +56,9 @@ std::string kernel_program(const Declarations& declarations, const std::vector<E
     else
       calls += "  acc += " + name + "(blockIdx.x, blockIdx.y, i, i + 1, 4096, 4096, args, errors) ? 1.0f : 0.0f;\n";
   }
-  source += "extern \"C\" __global__ void expr_test_kernel(FlexjitModArgs args, float* out) {\n"
+  source += "extern \"C\" __global__ void expr_test_kernel(FlexjitModArgs args, float* out, unsigned* error_word) {\n"
             "  const int i = threadIdx.x;\n  float acc = 0.0f;\n  unsigned errors = 0;\n" +
-            calls + "  out[i] = acc;\n  flexjit_report_errors(errors);\n}\n";
+            calls + "  out[i] = acc;\n  flexjit_report_errors(errors, error_word);\n}\n";
   return source;
 }
 

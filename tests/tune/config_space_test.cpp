@@ -38,15 +38,6 @@ std::vector<std::string> names(const std::vector<BlockConfig>& configs) {
   return out;
 }
 
-bool has_wgmma_path() {
-  try {
-    BlockConfig::parse("m128n128w8s2g");
-    return true;
-  } catch (const UsageError&) {
-    return false;
-  }
-}
-
 TEST(ConfigSpace, SharedMemoryOfTheArchPrunes) {
   const KernelSpec base = spec_of(Family::fwd, 256);
   const auto sm86 = tune::candidate_configs(base, SearchSpace::full, "sm_86");
@@ -107,21 +98,29 @@ TEST(ConfigSpace, RegisterEstimatePrunesWideAccumulators) {
 }
 
 TEST(ConfigSpace, FullSpaceIsEverythingThatSurvivesSorted) {
-  for (Family family : {Family::fwd, Family::bwd_dq, Family::bwd_dkdv}) {
-    const KernelSpec base = spec_of(family, 128);
-    const auto full = tune::candidate_configs(base, SearchSpace::full, "sm_80");
-    std::vector<std::string> expected;
-    for (int m : tune::kBlockSizes)
-      for (int n : tune::kBlockSizes)
-        for (int w : tune::kWarpCounts)
-          for (int s : tune::kStageCounts) {
-            const std::string text =
-                "m" + std::to_string(m) + "n" + std::to_string(n) + "w" + std::to_string(w) + "s" + std::to_string(s);
-            if (!tune::prune_reason(with(base, text), "sm_80")) expected.push_back(text);
-          }
-    EXPECT_EQ(names(full), expected) << codegen::family_name(family);  // sm_80: no wgmma variants
-    for (const auto& c : full) EXPECT_FALSE(tune::prune_reason(with(base, c.str()), "sm_80")) << c.str();
-  }
+  // 32 x 32 block-mask blocks leave tiles of 16 and 32 rows; warps must own whole 16-row mma tiles
+  // (m16: 1 warp; m32: 1 or 2), and everything of that fits sm_80's shared memory and registers.
+  // No wgmma variant survives: it needs whole warpgroups (4 warps, 64 rows).
+  const std::vector<std::string> expected = {
+      "m16n16w1s2", "m16n16w1s3", "m16n16w1s4", "m16n32w1s2", "m16n32w1s3", "m16n32w1s4",
+      "m32n16w1s2", "m32n16w1s3", "m32n16w1s4", "m32n16w2s2", "m32n16w2s3", "m32n16w2s4",
+      "m32n32w1s2", "m32n32w1s3", "m32n32w1s4", "m32n32w2s2", "m32n32w2s3", "m32n32w2s4"};
+  for (Family family : {Family::fwd, Family::bwd_dq})
+    for (const char* arch : {"sm_80", "sm_90a"}) {
+      KernelSpec base = spec_of(family, 128);
+      base.has_block_mask = base.has_full_blocks = true;
+      base.sparse_q_block = base.sparse_kv_block = 32;
+      EXPECT_EQ(names(tune::candidate_configs(base, SearchSpace::full, arch)), expected)
+          << codegen::family_name(family) << " " << arch;
+    }
+  // dK/dV splits its warps over kv rows (block_n), so the roles of m and n swap; one warp over 32
+  // kv rows would need (32 / 16) * (2 * BLOCK_M / 8 + 256 / 8) * 4 >= 288 accumulators: pruned.
+  KernelSpec dkdv = spec_of(Family::bwd_dkdv, 128);
+  dkdv.sparse_q_block = dkdv.sparse_kv_block = 32;
+  EXPECT_EQ(names(tune::candidate_configs(dkdv, SearchSpace::full, "sm_80")),
+            (std::vector<std::string>{"m16n16w1s2", "m16n16w1s3", "m16n16w1s4", "m16n32w2s2", "m16n32w2s3",
+                                      "m16n32w2s4", "m32n16w1s2", "m32n16w1s3", "m32n16w1s4", "m32n32w2s2",
+                                      "m32n32w2s3", "m32n32w2s4"}));
 }
 
 TEST(ConfigSpace, SmallListsInOrderOfPreference) {
@@ -132,8 +131,11 @@ TEST(ConfigSpace, SmallListsInOrderOfPreference) {
   EXPECT_EQ(names(tune::candidate_configs(spec_of(Family::fwd, 128), SearchSpace::small, "sm_86")),
             (std::vector<std::string>{"m128n32w4s2", "m128n64w4s2", "m128n64w8s2", "m64n64w4s2", "m128n32w4s3",
                                       "m64n32w4s2"}));
-  const auto hopper = names(tune::candidate_configs(spec_of(Family::fwd, 128), SearchSpace::small, "sm_90a"));
-  EXPECT_EQ(std::count(hopper.begin(), hopper.end(), "m128n128w8s2g"), has_wgmma_path() ? 1 : 0);
+  // sm_90a: the wgmma default first, then the curated list (its wgmma entries only survive here).
+  EXPECT_EQ(names(tune::candidate_configs(spec_of(Family::fwd, 128), SearchSpace::small, "sm_90a")),
+            (std::vector<std::string>{"m128n128w8s2g", "m128n32w4s2", "m128n64w4s2", "m128n64w8s2", "m64n64w4s2",
+                                      "m128n32w4s3", "m128n128w8s2", "m64n32w4s2", "m128n64w8s2g",
+                                      "m64n128w4s2g"}));
   EXPECT_EQ(names(tune::candidate_configs(spec_of(Family::bwd_dkdv, 256), SearchSpace::small, "sm_86")),
             (std::vector<std::string>{"m16n64w4s2", "m32n32w2s2", "m16n32w2s2"}));
 }
@@ -170,9 +172,12 @@ TEST(ConfigSpace, DefaultsFitEveryDeviceClass) {
   EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dq, 256), "sm_86").str(), "m32n32w2s2");
   EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dkdv, 256), "sm_80").str(), "m32n64w4s2");
   EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dkdv, 256), "sm_86").str(), "m16n64w4s2");
-  // Families without a search space keep codegen's default.
-  EXPECT_EQ(tune::default_for(spec_of(Family::bwd_preprocess, 128), "sm_80"),
-            codegen::default_config(Family::bwd_preprocess, 128, 128));
+  // On Hopper the backward's wgmma kernels up to d128; d256 keeps mma.sync.
+  EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dq, 128), "sm_90a").str(), "m64n64w4s2g");
+  EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dkdv, 64), "sm_90a").str(), "m64n128w8s2g");
+  EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dq, 256), "sm_90a").str(), "m64n32w4s2");
+  // Families without a search space keep their built-in default: 8 warps, no tiles.
+  EXPECT_EQ(tune::default_for(spec_of(Family::bwd_preprocess, 128), "sm_80").str(), "m0n0w8s0");
 }
 
 TEST(ConfigSpace, OnlyAttentionTilesAreTuned) {

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "../../templates/flexjit_params.cuh"
+#include "codegen/launch.hpp"
 #include "codegen/mod_args.hpp"
 #include "common/half.hpp"
 #include "flexjit/error.hpp"
@@ -49,10 +50,9 @@ void launch_axpy(const codegen::ReadyKernel& ready, AxpyBuffers& b, float a, Str
   void* x = b.x.data();
   void* y = b.y.data();
   long long n = kAxpyLength;
-  void* args[] = {&a, &x, &y, &n};
-  const unsigned threads = static_cast<unsigned>(ready.threads);
-  ready.kernel().launch({static_cast<unsigned>((kAxpyLength + threads - 1) / threads), 1, 1}, {threads, 1, 1}, 0,
-                        stream, args);
+  codegen::CallShape call;
+  call.elements = n;
+  codegen::ConfiguredKernel(ready, call).launch(stream, {&a, &x, &y, &n});
 }
 
 tune::AutotuneKey axpy_key() {
@@ -188,10 +188,11 @@ tune::SpecForConfig spec_for(Family family, int seq) {
 void launch_attention(const Candidate& c, const codegen::ReadyKernel& ready, AttentionProblem& p, Stream stream) {
   const std::vector<unsigned char> mod_args = codegen::pack_mod_args(
       c.spec.declarations, {}, codegen::names_read({&c.spec.score_mod, &c.spec.mask_mod}), "tune test");
-  const unsigned tiles = static_cast<unsigned>((p.S + c.spec.config.block_m - 1) / c.spec.config.block_m);
+  codegen::CallShape call;
+  call.batch = p.B, call.heads = p.H, call.kv_heads = p.H, call.q_len = p.S, call.kv_len = p.S;
+  const codegen::ConfiguredKernel configured(ready, call);
+  const int tiles = configured.tiles();
   const float scale = 1.0f / std::sqrt(static_cast<float>(p.D));
-  const jit::Dim3 grid{tiles, static_cast<unsigned>(p.H), static_cast<unsigned>(p.B)};
-  const jit::Dim3 block{static_cast<unsigned>(ready.threads), 1, 1};
   if (c.spec.family == Family::fwd) {
     FlexjitFwdParams f;
     std::memset(&f, 0, sizeof(f));
@@ -202,10 +203,9 @@ void launch_attention(const Candidate& c, const codegen::ReadyKernel& ready, Att
     f.q_stride_s = f.k_stride_s = f.v_stride_s = f.o_stride_s = p.D;
     f.lse_stride_b = static_cast<long long>(p.H) * p.S, f.lse_stride_h = p.S, f.lse_stride_s = 1;
     f.batch = p.B, f.num_q_heads = p.H, f.q_len = p.S, f.kv_len = p.S;
-    f.num_q_tiles = static_cast<int>(tiles);
-    f.scale = scale, f.scale_log2 = scale * 1.4426950408889634f;
-    void* args[] = {&f, const_cast<unsigned char*>(mod_args.data())};
-    ready.kernel().launch(grid, block, ready.shared_memory_bytes, stream, args);
+    f.num_q_tiles = tiles;
+    f.scale = scale, f.scale_log2 = scale * FLEXJIT_LOG2E;
+    configured.launch(stream, {&f, const_cast<unsigned char*>(mod_args.data())});
     return;
   }
   FlexjitBwdParams b;
@@ -219,10 +219,9 @@ void launch_attention(const Candidate& c, const codegen::ReadyKernel& ready, Att
   b.q_stride_s = b.k_stride_s = b.v_stride_s = b.o_stride_s = b.do_stride_s = b.dq_stride_s = p.D;
   b.lse_stride_b = static_cast<long long>(p.H) * p.S, b.lse_stride_h = p.S, b.lse_stride_s = 1;
   b.batch = p.B, b.num_q_heads = p.H, b.num_kv_heads = p.H, b.q_len = p.S, b.kv_len = p.S;
-  b.num_q_tiles = static_cast<int>(tiles);
-  b.scale = scale, b.scale_log2 = scale * 1.4426950408889634f;
-  void* args[] = {&b, const_cast<unsigned char*>(mod_args.data())};
-  ready.kernel().launch(grid, block, ready.shared_memory_bytes, stream, args);
+  b.num_q_tiles = tiles;
+  b.scale = scale, b.scale_log2 = scale * FLEXJIT_LOG2E;
+  configured.launch(stream, {&b, const_cast<unsigned char*>(mod_args.data())});
 }
 
 Family family_from_env() { return codegen::parse_family(std::getenv("FLEXJIT_TEST_FAMILY")); }

@@ -7,14 +7,16 @@ namespace block_mask {
 constexpr int Q_BLOCK = 128;
 constexpr int KV_BLOCK = 128;
 constexpr int CLASSIFY_THREADS = 256;
+constexpr int COMPACT_THREADS = 32;
 constexpr unsigned char EMPTY = 0, PARTIAL = 1, FULL = 2;
+static_assert(COMPACT_THREADS == 32, "compaction runs one warp per table row (warp ballots)");
 }  // namespace block_mask
 
 // One CTA per (kv block, q block, b*h of the table): every thread evaluates mask_mod at its share
 // of the in-range positions; the CTA reduces "some kept" and "some dropped" into the class.
 extern "C" __global__ void __launch_bounds__(block_mask::CLASSIFY_THREADS)
-flexjit_block_mask_classify(const FlexjitBlockMaskParams p, const FlexjitModArgs mod) {
-  unsigned errors = 0;  // out-of-bounds buffer reads by the mods, published once at the end
+flexjit_block_mask_classify(const FlexjitBlockMaskParams p, const FlexjitModArgs mod, unsigned* const error_word) {
+  unsigned errors = 0;  // out-of-bounds buffer reads by the mods, reported to error_word at the end
   using namespace block_mask;
   const int kv_block = static_cast<int>(blockIdx.x);
   const int q_block = static_cast<int>(blockIdx.y);
@@ -37,13 +39,13 @@ flexjit_block_mask_classify(const FlexjitBlockMaskParams p, const FlexjitModArgs
     const unsigned char cls = !any_kept ? EMPTY : (any_dropped ? PARTIAL : FULL);
     p.classes[(static_cast<long long>(bh) * p.num_q_blocks + q_block) * p.num_kv_blocks + kv_block] = cls;
   }
-  flexjit_report_errors(errors);
+  flexjit_report_errors(errors, error_word);
 }
 
 // One warp per table row: rows 0 .. num_q_blocks-1 of each b*h build the kv_* tables, the next
 // num_kv_blocks rows build the transposed q_* tables. Indices stay in ascending order; unused
 // entries are zero so tables compare equal byte for byte.
-extern "C" __global__ void __launch_bounds__(32)
+extern "C" __global__ void __launch_bounds__(block_mask::COMPACT_THREADS)
 flexjit_block_mask_compact(const FlexjitBlockMaskParams p) {
   using namespace block_mask;
   const int row = static_cast<int>(blockIdx.x);

@@ -26,6 +26,7 @@ constexpr bool HAS_MASK = true;
 constexpr bool SCORE_IS_IDENTITY = true;
 constexpr bool ROWS_GUARANTEED_SAFE = false;
 constexpr bool WGMMA = false;
+constexpr flexjit::MmaPath MMA_PATH = flexjit::MmaPath::mma_sync;
 
 // Here BLOCK_N (kv rows) is the CTA's fixed tile and BLOCK_M (query rows) the streamed one.
 constexpr int THREADS = NUM_WARPS * 32;
@@ -39,7 +40,7 @@ constexpr int DV_SLICE = DV / SPLITS;
 constexpr int D_TILES = DK_SLICE / 8;
 constexpr int DV_TILES = DV_SLICE / 8;
 static_assert(DK_SLICE % 16 == 0 && DV_SLICE % 16 == 0, "column slices must be multiples of 16");
-constexpr float LOG2E = 1.4426950408889634f;
+constexpr float LOG2E = FLEXJIT_LOG2E;
 static_assert(ROWS_PER_WARP % 16 == 0 && M_TILES >= 1, "BLOCK_N must be a multiple of 16 * NUM_WARPS");
 static_assert(STAGES >= 2, "the Q/dO ring needs at least two stages");
 
@@ -82,8 +83,8 @@ struct GroupWalk {
 }  // namespace bwd_dkdv
 
 extern "C" __global__ void __launch_bounds__(bwd_dkdv::THREADS)
-flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod) {
-  unsigned errors = 0;  // out-of-bounds buffer reads by the mods, published once at the end
+flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, unsigned* const error_word) {
+  unsigned errors = 0;  // out-of-bounds buffer reads by the mods, reported to error_word at the end
   using namespace bwd_dkdv;
   extern __shared__ __align__(128) unsigned char smem[];
   const int tid = static_cast<int>(threadIdx.x);
@@ -391,5 +392,5 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod) {
           *reinterpret_cast<u32*>(dv_row + j * 8) = pack2<T>(acc_dv[mt][j][2 * r], acc_dv[mt][j][2 * r + 1]);
       }
   }
-  flexjit_report_errors(errors);
+  flexjit_report_errors(errors, error_word);
 }

@@ -25,13 +25,14 @@ constexpr bool HAS_MASK = true;
 constexpr bool SCORE_IS_IDENTITY = false;
 constexpr bool ROWS_GUARANTEED_SAFE = false;
 constexpr bool WGMMA = false;
+constexpr flexjit::MmaPath MMA_PATH = flexjit::MmaPath::mma_sync;
 
 constexpr int THREADS = NUM_WARPS * 32;
 constexpr int ROWS_PER_WARP = BLOCK_M / NUM_WARPS;
 constexpr int M_TILES = ROWS_PER_WARP / 16;
 constexpr int N_TILES = BLOCK_N / 8;
 constexpr int D_TILES = D / 8;
-constexpr float LOG2E = 1.4426950408889634f;
+constexpr float LOG2E = FLEXJIT_LOG2E;
 static_assert(ROWS_PER_WARP % 16 == 0 && M_TILES >= 1, "BLOCK_M must be a multiple of 16 * NUM_WARPS");
 static_assert(STAGES >= 2, "the K/V ring needs at least two stages");
 
@@ -55,8 +56,8 @@ using Tiles = TileWalk<BLOCK_N, SPARSE_KV_BLOCK, !HAS_BLOCK_MASK>;
 }  // namespace bwd_dq
 
 extern "C" __global__ void __launch_bounds__(bwd_dq::THREADS)
-flexjit_attention_bwd_dq(const FlexjitBwdParams p, const FlexjitModArgs mod) {
-  unsigned errors = 0;  // out-of-bounds buffer reads by the mods, published once at the end
+flexjit_attention_bwd_dq(const FlexjitBwdParams p, const FlexjitModArgs mod, unsigned* const error_word) {
+  unsigned errors = 0;  // out-of-bounds buffer reads by the mods, reported to error_word at the end
   using namespace bwd_dq;
   extern __shared__ __align__(128) unsigned char smem[];
   const int tid = static_cast<int>(threadIdx.x);
@@ -295,5 +296,5 @@ flexjit_attention_bwd_dq(const FlexjitBwdParams p, const FlexjitModArgs mod) {
       st_global_v4(dq_base + static_cast<long long>(q_start + r) * p.dq_stride_s + c * 8, chunk);
     }
   }
-  flexjit_report_errors(errors);
+  flexjit_report_errors(errors, error_word);
 }

@@ -7,11 +7,13 @@ using namespace flexjit;
 using T = bf16;
 constexpr int DV = 192;
 constexpr int THREADS = 256;
+constexpr int THREADS_PER_ROW = 32;
+constexpr int ROWS_PER_CTA = 8;
 constexpr int CHUNKS = DV / 8;  // 16-byte chunks per row
-// Lanes per row: the next power of two (the shuffle reduction halves it), spare lanes add 0.
-constexpr int THREADS_PER_ROW = CHUNKS <= 8 ? 8 : CHUNKS <= 16 ? 16 : 32;
-constexpr int ROWS_PER_CTA = THREADS / THREADS_PER_ROW;
-static_assert(CHUNKS <= 32 && THREADS % THREADS_PER_ROW == 0, "a row must fit in a warp");
+// THREADS_PER_ROW (lanes per row: the next power of two of CHUNKS, for the shuffle reduction;
+// spare lanes add 0) and ROWS_PER_CTA come from the family descriptor, which launches the grid.
+static_assert(CHUNKS <= THREADS_PER_ROW && THREADS_PER_ROW <= 32 && ROWS_PER_CTA * THREADS_PER_ROW == THREADS,
+              "a row must fit in a warp");
 }  // namespace bwd_pre
 
 extern "C" __global__ void __launch_bounds__(bwd_pre::THREADS)

@@ -1,0 +1,104 @@
+#include "codegen/families/attention_common.hpp"
+
+#include <utility>
+
+#include "flexjit/error.hpp"
+
+namespace flexjit::codegen::families {
+
+bool is_power_of_two(int x) { return x > 0 && (x & (x - 1)) == 0; }
+
+const char* element_type(const KernelSpec& s) { return s.dtype == DType::bf16 ? "bf16" : "f16"; }
+
+void validate_attention_inputs(const KernelSpec& s) {
+  if (s.dtype != DType::bf16 && s.dtype != DType::f16)
+    throw UsageError("attention kernels take bf16 or f16 inputs (got " + std::string(dtype_name(s.dtype)) + ")");
+  for (auto [what, dim] : {std::pair<const char*, int>{"head_dim", s.head_dim}, {"head_dim_v", s.head_dim_v}}) {
+    if (dim < 64 || dim > 256 || dim % 64 != 0)
+      throw UsageError(std::string(what) + " " + std::to_string(dim) +
+                       " is not supported: the tensor-core path takes 64, 128, 192 or 256");
+  }
+  if (s.gqa_group < 1)
+    throw UsageError("gqa_group must be at least 1 (query heads per kv head), got " + std::to_string(s.gqa_group));
+}
+
+void validate_tiles(const KernelSpec& s, bool kv_rows, void (*wgmma_extra)(const KernelSpec&),
+                    void (*extra)(const KernelSpec&)) {
+  validate_attention_inputs(s);
+  const BlockConfig& c = s.config;
+  if (!c.is_set()) throw UsageError("block config " + c.str() + " has unset fields");
+  if (c.num_warps != 1 && c.num_warps != 2 && c.num_warps != 4 && c.num_warps != 8)
+    throw UsageError("config " + c.str() + ": warps must be 1, 2, 4 or 8");
+  // The tile the warps split into 16-row mma tiles: query rows, except in dK/dV (kv rows).
+  const int warp_tile = kv_rows ? c.block_n : c.block_m;
+  const int streamed = kv_rows ? c.block_m : c.block_n;
+  const char* warp_name = kv_rows ? "block_n" : "block_m";
+  const char* streamed_name = kv_rows ? "block_m" : "block_n";
+  if (warp_tile % (16 * c.num_warps) != 0)
+    throw UsageError("config " + c.str() + ": " + warp_name + " must be a multiple of 16 * warps = " +
+                     std::to_string(16 * c.num_warps) + " (each warp owns whole 16-row mma tiles)");
+  if (warp_tile / c.num_warps > 32)
+    throw UsageError("config " + c.str() + ": at most 32 rows per warp (" + warp_name + " / warps = " +
+                     std::to_string(warp_tile / c.num_warps) + ")");
+  if (!is_power_of_two(streamed) || streamed < 16 || streamed > 128)
+    throw UsageError("config " + c.str() + ": " + streamed_name + " must be 16, 32, 64 or 128");
+  if (!is_power_of_two(warp_tile) || warp_tile > 128)
+    throw UsageError("config " + c.str() + ": " + warp_name + " must be a power of two up to 128");
+  if (c.wgmma) {
+    if (c.num_warps % 4 != 0 || warp_tile != 16 * c.num_warps)
+      throw UsageError("config " + c.str() + ": the wgmma path needs whole warpgroups (warps a multiple of 4) "
+                       "and " + warp_name + " = 16 * warps = " + std::to_string(16 * c.num_warps));
+    if (wgmma_extra) wgmma_extra(s);
+  }
+  if (extra) extra(s);
+  if (s.sparse_q_block % c.block_m != 0 || s.sparse_kv_block % c.block_n != 0)
+    throw UsageError("config " + c.str() + ": tiles must divide the block-mask blocks (" +
+                     std::to_string(s.sparse_q_block) + " x " + std::to_string(s.sparse_kv_block) + ")");
+  if (c.stages < 2 || c.stages > 4) throw UsageError("config " + c.str() + ": stages must be 2, 3 or 4");
+  if (s.has_full_blocks && !s.has_block_mask) throw UsageError("has_full_blocks needs has_block_mask");
+}
+
+void add_tile_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& constants) {
+  ctx["element_type"] = element_type(s);
+  constants.push_back(int_constant("D", s.head_dim));
+  constants.push_back(int_constant("DV", s.head_dim_v));
+  constants.push_back(int_constant("BLOCK_M", s.config.block_m));
+  constants.push_back(int_constant("BLOCK_N", s.config.block_n));
+  constants.push_back(int_constant("NUM_WARPS", s.config.num_warps));
+  constants.push_back(int_constant("STAGES", s.config.stages));
+  constants.push_back(int_constant("GQA_GROUP", s.gqa_group));
+  constants.push_back(int_constant("SPARSE_Q_BLOCK", s.sparse_q_block));
+  constants.push_back(int_constant("SPARSE_KV_BLOCK", s.sparse_kv_block));
+  constants.push_back(int_constant("EXPECTED_SMEM_BYTES", static_cast<long long>(s.shared_memory_bytes())));
+  constants.push_back(bool_constant("IS_DIVISIBLE", s.is_divisible));
+  constants.push_back(bool_constant("HAS_BLOCK_MASK", s.has_block_mask));
+  constants.push_back(bool_constant("HAS_FULL_BLOCKS", s.has_full_blocks));
+  constants.push_back(bool_constant("HAS_MASK", s.has_mask()));
+  constants.push_back(bool_constant("SCORE_IS_IDENTITY", s.score_is_identity()));
+  constants.push_back(bool_constant("ROWS_GUARANTEED_SAFE", s.rows_guaranteed_safe));
+  constants.push_back(bool_constant("WGMMA", s.config.wgmma));
+  constants.push_back({{"type", "flexjit::MmaPath"},
+                       {"name", "MMA_PATH"},
+                       {"value", s.config.wgmma ? "flexjit::MmaPath::wgmma" : "flexjit::MmaPath::mma_sync"}});
+  ctx["wgmma"] = s.config.wgmma;
+}
+
+std::string describe_attention(const KernelSpec& s) {
+  auto bit = [](bool b) { return b ? "1" : "0"; };
+  return std::string(descriptor(s.family).name) + " " + std::string(dtype_name(s.dtype)) + " d" +
+         std::to_string(s.head_dim) + "/" + std::to_string(s.head_dim_v) + " " + s.config.str() + " gqa" +
+         std::to_string(s.gqa_group) + " divisible=" + bit(s.is_divisible) + " block_mask=" + bit(s.has_block_mask) +
+         " full_blocks=" + bit(s.has_full_blocks) + " safe_rows=" + bit(s.rows_guaranteed_safe) +
+         " score_mod=" + s.score_mod.canonical() + " mask_mod=" + s.mask_mod.canonical();
+}
+
+LaunchGeometry query_tile_geometry(const KernelSpec& s, const CallShape& shape) {
+  LaunchGeometry g;
+  g.tiles = static_cast<int>(ceil_div(shape.q_len, s.config.block_m));
+  g.grid = {static_cast<unsigned>(g.tiles), static_cast<unsigned>(shape.heads), static_cast<unsigned>(shape.batch)};
+  g.block = {static_cast<unsigned>(s.config.num_warps * 32), 1, 1};
+  g.dynamic_smem = s.shared_memory_bytes();
+  return g;
+}
+
+}  // namespace flexjit::codegen::families

@@ -1,0 +1,67 @@
+// Family `bwd_preprocess`: delta = rowsum(O * dO) in fp32, the row term of the softmax gradient.
+// Row-wise (no tiles, no mods): THREADS_PER_ROW lanes read a row in 16-byte chunks, ROWS_PER_CTA
+// rows per CTA; both are computed here and handed to the template as constants, so the launch
+// grid and the kernel cannot disagree. Template: templates/attention_bwd_preprocess.cu.j2.
+#include "codegen/families/attention_common.hpp"
+#include "flexjit/error.hpp"
+
+namespace flexjit::codegen::families {
+namespace {
+
+BlockConfig default_config(int, int) { return {0, 0, 8, 0}; }
+
+void validate(const KernelSpec& s) {
+  validate_attention_inputs(s);
+  if (s.config.num_warps < 1 || s.config.num_warps > 32)
+    throw UsageError("config " + s.config.str() + ": warps must be between 1 and 32");
+}
+
+size_t shared_memory_bytes(const KernelSpec&) { return 0; }
+
+int threads(const KernelSpec& s, int) { return s.config.num_warps * 32; }
+
+// Lanes per row: the next power of two of the row's 16-byte chunks (the shuffle reduction halves
+// it); spare lanes add 0.
+int threads_per_row(const KernelSpec& s) {
+  const int chunks = s.head_dim_v / 8;
+  return chunks <= 8 ? 8 : chunks <= 16 ? 16 : 32;
+}
+int rows_per_cta(const KernelSpec& s) { return threads(s, 0) / threads_per_row(s); }
+
+void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& constants) {
+  ctx["element_type"] = element_type(s);
+  constants.push_back(int_constant("DV", s.head_dim_v));
+  constants.push_back(int_constant("THREADS", threads(s, 0)));
+  constants.push_back(int_constant("THREADS_PER_ROW", threads_per_row(s)));
+  constants.push_back(int_constant("ROWS_PER_CTA", rows_per_cta(s)));
+}
+
+LaunchGeometry geometry(const KernelSpec& s, const CallShape& shape, int) {
+  LaunchGeometry g;
+  g.grid = {ceil_div(shape.q_len, rows_per_cta(s)), static_cast<unsigned>(shape.heads),
+            static_cast<unsigned>(shape.batch)};
+  g.block = {static_cast<unsigned>(threads(s, 0)), 1, 1};
+  return g;
+}
+
+}  // namespace
+
+FamilyDescriptor bwd_preprocess_family() {
+  FamilyDescriptor f;
+  f.family = Family::bwd_preprocess;
+  f.name = "bwd_preprocess";
+  f.template_name = "attention_bwd_preprocess.cu.j2";
+  f.source_name = "attention_bwd_preprocess.cu";
+  f.kernel_names = {"flexjit_attention_bwd_preprocess"};
+  f.attention = true;
+  f.default_config = default_config;
+  f.validate = validate;
+  f.shared_memory_bytes = shared_memory_bytes;
+  f.threads = threads;
+  f.add_constants = add_constants;
+  f.geometry = geometry;
+  f.describe = describe_attention;
+  return f;
+}
+
+}  // namespace flexjit::codegen::families

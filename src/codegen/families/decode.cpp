@@ -1,0 +1,180 @@
+// Families `decode` and `decode_combine`: split-KV decoding over contiguous or paged KV.
+// decode: one CTA per (batch x kv head, split, packed-row tile); the query rows of a kv head's
+// GQA group are packed into the tile, the split walks its share of the sequence's key tiles and
+// writes fp32 partials (or the final output when there is one split). decode_combine merges the
+// partials of each (b, h, q) row in split order, one warp per row. Templates:
+// templates/attention_decode.cu.j2, templates/attention_decode_combine.cu.j2.
+#include "codegen/families/decode.hpp"
+
+#include <string>
+
+#include "codegen/families/attention_common.hpp"
+#include "flexjit/error.hpp"
+
+namespace flexjit::codegen {
+
+BlockConfig decode_default_config(Family family, int head_dim, int head_dim_v, int packed_rows) {
+  if (family == Family::decode_combine) return {0, 0, 4, 0};
+  const int d = head_dim > head_dim_v ? head_dim : head_dim_v;
+  // 16 packed rows cover a decode step of up to 16 heads per kv head; more rows (speculative or
+  // chunked steps) take 32-row tiles where the registers allow, so K/V are re-read less often.
+  const int m = packed_rows > 16 && (head_dim_v / 2 + head_dim / 4) * 2 <= 192 ? 32 : 16;
+  if (d <= 64) return {m, 128, 4, 3};
+  if (d <= 128) return {m, 64, 4, 3};
+  return {16, 32, 2, 3};
+}
+
+namespace families {
+namespace {
+
+void validate_inputs(const KernelSpec& s, const char* family) {
+  if (s.dtype != DType::bf16 && s.dtype != DType::f16)
+    throw UsageError(std::string(family) + " kernels take bf16 or f16 inputs (got " +
+                     std::string(dtype_name(s.dtype)) + ")");
+  for (auto [what, dim] : {std::pair<const char*, int>{"head_dim", s.head_dim}, {"head_dim_v", s.head_dim_v}})
+    if (dim < 64 || dim > 256 || dim % 64 != 0)
+      throw UsageError(std::string(family) + ": " + what + " " + std::to_string(dim) +
+                       " is not supported: the tensor-core path takes 64, 128, 192 or 256");
+}
+
+void validate_decode(const KernelSpec& s) {
+  validate_inputs(s, "decode");
+  const BlockConfig& c = s.config;
+  if (s.gqa_group < 1)
+    throw UsageError("decode: gqa_group must be at least 1 (query heads per kv head), got " +
+                     std::to_string(s.gqa_group));
+  if (!c.is_set()) throw UsageError("decode config " + c.str() + " has unset fields");
+  if (c.wgmma) throw UsageError("decode config " + c.str() + ": decoding has no wgmma path (drop the trailing 'g')");
+  if (c.block_m != 16 && c.block_m != 32 && c.block_m != 64)
+    throw UsageError("decode config " + c.str() + ": block_m (packed query rows) must be 16, 32 or 64");
+  if (c.num_warps != 1 && c.num_warps != 2 && c.num_warps != 4 && c.num_warps != 8)
+    throw UsageError("decode config " + c.str() + ": warps must be 1, 2, 4 or 8");
+  if (!is_power_of_two(c.block_n) || c.block_n < 16 || c.block_n > 256 || c.block_n % (16 * c.num_warps) != 0)
+    throw UsageError("decode config " + c.str() + ": block_n must be a power of two up to 256 and a multiple of "
+                     "16 * warps = " + std::to_string(16 * c.num_warps) + " (each warp owns 16-key slices)");
+  if (c.stages < 2 || c.stages > 8)
+    throw UsageError("decode config " + c.str() + ": stages must be between 2 and 8");
+  // Every warp keeps all block_m rows' output accumulators and Q fragments in registers.
+  const int registers = (c.block_m / 16) * (s.head_dim_v / 2 + s.head_dim / 4);
+  if (registers > 192)
+    throw UsageError("decode config " + c.str() + ": " + std::to_string(registers) +
+                     " accumulator and Q registers per thread at head dims " + std::to_string(s.head_dim) + "/" +
+                     std::to_string(s.head_dim_v) + " (at most 192); use a smaller block_m");
+}
+
+void validate_combine(const KernelSpec& s) {
+  validate_inputs(s, "decode_combine");
+  if (s.config.num_warps < 1 || s.config.num_warps > 32)
+    throw UsageError("decode_combine config " + s.config.str() + ": warps must be between 1 and 32");
+}
+
+size_t decode_smem(const KernelSpec& s) {
+  const size_t m = s.config.block_m, n = s.config.block_n, d = s.head_dim, dv = s.head_dim_v;
+  const size_t ring = s.config.stages * n * (d + dv) * 2;
+  const size_t merge = s.config.num_warps * m * (dv + 2) * 4;
+  const size_t list = s.has_mask() ? (2 * kDecodeChunkTiles + 4) * 4 : 0;
+  return m * d * 2 + (ring > merge ? ring : merge) + list;
+}
+size_t combine_smem(const KernelSpec&) { return 0; }
+
+int threads(const KernelSpec& s, int) { return s.config.num_warps * 32; }
+
+BlockConfig decode_default(int head_dim, int head_dim_v) {
+  return decode_default_config(Family::decode, head_dim, head_dim_v);
+}
+BlockConfig combine_default(int head_dim, int head_dim_v) {
+  return decode_default_config(Family::decode_combine, head_dim, head_dim_v);
+}
+
+void add_decode_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& constants) {
+  ctx["element_type"] = element_type(s);
+  constants.push_back(int_constant("D", s.head_dim));
+  constants.push_back(int_constant("DV", s.head_dim_v));
+  constants.push_back(int_constant("BLOCK_M", s.config.block_m));
+  constants.push_back(int_constant("BLOCK_N", s.config.block_n));
+  constants.push_back(int_constant("NUM_WARPS", s.config.num_warps));
+  constants.push_back(int_constant("STAGES", s.config.stages));
+  constants.push_back(int_constant("GQA_GROUP", s.gqa_group));
+  constants.push_back(int_constant("CHUNK_TILES", kDecodeChunkTiles));
+  constants.push_back(int_constant("EXPECTED_SMEM_BYTES", static_cast<long long>(decode_smem(s))));
+  constants.push_back(bool_constant("PAGED", s.paged));
+  constants.push_back(bool_constant("HAS_MASK", s.has_mask()));
+  constants.push_back(bool_constant("SCORE_IS_IDENTITY", s.score_is_identity()));
+}
+
+void add_combine_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& constants) {
+  ctx["element_type"] = element_type(s);
+  constants.push_back(int_constant("DV", s.head_dim_v));
+  constants.push_back(int_constant("NUM_WARPS", s.config.num_warps));
+}
+
+std::string describe_decode(const KernelSpec& s) {
+  return "decode " + std::string(dtype_name(s.dtype)) + " d" + std::to_string(s.head_dim) + "/" +
+         std::to_string(s.head_dim_v) + " " + s.config.str() + " gqa" + std::to_string(s.gqa_group) +
+         " paged=" + (s.paged ? "1" : "0") + " score_mod=" + s.score_mod.canonical() +
+         " mask_mod=" + s.mask_mod.canonical();
+}
+std::string describe_combine(const KernelSpec& s) {
+  return "decode_combine " + std::string(dtype_name(s.dtype)) + " d" + std::to_string(s.head_dim) + "/" +
+         std::to_string(s.head_dim_v) + " warps=" + std::to_string(s.config.num_warps);
+}
+
+// Grid (batch x kv heads, splits, packed-row tiles); the split count is the host's choice per call.
+LaunchGeometry decode_geometry(const KernelSpec& s, const CallShape& shape, int) {
+  LaunchGeometry g;
+  const long long packed_rows = static_cast<long long>(shape.q_len) * s.gqa_group;
+  g.grid = {static_cast<unsigned>(static_cast<long long>(shape.batch) * shape.kv_heads),
+            static_cast<unsigned>(shape.splits < 1 ? 1 : shape.splits), ceil_div(packed_rows, s.config.block_m)};
+  g.block = {static_cast<unsigned>(threads(s, 0)), 1, 1};
+  g.dynamic_smem = decode_smem(s);
+  return g;
+}
+
+// One warp per (b, h, q) row.
+LaunchGeometry combine_geometry(const KernelSpec& s, const CallShape& shape, int) {
+  LaunchGeometry g;
+  const long long rows = static_cast<long long>(shape.batch) * shape.heads * shape.q_len;
+  g.grid = {ceil_div(rows, s.config.num_warps), 1, 1};
+  g.block = {static_cast<unsigned>(threads(s, 0)), 1, 1};
+  return g;
+}
+
+}  // namespace
+
+FamilyDescriptor decode_family() {
+  FamilyDescriptor f;
+  f.family = Family::decode;
+  f.name = "decode";
+  f.template_name = "attention_decode.cu.j2";
+  f.source_name = "attention_decode.cu";
+  f.kernel_names = {"flexjit_attention_decode"};
+  f.reports_errors = true;
+  f.default_config = decode_default;
+  f.validate = validate_decode;
+  f.shared_memory_bytes = decode_smem;
+  f.threads = threads;
+  f.add_constants = add_decode_constants;
+  f.describe = describe_decode;
+  f.geometry = decode_geometry;
+  return f;
+}
+
+FamilyDescriptor decode_combine_family() {
+  FamilyDescriptor f;
+  f.family = Family::decode_combine;
+  f.name = "decode_combine";
+  f.template_name = "attention_decode_combine.cu.j2";
+  f.source_name = "attention_decode_combine.cu";
+  f.kernel_names = {"flexjit_attention_decode_combine"};
+  f.default_config = combine_default;
+  f.validate = validate_combine;
+  f.shared_memory_bytes = combine_smem;
+  f.threads = threads;
+  f.add_constants = add_combine_constants;
+  f.describe = describe_combine;
+  f.geometry = combine_geometry;
+  return f;
+}
+
+}  // namespace families
+}  // namespace flexjit::codegen

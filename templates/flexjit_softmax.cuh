@@ -1,0 +1,54 @@
+// Online softmax in base 2 over a warp's score accumulators, in the mma m16n8 fragment layout: a
+// thread holds rows g and g + 8 of each 16-row tile (index r = 0, 1) and two adjacent columns of
+// each 8-column tile, so a row's values are spread over the 4 threads of a quad.
+#pragma once
+#include "flexjit_mma.cuh"
+
+namespace flexjit {
+
+// Folds one tile of scores into the running max and sum and rescales the output accumulator.
+// `exp_scale` multiplies scores (and maxima) into base-2 units. On return acc_s holds the tile's
+// unnormalised probabilities P. A row may see a tile where every score is -inf before any finite
+// score (partial blocks come first): subtracting 0 instead of -inf keeps exp2 from NaN.
+template <int M_TILES, int N_TILES, int DV_TILES>
+__device__ __forceinline__ void online_softmax_update(float (&acc_s)[M_TILES][N_TILES][4], float (&row_max)[M_TILES][2],
+                                                      float (&row_sum)[M_TILES][2],
+                                                      float (&acc_o)[M_TILES][DV_TILES][4], float exp_scale) {
+#pragma unroll
+  for (int mt = 0; mt < M_TILES; ++mt)
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      float mx = row_max[mt][r];
+#pragma unroll
+      for (int j = 0; j < N_TILES; ++j) mx = fmaxf(mx, fmaxf(acc_s[mt][j][2 * r], acc_s[mt][j][2 * r + 1]));
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+      const float base = (mx == neg_inf() ? 0.f : mx) * exp_scale;
+      const float alpha = exp2_approx(row_max[mt][r] * exp_scale - base);
+      row_max[mt][r] = mx;
+      float sum = 0.f;
+#pragma unroll
+      for (int j = 0; j < N_TILES; ++j) {
+        const float p0 = exp2_approx(fmaf(acc_s[mt][j][2 * r], exp_scale, -base));
+        const float p1 = exp2_approx(fmaf(acc_s[mt][j][2 * r + 1], exp_scale, -base));
+        acc_s[mt][j][2 * r] = p0;
+        acc_s[mt][j][2 * r + 1] = p1;
+        sum += p0 + p1;
+      }
+      row_sum[mt][r] = row_sum[mt][r] * alpha + sum;
+#pragma unroll
+      for (int j = 0; j < DV_TILES; ++j) {
+        acc_o[mt][j][2 * r] *= alpha;
+        acc_o[mt][j][2 * r + 1] *= alpha;
+      }
+    }
+}
+
+// A row's complete sum from the partial sums of its quad.
+__device__ __forceinline__ float quad_sum(float partial) {
+  partial += __shfl_xor_sync(0xffffffffu, partial, 1);
+  partial += __shfl_xor_sync(0xffffffffu, partial, 2);
+  return partial;
+}
+
+}  // namespace flexjit

@@ -1,0 +1,52 @@
+// Hopper warpgroup MMA (sm_90a): the static part — shared-memory matrix descriptors, fences,
+// commit / wait and operand pins. The wrapper structs WgmmaSS / WgmmaRS, whose asm operand lists
+// depend on N, are generated per kernel into flexjit_wgmma.cuh, which includes this header.
+// Kernels of the mma.sync path include it too (the warp GEMMs name both paths); functions they
+// never call are not emitted.
+#pragma once
+#include "flexjit_mma.cuh"
+
+namespace flexjit {
+
+// Shared-memory matrix descriptor: start address, leading / stride byte offsets (16-byte units),
+// 128-byte swizzle (mode 1 in bits 62-63). For a K-major operand the stride offset steps between
+// 8-row atoms (1024 bytes) and the leading offset is unused; for an N-major operand the leading
+// offset steps between 64-column slabs and the stride offset between 8-row atoms along K.
+__device__ __forceinline__ u64 wgmma_desc(u32 smem_address, u32 leading_bytes, u32 stride_bytes) {
+  return static_cast<u64>((smem_address & 0x3FFFF) >> 4) | (static_cast<u64>((leading_bytes >> 4) & 0x3FFF) << 16) |
+         (static_cast<u64>((stride_bytes >> 4) & 0x3FFF) << 32) | (1ull << 62);
+}
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+// Shared memory written through the generic proxy (cp.async, st.shared) becomes visible to the
+// tensor cores' async proxy only after this fence in each writing thread (then a barrier).
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+// Pins accumulator registers in place: reads after a wgmma_wait cannot move above it, and
+// writes before a wgmma cannot move below it.
+template <int ROWS>
+__device__ __forceinline__ void wgmma_fence_operands(float (&d)[ROWS][4]) {
+#pragma unroll
+  for (int j = 0; j < ROWS; ++j)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) asm volatile("" : "+f"(d[j][i])::"memory");
+}
+// Pins A-operand registers of a wgmma still in flight: the compiler must not reuse them for other
+// values until the wgmma_wait after which this is placed.
+template <int STEPS>
+__device__ __forceinline__ void wgmma_fence_operands(u32 (&a)[STEPS][4]) {
+#pragma unroll
+  for (int j = 0; j < STEPS; ++j)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) asm volatile("" : "+r"(a[j][i])::"memory");
+}
+
+// Wrappers for one wgmma shape (N of m64nNk16, B transposed or not): A and B from shared memory
+// (SS) or A from registers (RS). Specialised per kernel in the generated flexjit_wgmma.cuh.
+template <int N, bool TRANS_B> struct WgmmaSS;
+template <int N, bool TRANS_B> struct WgmmaRS;
+
+}  // namespace flexjit

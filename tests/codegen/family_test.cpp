@@ -1,0 +1,151 @@
+// Family descriptors: the registry knows every family by enum and by name, and each family's
+// launch geometry for a call is what its kernel expects (values written out by hand).
+#include <gtest/gtest.h>
+
+#include "codegen/family.hpp"
+#include "flexjit/error.hpp"
+
+namespace flexjit::codegen {
+namespace {
+
+KernelSpec spec(Family family, int d, const char* config) {
+  KernelSpec s;
+  s.family = family;
+  s.head_dim = s.head_dim_v = d;
+  s.config = BlockConfig::parse(config);
+  return s;
+}
+
+CallShape call(int batch, int heads, int kv_heads, int q_len, int kv_len) {
+  CallShape c;
+  c.batch = batch, c.heads = heads, c.kv_heads = kv_heads, c.q_len = q_len, c.kv_len = kv_len;
+  return c;
+}
+
+void expect_dim(const jit::Dim3& d, unsigned x, unsigned y, unsigned z, const char* what) {
+  EXPECT_EQ(d.x, x) << what;
+  EXPECT_EQ(d.y, y) << what;
+  EXPECT_EQ(d.z, z) << what;
+}
+
+TEST(FamilyRegistry, EveryFamilyByEnumAndName) {
+  const std::vector<std::string> names = {"fwd",    "bwd_preprocess", "bwd_dq",     "bwd_dkdv",
+                                          "decode", "decode_combine", "block_mask", "builtin"};
+  ASSERT_EQ(all_families().size(), names.size());
+  for (size_t i = 0; i < names.size(); ++i) {
+    EXPECT_EQ(all_families()[i]->name, names[i]);
+    EXPECT_EQ(find_descriptor(names[i]), all_families()[i]);
+    EXPECT_EQ(&descriptor(all_families()[i]->family), all_families()[i]);
+  }
+  EXPECT_EQ(find_descriptor("decoder"), nullptr);
+  EXPECT_EQ(descriptor(Family::bwd_dq).template_name, "attention_bwd_dq.cu.j2");
+  EXPECT_EQ(descriptor(Family::block_mask).kernel_names,
+            (std::vector<std::string>{"flexjit_block_mask_classify", "flexjit_block_mask_compact"}));
+  // Tuned families are exactly the tiled attention kernels.
+  for (const FamilyDescriptor* f : all_families())
+    EXPECT_EQ(f->has_tuning(), f->name == "fwd" || f->name == "bwd_dq" || f->name == "bwd_dkdv") << f->name;
+}
+
+TEST(FamilyGeometry, ForwardAndDqWalkQueryTiles) {
+  // 1000 queries in tiles of 128: 8 tiles (the last one partial); 8 warps.
+  const KernelSpec fwd = spec(Family::fwd, 128, "m128n128w8s2g");
+  const LaunchGeometry g = descriptor(Family::fwd).geometry(fwd, call(2, 16, 4, 1000, 3000), 0);
+  expect_dim(g.grid, 8, 16, 2, "fwd grid");
+  expect_dim(g.block, 256, 1, 1, "fwd block");
+  EXPECT_EQ(g.tiles, 8);
+  EXPECT_EQ(g.dynamic_smem, 128u * 128 * 2 + 2u * 128 * 256 * 2 + 1024);  // Q, 2 K/V stages, alignment
+  const KernelSpec dq = spec(Family::bwd_dq, 64, "m64n64w4s2");
+  const LaunchGeometry q = descriptor(Family::bwd_dq).geometry(dq, call(1, 3, 1, 65, 65), 0);
+  expect_dim(q.grid, 2, 3, 1, "dq grid");
+  expect_dim(q.block, 128, 1, 1, "dq block");
+  EXPECT_EQ(q.dynamic_smem, 64u * 128 * 2 + 2u * 64 * 128 * 2);  // Q + dO, 2 K/V stages
+}
+
+TEST(FamilyGeometry, DkdvWalksKvTilesTimesColumnSlicesPerKvHead) {
+  // d256 splits dK/dV into 2 column slices: 3000 kv rows / 64 = 47 tiles, x2 CTAs, 4 kv heads.
+  const KernelSpec dkdv = spec(Family::bwd_dkdv, 256, "m32n64w4s2");
+  const LaunchGeometry g = descriptor(Family::bwd_dkdv).geometry(dkdv, call(2, 16, 4, 1000, 3000), 0);
+  expect_dim(g.grid, 94, 4, 2, "dkdv grid");
+  expect_dim(g.block, 128, 1, 1, "dkdv block");
+  EXPECT_EQ(g.tiles, 47);
+}
+
+TEST(FamilyGeometry, PreprocessRowsPerCtaFromTheValueHeadDim) {
+  // Dv 128: 16 chunks of 16 bytes, 16 lanes a row, 256 threads: 16 rows a CTA.
+  KernelSpec pre;
+  pre.family = Family::bwd_preprocess;
+  pre.head_dim = pre.head_dim_v = 128;
+  pre.config.num_warps = 8;
+  LaunchGeometry g = descriptor(Family::bwd_preprocess).geometry(pre, call(2, 5, 5, 1000, 1000), 0);
+  expect_dim(g.grid, 63, 5, 2, "preprocess grid d128");
+  expect_dim(g.block, 256, 1, 1, "preprocess block");
+  EXPECT_EQ(g.dynamic_smem, 0u);
+  // Dv 192: 24 chunks, 32 lanes a row: 8 rows a CTA.
+  pre.head_dim_v = 192;
+  g = descriptor(Family::bwd_preprocess).geometry(pre, call(2, 5, 5, 1000, 1000), 0);
+  expect_dim(g.grid, 125, 5, 2, "preprocess grid d192");
+  // ... and the template receives the same numbers as constants.
+  const nlohmann::json ctx = template_context(pre);
+  EXPECT_EQ(ctx["constants"][2]["name"], "THREADS_PER_ROW");
+  EXPECT_EQ(ctx["constants"][2]["value"], "32");
+  EXPECT_EQ(ctx["constants"][3]["name"], "ROWS_PER_CTA");
+  EXPECT_EQ(ctx["constants"][3]["value"], "8");
+}
+
+TEST(FamilyGeometry, BlockMaskClassifiesThenCompacts) {
+  KernelSpec bm;
+  bm.family = Family::block_mask;
+  bm.sparse_q_block = 128, bm.sparse_kv_block = 64;
+  CallShape c = call(1, 8, 8, 1000, 300);  // a mask that ignores b: table batch 1, 8 heads
+  const LaunchGeometry classify = descriptor(Family::block_mask).geometry(bm, c, 0);
+  expect_dim(classify.grid, 5, 8, 8, "classify grid");  // 5 kv blocks, 8 q blocks, 8 table rows
+  expect_dim(classify.block, 256, 1, 1, "classify block");
+  const LaunchGeometry compact = descriptor(Family::block_mask).geometry(bm, c, 1);
+  expect_dim(compact.grid, 13, 8, 1, "compact grid");  // one warp per table row: 8 + 5 rows
+  expect_dim(compact.block, 32, 1, 1, "compact block");
+}
+
+TEST(FamilyGeometry, DecodePacksTheGroupAndSplitsTheKeys) {
+  // Hq 28 / Hkv 4: 7 query heads a kv head; Sq 3 gives 21 packed rows, two 16-row tiles. The split
+  // count is the host's choice per call and lands on grid.y.
+  KernelSpec dec = spec(Family::decode, 128, "m16n64w4s3");
+  dec.gqa_group = 7;
+  CallShape c = call(5, 28, 4, 3, 1000);
+  c.splits = 9;
+  const LaunchGeometry g = descriptor(Family::decode).geometry(dec, c, 0);
+  expect_dim(g.grid, 20, 9, 2, "decode grid");  // 5 x 4 (b, kv head), 9 splits, 2 row tiles
+  expect_dim(g.block, 128, 1, 1, "decode block");
+  // Q tile, then the larger of the 3-stage K/V ring and the 4 warps' merge buffers (no mask: no tile list).
+  EXPECT_EQ(g.dynamic_smem, 16u * 128 * 2 + 3u * 64 * 256 * 2);
+  KernelSpec combine;
+  combine.family = Family::decode_combine;
+  combine.head_dim = combine.head_dim_v = 128;
+  combine.config.num_warps = 4;
+  const LaunchGeometry m = descriptor(Family::decode_combine).geometry(combine, c, 0);
+  expect_dim(m.grid, 105, 1, 1, "combine grid");  // 5 x 28 x 3 = 420 rows, one warp each, 4 warps a CTA
+  expect_dim(m.block, 128, 1, 1, "combine block");
+}
+
+TEST(FamilyGeometry, BuiltinOneThreadPerElement) {
+  KernelSpec axpy;
+  axpy.family = Family::builtin_axpy;
+  axpy.config.num_warps = 8;
+  CallShape c;
+  c.elements = 1000;
+  const LaunchGeometry g = descriptor(Family::builtin_axpy).geometry(axpy, c, 0);
+  expect_dim(g.grid, 4, 1, 1, "axpy grid");
+  expect_dim(g.block, 256, 1, 1, "axpy block");
+}
+
+TEST(FamilyErrors, ParseFamilyListsTheRegistry) {
+  try {
+    parse_family("decoder");
+    FAIL() << "expected UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "unknown kernel family 'decoder' (known: fwd, bwd_preprocess, bwd_dq, bwd_dkdv, "
+                           "decode, decode_combine, block_mask, builtin)");
+  }
+}
+
+}  // namespace
+}  // namespace flexjit::codegen
