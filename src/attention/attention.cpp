@@ -157,10 +157,13 @@ FlexjitBlockTables kernel_tables(const BlockMask& mask, bool by_query_block) {
   return out;
 }
 
+// A scale the caller gives is used as given or refused: negative is legal (the kernels keep the
+// row maximum over the scaled scores), 0, infinities and NaN are not.
 float checked_scale(const CallOptions& options, int head_dim, const char* what) {
   const float scale = options.scale.value_or(1.0f / std::sqrt(static_cast<float>(head_dim)));
-  if (!(scale > 0.f) || !std::isfinite(scale))
-    throw UsageError(std::string(what) + ": scale must be a positive finite number, got " + std::to_string(scale));
+  if (std::isnan(scale) || std::isinf(scale) || scale == 0.f)
+    throw UsageError(std::string(what) + ": scale must be a finite non-zero number (negative is allowed), got " +
+                     (std::isnan(scale) ? std::string("nan") : std::isinf(scale) ? (scale > 0 ? "inf" : "-inf") : "0"));
   return scale;
 }
 

@@ -34,7 +34,12 @@ nlohmann::json bool_constant(const char* name, bool value) {
   return constant("bool", name, value ? "true" : "false");
 }
 
+void validate_block_mask(const KernelSpec& s);
+
 void validate_attention(const KernelSpec& s) {
+  // The block-mask blocks bound which tiles exist: 0 made every tile test vacuous (a kernel
+  // whose body compiled away) and 4096 is beyond what the block-mask kernels build.
+  if (s.family != Family::bwd_preprocess) validate_block_mask(s);
   if (s.dtype != DType::bf16 && s.dtype != DType::f16)
     throw UsageError("attention kernels take bf16 or f16 inputs (got " +
                      std::string(dtype_name(s.dtype)) + ")");
@@ -180,6 +185,11 @@ BlockConfig default_config(Family family, int head_dim, int head_dim_v) {
 }
 
 void KernelSpec::validate() const {
+  for (auto [field, value] : {std::pair<const char*, int>{"block_m", config.block_m}, {"block_n", config.block_n},
+                              {"warps", config.num_warps}, {"stages", config.stages}})
+    if (value < 0)
+      throw UsageError(std::string(family_name(family)) + " config: " + field + " must not be negative, got " +
+                       std::to_string(value));
   switch (family) {
     case Family::builtin_axpy:
       if (config.num_warps < 1 || config.num_warps > 32)
@@ -277,6 +287,7 @@ std::string self_contained_source(const jit::Source& source) {
 }
 
 void check_shared_memory(const KernelSpec& spec, const std::string& arch) {
+  spec.validate();  // a shared-memory figure computed from a negative head dim means nothing
   if (spec.config.wgmma && arch != "sm_90a")
     throw UsageError(std::string(family_name(spec.family)) + " config " + spec.config.str() +
                      " uses wgmma, which needs the sm_90a target (Hopper); the target is " + arch +
