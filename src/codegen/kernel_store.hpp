@@ -18,6 +18,7 @@ struct ReadyKernel {
   jit::LoadedKernel kernel(int index = 0) const;
   std::vector<std::string> names;
   std::string description;  // KernelSpec::describe() of the kernel, for error reports
+  bool has_error_flags = false;  // the module defines flexjit_error_flags (read from its cubin)
   double ready_ms = 0;      // wall time of the first request in this process (compile or disk, + load)
 };
 

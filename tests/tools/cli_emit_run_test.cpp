@@ -523,8 +523,9 @@ TEST_F(CliEmitRun, UnknownWordsAreNamed) {
     const ProcessResult r = cli(args);
     EXPECT_EQ(r.exit_code, 2) << r.describe();
     EXPECT_EQ(r.err.substr(0, err.size()), err);
-    if (args.front() != "cache")
+    if (args.front() != "cache") {
       for (const char* command : {"cache", "check", "emit", "run"}) EXPECT_TRUE(has_text(r.err, command)) << r.err;
+    }
   }
   const ProcessResult flag = cli({"emit", "--bogus"});
   EXPECT_EQ(flag.exit_code, 2) << flag.describe();

@@ -123,6 +123,13 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod) {
   // Identity score_mod: scores stay raw Q.K and the scale folds into the exp2 FMA; otherwise the
   // scores are score_mod(scale * Q.K) * log2(e) and exp2 takes them as they are.
   const float exp_scale = SCORE_IS_IDENTITY ? p.scale_log2 : 1.f;
+  // [negative scale] With the identity score_mod and a negative scale the largest scaled score is
+  // the smallest raw one: the row maximum is then kept over -Q.K (row_max, base, alpha and LSE
+  // use max_scale = |exp_scale|), and masked scores are +inf so that they still count as -inf.
+  const bool negative_scale = SCORE_IS_IDENTITY && exp_scale < 0.f;
+  const float max_scale = negative_scale ? -exp_scale : exp_scale;
+  const float masked_score = negative_scale ? pos_inf() : neg_inf();
+  // [/negative scale]
   const int warp_row0 = warp * ROWS_PER_WARP;
   // Per-lane ldmatrix addressing (see LdmatrixColumns): Q and V lanes pick chunk 2k + lane/16,
   // K lanes chunk 2k + (lane/8)%2.
@@ -198,7 +205,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod) {
             bool keep = !decltype(bounds)::value || (q_idx < q_len && kv_idx < kv_len);
             if constexpr (decltype(masked)::value)
               keep = keep & flexjit_mask_mod(b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
-            acc_s[mt][j][i] = keep ? s : neg_inf();
+            acc_s[mt][j][i] = keep ? s : masked_score;
           }
     };
     run_tile_pass<HAS_MASK, IS_DIVISIBLE>(bounds_tile, masked_tile, /*plain=*/!SCORE_IS_IDENTITY, apply_mods);
@@ -210,12 +217,19 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod) {
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
         float mx = row_max[mt][r];
+        if (negative_scale) {  // [negative scale]
 #pragma unroll
-        for (int j = 0; j < N_TILES; ++j) mx = fmaxf(mx, fmaxf(acc_s[mt][j][2 * r], acc_s[mt][j][2 * r + 1]));
+          for (int j = 0; j < N_TILES; ++j) mx = fmaxf(mx, fmaxf(-acc_s[mt][j][2 * r], -acc_s[mt][j][2 * r + 1]));
+        } else {
+#pragma unroll
+          for (int j = 0; j < N_TILES; ++j) mx = fmaxf(mx, fmaxf(acc_s[mt][j][2 * r], acc_s[mt][j][2 * r + 1]));
+        }
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-        const float base = (mx == neg_inf() ? 0.f : mx) * exp_scale;
-        const float alpha = exp2_approx(row_max[mt][r] * exp_scale - base);
+        // fmaxf drops NaN scores from the maximum; they still reach exp2 below, so a NaN score
+        // makes the row sum NaN and the row's output and LSE NaN (see `empty`).
+        const float base = (mx == neg_inf() ? 0.f : mx) * max_scale;
+        const float alpha = exp2_approx(row_max[mt][r] * max_scale - base);
         row_max[mt][r] = mx;
         float sum = 0.f;
 #pragma unroll
@@ -269,11 +283,12 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod) {
       float l = row_sum[mt][r];
       l += __shfl_xor_sync(0xffffffffu, l, 1);
       l += __shfl_xor_sync(0xffffffffu, l, 2);
-      const bool empty = !ROWS_GUARANTEED_SAFE && !(l > 0.f);
+      // Only a sum of exactly 0 is a fully masked row: a NaN sum (a NaN score) stays NaN.
+      const bool empty = !ROWS_GUARANTEED_SAFE && l == 0.f;
       const float inv = empty ? 0.f : 1.f / l;
       const int row = warp_row0 + mt * 16 + g + 8 * r;
       if (p.lse != nullptr && t4 == 0 && (IS_DIVISIBLE || q_start + row < q_len)) {
-        const float lse = empty ? neg_inf() : (row_max[mt][r] * exp_scale + log2_approx(l)) * LN2;
+        const float lse = empty ? neg_inf() : (row_max[mt][r] * max_scale + log2_approx(l)) * LN2;
         p.lse[b * p.lse_stride_b + h * p.lse_stride_h + static_cast<long long>(q_start + row) * p.lse_stride_s] = lse;
       }
 #pragma unroll
