@@ -65,7 +65,7 @@ struct Limits {
   static constexpr long long kMaxRangeLength = 1000000;
   /// Most loop iterations in one render, all loops together (nested loops multiply, so a bound
   /// on each `range()` alone does not bound the time a render takes).
-  static constexpr long long kMaxLoopIterations = 1000000;
+  static constexpr long long kMaxLoopIterations = 100000;
   /// Most bytes one render writes, captured blocks included (our kernels are about 100 KB).
   static constexpr size_t kMaxOutputBytes = size_t{64} << 20;
 };
