@@ -8,7 +8,7 @@ namespace flexjit {
 // Normalises the output accumulators by their row sums and writes them, packed to T, into the
 // swizzled shared tile OTile at `smem_o` (rows `warp_row0 + 16 mt + g + 8 r`). For each row,
 // `row_done(row, row_index_mt, r, sum, empty)` runs once per thread first (the forward writes LSE
-// there). A row whose sum is not positive is empty (fully masked): its output is 0, unless
+// there). A row whose sum is exactly 0 is empty (fully masked): its output is 0, unless
 // ROWS_GUARANTEED_SAFE says no row can be.
 template <typename T, typename OTile, int M_TILES, int DV_TILES, bool ROWS_GUARANTEED_SAFE, typename RowDone>
 __device__ __forceinline__ void stage_normalised_rows(const float (&acc_o)[M_TILES][DV_TILES][4],
@@ -19,7 +19,8 @@ __device__ __forceinline__ void stage_normalised_rows(const float (&acc_o)[M_TIL
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
       const float l = quad_sum(row_sum[mt][r]);
-      const bool empty = !ROWS_GUARANTEED_SAFE && !(l > 0.f);
+      // Only a sum of exactly 0 is a fully masked row: a NaN sum (a NaN score) stays NaN.
+      const bool empty = !ROWS_GUARANTEED_SAFE && l == 0.f;
       const float inv = empty ? 0.f : 1.f / l;
       const int row = warp_row0 + mt * 16 + g + 8 * r;
       row_done(row, mt, r, l, empty);

@@ -8,6 +8,7 @@
 #include "command.hpp"
 #include "format.hpp"
 #include "flexjit/error.hpp"
+#include "flexjit/autotune.hpp"
 #include "flexjit/kernel_cache.hpp"
 
 namespace flexjit::cli {
@@ -115,7 +116,17 @@ int run_show(const std::string& key, bool as_json, bool key_text) {
 }
 
 int run_clear(bool dry_run) {
-  const CacheClearReport report = clear_cache(dry_run);
+  // Both caches are checked (a dry run throws when something cannot be removed) before either
+  // is touched, so a failing clear removes nothing.
+  CacheClearReport report = clear_cache(true);
+  AutotuneClearReport autotune = clear_autotune_cache(true, report.directory);
+  if (!dry_run) {
+    report = clear_cache(false, report.directory);
+    autotune = clear_autotune_cache(false, report.directory);
+  }
+  report.paths.insert(report.paths.end(), autotune.paths.begin(), autotune.paths.end());
+  std::sort(report.paths.begin(), report.paths.end());
+  report.bytes += autotune.bytes;
   if (report.paths.empty()) {
     std::printf("nothing to remove in %s\n", report.directory.c_str());
     return kExitOk;
@@ -128,7 +139,7 @@ int run_clear(bool dry_run) {
   if (report.failed_dumps)
     parts.push_back(std::to_string(report.failed_dumps) + " failed-compile dump file" +
                     (report.failed_dumps == 1 ? "" : "s"));
-  if (report.autotune_removed) parts.push_back("autotune.json");
+  if (!autotune.paths.empty()) parts.push_back("autotune.json");
   std::string what = parts.size() == 1 ? parts[0]
                                        : join({parts.begin(), parts.end() - 1}, ", ") + " and " +
                                              parts.back();

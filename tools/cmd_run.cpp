@@ -1,12 +1,15 @@
 // `flexjit run`: attention on .npy inputs. On the GPU (default) the variant is compiled, its block
 // mask built and the kernel run; `--device cpu` computes the float64 reference instead. `--check`
 // compares the GPU result with the reference and prints the relative errors.
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
 
 #include "command.hpp"
+#include "codegen/kernel_spec.hpp"
 #include "common/npy.hpp"
 #include "flexjit/attention.hpp"
 #include "flexjit/reference.hpp"
@@ -27,33 +30,39 @@ NamedFile split_assignment(const std::string& text, const char* flag) {
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
-// "--param cap=30.0", "--param window:int=64": the type is explicit after ':' or inferred from the
-// literal (an integer literal is an int parameter).
+// "--param cap=30.0", "--param window:int=64" (the spelling every command takes, mod_options.hpp);
+// `run` needs the value.
 std::pair<ParamDecl, double> parse_param_value(const std::string& text) {
-  const NamedFile a = split_assignment(text, "--param");
-  ParamDecl decl;
-  std::string name = a.name;
-  const auto colon = name.find(':');
-  bool integer = a.path.find_first_of(".eE") == std::string::npos;
-  if (colon != std::string::npos) {
-    const std::string type = name.substr(colon + 1);
-    name = name.substr(0, colon);
-    if (type != "int" && type != "float")
-      throw UsageError("--param '" + text + "': type must be int or float, got '" + type + "'");
-    integer = type == "int";
-  }
-  decl.name = name;
-  decl.type = integer ? ScalarType::integer : ScalarType::floating;
+  auto [decl, value] = parse_param(text);
+  if (!value)
+    throw UsageError("--param '" + text + "': run needs a value: NAME=VALUE or NAME:TYPE=VALUE, e.g. " + decl.name +
+                     "=30.0");
+  return {decl, *value};
+}
+
+// --scale: the text as given, so that "nan", "0" and "inf" are refused by name instead of being
+// replaced with the default.
+double parse_scale(const std::string& text) {
   size_t used = 0;
   double value = 0;
   try {
-    value = std::stod(a.path, &used);
+    value = std::stod(text, &used);
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != a.path.size())
-    throw UsageError("--param '" + text + "': '" + a.path + "' is not a number");
-  return {decl, value};
+  if (text.empty() || used != text.size())
+    throw UsageError("--scale '" + text + "' is not a number");
+  if (std::isnan(value) || std::isinf(value) || value == 0)
+    throw UsageError("--scale " + text +
+                     ": the scale must be a finite non-zero number (negative is allowed); leave --scale out for "
+                     "1/sqrt(head dim)");
+  return value;
+}
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
 }
 
 std::vector<int64_t> as_bhsd(const NpyArray& a, const char* name) {
@@ -77,7 +86,7 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
     std::string device = "gpu";
     bool check = false;
     bool no_block_mask = false;
-    double scale = 0;
+    std::string scale;
     std::string seq_lens, k_pages, v_pages, page_table;  // decoding: see run_decode.hpp
     int page_size = 0;
   };
@@ -96,8 +105,8 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
   app.add_option("--buffer", o->buffers, "a buffer the mods read: NAME=FILE.npy (dtype and shape from the file)");
   app.add_option("--param", o->params, "a parameter value: NAME=VALUE or NAME:int|float=VALUE");
   app.add_option("--dtype", o->variant.dtype, "compute dtype of q, k, v: bf16 or f16 (inputs are converted)")->capture_default_str();
-  app.add_option("--config", o->variant.config, "forward block config, e.g. m128n64w4s2");
-  app.add_option("--scale", o->scale, "multiplies q.k before score_mod (default 1/sqrt(D))");
+  o->variant.add_config_flag(app, "forward block config, e.g. m128n64w4s2");
+  app.add_option("--scale", o->scale, "multiplies q.k before score_mod (default 1/sqrt(D); finite, non-zero, may be negative)");
   app.add_option("--out", o->out_dir, "directory for out.npy and lse.npy (float32)")->required();
   app.add_option("--device", o->device, "gpu (the kernels) or cpu (the float64 reference)")
       ->check(CLI::IsMember({"gpu", "cpu"}))->capture_default_str();
@@ -108,7 +117,8 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
       if (!o->dout.empty()) throw UsageError("--do (the backward) is not available with --seq-lens or pages");
       if (o->no_block_mask) throw UsageError("--no-block-mask does not apply to decoding (it builds no block mask)");
       DecodeRunArgs d{o->q, o->k, o->v, o->k_pages, o->v_pages, o->page_table, o->seq_lens, o->out_dir, o->device,
-                      o->variant.score, o->variant.mask, o->variant.config, o->page_size, o->scale, o->check,
+                      o->variant.score, o->variant.mask, o->variant.config, o->page_size,
+                      o->scale.empty() ? std::optional<double>() : parse_scale(o->scale), o->check,
                       o->variant.element_type(), {}, {}};
       for (const auto& text : o->buffers) {
         const NamedFile f = split_assignment(text, "--buffer");
@@ -124,7 +134,12 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
                          static_cast<int>(qs[2]), static_cast<int>(ks[2]), static_cast<int>(qs[3]),
                          static_cast<int>(vs[3])};
     if (ks[0] != qs[0] || vs[0] != qs[0] || vs[1] != ks[1] || vs[2] != ks[2] || ks[3] != qs[3])
-      throw ShapeError("--q/--k/--v shapes do not fit together: q [B, Hq, Sq, D], k [B, Hkv, Skv, D], v [B, Hkv, Skv, Dv]");
+      throw ShapeError("--q/--k/--v shapes do not fit together: q " + shape_text(qs) + ", k " + shape_text(ks) +
+                       ", v " + shape_text(vs) + "; expected q [B, Hq, Sq, D], k [B, Hkv, Skv, D], v [B, Hkv, Skv, Dv]");
+    for (const auto* dims : {&qs, &ks, &vs})
+      for (int64_t d : *dims)
+        if (d > INT32_MAX)
+          throw ShapeError("--q/--k/--v: extent " + std::to_string(d) + " is larger than the kernels take (2^31-1)");
     const DType dtype = o->variant.element_type();
 
     AttentionSpec spec;
@@ -133,7 +148,17 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
     spec.dtype = dtype;
     spec.head_dim = shape.head_dim;
     spec.head_dim_v = shape.head_dim_v;
-    if (!o->variant.config.empty()) spec.fwd_config = BlockConfig::parse(o->variant.config);
+    // Checked as `emit --family fwd --config` checks it, so both give the same message.
+    spec.fwd_config = o->variant.parsed_config();
+    if (spec.fwd_config) {
+      codegen::KernelSpec fwd;
+      fwd.family = codegen::Family::fwd;
+      fwd.dtype = dtype;
+      fwd.head_dim = shape.head_dim;
+      fwd.head_dim_v = shape.head_dim_v;
+      fwd.config = *spec.fwd_config;
+      fwd.validate();
+    }
     std::vector<NpyArray> buffer_arrays;
     std::vector<std::string> buffer_names;
     for (const auto& text : o->buffers) {
@@ -149,7 +174,7 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
       param_values[decl.name] = value;
     }
     const Attention attention(spec);
-    const double scale = o->scale > 0 ? o->scale : 1.0 / std::sqrt(double(shape.head_dim));
+    const double scale = o->scale.empty() ? 1.0 / std::sqrt(double(shape.head_dim)) : parse_scale(o->scale);
 
     // Inputs rounded to the compute dtype: the reference sees exactly what the kernel sees.
     auto rounded = [&](const NpyArray& a) {
@@ -198,11 +223,11 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
         return b;
       };
       const std::vector<int64_t> out_shape{shape.batch, shape.q_heads, shape.q_len, shape.head_dim_v};
-      DeviceBuffer dq = upload(qd, dtype, qs), dk = upload(kd, dtype, ks), dv = upload(vd, dtype, vs);
-      DeviceBuffer dout = DeviceBuffer::allocate(size_t(shape.batch) * shape.q_heads * shape.q_len * shape.head_dim_v * dtype_size(dtype));
-      DeviceBuffer dlse = DeviceBuffer::allocate(size_t(shape.batch) * shape.q_heads * shape.q_len * 4);
-      dout.fill_bytes(0xff);  // NaN: an element the kernel failed to write cannot pass --check
-      dlse.fill_bytes(0xff);
+      DeviceBuffer q_dev = upload(qd, dtype, qs), k_dev = upload(kd, dtype, ks), v_dev = upload(vd, dtype, vs);
+      DeviceBuffer out_dev = DeviceBuffer::allocate(size_t(shape.batch) * shape.q_heads * shape.q_len * shape.head_dim_v * dtype_size(dtype));
+      DeviceBuffer lse_dev = DeviceBuffer::allocate(size_t(shape.batch) * shape.q_heads * shape.q_len * 4);
+      out_dev.fill_bytes(0xff);  // NaN: an element the kernel failed to write cannot pass --check
+      lse_dev.fill_bytes(0xff);
       CallOptions call;
       call.scale = static_cast<float>(scale);
       call.values.params = param_values;
@@ -216,22 +241,22 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
       std::optional<BlockMask> mask;
       if (!attention.mask_mod().is_always_true() && !o->no_block_mask)
         mask = attention.block_mask(shape.batch, shape.q_heads, shape.q_len, shape.kv_len, nullptr, call.values);
-      attention.forward(TensorView::contiguous(dq.data(), dtype, qs), TensorView::contiguous(dk.data(), dtype, ks),
-                        TensorView::contiguous(dv.data(), dtype, vs), TensorView::contiguous(dout.data(), dtype, out_shape),
-                        TensorView::contiguous(dlse.data(), DType::f32, {shape.batch, shape.q_heads, shape.q_len}),
+      attention.forward(TensorView::contiguous(q_dev.data(), dtype, qs), TensorView::contiguous(k_dev.data(), dtype, ks),
+                        TensorView::contiguous(v_dev.data(), dtype, vs), TensorView::contiguous(out_dev.data(), dtype, out_shape),
+                        TensorView::contiguous(lse_dev.data(), DType::f32, {shape.batch, shape.q_heads, shape.q_len}),
                         mask ? &*mask : nullptr, nullptr, call);
       if (dout_array) {
-        DeviceBuffer d_do = upload(dod, dtype, out_shape);
-        DeviceBuffer gq = DeviceBuffer::allocate(dq.bytes()), gk = DeviceBuffer::allocate(dk.bytes()),
-                     gv = DeviceBuffer::allocate(dv.bytes());
-        gq.fill_bytes(0xff);
-        gk.fill_bytes(0xff);
-        gv.fill_bytes(0xff);
-        attention.backward(TensorView::contiguous(dq.data(), dtype, qs), TensorView::contiguous(dk.data(), dtype, ks),
-                           TensorView::contiguous(dv.data(), dtype, vs), TensorView::contiguous(dout.data(), dtype, out_shape),
-                           TensorView::contiguous(dlse.data(), DType::f32, {shape.batch, shape.q_heads, shape.q_len}),
-                           TensorView::contiguous(d_do.data(), dtype, out_shape), TensorView::contiguous(gq.data(), dtype, qs),
-                           TensorView::contiguous(gk.data(), dtype, ks), TensorView::contiguous(gv.data(), dtype, vs),
+        DeviceBuffer dout_dev = upload(dod, dtype, out_shape);
+        DeviceBuffer dq_dev = DeviceBuffer::allocate(q_dev.bytes()), dk_dev = DeviceBuffer::allocate(k_dev.bytes()),
+                     dv_dev = DeviceBuffer::allocate(v_dev.bytes());
+        dq_dev.fill_bytes(0xff);
+        dk_dev.fill_bytes(0xff);
+        dv_dev.fill_bytes(0xff);
+        attention.backward(TensorView::contiguous(q_dev.data(), dtype, qs), TensorView::contiguous(k_dev.data(), dtype, ks),
+                           TensorView::contiguous(v_dev.data(), dtype, vs), TensorView::contiguous(out_dev.data(), dtype, out_shape),
+                           TensorView::contiguous(lse_dev.data(), DType::f32, {shape.batch, shape.q_heads, shape.q_len}),
+                           TensorView::contiguous(dout_dev.data(), dtype, out_shape), TensorView::contiguous(dq_dev.data(), dtype, qs),
+                           TensorView::contiguous(dk_dev.data(), dtype, ks), TensorView::contiguous(dv_dev.data(), dtype, vs),
                            mask ? &*mask : nullptr, nullptr, call);
         synchronize();
         auto fetch = [&](const DeviceBuffer& b, const std::vector<int64_t>& dims) {
@@ -239,16 +264,16 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
           b.download(a.data.data(), b.bytes());
           return a.to_doubles();
         };
-        dq_out = fetch(gq, qs);
-        dk_out = fetch(gk, ks);
-        dv_out = fetch(gv, vs);
+        dq_out = fetch(dq_dev, qs);
+        dk_out = fetch(dk_dev, ks);
+        dv_out = fetch(dv_dev, vs);
       }
       synchronize();
       check_buffer_errors();
-      NpyArray host_out{dtype, out_shape, std::vector<unsigned char>(dout.bytes())};
-      dout.download(host_out.data.data(), dout.bytes());
-      NpyArray host_lse{DType::f32, {shape.batch, shape.q_heads, shape.q_len}, std::vector<unsigned char>(dlse.bytes())};
-      dlse.download(host_lse.data.data(), dlse.bytes());
+      NpyArray host_out{dtype, out_shape, std::vector<unsigned char>(out_dev.bytes())};
+      out_dev.download(host_out.data.data(), out_dev.bytes());
+      NpyArray host_lse{DType::f32, {shape.batch, shape.q_heads, shape.q_len}, std::vector<unsigned char>(lse_dev.bytes())};
+      lse_dev.download(host_lse.data.data(), lse_dev.bytes());
       out = host_out.to_doubles();
       lse = host_lse.to_doubles();
     }

@@ -30,6 +30,32 @@ CommandRegistrar::CommandRegistrar(std::string name, std::string description, Co
   registry().push_back({std::move(name), std::move(description), std::move(setup)});
 }
 
+// CLI11 reports a missing subcommand ("A subcommand is required") before an unknown word, so a
+// typo in a command name or a top-level option was never named. Walks the words the way the
+// parser will and names the first one that is neither a subcommand nor a known option.
+// Returns "" when the line is fine (CLI11 then reports anything else).
+std::string unknown_word(CLI::App& app, int argc, char** argv) {
+  CLI::App* level = &app;
+  std::string path = "flexjit";
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    const auto subs = level->get_subcommands([](CLI::App*) { return true; });
+    if (subs.empty()) return "";
+    if (word == "-h" || word == "--help" || (level == &app && word == "--version")) return "";
+    std::string names;
+    for (const CLI::App* sub : subs) names += (names.empty() ? "" : ", ") + sub->get_name();
+    if (!word.empty() && word[0] == '-')
+      return "unknown option '" + word + "' for '" + path + "': give a command first (" + names + ")";
+    CLI::App* next = nullptr;
+    for (CLI::App* sub : subs)
+      if (sub->get_name() == word) next = sub;
+    if (!next) return "unknown command '" + word + "' for '" + path + "' (commands: " + names + ")";
+    level = next;
+    path += " " + word;
+  }
+  return "";
+}
+
 }  // namespace flexjit::cli
 
 int main(int argc, char** argv) {
@@ -46,6 +72,10 @@ int main(int argc, char** argv) {
   for (auto& command : commands) {
     CLI::App* sub = app.add_subcommand(command.name, command.description);
     actions[command.name] = command.setup(*sub);
+  }
+  if (const std::string problem = unknown_word(app, argc, argv); !problem.empty()) {
+    std::fprintf(stderr, "error: %s\n", problem.c_str());
+    return kExitUsage;
   }
   try {
     app.parse(argc, argv);

@@ -1,6 +1,6 @@
 #pragma once
 // Command-line options shared by commands that take an attention variant: --score, --mask,
-// --buffer NAME:DTYPE:SHAPE, --param NAME:TYPE, --dtype, --head-dim, --head-dim-v, and the block
+// --buffer NAME:DTYPE:SHAPE, --param NAME[:TYPE]=VALUE or NAME:TYPE, --dtype, --head-dim, --head-dim-v, and the block
 // configuration flags.
 #include <CLI/CLI.hpp>
 
@@ -14,6 +14,37 @@
 #include "flexjit/expr.hpp"
 
 namespace flexjit::cli {
+
+// One spelling of --param for every command: NAME[:TYPE]=VALUE (TYPE int or float; without it an
+// integer literal makes an int). Commands that only declare (check, emit) also accept NAME:TYPE
+// and ignore a value. Returns the declaration and the value (nullopt when none was given).
+inline std::pair<ParamDecl, std::optional<double>> parse_param(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos) return {ParamDecl::parse(text), std::nullopt};
+  std::string name = text.substr(0, eq);
+  const std::string value_text = text.substr(eq + 1);
+  if (name.empty() || value_text.empty())
+    throw UsageError("--param '" + text + "': expected NAME=VALUE, NAME:TYPE=VALUE or NAME:TYPE");
+  bool integer = value_text.find_first_of(".eEnN") == std::string::npos;  // nan, inf: float
+  const auto colon = name.find(':');
+  if (colon != std::string::npos) {
+    const std::string type = name.substr(colon + 1);
+    if (type != "int" && type != "float")
+      throw UsageError("--param '" + text + "': type must be int or float, got '" + type + "'");
+    integer = type == "int";
+    name = name.substr(0, colon);
+  }
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(value_text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != value_text.size())
+    throw UsageError("--param '" + text + "': '" + value_text + "' is not a number");
+  return {ParamDecl::parse(name + (integer ? ":int" : ":float")), value};
+}
 
 struct VariantOptions {
   std::string score;
@@ -30,23 +61,37 @@ struct VariantOptions {
     app.add_option("--score", score, "score_mod expression (default: score)");
     app.add_option("--mask", mask, "mask_mod expression (default: no mask)");
     app.add_option("--buffer", buffer_decls, "declare a buffer NAME:DTYPE:DIM[xDIM...] (DIM may be ?)");
-    app.add_option("--param", param_decls, "declare a parameter NAME:int|float");
+    app.add_option("--param", param_decls,
+                   "declare a parameter NAME:int|float, or NAME[:TYPE]=VALUE as `run` takes it (the value "
+                   "gives the type when TYPE is left out)");
   }
   void add_kernel_flags(CLI::App& app) {
     app.add_option("--dtype", dtype, "element type of q, k, v, o: bf16 or f16")->capture_default_str();
     app.add_option("--head-dim", head_dim, "head dim of q and k")->capture_default_str();
     app.add_option("--head-dim-v", head_dim_v, "head dim of v and o (default: --head-dim)");
-    app.add_option("--config", config, "block config, e.g. m128n64w4s2 (or the four flags below)");
-    app.add_option("--block-m", block_m, "query rows per CTA");
-    app.add_option("--block-n", block_n, "kv rows per step");
-    app.add_option("--warps", warps, "warps per CTA");
-    app.add_option("--stages", stages, "K/V pipeline stages");
+    add_config_flag(app, "block config, e.g. m128n64w4s2 (or the four flags below)");
+    given_.block_m = app.add_option("--block-m", block_m, "query rows per CTA");
+    given_.block_n = app.add_option("--block-n", block_n, "kv rows per step");
+    given_.warps = app.add_option("--warps", warps, "warps per CTA");
+    given_.stages = app.add_option("--stages", stages, "K/V pipeline stages");
+  }
+  void add_config_flag(CLI::App& app, const std::string& help) {
+    given_.config = app.add_option("--config", config, help);
+  }
+
+  // The --config string parsed and checked the same way by every command, so one bad string
+  // gives one message: given but empty is an error, not "no config".
+  std::optional<BlockConfig> parsed_config() const {
+    if (!given_.config || given_.config->count() == 0) return std::nullopt;
+    if (config.empty())
+      throw UsageError("--config '': give a block config such as m128n64w4s2, or leave --config out for the default");
+    return BlockConfig::parse(config);
   }
 
   Declarations declarations() const {
     Declarations d;
     for (const auto& b : buffer_decls) d.buffers.push_back(BufferDecl::parse(b));
-    for (const auto& p : param_decls) d.params.push_back(ParamDecl::parse(p));
+    for (const auto& p : param_decls) d.params.push_back(parse_param(p).first);
     return d;
   }
   DType element_type() const {
@@ -56,16 +101,39 @@ struct VariantOptions {
     return *parsed;
   }
   int value_head_dim() const { return head_dim_v > 0 ? head_dim_v : head_dim; }
-  // The config the flags describe, merged over `fallback` (flags override single fields).
+  // The config the flags describe, merged over `fallback` (flags override single fields). A flag
+  // given with 0 or a negative value is an error that names it, not "unset".
   std::optional<BlockConfig> block_config(const BlockConfig& fallback) const {
-    if (config.empty() && !block_m && !block_n && !warps && !stages) return std::nullopt;
-    BlockConfig c = config.empty() ? fallback : BlockConfig::parse(config);
-    if (block_m) c.block_m = block_m;
-    if (block_n) c.block_n = block_n;
-    if (warps) c.num_warps = warps;
-    if (stages) c.stages = stages;
+    const std::pair<const char*, std::pair<CLI::Option*, int>> flags[] = {
+        {"--block-m", {given_.block_m, block_m}},
+        {"--block-n", {given_.block_n, block_n}},
+        {"--warps", {given_.warps, warps}},
+        {"--stages", {given_.stages, stages}}};
+    bool any = false;
+    for (const auto& [name, option] : flags) {
+      if (!option.first || option.first->count() == 0) continue;
+      any = true;
+      if (option.second <= 0)
+        throw UsageError(std::string(name) + " must be a positive number, got " + std::to_string(option.second));
+    }
+    const std::optional<BlockConfig> parsed = parsed_config();
+    if (!parsed && !any) return std::nullopt;
+    BlockConfig c = parsed.value_or(fallback);
+    if (given_.block_m && given_.block_m->count()) c.block_m = block_m;
+    if (given_.block_n && given_.block_n->count()) c.block_n = block_n;
+    if (given_.warps && given_.warps->count()) c.num_warps = warps;
+    if (given_.stages && given_.stages->count()) c.stages = stages;
     return c;
   }
+
+ private:
+  struct Given {
+    CLI::Option* config = nullptr;
+    CLI::Option* block_m = nullptr;
+    CLI::Option* block_n = nullptr;
+    CLI::Option* warps = nullptr;
+    CLI::Option* stages = nullptr;
+  } given_;
 };
 
 }  // namespace flexjit::cli

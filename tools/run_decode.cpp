@@ -121,7 +121,7 @@ int run_decode(const DecodeRunArgs& a) {
     inputs.params[decl.name] = value;
   }
   const Attention attention(spec);
-  const double scale = a.scale > 0 ? a.scale : 1.0 / std::sqrt(double(D));
+  const double scale = a.scale ? *a.scale : 1.0 / std::sqrt(double(D));
   const ReferenceShape shape{B, Hq, Hkv, Sq, std::max(S, 1), D, Dv};
   auto reference = [&]() {
     return reference_forward_ragged(attention.score_mod(), attention.mask_mod(), inputs, shape, qd, kd, vd, lens, scale);

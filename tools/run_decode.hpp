@@ -3,6 +3,7 @@
 // GPU, or the float64 ragged reference with --device cpu. K/V come contiguous (--k/--v, optionally
 // paged by the CLI itself with --page-size N into a shuffled pool) or already paged
 // (--k-pages/--v-pages/--page-table).
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,7 +16,7 @@ namespace flexjit::cli {
 struct DecodeRunArgs {
   std::string q, k, v, k_pages, v_pages, page_table, seq_lens, out_dir, device, score, mask, config;
   int page_size = 0;
-  double scale = 0;
+  std::optional<double> scale;  // none: 1/sqrt(D)
   bool check = false;
   DType dtype = DType::bf16;
   std::vector<std::pair<std::string, NpyArray>> buffers;

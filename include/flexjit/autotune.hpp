@@ -84,6 +84,18 @@ struct AutotuneListing {
   std::vector<AutotuneRecord> entries;  ///< sorted by key text
 };
 
+/// What clear_autotune_cache() removed (or, with dry_run, would remove).
+struct AutotuneClearReport {
+  std::string path;                ///< `<directory>/autotune.json`
+  uint64_t bytes = 0;              ///< bytes freed
+  std::vector<std::string> paths;  ///< everything removed (the file and damaged copies), sorted
+};
+
+/// Removes `<directory>/autotune.json` (whatever is in its place, a directory included) and the
+/// damaged copies moved aside next to it. With `dry_run` only reports what would go. Checks that
+/// everything can be removed before removing anything; throws CacheError when it cannot.
+AutotuneClearReport clear_autotune_cache(bool dry_run = false, const std::string& directory = cache_directory());
+
 /// Lists `<directory>/autotune.json` without changing it.
 AutotuneListing list_autotune_cache(const std::string& directory = cache_directory());
 

@@ -7,7 +7,9 @@
 /// Location: `$FLEXJIT_CACHE_DIR`, else `$XDG_CACHE_HOME/flexjit` (when that variable holds an
 /// absolute path), else `$HOME/.cache/flexjit`. Compiled kernels live in `<dir>/kernels/` as
 /// `<key>.cubin`, `<key>.ptx` and `<key>.json`; autotuning results in `<dir>/autotune.json`;
-/// sources that failed to compile are dumped to `<dir>/failed/`.
+/// sources that failed to compile are dumped to `<dir>/failed/`; an entry file found to be a
+/// directory is moved to `<dir>/damaged/`. A damaged entry is recompiled and rewritten, with one
+/// warning on stderr naming it.
 ///
 /// Environment: `FLEXJIT_CACHE=off` (also `0`, `false`, `no`) makes flexjit neither read nor write
 /// compiled kernels on disk (kernels are still compiled). A cache directory that cannot be written
@@ -67,7 +69,6 @@ struct CacheClearReport {
   std::string directory;           ///< the cache directory
   size_t kernel_entries = 0;       ///< number of distinct kernel keys removed
   size_t failed_dumps = 0;         ///< number of files under `failed/` removed
-  bool autotune_removed = false;   ///< whether `autotune.json` was removed
   uint64_t bytes = 0;              ///< bytes freed
   std::vector<std::string> paths;  ///< every file removed, sorted
 };
@@ -86,9 +87,11 @@ KernelCacheListing list_kernel_cache(const std::string& directory = cache_direct
 KernelCacheEntry find_kernel_cache_entry(const std::string& key_prefix,
                                          const std::string& directory = cache_directory());
 
-/// Removes every file in `<directory>/kernels/` and `<directory>/failed/`, and
-/// `<directory>/autotune.json`. With `dry_run` only reports what would go. Throws CacheError when
-/// a file cannot be removed.
+/// Removes everything in `<directory>/kernels/`, `<directory>/failed/` and `<directory>/damaged/`
+/// (entries found damaged and moved aside). `autotune.json` belongs to the autotune cache:
+/// clear_autotune_cache() in `flexjit/autotune.hpp`. With `dry_run` only reports what would go.
+/// Checks that everything can be removed before removing anything; throws CacheError (having
+/// removed nothing) when something cannot.
 CacheClearReport clear_cache(bool dry_run = false, const std::string& directory = cache_directory());
 
 }  // namespace flexjit

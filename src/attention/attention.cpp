@@ -116,6 +116,8 @@ codegen::KernelSpec attention_spec(codegen::Family family, const AttentionSpec& 
                                    const BlockMask* block_mask, const std::optional<BlockConfig>& config) {
   codegen::KernelSpec ks = codegen::attention_kernel_spec(family, spec, score, mask);
   ks.gqa_group = shape.gqa_group();
+  // Only the forward folds the scale into its exp2; the backward recomputes P from the LSE.
+  ks.negative_scale = family == codegen::Family::fwd && shape.negative_scale;
   if (config) ks.config = *config;
   if (block_mask != nullptr) {
     ks.has_block_mask = true;
@@ -156,13 +158,6 @@ FlexjitBlockTables kernel_tables(const BlockMask& mask, bool by_query_block) {
   out.stride_h = ms.heads == 1 ? 0 : rows;
   out.stride_b = ms.batch == 1 ? 0 : static_cast<long long>(ms.heads) * rows;
   return out;
-}
-
-float checked_scale(const CallOptions& options, int head_dim, const char* what) {
-  const float scale = options.scale.value_or(1.0f / std::sqrt(static_cast<float>(head_dim)));
-  if (!(scale > 0.f) || !std::isfinite(scale))
-    throw UsageError(std::string(what) + ": scale must be a positive finite number, got " + std::to_string(scale));
-  return scale;
 }
 
 // The block config of one kernel family for this call: the caller's, or the autotuner's choice
@@ -233,8 +228,9 @@ std::shared_ptr<const Attention::Impl::Resolved> resolve(Attention::Impl& impl, 
                                                           const BlockMask* block_mask, const KernelLauncher& launch,
                                                           Stream stream) {
   char signature[160];
-  std::snprintf(signature, sizeof signature, "%s %d %d %d %d %d %d %d %d", std::string(codegen::family_name(family)).c_str(),
-                shape.batch, shape.q_heads, shape.kv_heads, shape.q_len, shape.kv_len, block_mask != nullptr ? 1 : 0,
+  std::snprintf(signature, sizeof signature, "%s %d %d %d %d %d %d %d %d %d", std::string(codegen::family_name(family)).c_str(),
+                shape.negative_scale ? 1 : 0, shape.batch, shape.q_heads, shape.kv_heads, shape.q_len, shape.kv_len,
+                block_mask != nullptr ? 1 : 0,
                 block_mask ? block_mask->shape().q_block : 0, block_mask ? block_mask->shape().kv_block : 0);
   const jit::MemoKey key{jit::current_context_id(), signature};
   if (auto hit = impl.resolved.find(key)) {
@@ -257,9 +253,10 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
                         const TensorView& out, const TensorView& lse, const BlockMask* block_mask,
                         Stream stream, const CallOptions& options) const {
   const AttentionSpec& spec = impl_->spec;
-  const attention::ProblemShape shape = attention::check_forward_tensors(
+  attention::ProblemShape shape = attention::check_forward_tensors(
       q, k, v, out, lse, spec.dtype, spec.head_dim, spec.head_dim_v);
-  const float scale = checked_scale(options, spec.head_dim, "forward");
+  const float scale = attention::checked_scale(options.scale, spec.head_dim, "forward");
+  shape.negative_scale = scale < 0.f;
   if (block_mask != nullptr) attention::check_block_mask(*block_mask, shape);
   const std::vector<unsigned char> mod_args = codegen::pack_mod_args(
       spec.declarations, options.values, codegen::names_read({&impl_->score, &impl_->mask}), "forward");
@@ -318,7 +315,7 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
   same_shape(dq, q, "dq", "q");
   same_shape(dk, k, "dk", "k");
   same_shape(dv, v, "dv", "v");
-  const float scale = checked_scale(options, spec.head_dim, "backward");
+  const float scale = attention::checked_scale(options.scale, spec.head_dim, "backward");
   if (block_mask != nullptr) attention::check_block_mask(*block_mask, shape);
 
   using codegen::Family;

@@ -117,9 +117,7 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   if (!kv.host_seq_lens && paged && kv.host_page_table)
     throw UsageError("decode: host_page_table without host_seq_lens cannot be checked (which entries are used "
                      "depends on the lengths); give both");
-  const float scale = options.scale.value_or(1.0f / std::sqrt(static_cast<float>(spec.head_dim)));
-  if (!(scale > 0.f) || !std::isfinite(scale))
-    throw UsageError("decode: scale must be a positive finite number, got " + std::to_string(scale));
+  const float scale = checked_scale(options.scale, spec.head_dim, "decode");
   const std::vector<unsigned char> mod_args = codegen::pack_mod_args(
       spec.declarations, options.values, codegen::names_read({&variant.score, &variant.mask}), "decode");
 
@@ -131,6 +129,7 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   ks.head_dim_v = spec.head_dim_v;
   ks.gqa_group = group;
   ks.paged = paged;
+  ks.negative_scale = scale < 0.f;  // no fold of the scale into exp2 (KernelSpec::negative_scale)
   ks.declarations = spec.declarations;
   ks.score_mod = variant.score;
   ks.mask_mod = variant.mask;
@@ -209,7 +208,7 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   p.num_splits = split.num_splits;
   p.tiles_per_split = split.tiles_per_split;
   p.scale = scale;
-  p.scale_log2 = scale * 1.4426950408889634f;
+  p.scale_log2 = scale * FLEXJIT_LOG2E;
 
   const int64_t rows = int64_t(B) * Hq * Sq;
   std::optional<StreamScratch> partials;

@@ -28,6 +28,13 @@ void check_sizes(const ReferenceShape& s, size_t q, size_t k, size_t v) {
                      std::to_string(want_v));
 }
 
+// The running row maximum, with NaN sticky: std::max(-inf, NaN) is -inf, which turned a row of
+// NaN scores into a "fully masked" row (O = 0, LSE = -inf) instead of NaN.
+double nan_max(double m, double score) {
+  if (std::isnan(m) || std::isnan(score)) return std::numeric_limits<double>::quiet_NaN();
+  return std::max(m, score);
+}
+
 }  // namespace
 
 ReferenceForward reference_forward(const Expr& score_mod, const Expr& mask_mod,
@@ -73,10 +80,10 @@ ReferenceForward reference_forward(const Expr& score_mod, const Expr& mask_mod,
           score = score_eval(point);
         }
         scores[j] = score;
-        m = std::max(m, score);
+        m = nan_max(m, score);
       }
       const size_t row = (size_t(b) * s.q_heads + h) * s.q_len + i;
-      if (m == neg_inf) continue;  // fully masked: O = 0, LSE = -inf
+      if (m == neg_inf) continue;  // fully masked: O = 0, LSE = -inf (a NaN row is not: m is NaN)
       double sum = 0;
       for (int j = 0; j < s.kv_len; ++j) {
         scores[j] = scores[j] == neg_inf ? 0.0 : std::exp(scores[j] - m);
@@ -153,7 +160,7 @@ ReferenceBackward reference_backward(const Expr& score_mod, const Expr& mask_mod
             score = score_eval(point);
           }
           prob[j] = score;
-          m = std::max(m, score);
+          m = nan_max(m, score);
         }
         if (m == neg_inf) continue;  // fully masked row: no gradient
         double sum = 0;
@@ -187,8 +194,9 @@ double relative_error(const std::vector<double>& out, const std::vector<double>&
   double diff = 0, norm = 0;
   for (size_t i = 0; i < out.size(); ++i) {
     if (!std::isfinite(out[i])) {
-      // Matching infinities (e.g. LSE of fully masked rows) are equal; anything else is a failure.
-      if (out[i] == ref[i]) continue;
+      // Matching infinities (e.g. LSE of fully masked rows) and NaN where the reference has NaN
+      // (NaN in, NaN out) are equal; anything else is a failure.
+      if (out[i] == ref[i] || (std::isnan(out[i]) && std::isnan(ref[i]))) continue;
       return std::numeric_limits<double>::infinity();
     }
     if (!std::isfinite(ref[i])) return std::numeric_limits<double>::infinity();

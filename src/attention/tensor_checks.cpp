@@ -1,6 +1,8 @@
 #include "attention/tensor_checks.hpp"
 
+#include <cmath>
 #include <cstdint>
+#include <string>
 #include <limits>
 
 #include "flexjit/error.hpp"
@@ -122,6 +124,16 @@ void check_block_mask(const BlockMask& mask, const ProblemShape& s) {
   if (m.heads != 1 && m.heads != s.q_heads)
     throw ShapeError("block mask has " + std::to_string(m.heads) + " heads but q has " +
                      std::to_string(s.q_heads) + " (mask heads must be 1 or the query heads)");
+}
+
+// A scale the caller gives is used as given or refused: negative is legal (the forward then takes
+// the general score path, KernelSpec::negative_scale), 0, infinities and NaN are not.
+float checked_scale(std::optional<float> given, int head_dim, const char* what) {
+  const float scale = given.value_or(1.0f / std::sqrt(static_cast<float>(head_dim)));
+  if (std::isnan(scale) || std::isinf(scale) || scale == 0.f)
+    throw UsageError(std::string(what) + ": scale must be a finite non-zero number (negative is allowed), got " +
+                     (std::isnan(scale) ? std::string("nan") : std::isinf(scale) ? (scale > 0 ? "inf" : "-inf") : "0"));
+  return scale;
 }
 
 }  // namespace flexjit::attention

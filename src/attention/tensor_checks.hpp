@@ -2,6 +2,7 @@
 // Validation of the tensors handed to attention kernels: every message names the tensor, the
 // dimension and what was expected, so a caller can fix the call without reading kernel code.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "flexjit/block_mask.hpp"
@@ -11,6 +12,7 @@ namespace flexjit::attention {
 
 struct ProblemShape {
   int batch = 0, q_heads = 0, kv_heads = 0, q_len = 0, kv_len = 0, head_dim = 0, head_dim_v = 0;
+  bool negative_scale = false;  // the call's scale is negative (KernelSpec::negative_scale)
   int gqa_group() const { return q_heads / kv_heads; }
 };
 
@@ -26,6 +28,10 @@ ProblemShape check_forward_tensors(const TensorView& q, const TensorView& k, con
 
 // Checks that `mask` was built for this problem (lengths, batch/head broadcast).
 void check_block_mask(const BlockMask& mask, const ProblemShape& shape);
+
+// The scale of a call: the given one (default 1/sqrt(head_dim)); 0, infinities and NaN are refused
+// with a UsageError naming `what`, a negative scale is legal and returned as it is.
+float checked_scale(std::optional<float> given, int head_dim, const char* what);
 
 // Checks a [B, H, S] fp32 tensor such as lse or delta.
 void check_row_stats(const TensorView& t, const char* name, const ProblemShape& shape);

@@ -5,6 +5,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "codegen/family.hpp"
 #include "codegen/template_registry.hpp"
@@ -47,7 +48,14 @@ BlockConfig default_config(Family family, int head_dim, int head_dim_v) {
   return descriptor(family).default_config(head_dim, head_dim_v);
 }
 
-void KernelSpec::validate() const { descriptor(family).validate(*this); }
+void KernelSpec::validate() const {
+  for (auto [field, value] : {std::pair<const char*, int>{"block_m", config.block_m}, {"block_n", config.block_n},
+                              {"warps", config.num_warps}, {"stages", config.stages}})
+    if (value < 0)
+      throw UsageError(std::string(family_name(family)) + " config: " + field + " must not be negative, got " +
+                       std::to_string(value));
+  descriptor(family).validate(*this);
+}
 
 int KernelSpec::threads() const { return descriptor(family).threads(*this, 0); }
 
@@ -134,6 +142,7 @@ std::string self_contained_source(const jit::Source& source) {
 }
 
 void check_shared_memory(const KernelSpec& spec, const std::string& arch) {
+  spec.validate();  // a shared-memory figure computed from a negative head dim means nothing
   if (spec.config.wgmma && arch != "sm_90a")
     throw UsageError(std::string(family_name(spec.family)) + " config " + spec.config.str() +
                      " uses wgmma, which needs the sm_90a target (Hopper); the target is " + arch +

@@ -55,7 +55,12 @@ struct KernelSpec {
   Expr mask_mod = Expr::no_mask();
 
   bool has_mask() const { return !mask_mod.is_always_true(); }
-  bool score_is_identity() const { return score_mod.is_identity(); }
+  // The call's scale is negative (fwd, decode). The identity score_mod then does not fold the scale
+  // into the exp2 argument: that fold keeps the row maximum of the raw Q.K, which is the minimum
+  // of the scaled scores when the scale is negative. Such calls take the general score path.
+  bool negative_scale = false;
+  // Scores stay raw Q.K until the exp2 (SCORE_IS_IDENTITY): the identity score_mod at a positive scale.
+  bool score_is_identity() const { return score_mod.is_identity() && !negative_scale; }
   // Throws UsageError naming the first field that is out of range, and what is accepted.
   void validate() const;
   // Dynamic shared memory the kernel needs, in bytes.

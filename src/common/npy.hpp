@@ -24,7 +24,11 @@ struct NpyArray {
 
 // Throws UsageError naming the file and what is wrong (not .npy, big-endian, Fortran order,
 // unsupported dtype, truncated data).
+// Only regular files are read (a directory, FIFO or device is refused by name).
 NpyArray read_npy(const std::string& path);
+// The same checks on the bytes of a file already in memory; `name` is used in messages. The
+// header dict is parsed strictly and the element count is overflow-checked.
+NpyArray parse_npy(const std::string& bytes, const std::string& name);
 void write_npy(const std::string& path, const NpyArray& array);
 
 }  // namespace flexjit

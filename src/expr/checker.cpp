@@ -3,6 +3,7 @@
 #include <string>
 
 #include "expr/builtins.hpp"
+#include "expr/simplify.hpp"
 
 namespace flexjit::expr {
 namespace {
@@ -254,6 +255,15 @@ class Checker {
                   "the divisor is the literal 0");
       return nullptr;
     }
+    // A divisor that folds to 0 (`q_idx / (1 - 1)`) is as wrong as a literal one.
+    if ((op == BinaryOp::div || op == BinaryOp::mod) && rhs->kind != NodeKind::literal &&
+        is_literal_zero(*simplify(rhs))) {
+      const std::string divisor = sink_.quote(syntax.operands[1]->span);
+      sink_.error(syntax.op_span, op == BinaryOp::div ? "division by zero" : "remainder by zero",
+                  divisor.empty() ? std::string("the divisor is the constant 0")
+                                  : "the divisor `" + divisor + "` is the constant 0");
+      return nullptr;
+    }
     return make_binary(op, std::move(lhs), std::move(rhs), syntax.span);
   }
 
@@ -402,6 +412,27 @@ class Checker {
                   "index " + std::to_string(i + 1) + " of buffer '" + name + "' is " +
                       type_phrase(checked[i]->type) + ", but buffer indices must be ints",
                   hint);
+      ok = false;
+    }
+    if (!ok) return nullptr;
+    // Constant indices are checked against the declared extents here: at run time an
+    // out-of-bounds read only sets an error flag (and reads 0), so `slope[16]` on 16 elements
+    // would otherwise be found only after a launch, if at all.
+    for (size_t i = 0; i < checked.size(); ++i) {
+      const NodePtr folded = simplify(checked[i]);
+      if (folded->kind != NodeKind::literal || folded->type != ScalarType::integer) continue;
+      const long long value = folded->int_value;
+      const long long extent = buffer->shape[i];
+      if (value >= 0 && (extent < 0 || value < extent)) continue;
+      const std::string which = "index " + std::to_string(i + 1) + " of buffer '" + name + "'";
+      if (value < 0)
+        sink_.error(indices[i]->span, which + " is the constant " + std::to_string(value) + ", below 0",
+                    "buffer indices start at 0; there is no negative indexing from the end");
+      else
+        sink_.error(indices[i]->span,
+                    which + " is the constant " + std::to_string(value) + ", past its extent " +
+                        std::to_string(extent),
+                    "valid indices are 0 to " + std::to_string(extent - 1));
       ok = false;
     }
     if (!ok) return nullptr;

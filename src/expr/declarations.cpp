@@ -25,6 +25,22 @@ std::string rank_message(std::string_view name, size_t rank) {
          "; the largest supported rank is " + std::to_string(expr::kMaxBufferRank);
 }
 
+// The declared extents (those given at call time aside) must multiply to a byte count a 64-bit
+// signed index can address; a wrapped product would pass later size checks and read out of bounds.
+void check_element_count(const std::string& name, const std::vector<int64_t>& shape, DType dtype) {
+  uint64_t bytes = dtype_size(dtype);
+  for (int64_t extent : shape) {
+    if (extent <= 0) continue;
+    if (bytes > static_cast<uint64_t>(INT64_MAX) / static_cast<uint64_t>(extent)) {
+      std::string dims;
+      for (int64_t e : shape) dims += (dims.empty() ? "" : "x") + (e < 0 ? std::string("?") : std::to_string(e));
+      throw UsageError("buffer '" + name + "' has shape " + dims +
+                       ", more bytes than a 64-bit index can address; check the extents");
+    }
+    bytes *= static_cast<uint64_t>(extent);
+  }
+}
+
 }  // namespace
 
 BufferDecl BufferDecl::parse(std::string_view text) {
@@ -62,6 +78,7 @@ BufferDecl BufferDecl::parse(std::string_view text) {
     decl.shape.push_back(extent);
   }
   if (decl.shape.size() > expr::kMaxBufferRank) throw UsageError(rank_message(decl.name, decl.shape.size()));
+  check_element_count(decl.name, decl.shape, decl.dtype);
   return decl;
 }
 
@@ -123,6 +140,7 @@ void validate_declarations(const Declarations& declarations) {
         throw UsageError("buffer '" + buffer.name + "' has extent " + std::to_string(buffer.shape[d]) +
                          " in dimension " + std::to_string(d + 1) +
                          "; extents must be positive (or -1 for one given at call time)");
+    check_element_count(buffer.name, buffer.shape, buffer.dtype);
     claim(buffer.name);
   }
 }

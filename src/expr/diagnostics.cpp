@@ -79,6 +79,10 @@ std::string_view DiagnosticSink::text(SourceSpan span) const noexcept {
 }
 
 std::string DiagnosticSink::quote(SourceSpan span) const {
+  // Text that already has an error in it is no example to follow: a hint quoting `q_idx<<1`
+  // would suggest the very '<<' that was just rejected.
+  for (const auto& [offset, diagnostic] : diagnostics_)
+    if (offset >= span.offset && offset < span.offset + span.length) return {};
   std::string out;
   bool space = false;
   for (char c : text(span)) {

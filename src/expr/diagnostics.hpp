@@ -34,7 +34,7 @@ class DiagnosticSink {
   /// The source text of a span.
   std::string_view text(SourceSpan span) const noexcept;
   /// The source text of a span with whitespace runs collapsed to one space, for quoting inside a
-  /// suggestion; empty when it is too long to quote usefully.
+  /// suggestion; empty when it is too long to quote usefully or holds an error already reported.
   std::string quote(SourceSpan span) const;
 
  private:

@@ -4,6 +4,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "expr/builtins.hpp"
 #include "flexjit/error.hpp"
@@ -13,6 +16,10 @@ namespace {
 
 // Past this a double rounds to a float infinity (2^128 - 2^103).
 constexpr double kFloatOverflow = 3.4028235677973366e38;
+
+// Nodes of the function being emitted that were bound to a local (`const float flexjit_t3 = ...;`)
+// and are emitted as that name; null while a local's own definition is emitted at the top level.
+thread_local const std::unordered_map<const Node*, std::string>* g_locals = nullptr;
 
 void emit(const Node& node, std::string& out);
 
@@ -127,6 +134,12 @@ std::string_view int_function(Function function) {
 }
 
 void emit(const Node& node, std::string& out) {
+  if (g_locals) {
+    if (auto it = g_locals->find(&node); it != g_locals->end()) {
+      out += it->second;
+      return;
+    }
+  }
   switch (node.kind) {
     case NodeKind::literal:
       if (node.type == ScalarType::boolean) {
@@ -209,6 +222,92 @@ std::string emit_cuda_expression(const Node& node) {
   return out;
 }
 
+namespace {
+
+// Common subexpressions, found by structure. A derivative refers to its operands more than once
+// (d tanh(u) = (1 - tanh(u)^2) u'), so nested mods gave a gradient whose text, printed as a tree,
+// grew with the square of the nesting (and products exponentially): a 539-character softcap chain
+// became megabytes of CUDA that NVRTC took 43 s to inline. Every subexpression used more than
+// once is now emitted once into a local, which keeps the text linear in the size of the DAG.
+class SharedSubexpressions {
+ public:
+  explicit SharedSubexpressions(const Node& root) {
+    number(root);
+    ++uses_[number_of_.at(&root)];
+  }
+
+  // Locals in dependency order: (node, type name, its value number).
+  std::vector<const Node*> hoisted() const {
+    std::vector<const Node*> out;
+    for (size_t vn = 0; vn < representative_.size(); ++vn)
+      if (uses_[vn] > 1 && hoistable_[vn]) out.push_back(representative_[vn]);
+    return out;
+  }
+  // Every node (pointer) whose value number is one of `hoisted`, mapped to the local's name.
+  std::unordered_map<const Node*, std::string> names(const std::vector<const Node*>& hoisted) const {
+    std::unordered_map<size_t, std::string> by_number;
+    for (size_t i = 0; i < hoisted.size(); ++i) by_number[number_of_.at(hoisted[i])] = "flexjit_t" + std::to_string(i);
+    std::unordered_map<const Node*, std::string> out;
+    for (const auto& [node, vn] : number_of_)
+      if (auto it = by_number.find(vn); it != by_number.end()) out[node] = it->second;
+    return out;
+  }
+
+ private:
+  size_t number(const Node& node) {
+    if (auto it = number_of_.find(&node); it != number_of_.end()) return it->second;  // shared pointer
+    std::string key = std::to_string(static_cast<int>(node.kind)) + "|" + std::to_string(static_cast<int>(node.type)) +
+                      "|" + std::to_string(static_cast<int>(node.variable)) + "|" +
+                      std::to_string(static_cast<int>(node.unary_op)) + "|" +
+                      std::to_string(static_cast<int>(node.binary_op)) + "|" +
+                      std::to_string(static_cast<int>(node.function)) + "|" + std::to_string(node.int_value) + "|" +
+                      std::to_string(node.bool_value) + "|" + node.name + "|";
+    char bits[32];
+    std::snprintf(bits, sizeof bits, "%a|", node.float_value);
+    key += bits;
+    std::vector<size_t> children;
+    bool pure = node.kind != NodeKind::buffer_read;
+    for (const auto& operand : node.operands) {
+      const size_t child = number(*operand);
+      children.push_back(child);
+      key += std::to_string(child) + ",";
+      pure = pure && pure_[child];
+    }
+    auto [it, inserted] = by_key_.emplace(key, representative_.size());
+    const size_t vn = it->second;
+    if (inserted) {
+      representative_.push_back(&node);
+      uses_.push_back(0);
+      pure_.push_back(pure);
+      // Leaves cost nothing to repeat. A subtree reading a buffer stays where it is: evaluated
+      // eagerly it could flag an out-of-bounds read in a branch that was not taken.
+      const bool leaf = node.kind == NodeKind::literal || node.kind == NodeKind::variable ||
+                        node.kind == NodeKind::parameter;
+      hoistable_.push_back(pure && !leaf);
+      for (size_t child : children) ++uses_[child];  // once per distinct parent
+    }
+    number_of_[&node] = vn;
+    return vn;
+  }
+
+  std::unordered_map<const Node*, size_t> number_of_;
+  std::unordered_map<std::string, size_t> by_key_;
+  std::vector<const Node*> representative_;  // in post order: children before parents
+  std::vector<int> uses_;
+  std::vector<bool> pure_, hoistable_;
+};
+
+const char* c_type(ScalarType type) {
+  switch (type) {
+    case ScalarType::boolean: return "bool";
+    case ScalarType::integer: return "int";
+    case ScalarType::floating: return "float";
+  }
+  return "float";
+}
+
+}  // namespace
+
 std::string emit_cuda_function(const Node& root, ModKind kind, const std::string& function_name,
                                const std::string& line_file) {
   require_identifier("function name", function_name);
@@ -226,6 +325,22 @@ std::string emit_cuda_function(const Node& root, ModKind kind, const std::string
            "(int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, "
            "const FlexjitModArgs& args, unsigned& flexjit_errors) {\n";
   out += "#line 1 \"" + file + "\"\n";
+  const SharedSubexpressions shared(root);
+  const std::vector<const Node*> hoisted = shared.hoisted();
+  const std::unordered_map<const Node*, std::string> names = shared.names(hoisted);
+  struct Restore {
+    ~Restore() { g_locals = nullptr; }
+  } restore;
+  for (size_t i = 0; i < hoisted.size(); ++i) {
+    // The definition refers to the locals before it (children come first), never to itself: a
+    // copy of the node has the same operands but is not a key of `names`.
+    out += "  const " + std::string(c_type(hoisted[i]->type)) + " flexjit_t" + std::to_string(i) + " = ";
+    g_locals = &names;
+    const Node shallow = *hoisted[i];
+    emit(shallow, out);
+    out += ";\n";
+  }
+  g_locals = &names;
   out += "  return ";
   emit_as(root, kind == ModKind::score ? ScalarType::floating : ScalarType::boolean, out);
   out += ";\n}\n";

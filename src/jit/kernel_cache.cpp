@@ -76,14 +76,29 @@ bool is_key(const std::string& s) {
          });
 }
 
-bool read_file(const fs::path& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return false;
-  *out = std::move(buffer).str();
-  return true;
+// Cubins of our kernels are well under 1 MB; the bound only stops a hostile or broken entry
+// (a link to /dev/zero, a huge file) from being read into memory.
+constexpr uint64_t kMaxEntryFileBytes = uint64_t{256} << 20;
+
+// Reads a regular file of at most kMaxEntryFileBytes; a FIFO, device or directory is refused
+// without blocking or reading. `*problem` says why when the file exists but cannot be used.
+bool read_file(const fs::path& path, std::string* out, std::string* problem = nullptr) {
+  std::string error;
+  int error_number = 0;
+  const ReadStatus status = read_regular_file(path.string(), kMaxEntryFileBytes, out, &error, &error_number);
+  if (status == ReadStatus::ok) return true;
+  if (!problem) return false;
+  std::error_code ec;
+  const std::string name = path.filename().string();
+  if (status == ReadStatus::missing)
+    *problem = fs::is_symlink(fs::symlink_status(path, ec)) ? name + " is a dangling symbolic link" : "";
+  else if (status == ReadStatus::failed)
+    // A directory that cannot be searched or read is the cache being unusable (reported when
+    // the store fails), not a damaged entry.
+    *problem = error_number == ENOTDIR || error_number == EACCES ? "" : name + " cannot be read: " + error;
+  else
+    *problem = name + " " + error;
+  return false;
 }
 
 std::string to_hex(const std::string& bytes) {
@@ -236,7 +251,7 @@ KernelCacheListing list_kernel_cache(const std::string& directory) {
   if (!fs::is_directory(kernels, ec)) return listing;
   std::set<std::string> files;
   for (fs::directory_iterator it(kernels, ec), end; !ec && it != end; it.increment(ec))
-    if (it->is_regular_file(ec)) files.insert(it->path().filename().string());
+    files.insert(it->path().filename().string());  // directories, FIFOs ... are damage too
   if (ec) throw CacheError("cannot list " + kernels.string() + ": " + ec.message());
   std::set<std::string> claimed;
   for (const auto& name : files) {
@@ -298,6 +313,7 @@ KernelCacheEntry find_kernel_cache_entry(const std::string& key_prefix,
 }
 
 CacheClearReport clear_cache(bool dry_run, const std::string& directory) {
+  // autotune.json belongs to the autotune cache (clear_autotune_cache in flexjit/autotune.hpp).
   CacheClearReport report;
   report.directory = directory;
   std::error_code ec;
@@ -305,8 +321,8 @@ CacheClearReport clear_cache(bool dry_run, const std::string& directory) {
   std::set<std::string> keys;
   const fs::path kernels = fs::path(directory) / "kernels";
   if (fs::is_directory(kernels, ec)) {
+    // Everything in kernels/ goes, a directory or FIFO in an entry's place included.
     for (fs::directory_iterator it(kernels, ec), end; !ec && it != end; it.increment(ec)) {
-      if (it->is_directory(ec)) continue;
       doomed.push_back(it->path());
       const std::string stem = it->path().stem().string();
       if (is_key(stem)) keys.insert(stem);
@@ -314,19 +330,21 @@ CacheClearReport clear_cache(bool dry_run, const std::string& directory) {
     if (ec) throw CacheError("cannot list " + kernels.string() + ": " + ec.message());
   }
   report.kernel_entries = keys.size();
-  const fs::path failed = fs::path(directory) / "failed";
-  if (fs::is_directory(failed, ec)) {
-    for (fs::recursive_directory_iterator it(failed, ec), end; !ec && it != end; it.increment(ec)) {
+  for (const char* sub : {"failed", "damaged"}) {
+    const fs::path dir = fs::path(directory) / sub;
+    if (!fs::is_directory(dir, ec)) continue;
+    for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
       if (it->is_directory(ec)) continue;
       doomed.push_back(it->path());
-      ++report.failed_dumps;
+      if (sub == std::string("failed")) ++report.failed_dumps;
     }
-    if (ec) throw CacheError("cannot list " + failed.string() + ": " + ec.message());
+    if (ec) throw CacheError("cannot list " + dir.string() + ": " + ec.message());
   }
-  const fs::path autotune = fs::path(directory) / "autotune.json";
-  if (fs::exists(fs::symlink_status(autotune, ec))) {
-    doomed.push_back(autotune);
-    report.autotune_removed = true;
+  // Check before deleting anything: a clear that fails half-way leaves a cache nobody asked for.
+  for (const auto& path : doomed) {
+    if (::access(path.parent_path().c_str(), W_OK | X_OK) != 0)
+      throw CacheError("cannot remove " + path.string() + ": " + path.parent_path().string() +
+                       " is not writable (" + std::strerror(errno) + "); nothing was removed");
   }
   for (const auto& path : doomed) {
     std::error_code size_ec;
@@ -340,10 +358,14 @@ CacheClearReport clear_cache(bool dry_run, const std::string& directory) {
   if (dry_run) return report;
   for (const auto& path : doomed) {
     // Another process may have removed it (or renamed over it) meanwhile: that is fine.
-    if (!fs::remove(path, ec) && ec && ec != std::errc::no_such_file_or_directory)
+    const bool is_dir = fs::is_directory(fs::symlink_status(path, ec));
+    if (is_dir) fs::remove_all(path, ec);
+    else fs::remove(path, ec);
+    if (ec && ec != std::errc::no_such_file_or_directory)
       throw CacheError("cannot remove " + path.string() + ": " + ec.message());
   }
-  if (fs::is_directory(failed, ec)) fs::remove_all(failed, ec);
+  for (const char* sub : {"failed", "damaged"})
+    if (fs::is_directory(fs::path(directory) / sub, ec)) fs::remove_all(fs::path(directory) / sub, ec);
   return report;
 }
 
@@ -399,36 +421,58 @@ std::string kernel_entry_path(const std::string& directory, const std::string& k
   return (fs::path(directory) / "kernels" / (key + extension)).string();
 }
 
-std::optional<CompiledKernel> load_cached_kernel(const std::string& directory,
-                                                 const std::string& key,
-                                                 const std::string& key_text) {
+namespace {
+
+// Loads the entry, or says in `*damage` why an entry that is there cannot be used ("" when there
+// is no entry: a plain miss).
+std::optional<CompiledKernel> load_entry(const std::string& directory, const std::string& key,
+                                         const std::string& key_text, std::string* damage) {
+  damage->clear();
   std::string text;
-  if (!read_file(kernel_entry_path(directory, key, ".json"), &text)) return std::nullopt;
+  if (!read_file(kernel_entry_path(directory, key, ".json"), &text, damage)) return std::nullopt;
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  if (j.is_discarded() || !j.is_object()) {
+    *damage = key + ".json is not a JSON object";
+    return std::nullopt;
+  }
   try {
-    if (j.at("format").get<std::string>() != kFormat || j.at("key").get<std::string>() != key)
+    if (j.at("format").get<std::string>() != kFormat || j.at("key").get<std::string>() != key) {
+      *damage = key + ".json has another format or key";
       return std::nullopt;
+    }
     // The full text, not the hash, decides: a collision or a foreign file is a miss.
     if (j.contains("key_text")) {
-      if (j.at("key_text").get_ref<const std::string&>() != key_text) return std::nullopt;
+      if (j.at("key_text").get_ref<const std::string&>() != key_text) {
+        *damage = key + ".json records a different key text";
+        return std::nullopt;
+      }
     } else {
       auto decoded = from_hex(j.at("key_text_hex").get<std::string>());
-      if (!decoded || *decoded != key_text) return std::nullopt;
+      if (!decoded || *decoded != key_text) {
+        *damage = key + ".json records a different key text";
+        return std::nullopt;
+      }
     }
     CompiledKernel out;
     for (const char* part : {"cubin", "ptx"}) {
       const json& meta = j.at(part);
       std::string data;
-      if (!read_file(kernel_entry_path(directory, key, part == std::string("cubin") ? ".cubin" : ".ptx"),
-                     &data))
+      const std::string file = key + (part == std::string("cubin") ? ".cubin" : ".ptx");
+      if (!read_file(fs::path(directory) / "kernels" / file, &data, damage)) {
+        if (damage->empty()) *damage = file + " is missing";
         return std::nullopt;
+      }
       if (data.size() != meta.at("bytes").get<uint64_t>() ||
-          checksum(data) != meta.at("xxh3_64").get<std::string>())
+          checksum(data) != meta.at("xxh3_64").get<std::string>()) {
+        *damage = file + " does not match the size and checksum recorded in " + key + ".json";
         return std::nullopt;
+      }
       (part == std::string("cubin") ? out.cubin : out.ptx) = std::move(data);
     }
-    if (out.cubin.size() < 4 || out.cubin.compare(0, 4, "\x7f" "ELF") != 0) return std::nullopt;
+    if (out.cubin.size() < 4 || out.cubin.compare(0, 4, "\x7f" "ELF") != 0) {
+      *damage = key + ".cubin is not an ELF image";
+      return std::nullopt;
+    }
     out.key = key;
     out.source_name = j.at("source_name").get<std::string>();
     out.kernel_names = j.at("kernel_names").get<std::vector<std::string>>();
@@ -440,8 +484,36 @@ std::optional<CompiledKernel> load_cached_kernel(const std::string& directory,
     out.from_disk_cache = true;
     return out;
   } catch (const json::exception&) {
+    *damage = key + ".json lacks a field or has one of the wrong type";
     return std::nullopt;
   }
+}
+
+// An entry's file that is a directory cannot be renamed over, so the store would fail and the
+// entry would be recompiled in every process: move it into <directory>/damaged/ first (a FIFO
+// or link is simply replaced by the rename of the store). Returns where it went, or "".
+std::string move_aside_directories(const std::string& directory, const std::string& key) {
+  std::string moved;
+  for (const char* ext : {".json", ".cubin", ".ptx"}) {
+    const fs::path path = kernel_entry_path(directory, key, ext);
+    std::error_code ec;
+    if (!fs::is_directory(fs::symlink_status(path, ec))) continue;
+    const fs::path aside_dir = fs::path(directory) / "damaged";
+    fs::create_directories(aside_dir, ec);
+    const fs::path aside = aside_dir / (path.filename().string() + "." + std::to_string(::getpid()) + "-" +
+                                        std::to_string(std::time(nullptr)));
+    if (::rename(path.c_str(), aside.c_str()) == 0) moved += (moved.empty() ? "" : ", ") + aside.string();
+  }
+  return moved;
+}
+
+}  // namespace
+
+std::optional<CompiledKernel> load_cached_kernel(const std::string& directory,
+                                                 const std::string& key,
+                                                 const std::string& key_text) {
+  std::string damage;
+  return load_entry(directory, key, key_text, &damage);
 }
 
 bool store_cached_kernel(const std::string& directory, const CompiledKernel& kernel,
@@ -497,13 +569,23 @@ CompiledKernel get_or_compile(const Source& source, const CompileOptions& option
   const std::string key = kernel_key(key_text);
   const bool enabled = kernel_cache_enabled();
   const std::string directory = enabled ? cache_directory() : std::string();
+  std::string damage;
   if (enabled) {
-    if (auto hit = load_cached_kernel(directory, key, key_text)) return std::move(*hit);
+    if (auto hit = load_entry(directory, key, key_text, &damage)) return std::move(*hit);
   }
   CompiledKernel compiled = compile(source, options);
   if (enabled) {
+    std::string moved;
+    if (!damage.empty()) moved = move_aside_directories(directory, key);
     std::string error;
-    if (!store_cached_kernel(directory, compiled, key_text, &error))
+    const bool stored = store_cached_kernel(directory, compiled, key_text, &error);
+    // A repair is never silent: one line per damaged entry, naming it and what was done.
+    if (!damage.empty())
+      std::fprintf(stderr, "flexjit: warning: kernel cache entry %s was damaged (%s); recompiled it%s%s\n",
+                   kernel_entry_path(directory, key, ".json").c_str(), damage.c_str(),
+                   stored ? " and rewrote the entry" : "",
+                   moved.empty() ? "" : ("; moved the directory in its place to " + moved).c_str());
+    if (!stored)
       warn_once("kernel cache directory '" + directory + "' is not usable (" + error +
                 "); continuing without the disk cache, so kernels are recompiled in every "
                 "process. Set FLEXJIT_CACHE_DIR to a writable directory, or FLEXJIT_CACHE=off to "

@@ -85,10 +85,28 @@ class Lexer {
     throw TemplateError(name_, p.line, p.column, message);
   }
 
-  [[noreturn]] void fail_unterminated(size_t open) const {
+  // A tag that never closes: reported where it opened (the parse error it causes further on is
+  // only a symptom), naming what came before the closing characters did.
+  [[noreturn]] void fail_unterminated(size_t open, size_t found = std::string::npos,
+                                      const std::string& what_found = "") const {
     const char kind = src_[open + 1];
-    fail(open, std::string("unterminated '{") + kind + "': expected '" + closing_of(kind) +
-                   "' before the end of the template");
+    const Position opened = position_at(open);
+    std::string before = "the end of the template";
+    if (found != std::string::npos) {
+      const Position p = position_at(found);
+      before = what_found + " at " + std::to_string(p.line) + ":" + std::to_string(p.column);
+    }
+    fail(open, std::string(kind == '#' ? "unclosed comment '{" : "unclosed tag '{") + kind + "' opened at " +
+                   std::to_string(opened.line) + ":" + std::to_string(opened.column) + ": expected '" +
+                   closing_of(kind) + "' before " + before);
+  }
+
+  // Whether the tag being lexed is closed before the next tag starts: if not, an odd character
+  // inside it means the tag was left open, not that the expression is wrong.
+  bool closed_ahead(size_t at) const {
+    const size_t close = src_.find(closing_of(src_[tag_open_ + 1]), at);
+    const size_t next = find_tag_start(at);
+    return close != std::string::npos && (next == std::string::npos || close < next);
   }
 
   size_t find_tag_start(size_t from) const {
@@ -204,6 +222,7 @@ class Lexer {
 
   void lex_tag(size_t open, size_t inner, char kind) {
     const bool is_variable = kind == '{';
+    tag_open_ = open;
     tokens_.push_back({is_variable ? TokenKind::VariableBegin : TokenKind::BlockBegin,
                        is_variable ? "{{" : "{%", position_at(open)});
     size_t at = inner;
@@ -218,7 +237,7 @@ class Lexer {
         return;
       }
       // A new tag before this one closed almost always means a forgotten '}}' or '%}'.
-      if (tag_start_at(at)) fail_unterminated(open);
+      if (tag_start_at(at)) fail_unterminated(open, at, "the next tag");
       at = lex_expression_token(at);
     }
   }
@@ -248,6 +267,7 @@ class Lexer {
     // Show the whole character, not one byte of its UTF-8 encoding.
     end = at + 1;
     while (end < src_.size() && (static_cast<unsigned char>(src_[end]) & 0xC0) == 0x80) ++end;
+    if (!closed_ahead(at)) fail_unterminated(tag_open_, at, "the unexpected character '" + src_.substr(at, end - at) + "'");
     fail(at, "unexpected character '" + src_.substr(at, end - at) + "'");
   }
 
@@ -307,7 +327,10 @@ class Lexer {
         default: value += '\\'; value += escaped; break;  // unknown escapes stay, as in Python
       }
     }
-    if (i >= src_.size()) fail(at, "unterminated string literal");
+    if (i >= src_.size()) {
+      if (!closed_ahead(at)) fail_unterminated(tag_open_, at, "the quote");
+      fail(at, "unterminated string literal");
+    }
     tokens_.push_back({TokenKind::String, std::move(value), where});
     return i + 1;
   }
@@ -320,6 +343,7 @@ class Lexer {
   mutable size_t last_offset_ = 0;
   std::vector<Token> tokens_;
   size_t pos_ = 0;
+  size_t tag_open_ = 0;  // where the tag being lexed opened
   bool line_starting_ = true;
 };
 

@@ -24,6 +24,8 @@ struct Session {
   const Environment* env;
   std::vector<std::string> include_stack;  // names of the templates being rendered, outermost first
   int macro_depth = 0;
+  long long loop_iterations = 0;  // over every loop of the render, includes and macros too
+  size_t output_bytes = 0;        // every byte appended, captured text included
 };
 
 // Keeps a counter raised for as long as a scope runs.
@@ -116,12 +118,22 @@ class Renderer {
 
   // ---- statements ----
 
+  // Every byte a render writes goes through here, so nested loops, recursive macros and captured
+  // blocks together cannot produce more than Limits::kMaxOutputBytes.
+  void emit(std::string& out, const std::string& text, Position pos) {
+    session_.output_bytes += text.size();
+    if (session_.output_bytes > Limits::kMaxOutputBytes)
+      fail(pos, "the template writes more than " + std::to_string(Limits::kMaxOutputBytes) +
+                    " bytes (a loop or macro that never stops growing?)");
+    out += text;
+  }
+
   void execute(const Stmt& stmt, Frame& frame, std::string& out) {
     std::visit(Overloaded{
-                   [&](const TextStmt& s) { out += s.text; },
+                   [&](const TextStmt& s) { emit(out, s.text, stmt.pos); },
                    [&](const OutputStmt& s) {
                      Value value = evaluate(*s.value, frame);
-                     out += to_output(data(value, s.value->pos, "as output"));
+                     emit(out, to_output(data(value, s.value->pos, "as output")), stmt.pos);
                    },
                    [&](const IfStmt& s) { execute_if(s, frame, out); },
                    [&](const ForStmt& s) { execute_for(s, frame, out); },
@@ -132,7 +144,7 @@ class Renderer {
                    [&](const FilterBlockStmt& s) {
                      Value value = Value::owning(capture(s.body, frame));
                      for (const auto& application : s.filters) value = apply_filter(application, &value, frame);
-                     out += to_output(data(value, stmt.pos, "as output"));
+                     emit(out, to_output(data(value, stmt.pos, "as output")), stmt.pos);
                    },
                },
                stmt.node);
@@ -173,6 +185,9 @@ class Renderer {
     }
     const auto length = static_cast<std::int64_t>(items.size());
     for (std::int64_t i = 0; i < length; ++i) {
+      if (++session_.loop_iterations > Limits::kMaxLoopIterations)
+        fail(stmt.iterable->pos, "loops run more than " + std::to_string(Limits::kMaxLoopIterations) +
+                                     " iterations in all (nested loops multiply)");
       Frame iteration(&frame);  // fresh each time: a `set` in one iteration is gone in the next
       iteration.set("loop", Value::owning(Json{{"index", i + 1},
                                                {"index0", i},

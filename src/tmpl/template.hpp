@@ -51,7 +51,7 @@ namespace flexjit::tmpl {
 /// The type of template contexts and of every value a template computes.
 using Json = nlohmann::json;
 
-/// Limits that keep a hostile or broken template from exhausting the stack.
+/// Limits that keep a hostile or broken template from exhausting the stack, the time or memory.
 struct Limits {
   /// Deepest chain of `{% include %}` (a template including one including one ...).
   static constexpr int kMaxIncludeDepth = 32;
@@ -63,6 +63,11 @@ struct Limits {
   static constexpr int kMaxBlockDepth = 64;
   /// Most items `range()` may produce.
   static constexpr long long kMaxRangeLength = 1000000;
+  /// Most loop iterations in one render, all loops together (nested loops multiply, so a bound
+  /// on each `range()` alone does not bound the time a render takes).
+  static constexpr long long kMaxLoopIterations = 100000;
+  /// Most bytes one render writes, captured blocks included (our kernels are about 100 KB).
+  static constexpr size_t kMaxOutputBytes = size_t{64} << 20;
 };
 
 /// Where `{% include %}` and `Environment` find templates by name. Implementations must be safe

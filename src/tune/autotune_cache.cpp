@@ -260,7 +260,9 @@ FileStamp stat_path(const std::string& path) {
 // does not exist or cannot be read (*error says why, "" when it does not exist).
 bool read_file(const std::string& path, std::string* text, FileStamp* stamp, std::string* error) {
   error->clear();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK and the S_ISREG test below: a FIFO in the file's place must not block us, nor a
+  // link to a device be read without end.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     if (errno != ENOENT) *error = "cannot open " + path + ": " + std::strerror(errno);
     return false;
@@ -268,6 +270,13 @@ bool read_file(const std::string& path, std::string* text, FileStamp* stamp, std
   struct stat st;
   if (::fstat(fd, &st) != 0) {
     *error = "cannot stat " + path + ": " + std::strerror(errno);
+    ::close(fd);
+    return false;
+  }
+  constexpr off_t kMaxBytes = off_t{64} << 20;
+  if (!S_ISREG(st.st_mode) || st.st_size > kMaxBytes) {
+    const std::string kind = describe_non_regular(path);
+    *error = path + (S_ISREG(st.st_mode) ? " is larger than 64 MiB" : kind.empty() ? " is not a regular file" : " " + kind);
     ::close(fd);
     return false;
   }
@@ -622,6 +631,42 @@ void reset_autotune_cache_state_for_testing() {
 }
 
 }  // namespace tune
+
+// ---- clearing ----
+
+AutotuneClearReport clear_autotune_cache(bool dry_run, const std::string& directory) {
+  namespace fs = std::filesystem;
+  AutotuneClearReport report;
+  report.path = autotune_cache_path(directory);
+  std::error_code ec;
+  std::vector<fs::path> doomed;
+  const fs::path file(report.path);
+  if (fs::exists(fs::symlink_status(file, ec))) doomed.push_back(file);
+  // Copies of damaged files moved aside (move_aside above); the lock file is left to its holders.
+  if (fs::is_directory(file.parent_path(), ec))
+    for (fs::directory_iterator it(file.parent_path(), ec), end; !ec && it != end; it.increment(ec))
+      if (it->path().filename().string().rfind(file.filename().string() + ".damaged-", 0) == 0)
+        doomed.push_back(it->path());
+  // Check first, then delete: nothing is removed when one of them cannot be.
+  if (!doomed.empty() && ::access(file.parent_path().c_str(), W_OK | X_OK) != 0)
+    throw CacheError("cannot remove " + report.path + ": " + file.parent_path().string() + " is not writable (" +
+                     std::strerror(errno) + "); nothing was removed");
+  for (const auto& path : doomed) {
+    std::error_code size_ec;
+    if (fs::is_regular_file(fs::symlink_status(path, size_ec))) report.bytes += fs::file_size(path, size_ec);
+    report.paths.push_back(path.string());
+  }
+  std::sort(report.paths.begin(), report.paths.end());
+  if (dry_run) return report;
+  for (const auto& path : doomed) {
+    if (fs::is_directory(fs::symlink_status(path, ec))) fs::remove_all(path, ec);
+    else fs::remove(path, ec);
+    if (ec && ec != std::errc::no_such_file_or_directory)
+      throw CacheError("cannot remove " + path.string() + ": " + ec.message());
+  }
+  tune::reset_autotune_cache_state_for_testing();  // forget what this process memoised from it
+  return report;
+}
 
 // ---- listing ----
 

@@ -43,6 +43,61 @@ TEST(ReferenceForward, FullyMaskedRowsAreZeroWithMinusInfinityLse) {
   for (int d = 0; d < 3; ++d) EXPECT_NEAR(r.out[d], v[d], 1e-12);
 }
 
+// Issue 17 item 7: a NaN score makes its row NaN (out and LSE), never a "fully masked" row of
+// zeros with LSE -inf (std::max(-inf, NaN) is -inf, which is how that happened).
+TEST(ReferenceForward, NanScoresPropagateToTheirRows) {
+  ReferenceShape s{1, 1, 1, 3, 4, 2, 2};
+  std::vector<double> q = {1, 0, NAN, 0, 0, 1}, k(8), v = {1, 2, 3, 4, 5, 6, 7, 8};
+  for (int i = 0; i < 8; ++i) k[i] = 0.25 * i;
+  const auto r = reference_forward(Expr::identity_score(), Expr::no_mask(), {}, s, q, k, v, 0.5);
+  EXPECT_TRUE(std::isnan(r.lse[1]));
+  EXPECT_TRUE(std::isnan(r.out[2]) && std::isnan(r.out[3]));
+  for (int row : {0, 2}) {
+    EXPECT_TRUE(std::isfinite(r.lse[row])) << row;
+    EXPECT_TRUE(std::isfinite(r.out[row * 2])) << row;
+  }
+  // Every score NaN, as `sqrt(score - 1000.0)` makes them: everything NaN, nothing zero.
+  const Expr all_nan = Expr::parse(ModKind::score, "sqrt(score - 1000.0)");
+  const auto n = reference_forward(all_nan, Expr::no_mask(), {}, s, {1, 0, 1, 0, 1, 0}, k, v, 0.5);
+  for (double x : n.out) EXPECT_TRUE(std::isnan(x));
+  for (double x : n.lse) EXPECT_TRUE(std::isnan(x));
+  // A NaN score at a masked position is never computed: the row stays finite.
+  const Expr one_nan = Expr::parse(ModKind::score, "where(kv_idx == 3, sqrt(score - 1000.0), score)");
+  const auto m = reference_forward(one_nan, Expr::parse(ModKind::mask, "kv_idx != 3"), {}, s, {1, 0, 1, 0, 1, 0}, k,
+                                   v, 0.5);
+  for (double x : m.out) EXPECT_TRUE(std::isfinite(x));
+  const auto u = reference_forward(one_nan, Expr::no_mask(), {}, s, {1, 0, 1, 0, 1, 0}, k, v, 0.5);
+  for (double x : u.out) EXPECT_TRUE(std::isnan(x));
+}
+
+TEST(ReferenceBackward, NanRowsGiveNanGradients) {
+  ReferenceShape s{1, 1, 1, 3, 4, 2, 2};
+  std::vector<double> q = {1, 0, NAN, 0, 0, 1}, k(8), v = {1, 2, 3, 4, 5, 6, 7, 8}, dout = {1, -1, 0.5, 2, -0.5, 1};
+  for (int i = 0; i < 8; ++i) k[i] = 0.25 * i;
+  const auto g = reference_backward(Expr::identity_score(), Expr::no_mask(), {}, s, q, k, v, dout, 0.5);
+  EXPECT_TRUE(std::isnan(g.dq[2]) && std::isnan(g.dq[3]));
+  EXPECT_TRUE(std::isfinite(g.dq[0]) && std::isfinite(g.dq[5]));
+  for (double x : g.dk) EXPECT_TRUE(std::isnan(x));  // every key meets the NaN row
+  for (double x : g.dv) EXPECT_TRUE(std::isnan(x));
+}
+
+// Issue 17 item 6: a negative scale is legal and used as given. Scores 0, -1, -2, -3 (q.k = 0,
+// 1, 2, 3 times -1): softmax weights e^-j / sum.
+TEST(ReferenceForward, NegativeScaleIsUsedAsGiven) {
+  ReferenceShape s{1, 1, 1, 1, 4, 1, 1};
+  const std::vector<double> q = {1}, k = {0, 1, 2, 3}, v = {10, 20, 30, 40};
+  const auto r = reference_forward(Expr::identity_score(), Expr::no_mask(), {}, s, q, k, v, -1.0);
+  const double z = 1 + std::exp(-1.0) + std::exp(-2.0) + std::exp(-3.0);
+  EXPECT_NEAR(r.out[0], (10 + 20 * std::exp(-1.0) + 30 * std::exp(-2.0) + 40 * std::exp(-3.0)) / z, 1e-12);
+  EXPECT_NEAR(r.lse[0], std::log(z), 1e-12);
+}
+
+TEST(ReferenceCompare, NanMatchesNanOnly) {
+  EXPECT_EQ(relative_error({1.0, NAN}, {1.0, NAN}), 0.0);
+  EXPECT_TRUE(std::isinf(relative_error({1.0, 0.0}, {1.0, NAN})));
+  EXPECT_TRUE(std::isinf(relative_error({1.0, NAN}, {1.0, 0.0})));
+}
+
 TEST(ReferenceForward, RejectsInconsistentSizes) {
   ReferenceShape s{1, 3, 2, 4, 4, 2, 2};
   EXPECT_THROW(reference_forward(Expr::identity_score(), Expr::no_mask(), {}, s, {}, {}, {}, 1.0), UsageError);

@@ -3,6 +3,7 @@
 // cannot be read.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <cmath>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "common/npy.hpp"
+#include "support/fuzz_seeds.hpp"
 #include "flexjit/error.hpp"
 
 namespace flexjit {
@@ -33,6 +35,7 @@ class NpyTest : public ::testing::Test {
   }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
   void write_bytes(const std::string& name, const std::string& bytes) const {
+    test::save_fuzz_seed(bytes);
     std::ofstream out(path(name), std::ios::binary);
     out << bytes;
   }
@@ -202,7 +205,7 @@ TEST_F(NpyTest, ErrorMessages) {
 
   write_bytes("bad.npy", npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", 1,
                                   std::string(8, '\0')));
-  EXPECT_EQ(read_error("bad.npy"), "'" + p + "' is truncated: 8 data bytes, the shape needs 24");
+  EXPECT_EQ(read_error("bad.npy"), "'" + p + "' is truncated: 8 data bytes, the shape (2, 3) needs 24");
 
   write_bytes("bad.npy", npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", 1, "").substr(0, 40));
   EXPECT_EQ(read_error("bad.npy"), "'" + p + "' is truncated (header)");
@@ -210,7 +213,94 @@ TEST_F(NpyTest, ErrorMessages) {
   write_bytes("bad.npy", npy_file("{'fortran_order': False, 'shape': (2, 3), }", 1, ""));
   EXPECT_EQ(read_error("bad.npy"), "'" + p + "' has no 'descr' in its header");
 
-  EXPECT_EQ(read_error("missing.npy"), "cannot open '" + path("missing.npy") + "'");
+  EXPECT_EQ(read_error("missing.npy"), "cannot open '" + path("missing.npy") + "': no such file");
+}
+
+// Issue 17 item 1: the byte count of a shape is overflow-checked before it is compared with the
+// data, so a tiny file declaring a huge shape is refused instead of wrapping to a small count.
+TEST_F(NpyTest, ShapesWhoseSizeOverflowsAreRefused) {
+  const std::string p = path("big.npy");
+  write_bytes("big.npy", npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (4194304, 2097152, 2097152, 64), }",
+                                  1, std::string(64, '\0')));
+  EXPECT_EQ(read_error("big.npy"), "'" + p + "' declares shape (4194304, 2097152, 2097152, 64), more bytes than a "
+                                   "64-bit size can count");
+  write_bytes("big.npy", npy_file("{'descr': '<i4', 'fortran_order': False, 'shape': (4611686018427387904, 4), }", 1, ""));
+  EXPECT_EQ(read_error("big.npy"), "'" + p + "' declares shape (4611686018427387904, 4), more bytes than a "
+                                   "64-bit size can count");
+  // Large but countable: an honest truncation message, not an allocation.
+  write_bytes("big.npy", npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (1048576, 1048576), }", 1, ""));
+  EXPECT_EQ(read_error("big.npy"), "'" + p + "' is truncated: 0 data bytes, the shape (1048576, 1048576) needs "
+                                   "4398046511104");
+  write_bytes("big.npy", npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }", 1, ""));
+  EXPECT_EQ(read_error("big.npy"), "'" + p + "' has a malformed header: it has the dimension 99999999999999999999 "
+                                   "in 'shape', larger than 2^63-1 (header offset 51)");
+  // A zero extent makes the array empty whatever the other extents are.
+  write_bytes("big.npy", npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 4611686018427387904), }", 1, ""));
+  EXPECT_EQ(read_npy(p).numel(), 0);
+}
+
+// Issue 17 item 2: a header is parsed by hand, not with std::regex (whose recursion overflowed
+// the stack on 30,000 spaces); long padding is fine, a header over the bound is refused by size.
+TEST_F(NpyTest, LongHeadersAreParsedOrRefusedBySize) {
+  const std::string p = path("h.npy");
+  write_bytes("h.npy", npy_file("{'descr': '<f4', 'fortran_order': False," + std::string(30000, ' ') + "'shape': (1,), }",
+                                1, float_bytes({7})));
+  EXPECT_EQ(read_npy(p).to_doubles(), std::vector<double>{7});
+  write_bytes("h.npy", npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }" + std::string(200000, ' '),
+                                2, float_bytes({7})));
+  EXPECT_EQ(read_error("h.npy"), "'" + p + "' has a header of 200116 bytes; at most 65536 are accepted (NumPy "
+                                 "writes under 10000)");
+}
+
+// Issue 17 item 8: a malformed header dict is named, never half-read ('1e12' was read as 1).
+TEST_F(NpyTest, MalformedHeadersAreNamed) {
+  const std::string p = path("m.npy");
+  const std::pair<std::string, std::string> cases[] = {
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (1e12, 2, 64, 64), }",
+       "it has the dimension '1e12' in 'shape'; dimensions are non-negative integers (header offset 51)"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (1.5, 2), }",
+       "it has the dimension '1.5' in 'shape'; dimensions are non-negative integers (header offset 51)"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (two, 2), }",
+       "it has the dimension 'two' in 'shape'; dimensions are non-negative integers (header offset 51)"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (-1, 2), }",
+       "it has the dimension '-1' in 'shape'; dimensions are non-negative integers (header offset 51)"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': [1, 2], }",
+       "it needs a tuple '(...)' as the value of 'shape' (header offset 50)"},
+      {"{'descr': '<f4', 'fortran_order': 0, 'shape': (1,), }",
+       "it needs True or False as the value of 'fortran_order' (header offset 34)"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'extra': 1}",
+       "it has the unknown key 'extra' (expected 'descr', 'fortran_order', 'shape') (header offset 56)"},
+      {"{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (1,)}",
+       "it repeats the key 'descr' (header offset 17)"},
+      {"{'descr': '<f4' 'fortran_order': False, 'shape': (1,)}",
+       "it needs ',' or '}' after the value of 'descr' (header offset 16)"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (1,)} junk",
+       "it has text after the closing '}' of its dict (header offset 56)"},
+      // The string runs to the next quote, so the dict goes wrong where 'fortran_order' starts.
+      {"{'descr': '<f4, 'fortran_order': False, 'shape': (1,)}",
+       "it needs ',' or '}' after the value of 'descr' (header offset 17)"},
+      {"{'descr' '<f4', 'fortran_order': False, 'shape': (1,)}", "it needs ':' after key 'descr' (header offset 9)"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (1,",
+       "it ends early; expected a dimension or ')' in 'shape' (header offset 54)"},
+      {"'descr': '<f4'", "it needs the header dict to start with '{' (header offset 0)"},
+  };
+  for (const auto& [dict, why] : cases) {
+    write_bytes("m.npy", npy_file(dict, 1, std::string(16, '\0')));
+    EXPECT_EQ(read_error("m.npy"), "'" + p + "' has a malformed header: " + why) << dict;
+  }
+  write_bytes("m.npy", npy_file("{'descr': '<f4', 'shape': (1,)}", 1, "abcd"));
+  EXPECT_EQ(read_error("m.npy"), "'" + p + "' has no 'fortran_order' in its header");
+  write_bytes("m.npy", npy_file("{'descr': '<f4', 'fortran_order': False}", 1, "abcd"));
+  EXPECT_EQ(read_error("m.npy"), "'" + p + "' has no 'shape' in its header");
+}
+
+// Issue 17 item 13: a path that is not a regular file is named, not read (a FIFO would block).
+TEST_F(NpyTest, NonRegularFilesAreRefusedByKind) {
+  EXPECT_EQ(read_error("."), "'" + path(".") + "' is a directory; expected a .npy file");
+  ASSERT_EQ(::mkfifo(path("pipe.npy").c_str(), 0600), 0);
+  EXPECT_EQ(read_error("pipe.npy"), "'" + path("pipe.npy") + "' is a FIFO (named pipe); expected a .npy file");
+  fs::create_symlink("/dev/zero", path("zero.npy"));
+  EXPECT_EQ(read_error("zero.npy"), "'" + path("zero.npy") + "' is a character device; expected a .npy file");
 }
 
 TEST_F(NpyTest, WriteErrorNamesThePath) {

@@ -45,6 +45,14 @@ TEST(BufferDecl, ExplainsEachMalformedPart) {
             "dimension '-3' in buffer declaration 'bias:f32:16x-3' is not a positive integer or '?'");
   EXPECT_EQ(error("bias:f32:16x"), "dimension '' in buffer declaration 'bias:f32:16x' is not a positive integer or '?'");
   EXPECT_EQ(error("bias:f32:0"), "dimension 0 in buffer declaration 'bias:f32:0' must be positive");
+  // Issue 17 item 1: extents whose byte count overflows were accepted (and wrapped later).
+  EXPECT_EQ(error("d:i32:4294967296x4294967296x1"),
+            "buffer 'd' has shape 4294967296x4294967296x1, more bytes than a 64-bit index can address; check the "
+            "extents");
+  EXPECT_EQ(error("d:u8:999999999999999x999999999999999"),
+            "buffer 'd' has shape 999999999999999x999999999999999, more bytes than a 64-bit index can address; "
+            "check the extents");
+  EXPECT_EQ(error("d:f32:1048576x1048576x?"), "no error");  // 2^42 bytes: large, but countable
   EXPECT_EQ(error("bias:f32:1x1x1x1x1x1x1x1x1"), "buffer 'bias' has rank 9; the largest supported rank is 8");
 }
 

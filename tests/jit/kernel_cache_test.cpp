@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 #include <spawn.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 #include <atomic>
@@ -228,7 +230,119 @@ TEST_F(CacheTest, GarbageFilesAreMissesAndHarmless) {
   const KernelCacheListing listing = list_kernel_cache(dir.str());
   ASSERT_EQ(listing.entries.size(), 1u);
   EXPECT_EQ(listing.entries[0].key, key);
-  EXPECT_EQ(listing.damaged.size(), 2u);  // zzzz.json and README
+  EXPECT_EQ(listing.damaged.size(), 3u);  // zzzz.json, README and subdir
+}
+
+// ---- issue 17 items 3, 10, 11: entries that are not regular files, and repairs that say so ----
+
+// Compiles `s` capturing stderr; returns what was printed.
+std::string compile_and_capture(CacheTest& t, const jit::Source& s, bool* ran) {
+  ::testing::internal::CaptureStderr();
+  *ran = t.compiled(s);
+  return ::testing::internal::GetCapturedStderr();
+}
+
+// The damage is a miss with one warning that names the entry and the damage; the next compile
+// is a silent hit.
+void expect_reported_repair(CacheTest& t, const jit::Source& s, const std::string& key, const std::string& damage) {
+  bool ran = false;
+  const std::string first = compile_and_capture(t, s, &ran);
+  EXPECT_TRUE(ran) << "damaged entry was trusted";
+  EXPECT_EQ(first, "flexjit: warning: kernel cache entry " + entry(t.dir, key, ".json").string() +
+                       " was damaged (" + damage + "); recompiled it and rewrote the entry\n");
+  const std::string second = compile_and_capture(t, s, &ran);
+  EXPECT_FALSE(ran) << "entry was not repaired";
+  EXPECT_EQ(second, "");
+}
+
+TEST_F(CacheTest, FifoInPlaceOfAnEntryFileIsRefusedWithoutBlocking) {
+  const jit::Source s = saxpy_source("fifo");
+  CompiledKernel k;
+  compiled(s, &k);
+  fs::remove(entry(dir, k.key, ".json"));
+  ASSERT_EQ(::mkfifo(entry(dir, k.key, ".json").c_str(), 0600), 0);
+  expect_reported_repair(*this, s, k.key, k.key + ".json is a FIFO (named pipe)");
+  fs::remove(entry(dir, k.key, ".cubin"));
+  ASSERT_EQ(::mkfifo(entry(dir, k.key, ".cubin").c_str(), 0600), 0);
+  expect_reported_repair(*this, s, k.key, k.key + ".cubin is a FIFO (named pipe)");
+}
+
+TEST_F(CacheTest, LinkToDevZeroIsNotRead) {
+  const jit::Source s = saxpy_source("dev zero");
+  CompiledKernel k;
+  compiled(s, &k);
+  fs::remove(entry(dir, k.key, ".cubin"));
+  fs::create_symlink("/dev/zero", entry(dir, k.key, ".cubin"));
+  expect_reported_repair(*this, s, k.key, k.key + ".cubin is a character device");
+}
+
+TEST_F(CacheTest, DanglingLinkAndLoopAreReported) {
+  const jit::Source s = saxpy_source("links");
+  CompiledKernel k;
+  compiled(s, &k);
+  fs::remove(entry(dir, k.key, ".ptx"));
+  fs::create_symlink(dir.path() / "nowhere", entry(dir, k.key, ".ptx"));
+  expect_reported_repair(*this, s, k.key, k.key + ".ptx is a dangling symbolic link");
+  fs::remove(entry(dir, k.key, ".json"));
+  fs::create_symlink(k.key + ".json", entry(dir, k.key, ".json"));  // points at itself
+  expect_reported_repair(*this, s, k.key, k.key + ".json cannot be read: Too many levels of symbolic links");
+}
+
+TEST_F(CacheTest, TruncationAndFlipsAreReportedOnce) {
+  const jit::Source s = saxpy_source("reported");
+  CompiledKernel k;
+  compiled(s, &k);
+  fs::resize_file(entry(dir, k.key, ".cubin"), k.cubin.size() / 2);
+  expect_reported_repair(*this, s, k.key,
+                         k.key + ".cubin does not match the size and checksum recorded in " + k.key + ".json");
+  write_text(entry(dir, k.key, ".json"), "");
+  expect_reported_repair(*this, s, k.key, k.key + ".json is not a JSON object");
+}
+
+TEST_F(CacheTest, DirectoryInPlaceOfAnEntryIsMovedAside) {
+  const jit::Source s = saxpy_source("directory entry");
+  CompiledKernel k;
+  compiled(s, &k);
+  fs::remove(entry(dir, k.key, ".json"));
+  fs::create_directories(entry(dir, k.key, ".json") / "inside");
+  bool ran = false;
+  const std::string warning = compile_and_capture(*this, s, &ran);
+  EXPECT_TRUE(ran);
+  const std::string prefix = "flexjit: warning: kernel cache entry " + entry(dir, k.key, ".json").string() +
+                             " was damaged (" + k.key + ".json is a directory); recompiled it and rewrote the "
+                             "entry; moved the directory in its place to " + (dir.path() / "damaged").string() +
+                             "/" + k.key + ".json.";
+  EXPECT_EQ(warning.rfind(prefix, 0), 0u) << warning;
+  // The cache works again: a hit, no "cache unusable" warning.
+  EXPECT_EQ(compile_and_capture(*this, s, &ran), "");
+  EXPECT_FALSE(ran);
+  ASSERT_TRUE(fs::is_directory(dir.path() / "damaged"));
+  // clear removes what was moved aside, and a directory left in kernels/ too.
+  fs::create_directories(dir.path() / "kernels" / (std::string(32, 'a') + ".cubin") / "x");
+  const CacheClearReport cleared = clear_cache(false, dir.str());
+  EXPECT_FALSE(fs::exists(dir.path() / "damaged"));
+  EXPECT_TRUE(fs::is_empty(dir.path() / "kernels"));
+  EXPECT_EQ(cleared.kernel_entries, 2u);
+}
+
+TEST_F(CacheTest, ClearChecksBeforeDeleting) {
+  const jit::Source s = saxpy_source("clear checks");
+  CompiledKernel k;
+  compiled(s, &k);
+  if (::geteuid() == 0) GTEST_SKIP() << "root ignores directory permissions";
+  fs::create_directories(dir.path() / "failed" / "locked");
+  write_text(dir.path() / "failed" / "locked" / "x.cu", "broken");
+  fs::permissions(dir.path() / "failed" / "locked", fs::perms::owner_read | fs::perms::owner_exec);
+  EXPECT_THROW(clear_cache(false, dir.str()), CacheError);
+  fs::permissions(dir.path() / "failed" / "locked", fs::perms::owner_all);
+  EXPECT_TRUE(fs::exists(entry(dir, k.key, ".cubin"))) << "a failed clear deleted kernels";
+}
+
+TEST_F(CacheTest, ClearLeavesAutotuneJsonToTheAutotuneCache) {
+  fs::create_directories(dir.path() / "kernels");
+  write_text(dir.path() / "autotune.json", "{}");
+  clear_cache(false, dir.str());
+  EXPECT_TRUE(fs::exists(dir.path() / "autotune.json"));
 }
 
 TEST_F(CacheTest, EightThreadsCompilingTheSameKernel) {
@@ -440,7 +554,7 @@ TEST_F(CacheTest, ListFindAndClear) {
     EXPECT_NE(what.find("\ngive more digits of the key"), std::string::npos) << what;
   }
 
-  // clear: dry run first, then for real; autotune.json and failed/ go too.
+  // clear: dry run first, then for real; failed/ goes too (autotune.json is the autotune cache's).
   write_text(dir.path() / "autotune.json", "{}");
   fs::create_directories(dir.path() / "failed" / "x.include");
   write_text(dir.path() / "failed" / "x-12345678.cu", "broken");
@@ -449,8 +563,7 @@ TEST_F(CacheTest, ListFindAndClear) {
   const CacheClearReport dry = clear_cache(true, dir.str());
   EXPECT_EQ(dry.kernel_entries, 3u);  // a, b, twin
   EXPECT_EQ(dry.failed_dumps, 2u);
-  EXPECT_TRUE(dry.autotune_removed);
-  EXPECT_EQ(dry.paths.size(), 9u + 2u + 1u + 1u);
+  EXPECT_EQ(dry.paths.size(), 9u + 2u + 1u);
   EXPECT_GT(dry.bytes, 0u);
   EXPECT_EQ(list_kernel_cache(dir.str()).entries.size(), 3u);
   EXPECT_TRUE(fs::exists(dir.path() / "autotune.json"));
@@ -460,12 +573,11 @@ TEST_F(CacheTest, ListFindAndClear) {
   EXPECT_EQ(done.kernel_entries, 3u);
   EXPECT_TRUE(list_kernel_cache(dir.str()).entries.empty());
   EXPECT_TRUE(list_kernel_cache(dir.str()).damaged.empty());
-  EXPECT_FALSE(fs::exists(dir.path() / "autotune.json"));
+  EXPECT_TRUE(fs::exists(dir.path() / "autotune.json"));
   EXPECT_FALSE(fs::exists(dir.path() / "failed"));
   const CacheClearReport again = clear_cache(false, dir.str());
   EXPECT_TRUE(again.paths.empty());
   EXPECT_EQ(again.kernel_entries, 0u);
-  EXPECT_FALSE(again.autotune_removed);
 
   // After clearing, compiling works again (and misses).
   EXPECT_TRUE(compiled(saxpy_source("list a")));

@@ -32,11 +32,23 @@ TEST(Errors, ColumnsCountCharactersNotBytes) {
 // ---- lexing ----
 
 TEST(LexErrors, UnterminatedTags) {
-  EXPECT_EQ(error_of("a\n  {{ x "), "t.j2:2:3: unterminated '{{': expected '}}' before the end of the template");
-  EXPECT_EQ(error_of("{% if x "), "t.j2:1:1: unterminated '{%': expected '%}' before the end of the template");
-  EXPECT_EQ(error_of("ab {# note"), "t.j2:1:4: unterminated '{#': expected '#}' before the end of the template");
+  EXPECT_EQ(error_of("a\n  {{ x "), "t.j2:2:3: unclosed tag '{{' opened at 2:3: expected '}}' before the end of the template");
+  EXPECT_EQ(error_of("{% if x "), "t.j2:1:1: unclosed tag '{%' opened at 1:1: expected '%}' before the end of the template");
+  EXPECT_EQ(error_of("ab {# note"), "t.j2:1:4: unclosed comment '{#' opened at 1:4: expected '#}' before the end of the template");
   // A new tag before the old one closed: the old one is the culprit.
-  EXPECT_EQ(error_of("{{ x \n{% if y %}"), "t.j2:1:1: unterminated '{{': expected '}}' before the end of the template");
+  EXPECT_EQ(error_of("{{ x \n{% if y %}"), "t.j2:1:1: unclosed tag '{{' opened at 1:1: expected '}}' before the next tag at 2:1");
+}
+
+// Issue 17 item 13: an unclosed tag followed by ordinary kernel text used to be reported as an
+// "unexpected character" in that text, far from the mistake.
+TEST(LexErrors, UnclosedTagBeforeOrdinaryTextNamesWhereItOpened) {
+  EXPECT_EQ(error_of("int a;\n{% if wgmma\nint b = c; {% endif %}"),
+            "t.j2:2:1: unclosed tag '{%' opened at 2:1: expected '%}' before the unexpected character ';' at 3:10");
+  EXPECT_EQ(error_of("x = {{ value\n  y = 2; // done"),
+            "t.j2:1:5: unclosed tag '{{' opened at 1:5: expected '}}' before the unexpected character ';' at 2:8");
+  EXPECT_EQ(error_of("{{ a\nit's"), "t.j2:1:1: unclosed tag '{{' opened at 1:1: expected '}}' before the quote at 2:3");
+  // A closed tag with a bad character keeps the precise message.
+  EXPECT_EQ(error_of("{% if a ; %}x{% endif %}"), "t.j2:1:9: unexpected character ';'");
 }
 
 TEST(LexErrors, UnterminatedStringAndRaw) {
@@ -245,6 +257,18 @@ TEST(RenderErrors, OtherCalls) {
   EXPECT_EQ(error_of("{{ range(1, 5, 0) }}"), "t.j2:1:4: range() step must not be zero");
   EXPECT_EQ(error_of("{{ range(stop=5) }}"), "t.j2:1:10: range() takes no keyword arguments");
   EXPECT_EQ(error_of("{{ range(10000000) }}"), "t.j2:1:4: range() would produce more than 1000000 items");
+}
+
+// Issue 17 item 4: each range() was bounded but nested loops multiplied without end; the total
+// iterations and the bytes written in one render are bounded, with a located error.
+TEST(RenderErrors, NestedLoopsAndOutputAreBounded) {
+  EXPECT_EQ(error_of("{% for i in range(1000000) %}\n{% for j in range(1000000) %}{% endfor %}{% endfor %}"),
+            "t.j2:2:13: loops run more than 100000 iterations in all (nested loops multiply)");
+  EXPECT_EQ(error_of("{% set s = 'x' * 100000 %}{% for i in range(1000) %}{{ s }}{% endfor %}"),
+            "t.j2:1:53: the template writes more than 67108864 bytes (a loop or macro that never stops growing?)");
+  // Captured text counts too: building a large string with `set` blocks is no way around it.
+  EXPECT_EQ(error_of("{% set s = 'x' * 100000 %}{% for i in range(1000) %}{% set t %}{{ s }}{% endset %}{% endfor %}"),
+            "t.j2:1:64: the template writes more than 67108864 bytes (a loop or macro that never stops growing?)");
 }
 
 TEST(RenderErrors, Arithmetic) {

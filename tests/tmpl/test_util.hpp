@@ -5,12 +5,14 @@
 
 #include <string>
 
+#include "support/fuzz_seeds.hpp"
 #include "tmpl/template.hpp"
 
 namespace flexjit::tmpl::test {
 
 /// Parses and renders `text` as template "t.j2".
 inline std::string render(const std::string& text, const Json& context = Json::object(), Options options = {}) {
+  flexjit::test::save_fuzz_seed(text);
   return Template::parse("t.j2", text, options).render(context);
 }
 

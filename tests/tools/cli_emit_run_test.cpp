@@ -224,6 +224,24 @@ TEST_F(CliEmitRun, EmitUsageErrors) {
       {{"--head-dim", "96"},
        "error: head_dim 96 is not supported: the tensor-core path takes 64, 128, 192 or 256\n"},
       {{"--format", "bin"}, "--format: bin not in {cu,ptx,cubin,context}\nRun with --help for more information.\n"},
+      // Issue 17 item 9: every family checks its block-mask blocks, config fields and head dims.
+      {{"--q-block", "0", "--kv-block", "0"},
+       "error: block-mask block size 0 is not supported: use a multiple of 16 between 16 and 1024\n"},
+      {{"--family", "bwd_dq", "--q-block", "0"},
+       "error: block-mask block size 0 is not supported: use a multiple of 16 between 16 and 1024\n"},
+      {{"--q-block", "4096"},
+       "error: block-mask block size 4096 is not supported: use a multiple of 16 between 16 and 1024\n"},
+      {{"--kv-block", "136"},
+       "error: block-mask block size 136 is not supported: use a multiple of 16 between 16 and 1024\n"},
+      {{"--stages", "0"}, "error: --stages must be a positive number, got 0\n"},
+      {{"--block-m", "-128"}, "error: --block-m must be a positive number, got -128\n"},
+      {{"--config", ""}, "error: --config '': give a block config such as m128n64w4s2, or leave --config out for the "
+                         "default\n"},
+      {{"--head-dim", "-64"},
+       "error: head_dim -64 is not supported: the tensor-core path takes 64, 128, 192 or 256\n"},
+      {{"--family", "bwd_dkdv", "--head-dim-v", "4096"},
+       "error: head_dim_v 4096 is not supported: the tensor-core path takes 64, 128, 192 or 256\n"},
+      {{"--config", "m999n1w3s9"}, "error: config m999n1w3s9: warps must be 1, 2, 4 or 8\n"},
   };
   for (const Case& c : cases) {
     std::vector<std::string> args{"emit"};
@@ -391,8 +409,8 @@ TEST_F(CliRun, BadNpyInputs) {
     const ProcessResult r = cli(args);
     EXPECT_EQ(r.exit_code, 2) << r.describe();
     EXPECT_EQ(r.err,
-              "ShapeError: --q/--k/--v shapes do not fit together: q [B, Hq, Sq, D], k [B, Hkv, Skv, D], v [B, Hkv, "
-              "Skv, Dv]\n");
+              "ShapeError: --q/--k/--v shapes do not fit together: q [1, 2, 40, 64], k [1, 2, 40, 64], v [1, 1, 40, "
+              "64]; expected q [B, Hq, Sq, D], k [B, Hkv, Skv, D], v [B, Hkv, Skv, Dv]\n");
   }
   {
     auto args = inputs("x");
@@ -400,9 +418,121 @@ TEST_F(CliRun, BadNpyInputs) {
     args.insert(args.end(), {"--device", "cpu"});
     const ProcessResult r = cli(args);
     EXPECT_EQ(r.exit_code, 2) << r.describe();
-    EXPECT_EQ(r.err, "error: cannot open '" + path("missing.npy") + "'\n");
+    EXPECT_EQ(r.err, "error: cannot open '" + path("missing.npy") + "': no such file\n");
+  }
+  {
+    // Issue 17 item 13: a directory gave "basic_filebuf::underflow".
+    fs::create_directories(path("adir"));
+    auto args = inputs("x");
+    args[2] = path("adir");
+    args.insert(args.end(), {"--device", "cpu"});
+    const ProcessResult r = cli(args);
+    EXPECT_EQ(r.exit_code, 2) << r.describe();
+    EXPECT_EQ(r.err, "error: '" + path("adir") + "' is a directory; expected a .npy file\n");
+  }
+  {
+    // Issue 17 item 1: a buffer whose declared shape overflows is refused, not read out of bounds.
+    std::string header = "{'descr': '<i4', 'fortran_order': False, 'shape': (4611686018427387904, 4), }";
+    header.append(64 - (10 + header.size() + 1) % 64, ' ');
+    header += '\n';
+    std::string bytes("\x93NUMPY\x01\x00", 8);
+    bytes += static_cast<char>(header.size() & 0xff);
+    bytes += static_cast<char>(header.size() >> 8);
+    std::ofstream(path("huge.npy"), std::ios::binary) << bytes + header;
+    auto args = inputs("x");
+    args.insert(args.end(), {"--device", "cpu", "--mask", "doc[q_idx] == 0", "--buffer", "doc=" + path("huge.npy")});
+    const ProcessResult r = cli(args);
+    EXPECT_EQ(r.exit_code, 2) << r.describe();
+    EXPECT_EQ(r.err, "error: '" + path("huge.npy") + "' declares shape (4611686018427387904, 4), more bytes than a "
+                     "64-bit size can count\n");
   }
   EXPECT_FALSE(fs::exists(path("x")));
+}
+
+// Issue 17 item 6: a scale the caller gives is honoured or refused, never replaced by the default.
+TEST_F(CliRun, ScaleIsHonouredOrRefused) {
+  for (const std::string bad : {"nan", "0", "inf", "-inf", "0.0"}) {
+    auto args = inputs("s");
+    args.insert(args.end(), {"--device", "cpu", "--scale", bad});
+    const ProcessResult r = cli(args);
+    EXPECT_EQ(r.exit_code, 2) << r.describe();
+    EXPECT_EQ(r.err, "error: --scale " + bad +
+                         ": the scale must be a finite non-zero number (negative is allowed); leave --scale out for "
+                         "1/sqrt(head dim)\n");
+  }
+  {
+    auto args = inputs("s");
+    args.insert(args.end(), {"--device", "cpu", "--scale", "0.5x"});
+    const ProcessResult r = cli(args);
+    EXPECT_EQ(r.exit_code, 2) << r.describe();
+    EXPECT_EQ(r.err, "error: --scale '0.5x' is not a number\n");
+  }
+  auto args = inputs("neg");
+  args.insert(args.end(), {"--device", "cpu", "--scale", "-0.25", "--mask", "q_idx >= kv_idx"});
+  const ProcessResult r = cli(args);
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const Expr score = Expr::parse(ModKind::score, "score", {});
+  const Expr mask = Expr::parse(ModKind::mask, "q_idx >= kv_idx", {});
+  const ReferenceForward negative = reference_forward(score, mask, {}, shape, t_.q, t_.k, t_.v, -0.25);
+  const ReferenceForward fallback = reference_forward(score, mask, {}, shape, t_.q, t_.k, t_.v, 1.0 / std::sqrt(double(D)));
+  const auto out = load("neg/out.npy", {B, Hq, S, Dv});
+  EXPECT_LT(relative_error(out, negative.out), 1e-6);
+  EXPECT_GT(relative_error(out, fallback.out), 0.1);  // not the default scale
+}
+
+// Issue 17 item 13: the same bad --config string gives the same message from emit and run.
+TEST_F(CliRun, ConfigErrorsAreTheSameForEmitAndRun) {
+  for (const std::string config : {"m999n1w3s9", "m128x", "", "m128n48w4s2"}) {
+    auto args = inputs("c");
+    args.insert(args.end(), {"--device", "cpu", "--config", config});
+    const ProcessResult run = cli(args);
+    const ProcessResult emit = cli({"emit", "--head-dim", "64", "--config", config});
+    EXPECT_EQ(run.exit_code, 2) << run.describe();
+    EXPECT_EQ(emit.exit_code, 2) << emit.describe();
+    EXPECT_EQ(run.err, emit.err) << config;
+    EXPECT_NE(run.err, "");
+  }
+}
+
+// Issue 11 item 6: --param takes NAME[:TYPE]=VALUE in every command; check also keeps NAME:TYPE.
+TEST_F(CliRun, ParamSpellingIsSharedByRunAndCheck) {
+  const ProcessResult check_value = cli({"check", "--score", "cap * tanh(score / cap)", "--param", "cap=20.0"});
+  EXPECT_EQ(check_value.exit_code, 0) << check_value.describe();
+  const ProcessResult check_typed = cli({"check", "--score", "cap * tanh(score / cap)", "--param", "cap:float=20"});
+  EXPECT_EQ(check_typed.exit_code, 0) << check_typed.describe();
+  const ProcessResult check_alias = cli({"check", "--score", "cap * tanh(score / cap)", "--param", "cap:float"});
+  EXPECT_EQ(check_alias.exit_code, 0) << check_alias.describe();
+  EXPECT_EQ(check_value.out, check_alias.out);
+  EXPECT_EQ(check_typed.out, check_alias.out);
+  const ProcessResult check_int = cli({"check", "--mask", "q_idx - kv_idx < w", "--param", "w=64"});
+  EXPECT_EQ(check_int.exit_code, 0) << check_int.describe();
+
+  auto args = inputs("p");
+  args.insert(args.end(), {"--device", "cpu", "--score", "cap * tanh(score / cap)", "--param", "cap:float"});
+  const ProcessResult run = cli(args);
+  EXPECT_EQ(run.exit_code, 2) << run.describe();
+  EXPECT_EQ(run.err, "error: --param 'cap:float': run needs a value: NAME=VALUE or NAME:TYPE=VALUE, e.g. cap=30.0\n");
+}
+
+// Issue 17 item 13: unknown commands and options are named.
+TEST_F(CliEmitRun, UnknownWordsAreNamed) {
+  // The command list grows; the message starts with the bad word and lists at least these.
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"nosuchcmd"}, "error: unknown command 'nosuchcmd' for 'flexjit' (commands: "},
+      {{"--bogus"}, "error: unknown option '--bogus' for 'flexjit': give a command first ("},
+      {{"cache", "bogus"}, "error: unknown command 'bogus' for 'flexjit cache' (commands: list, show, clear)\n"},
+  };
+  for (const auto& [args, err] : cases) {
+    const ProcessResult r = cli(args);
+    EXPECT_EQ(r.exit_code, 2) << r.describe();
+    EXPECT_EQ(r.err.substr(0, err.size()), err);
+    if (args.front() != "cache") {
+      for (const char* command : {"cache", "check", "emit", "run"}) EXPECT_TRUE(has_text(r.err, command)) << r.err;
+    }
+  }
+  const ProcessResult flag = cli({"emit", "--bogus"});
+  EXPECT_EQ(flag.exit_code, 2) << flag.describe();
+  EXPECT_TRUE(has_text(flag.err, "--bogus")) << flag.err;
 }
 
 // ---- bench, selftest ----

@@ -252,5 +252,18 @@ TEST_F(CliTest, CacheClear) {
   EXPECT_EQ(r.out, "no compiled kernels cached in " + cache_.string() + "/kernels\n");
 }
 
+// Issue 17 items 10 and 11: directories where files belong are cleared too (autotune.json as a
+// directory used to fail the clear after the kernels were already gone).
+TEST_F(CliTest, CacheClearRemovesDirectoriesInPlaceOfFiles) {
+  const auto keys = fill_cache(1);
+  fs::create_directories(cache_ / "autotune.json" / "x");
+  fs::create_directories(cache_ / "kernels" / (std::string(32, 'b') + ".json") / "y");
+  Result r = run({"cache", "clear"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("removed 2 kernel cache entries and autotune.json (", 0), 0u) << r.out;
+  EXPECT_FALSE(fs::exists(cache_ / "autotune.json"));
+  EXPECT_TRUE(fs::is_empty(cache_ / "kernels"));
+}
+
 }  // namespace
 }  // namespace flexjit::test

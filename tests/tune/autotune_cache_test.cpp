@@ -4,6 +4,7 @@
 #include "tune/autotune_cache.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -468,6 +469,41 @@ TEST_F(AutotuneCacheTest, Listing) {
   EXPECT_EQ(damaged.damaged, "not valid JSON");
   EXPECT_TRUE(damaged.entries.empty());
   EXPECT_TRUE(fs::exists(file()));
+}
+
+// ---- issue 17 items 3 and 11: what is in autotune.json's place, and clearing it ----
+
+TEST_F(AutotuneCacheTest, FifoOrDirectoryInPlaceOfTheFileIsNotRead) {
+  ASSERT_EQ(::mkfifo(file().c_str(), 0600), 0);
+  const AutotuneListing fifo = list_autotune_cache(dir.str());  // would block on a FIFO before
+  EXPECT_TRUE(fifo.exists);
+  EXPECT_EQ(fifo.damaged, file().string() + " is a FIFO (named pipe)");
+  EXPECT_FALSE(cache().lookup(sample_key("a")).has_value());
+  fs::remove(file());
+  fs::create_directories(file() / "inside");
+  EXPECT_EQ(list_autotune_cache(dir.str()).damaged, file().string() + " is a directory");
+}
+
+TEST_F(AutotuneCacheTest, ClearRemovesTheFileDamagedCopiesAndADirectoryInItsPlace) {
+  ASSERT_TRUE(cache().store(sample_key("a"), sample_entry(1.0)));
+  write_text(dir.path() / "autotune.json.damaged-20250101T000000Z", "old");
+  write_text(dir.path() / "kernels.json", "not ours");
+  const AutotuneClearReport dry = clear_autotune_cache(true, dir.str());
+  EXPECT_EQ(dry.paths, (std::vector<std::string>{file().string(), file().string() + ".damaged-20250101T000000Z"}));
+  EXPECT_GT(dry.bytes, 3u);
+  EXPECT_TRUE(fs::exists(file()));
+  const AutotuneClearReport done = clear_autotune_cache(false, dir.str());
+  EXPECT_EQ(done.paths, dry.paths);
+  EXPECT_FALSE(fs::exists(file()));
+  EXPECT_FALSE(fs::exists(dir.path() / "autotune.json.damaged-20250101T000000Z"));
+  EXPECT_TRUE(fs::exists(dir.path() / "kernels.json"));
+  EXPECT_FALSE(cache().lookup(sample_key("a")).has_value());  // the process forgot it too
+
+  // A directory in the file's place (`cache clear` failed on it after deleting the kernels).
+  fs::create_directories(file() / "a" / "b");
+  EXPECT_EQ(clear_autotune_cache(false, dir.str()).paths, std::vector<std::string>{file().string()});
+  EXPECT_FALSE(fs::exists(file()));
+  EXPECT_TRUE(clear_autotune_cache(false, dir.str()).paths.empty());
 }
 
 // ---- FLEXJIT_AUTOTUNE ----

@@ -10,6 +10,13 @@ bool is_power_of_two(int x) { return x > 0 && (x & (x - 1)) == 0; }
 
 const char* element_type(const KernelSpec& s) { return s.dtype == DType::bf16 ? "bf16" : "f16"; }
 
+void validate_sparse_blocks(const KernelSpec& s) {
+  for (int block : {s.sparse_q_block, s.sparse_kv_block})
+    if (block < 16 || block > 1024 || block % 16 != 0)
+      throw UsageError("block-mask block size " + std::to_string(block) +
+                       " is not supported: use a multiple of 16 between 16 and 1024");
+}
+
 void validate_attention_inputs(const KernelSpec& s) {
   if (s.dtype != DType::bf16 && s.dtype != DType::f16)
     throw UsageError("attention kernels take bf16 or f16 inputs (got " + std::string(dtype_name(s.dtype)) + ")");
@@ -24,6 +31,9 @@ void validate_attention_inputs(const KernelSpec& s) {
 
 void validate_tiles(const KernelSpec& s, bool kv_rows, void (*wgmma_extra)(const KernelSpec&),
                     void (*extra)(const KernelSpec&)) {
+  // The block-mask blocks bound which tiles exist: 0 made every tile test vacuous (a kernel
+  // whose body compiled away) and 4096 is beyond what the block-mask kernels build.
+  validate_sparse_blocks(s);
   validate_attention_inputs(s);
   const BlockConfig& c = s.config;
   if (!c.is_set()) throw UsageError("block config " + c.str() + " has unset fields");
@@ -89,7 +99,8 @@ std::string describe_attention(const KernelSpec& s) {
          std::to_string(s.head_dim) + "/" + std::to_string(s.head_dim_v) + " " + s.config.str() + " gqa" +
          std::to_string(s.gqa_group) + " divisible=" + bit(s.is_divisible) + " block_mask=" + bit(s.has_block_mask) +
          " full_blocks=" + bit(s.has_full_blocks) + " safe_rows=" + bit(s.rows_guaranteed_safe) +
-         " score_mod=" + s.score_mod.canonical() + " mask_mod=" + s.mask_mod.canonical();
+         " score_mod=" + s.score_mod.canonical() + " mask_mod=" + s.mask_mod.canonical() +
+         (s.negative_scale ? " negative_scale=1" : "");
 }
 
 LaunchGeometry query_tile_geometry(const KernelSpec& s, const CallShape& shape) {

@@ -7,6 +7,9 @@
 
 namespace flexjit::codegen::families {
 
+// Block-mask block sizes: multiples of 16 between 16 and 1024 (what the block-mask kernels build).
+void validate_sparse_blocks(const KernelSpec& s);
+
 // dtype bf16/f16, head dims 64..256 in steps of 64, gqa_group >= 1.
 void validate_attention_inputs(const KernelSpec& s);
 

@@ -12,12 +12,7 @@ constexpr int kCompactThreads = 32;  // one warp per table row
 
 BlockConfig default_config(int, int) { return {128, 128, 8, 2}; }
 
-void validate(const KernelSpec& s) {
-  for (int block : {s.sparse_q_block, s.sparse_kv_block})
-    if (block < 16 || block > 1024 || block % 16 != 0)
-      throw UsageError("block-mask block size " + std::to_string(block) +
-                       " is not supported: use a multiple of 16 between 16 and 1024");
-}
+void validate(const KernelSpec& s) { validate_sparse_blocks(s); }
 
 size_t shared_memory_bytes(const KernelSpec&) { return 0; }
 

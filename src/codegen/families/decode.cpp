@@ -112,7 +112,7 @@ std::string describe_decode(const KernelSpec& s) {
   return "decode " + std::string(dtype_name(s.dtype)) + " d" + std::to_string(s.head_dim) + "/" +
          std::to_string(s.head_dim_v) + " " + s.config.str() + " gqa" + std::to_string(s.gqa_group) +
          " paged=" + (s.paged ? "1" : "0") + " score_mod=" + s.score_mod.canonical() +
-         " mask_mod=" + s.mask_mod.canonical();
+         " mask_mod=" + s.mask_mod.canonical() + (s.negative_scale ? " negative_scale=1" : "");
 }
 std::string describe_combine(const KernelSpec& s) {
   return "decode_combine " + std::string(dtype_name(s.dtype)) + " d" + std::to_string(s.head_dim) + "/" +

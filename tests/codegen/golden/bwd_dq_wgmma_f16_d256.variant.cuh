@@ -16,6 +16,7 @@ __device__ __forceinline__ bool flexjit_mask_mod(int b, int h, int q_idx, int kv
 
 __device__ __forceinline__ float flexjit_score_grad(float score, int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, const FlexjitModArgs& args, unsigned& flexjit_errors) {
 #line 1 "score_mod_gradient"
-  return (1.0f - (flexjit_tanh(__fdividef(score, 30.0f)) * flexjit_tanh(__fdividef(score, 30.0f))));
+  const float flexjit_t0 = flexjit_tanh(__fdividef(score, 30.0f));
+  return (1.0f - (flexjit_t0 * flexjit_t0));
 }
 
