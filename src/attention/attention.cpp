@@ -83,6 +83,7 @@ Attention::Attention(AttentionSpec spec) {
   auto impl = std::make_shared<Impl>();
   impl->score = parse_or_default(ModKind::score, spec.score_mod, spec.declarations);
   impl->mask = parse_or_default(ModKind::mask, spec.mask_mod, spec.declarations);
+  check_learnable_buffers(impl->score, impl->mask);
   // Validate dtype, head dims and an explicit config now rather than at the first call.
   codegen::KernelSpec probe;
   probe.family = codegen::Family::fwd;
