@@ -11,6 +11,7 @@
 
 #include "../../templates/flexjit_params.cuh"
 #include "codegen/kernel_store.hpp"
+#include "attention/buffer_grads.hpp"
 #include "attention/stream_fork.hpp"
 #include "attention/stream_scratch.hpp"
 #include "attention/tensor_checks.hpp"
@@ -84,6 +85,7 @@ Attention::Attention(AttentionSpec spec) {
   impl->score = parse_or_default(ModKind::score, spec.score_mod, spec.declarations);
   impl->mask = parse_or_default(ModKind::mask, spec.mask_mod, spec.declarations);
   check_learnable_buffers(impl->score, impl->mask);
+  attention::check_buffer_grad_reads(impl->score);
   // Validate dtype, head dims and an explicit config now rather than at the first call.
   codegen::KernelSpec probe;
   probe.family = codegen::Family::fwd;
@@ -124,6 +126,7 @@ codegen::KernelSpec attention_spec(codegen::Family family, const AttentionSpec& 
   ks.score_mod = score;
   ks.mask_mod = mask;
   ks.rows_guaranteed_safe = spec.rows_guaranteed_safe;
+  ks.buffer_grads = family == codegen::Family::bwd_dq && !score.buffer_gradients().empty();
   if (block_mask != nullptr) {
     ks.has_block_mask = true;
     ks.has_full_blocks = true;
@@ -325,6 +328,7 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
   same_shape(dq, q, "dq", "q");
   same_shape(dk, k, "dk", "k");
   same_shape(dv, v, "dv", "v");
+  attention::check_buffer_grad_tensors(impl_->score, options);
   const float scale = checked_scale(options, spec.head_dim, "backward");
   if (block_mask != nullptr) attention::check_block_mask(*block_mask, shape);
 
@@ -382,9 +386,12 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
   const auto launch_dq = [&](const codegen::KernelSpec& ks, const codegen::ReadyKernel& kernel, Stream s) {
     FlexjitBwdParams call = p;
     call.num_q_tiles = (shape.q_len + ks.config.block_m - 1) / ks.config.block_m;
-    void* args[] = {&call, const_cast<unsigned char*>(mod_args.data())};
+    std::optional<attention::BufferGradLaunch> buffer_grads;  // learnable buffers: scratch, zeroing, reduces
+    if (ks.buffer_grads) buffer_grads.emplace(ks, options, shape, impl_->target_arch(), s);
+    void* args[] = {&call, const_cast<unsigned char*>(mod_args.data()), buffer_grads ? buffer_grads->params() : nullptr};
     kernel.kernel().launch({static_cast<unsigned>(call.num_q_tiles), heads, batch},
                            {static_cast<unsigned>(kernel.threads), 1, 1}, kernel.shared_memory_bytes, s, args);
+    if (buffer_grads) buffer_grads->reduce(mod_args);
   };
   const int splits = codegen::dkdv_splits(spec.head_dim, spec.head_dim_v);
   const auto launch_dkdv = [&](const codegen::KernelSpec& ks, const codegen::ReadyKernel& kernel, Stream s) {

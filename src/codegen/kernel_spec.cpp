@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "codegen/buffer_grad.hpp"
 #include "codegen/template_registry.hpp"
 #include "codegen/wgmma.hpp"
 #include "flexjit/error.hpp"
@@ -102,7 +103,9 @@ size_t attention_smem(const KernelSpec& s) {
   switch (s.family) {
     case Family::fwd:
       return std::max(m * d, m * dv) * e + s.config.stages * n * (d + dv) * e + (s.config.wgmma ? 1024 : 0);
-    case Family::bwd_dq: return m * (d + dv) * e + s.config.stages * n * (d + dv) * e + (s.config.wgmma ? 1024 : 0);
+    case Family::bwd_dq:
+      return m * (d + dv) * e + s.config.stages * n * (d + dv) * e + (s.config.wgmma ? 1024 : 0) +
+             buffer_grad_smem_bytes(s);
     case Family::bwd_dkdv: {
       size_t stage = m * (d + dv) * e + 2 * m * 4;  // Q, dO, and the LSE / delta rows
       if (s.config.wgmma) stage = (stage + 1023) / 1024 * 1024;  // wgmma tiles start 1024-aligned
@@ -131,16 +134,17 @@ std::string_view family_name(Family family) noexcept {
     case Family::bwd_preprocess: return "bwd_preprocess";
     case Family::bwd_dq: return "bwd_dq";
     case Family::bwd_dkdv: return "bwd_dkdv";
+    case Family::bwd_buffer_grad: return "bwd_buffer_grad";
   }
   return "?";
 }
 
 Family parse_family(std::string_view name) {
   for (Family f : {Family::builtin_axpy, Family::block_mask, Family::fwd, Family::bwd_preprocess,
-                   Family::bwd_dq, Family::bwd_dkdv})
+                   Family::bwd_dq, Family::bwd_dkdv, Family::bwd_buffer_grad})
     if (family_name(f) == name) return f;
   throw UsageError("unknown kernel family '" + std::string(name) +
-                   "' (known: fwd, bwd_preprocess, bwd_dq, bwd_dkdv, block_mask, builtin)");
+                   "' (known: fwd, bwd_preprocess, bwd_dq, bwd_dkdv, bwd_buffer_grad, block_mask, builtin)");
 }
 
 std::string kernel_name(Family family, int index) {
@@ -151,6 +155,7 @@ std::string kernel_name(Family family, int index) {
     case Family::bwd_preprocess: return "flexjit_attention_bwd_preprocess";
     case Family::bwd_dq: return "flexjit_attention_bwd_dq";
     case Family::bwd_dkdv: return "flexjit_attention_bwd_dkdv";
+    case Family::bwd_buffer_grad: return buffer_grad_reduce_kernel_names().at(static_cast<size_t>(index));
   }
   return "";
 }
@@ -175,6 +180,7 @@ BlockConfig default_config(Family family, int head_dim, int head_dim_v) {
       if (d <= 64) return {64, 128, 8, 2};
       return d <= 128 ? BlockConfig{64, 64, 4, 2} : BlockConfig{32, 64, 4, 2};  // fits sm_80's 163 KiB
     }
+    case Family::bwd_buffer_grad: return {0, 0, 8, 0};
   }
   return {};
 }
@@ -186,6 +192,7 @@ void KernelSpec::validate() const {
         throw UsageError("builtin kernel: warps must be between 1 and 32");
       break;
     case Family::block_mask: validate_block_mask(*this); break;
+    case Family::bwd_buffer_grad: break;
     case Family::fwd:
     case Family::bwd_preprocess:
     case Family::bwd_dq:
@@ -195,7 +202,8 @@ void KernelSpec::validate() const {
 
 int KernelSpec::threads() const {
   switch (family) {
-    case Family::block_mask: return 256;
+    case Family::block_mask:
+    case Family::bwd_buffer_grad: return 256;
     default: return config.num_warps * 32;
   }
 }
@@ -226,6 +234,9 @@ std::string KernelSpec::describe() const {
            " full_blocks=" + bool_text(has_full_blocks) + " safe_rows=" + bool_text(rows_guaranteed_safe) +
            " score_mod=" + score_mod.canonical() + " mask_mod=" + mask_mod.canonical();
     if (family == Family::bwd_dkdv) out += " splits=" + std::to_string(dkdv_splits(head_dim, head_dim_v));
+    if (buffer_grads) out += " buffer_grads=1";
+  } else if (family == Family::bwd_buffer_grad) {
+    out += " score_mod=" + score_mod.canonical();
   } else if (family == Family::block_mask) {
     out += " blocks " + std::to_string(sparse_q_block) + "x" + std::to_string(sparse_kv_block) +
            " mask_mod=" + mask_mod.canonical();
@@ -334,7 +345,9 @@ nlohmann::json template_context(const KernelSpec& spec) {
       constants.push_back(bool_constant("ROWS_GUARANTEED_SAFE", spec.rows_guaranteed_safe));
       constants.push_back(bool_constant("WGMMA", spec.config.wgmma));
       ctx["wgmma"] = spec.config.wgmma;
+      if (spec.family == Family::bwd_dq) add_buffer_grad_dq_context(spec, ctx, constants);
       break;
+    case Family::bwd_buffer_grad: return buffer_grad_reduce_context(spec);
   }
   ctx["constants"] = constants;
   return ctx;
@@ -352,6 +365,8 @@ std::string variant_header(const KernelSpec& spec) {
     out += spec.score_mod.gradient().emit_cuda("flexjit_score_grad", "score_mod_gradient");
     out += "\n";
   }
+  if ((spec.family == Family::bwd_dq && spec.buffer_grads) || spec.family == Family::bwd_buffer_grad)
+    out += buffer_grad_variant_code(spec);
   return out;
 }
 
@@ -393,12 +408,20 @@ jit::Source render(const KernelSpec& spec) {
       source.kernel_names = {kernel_name(spec.family)};
       break;
     }
+    case Family::bwd_buffer_grad:
+      template_name = "buffer_grad_reduce.cu.j2";
+      source.name = "buffer_grad_reduce.cu";
+      source.kernel_names = buffer_grad_reduce_kernel_names();
+      break;
   }
   source.text = template_environment().render(template_name, template_context(spec));
   if (spec.family != Family::builtin_axpy) {
     for (const char* header : kSharedHeaders) source.headers[header] = template_registry().read(header);
     source.headers["flexjit_variant.cuh"] = variant_header(spec);
     if (spec.config.wgmma) source.headers["flexjit_wgmma.cuh"] = wgmma_header(spec.dtype, wgmma_shapes(spec));
+    if (spec.buffer_grads || spec.family == Family::bwd_buffer_grad)
+      for (const char* header : {"flexjit_buffer_grad.cuh", "flexjit_buffer_grad_params.cuh"})
+        source.headers[header] = template_registry().read(header);
   }
   return source;
 }

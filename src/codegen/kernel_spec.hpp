@@ -24,6 +24,7 @@ enum class Family {
   bwd_preprocess,  // delta = rowsum(O * dO)
   bwd_dq,          // dQ per query tile (kv_* tables)
   bwd_dkdv,        // dK, dV per kv tile (q_* tables), GQA heads summed in registers
+  bwd_buffer_grad, // learnable-buffer gradients: per-CTA partials -> fp32 gradient (codegen/buffer_grad)
 };
 
 std::string_view family_name(Family family) noexcept;
@@ -44,6 +45,7 @@ struct KernelSpec {
   bool has_block_mask = false;     // visit the tiles the kv_* tables list (else every tile)
   bool has_full_blocks = false;    // the tables have full_* lists (mask_mod skipped there)
   bool rows_guaranteed_safe = false;
+  bool buffer_grads = false;       // bwd_dq: also accumulate the learnable buffers' gradients
   Declarations declarations;
   Expr score_mod = Expr::identity_score();
   Expr mask_mod = Expr::no_mask();
