@@ -44,8 +44,11 @@ struct SuiteProblem {
   std::string score_mod;  ///< "" for none
   std::string mask_mod;   ///< "" for none
   std::vector<SuiteBuffer> buffers;
+  /// "grad_buffers": float buffers made learnable; the backward then also computes their
+  /// gradients (and `flexjit bench` times it so), as the peers' FlexAttention does.
+  std::vector<std::string> grad_buffers;
 
-  /// Declarations of every buffer (for parsing the mods).
+  /// Declarations of every buffer (for parsing the mods); those in grad_buffers are learnable.
   Declarations declarations() const;
   /// Forward FLOPs at full density: 4 * B * Hq * Sq * Skv * D (the benchmark's convention).
   double dense_flops() const;

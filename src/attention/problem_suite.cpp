@@ -116,12 +116,30 @@ std::vector<double> SuiteBuffer::values() const {
 
 Declarations SuiteProblem::declarations() const {
   Declarations d;
-  for (const auto& b : buffers) d.buffers.push_back(b.declaration());
+  for (const auto& b : buffers) {
+    d.buffers.push_back(b.declaration());
+    for (const auto& learnable : grad_buffers) d.buffers.back().learnable = d.buffers.back().learnable || learnable == b.name;
+  }
   return d;
 }
 
 double SuiteProblem::dense_flops() const {
   return 4.0 * batch * q_heads * static_cast<double>(q_len) * kv_len * head_dim;
+}
+
+// "grad_buffers": names of the problem's float buffers to make learnable.
+static std::vector<std::string> parse_grad_buffers(const json& j, const std::vector<SuiteBuffer>& buffers, const std::string& w) {
+  if (!j.is_array()) throw UsageError(w + ": \"grad_buffers\" must be an array of buffer names");
+  std::vector<std::string> names;
+  for (const auto& v : j) {
+    if (!v.is_string()) throw UsageError(w + ": \"grad_buffers\" must be an array of buffer names");
+    const std::string name = v.get<std::string>();
+    bool found = false;
+    for (const auto& b : buffers) found = found || b.name == name;
+    if (!found) throw UsageError(w + ": \"grad_buffers\" names '" + name + "', which is not in \"buffers\"");
+    names.push_back(name);
+  }
+  return names;
 }
 
 std::vector<SuiteProblem> parse_suite(const std::string& text, const std::string& origin) {
@@ -162,6 +180,7 @@ std::vector<SuiteProblem> parse_suite(const std::string& text, const std::string
       if (!j["buffers"].is_object()) throw UsageError(w + ": \"buffers\" must be an object");
       for (const auto& [name, spec] : j["buffers"].items()) p.buffers.push_back(parse_buffer(name, spec, w));
     }
+    if (j.contains("grad_buffers")) p.grad_buffers = parse_grad_buffers(j["grad_buffers"], p.buffers, w);
     out.push_back(std::move(p));
   }
   return out;

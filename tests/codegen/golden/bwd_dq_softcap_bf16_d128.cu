@@ -25,6 +25,7 @@ constexpr bool HAS_MASK = true;
 constexpr bool SCORE_IS_IDENTITY = false;
 constexpr bool ROWS_GUARANTEED_SAFE = false;
 constexpr bool WGMMA = false;
+constexpr int BUFFER_GRAD_SMEM_BYTES = 0;
 
 constexpr int THREADS = NUM_WARPS * 32;
 constexpr int ROWS_PER_WARP = BLOCK_M / NUM_WARPS;
@@ -42,7 +43,7 @@ using KTile = Select<WGMMA, WgmmaTile<BLOCK_N, D>, SwizzledTile<BLOCK_N, D>>::ty
 using VTile = Select<WGMMA, WgmmaTile<BLOCK_N, DV>, SwizzledTile<BLOCK_N, DV>>::type;
 using StageTile = SwizzledTile<BLOCK_M, D>;  // dQ staging for the epilogue (read only by this kernel)
 constexpr int STAGE_BYTES = KTile::kBytes + VTile::kBytes;
-constexpr int SMEM_BYTES = QTile::kBytes + DOTile::kBytes + STAGES * STAGE_BYTES + (WGMMA ? 1024 : 0);
+constexpr int SMEM_BYTES = QTile::kBytes + DOTile::kBytes + STAGES * STAGE_BYTES + (WGMMA ? 1024 : 0) + BUFFER_GRAD_SMEM_BYTES;
 static_assert(SMEM_BYTES == EXPECTED_SMEM_BYTES, "host and kernel disagree on the shared-memory size");
 
 template <typename Tile>
