@@ -11,6 +11,7 @@
 #include "flexjit/attention.hpp"
 #include "flexjit/reference.hpp"
 #include "mod_options.hpp"
+#include "run_buffer_grads.hpp"
 
 namespace flexjit::cli {
 namespace {
@@ -77,6 +78,7 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
     bool check = false;
     bool no_block_mask = false;
     double scale = 0;
+    RunBufferGrads grads;
   };
   auto o = std::make_shared<Options>();
   app.add_option("--q", o->q, "queries .npy [B, Hq, Sq, D]")->required();
@@ -95,6 +97,7 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
       ->check(CLI::IsMember({"gpu", "cpu"}))->capture_default_str();
   app.add_flag("--check", o->check, "compare the GPU result with the float64 CPU reference");
   app.add_flag("--no-block-mask", o->no_block_mask, "evaluate mask_mod on every tile instead of building a block mask");
+  o->grads.add_option(app);
   return [o]() {
     const NpyArray q = read_npy(o->q), k = read_npy(o->k), v = read_npy(o->v);
     const auto qs = as_bhsd(q, "q"), ks = as_bhsd(k, "k"), vs = as_bhsd(v, "v");
@@ -126,6 +129,7 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
       spec.declarations.params.push_back(decl);
       param_values[decl.name] = value;
     }
+    o->grads.mark(spec.declarations, !o->dout.empty());
     const Attention attention(spec);
     const double scale = o->scale > 0 ? o->scale : 1.0 / std::sqrt(double(shape.head_dim));
 
@@ -160,6 +164,7 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
       return *reference_grads;
     };
     std::vector<double> out, lse, dq_out, dk_out, dv_out;
+    std::map<std::string, std::vector<double>> buffer_grads;
     if (o->device == "cpu") {
       out = get_reference().out;
       lse = get_reference().lse;
@@ -167,6 +172,7 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
         dq_out = get_reference_grads().dq;
         dk_out = get_reference_grads().dk;
         dv_out = get_reference_grads().dv;
+        buffer_grads = reference_buffer_gradients(attention.score_mod(), attention.mask_mod(), inputs, shape, qd, kd, vd, dod, scale);
       }
     } else {
       auto upload = [&](const std::vector<double>& values, DType t, const std::vector<int64_t>& dims) {
@@ -205,6 +211,7 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
         gq.fill_bytes(0xff);
         gk.fill_bytes(0xff);
         gv.fill_bytes(0xff);
+        o->grads.allocate(call);
         attention.backward(TensorView::contiguous(dq.data(), dtype, qs), TensorView::contiguous(dk.data(), dtype, ks),
                            TensorView::contiguous(dv.data(), dtype, vs), TensorView::contiguous(dout.data(), dtype, out_shape),
                            TensorView::contiguous(dlse.data(), DType::f32, {shape.batch, shape.q_heads, shape.q_len}),
@@ -220,6 +227,7 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
         dq_out = fetch(gq, qs);
         dk_out = fetch(gk, ks);
         dv_out = fetch(gv, vs);
+        buffer_grads = o->grads.download();
       }
       synchronize();
       check_buffer_errors();
@@ -241,6 +249,7 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
       write_npy(o->out_dir + "/dk.npy", NpyArray::from_doubles(dk_out, DType::f32, ks));
       write_npy(o->out_dir + "/dv.npy", NpyArray::from_doubles(dv_out, DType::f32, vs));
       std::printf("wrote %s/dq.npy, dk.npy and dv.npy\n", o->out_dir.c_str());
+      RunBufferGrads::write(o->out_dir, buffer_grads, inputs);
     }
     if (!o->check) return kExitOk;
     if (o->device == "cpu") {
@@ -255,6 +264,10 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
       report_error("dq", relative_error(dq_out, get_reference_grads().dq), tol, ok);
       report_error("dk", relative_error(dk_out, get_reference_grads().dk), tol, ok);
       report_error("dv", relative_error(dv_out, get_reference_grads().dv), tol, ok);
+      if (!buffer_grads.empty()) {
+        const auto ref = reference_buffer_gradients(attention.score_mod(), attention.mask_mod(), inputs, shape, qd, kd, vd, dod, scale);
+        for (const auto& [name, g] : buffer_grads) report_error(("grad_" + name).c_str(), relative_error(g, ref.at(name)), tol, ok);
+      }
     }
     return ok ? kExitOk : kExitFailure;
   };
