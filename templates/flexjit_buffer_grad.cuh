@@ -31,20 +31,22 @@ __device__ __forceinline__ void for_each_buffer_read(Fn&& fn) {
 }
 
 // Per-warp shared memory of the staged schemes: a 16-row chunk of values, one of offsets (same
-// pitch), and the warp's band of diagonals for the current kv tile.
-template <int M_TILES, int BLOCK_N>
+// pitch; only when some read is arbitrary), and the warp's band of diagonals for the current kv
+// tile. Kept small: at d128 the dQ kernel fits two CTAs per SM only with a few KiB to spare.
+template <int M_TILES, int BLOCK_N, bool OFFSETS>
 struct BufferGradLayout {
   static constexpr int kChunkCols = BLOCK_N < 32 ? BLOCK_N : 32;
   static constexpr int kChunks = BLOCK_N / kChunkCols;
   static constexpr int kPitch = kChunkCols + 1;  // odd: a column walk hits every bank once
   static constexpr int kChunk = 16 * kPitch;
   static constexpr int kBand = BLOCK_N + 16 * M_TILES - 1;  // diagonals of a warp's rows x BLOCK_N
-  static constexpr int kWarpFloats = 2 * kChunk + kBand + 1;
+  static constexpr int kBandOffset = (OFFSETS ? 2 : 1) * kChunk;
+  static constexpr int kWarpFloats = kBandOffset + kBand + 1;
 };
 
-template <int M_TILES, int BLOCK_N, int NUM_WARPS, bool STAGED>
+template <int M_TILES, int BLOCK_N, int NUM_WARPS, bool STAGED, bool OFFSETS>
 constexpr int buffer_grad_smem_bytes() {
-  return NUM_WARPS * 4 * (STAGED ? BufferGradLayout<M_TILES, BLOCK_N>::kWarpFloats : 1);
+  return NUM_WARPS * 4 * (STAGED ? BufferGradLayout<M_TILES, BLOCK_N, OFFSETS>::kWarpFloats : 1);
 }
 
 // Where a dQ CTA's gradient work happens.
@@ -64,7 +66,7 @@ __device__ __forceinline__ void buffer_grad_tile(float (&head_sum)[FLEXJIT_BG_RE
                                                  const float (&score)[M_TILES][N_TILES][4],
                                                  const FlexjitBufferGradParams& bgp, const FlexjitModArgs& mod,
                                                  unsigned& errors, float* smem, const BufferGradSite& s) {
-  using L = BufferGradLayout<M_TILES, BLOCK_N>;
+  using L = BufferGradLayout<M_TILES, BLOCK_N, FLEXJIT_BG_OFFSETS != 0>;
   constexpr int THREADS = NUM_WARPS * 32;
   const int g = s.lane / 4, t4 = s.lane % 4;
   for_each_buffer_read<0, FLEXJIT_BG_READS>([&](auto read_number) {
@@ -110,7 +112,7 @@ __device__ __forceinline__ void buffer_grad_tile(float (&head_sum)[FLEXJIT_BG_RE
     } else {
       float* vals = smem + s.warp * L::kWarpFloats;
       int* offs = reinterpret_cast<int*>(vals + L::kChunk);
-      float* band = vals + 2 * L::kChunk;
+      float* band = vals + L::kBandOffset;
       constexpr bool kDiagonal = Read::kScheme == kBufferGradDiagonal;
       float* mine = bgp.read[R].scratch + (s.cta * NUM_WARPS + s.warp) * bgp.numel[R];
       if constexpr (kDiagonal)
@@ -165,7 +167,7 @@ __device__ __forceinline__ void buffer_grad_tile(float (&head_sum)[FLEXJIT_BG_RE
 #pragma unroll
           for (int w = 0; w < NUM_WARPS; ++w) {
             const int y = diag - w * (BLOCK_M / NUM_WARPS) + BLOCK_N - 1;
-            if (y >= 0 && y < L::kBand) sum += smem[w * L::kWarpFloats + 2 * L::kChunk + y];
+            if (y >= 0 && y < L::kBand) sum += smem[w * L::kWarpFloats + L::kBandOffset + y];
           }
           const int slot = diag - s.kv_start + s.kv_len - 1;
           if (slot >= 0) cta_band[slot] += sum;

@@ -31,13 +31,15 @@ BufferGradPlan buffer_grad_plan(const Expr& score_mod) {
 size_t buffer_grad_smem_bytes(const KernelSpec& spec) {
   if (spec.family != Family::bwd_dq || !spec.buffer_grads) return 0;
   const BufferGradPlan plan = buffer_grad_plan(spec.score_mod);
-  bool staged = false;
-  for (auto s : plan.schemes)
+  bool staged = false, offsets = false;
+  for (auto s : plan.schemes) {
     staged = staged || s == expr::BufferGradScheme::diagonal || s == expr::BufferGradScheme::arbitrary;
+    offsets = offsets || s == expr::BufferGradScheme::arbitrary;
+  }
   // As BufferGradLayout in flexjit_buffer_grad.cuh (the kernel static-asserts the two agree).
   const int m_tiles = spec.config.block_m / spec.config.num_warps / 16;
   const int chunk_cols = spec.config.block_n < 32 ? spec.config.block_n : 32;
-  const int warp_floats = 2 * 16 * (chunk_cols + 1) + spec.config.block_n + 16 * m_tiles - 1 + 1;
+  const int warp_floats = (offsets ? 2 : 1) * 16 * (chunk_cols + 1) + spec.config.block_n + 16 * m_tiles - 1 + 1;
   return size_t(spec.config.num_warps) * 4 * (staged ? warp_floats : 1);
 }
 

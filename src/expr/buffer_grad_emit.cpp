@@ -10,12 +10,13 @@ std::string emit_buffer_grad_reads(const std::vector<BufferReadGradient>& reads,
                                    const std::vector<BufferGradScheme>& schemes) {
   if (reads.size() != schemes.size()) throw UsageError("emit_buffer_grad_reads: one scheme per read");
   const std::string position = "int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, const FlexjitModArgs& args";
-  bool staged = false, reads_score = false;
+  bool staged = false, offsets = false, reads_score = false;
   std::string out;
   for (size_t r = 0; r < reads.size(); ++r) {
     const BufferReadGradient& g = reads[r];
     const std::string n = std::to_string(r);
     staged = staged || schemes[r] == BufferGradScheme::diagonal || schemes[r] == BufferGradScheme::arbitrary;
+    offsets = offsets || schemes[r] == BufferGradScheme::arbitrary;
     reads_score = reads_score || g.derivative.uses("score");
     out += "// read " + n + ": " + g.read + " (" + std::string(index_pattern_name(g.pattern)) + ")\n";
     out += g.derivative.emit_cuda("flexjit_bg_derivative_" + n, "score_mod_buffer_grad");
@@ -44,6 +45,7 @@ std::string emit_buffer_grad_reads(const std::vector<BufferReadGradient>& reads,
   std::string head = "// Learnable-buffer reads of score_mod (flexjit_buffer_grad.cuh).\n";
   head += "#define FLEXJIT_BG_READS " + std::to_string(reads.size()) + "\n";
   head += std::string("#define FLEXJIT_BG_STAGED ") + (staged ? "1" : "0") + "\n";
+  head += std::string("#define FLEXJIT_BG_OFFSETS ") + (offsets ? "1" : "0") + "\n";
   head += std::string("#define FLEXJIT_BG_READS_SCORE ") + (reads_score ? "1" : "0") + "\n";
   head += "template <int R> struct FlexjitBgRead;\n";
   out = head + out;

@@ -14,6 +14,7 @@ enum class BufferGradScheme { per_head = 0, diagonal = 1, per_score = 2, arbitra
 
 /// The code for `reads` (from score_mod.buffer_gradients(), in that order) with one scheme each:
 /// `FLEXJIT_BG_READS`, `FLEXJIT_BG_STAGED` (some read stages tiles in shared memory),
+/// `FLEXJIT_BG_OFFSETS` (some read is arbitrary: offsets are staged too),
 /// `FLEXJIT_BG_READS_SCORE` (some derivative reads `score`), the traits, and
 /// `flexjit_bg_offset(read, ...)` dispatching on a run-time read number.
 std::string emit_buffer_grad_reads(const std::vector<BufferReadGradient>& reads,

@@ -91,6 +91,21 @@ TEST(BufferGradCompile, SchemesFollowTheIndexPatterns) {
   EXPECT_EQ(schemes[5], (std::vector<S>{S::diagonal, S::per_head}));
 }
 
+// The staging must leave the d128 Hopper dQ kernel at two CTAs per SM (227 KiB of shared memory
+// per SM, 1 KiB reserved per CTA), as it is without buffer gradients.
+TEST(BufferGradCompile, StagingKeepsTwoDqCtasPerSmAtD128) {
+  const KernelSpec with = dq_spec(kVariants[0], "m64n64w4s2g");
+  KernelSpec without = with;
+  without.buffer_grads = false;
+  EXPECT_EQ(with.shared_memory_bytes() - without.shared_memory_bytes(), 4u * 4 * (16 * 33 + 64 + 16));
+  EXPECT_LE(2 * (with.shared_memory_bytes() + 1024), 228u * 1024);
+  // An arbitrary read also stages offsets.
+  const KernelSpec doc = dq_spec(kVariants[4], "m64n64w4s2g");
+  KernelSpec doc_without = doc;
+  doc_without.buffer_grads = false;
+  EXPECT_EQ(doc.shared_memory_bytes() - doc_without.shared_memory_bytes(), 4u * 4 * (2 * 16 * 33 + 64 + 16));
+}
+
 TEST(BufferGradCompile, DqKernelsAndReduceFamilyCompileWithoutSpills) {
   const TempCache cache;
   struct Job {
@@ -132,9 +147,9 @@ TEST(BufferGradCompile, DqKernelsAndReduceFamilyCompileWithoutSpills) {
       // A derivative that reads `score` keeps the tile's scores in registers beside P and dP; with
       // a d128 softcap that still spills a little (known, see notes/design-changes.md).
       if (jobs[i].label == std::string("two_buffers_softcap"))
-        EXPECT_LE(r.spill_store_bytes, 64) << what << " " << name;
+        EXPECT_LE(r.spill_store_bytes, 48) << what << " " << name;
       else if (jobs[i].label == std::string("full_bias") && jobs[i].arch == "sm_80")
-        EXPECT_LE(r.spill_store_bytes, 16) << what << " " << name;  // known: per-score offsets on mma.sync
+        EXPECT_LE(r.spill_store_bytes, 24) << what << " " << name;  // known: per-score offsets on mma.sync
       else
         EXPECT_EQ(r.spill_store_bytes, 0) << what << " " << name;
     }
