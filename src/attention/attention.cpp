@@ -467,6 +467,8 @@ std::vector<WarmedKernel> Attention::warm_up(const ProblemSize& size, bool backw
     specs.push_back(attention_spec(Family::bwd_preprocess, spec, impl_->score, impl_->mask, shape, nullptr, std::nullopt));
     add_family(Family::bwd_dq, spec.bwd_dq_config);
     add_family(Family::bwd_dkdv, spec.bwd_dkdv_config);
+    const codegen::KernelSpec dq = attention_spec(Family::bwd_dq, spec, impl_->score, impl_->mask, shape, mask_ptr, std::nullopt);
+    if (dq.buffer_grads) specs.push_back(attention::buffer_grad_reduce_spec(dq));
   }
   if (masked) {
     codegen::KernelSpec bm;
@@ -481,7 +483,8 @@ std::vector<WarmedKernel> Attention::warm_up(const ProblemSize& size, bool backw
     const jit::CompiledKernel c = codegen::compile_kernel(specs[i], target);
     WarmedKernel& w = out[i];
     w.family = std::string(codegen::family_name(specs[i].family));
-    w.config = specs[i].family == Family::block_mask || specs[i].family == Family::bwd_preprocess ? "" : specs[i].config.str();
+    w.config = specs[i].family == Family::block_mask || specs[i].family == Family::bwd_preprocess ||
+                       specs[i].family == Family::bwd_buffer_grad ? "" : specs[i].config.str();
     w.arch = target;
     w.compile_ms = c.compile_ms;
     w.from_cache = c.from_disk_cache;

@@ -109,16 +109,20 @@ BufferGradLaunch::BufferGradLaunch(const codegen::KernelSpec& dq_spec, const Cal
   }
 }
 
-void BufferGradLaunch::reduce(const std::vector<unsigned char>& mod_args) {
+codegen::KernelSpec buffer_grad_reduce_spec(const codegen::KernelSpec& dq_spec) {
   codegen::KernelSpec rs;
   rs.family = codegen::Family::bwd_buffer_grad;
-  rs.dtype = dq_spec_.dtype;
-  rs.head_dim = dq_spec_.head_dim;
-  rs.head_dim_v = dq_spec_.head_dim_v;
+  rs.dtype = dq_spec.dtype;
+  rs.head_dim = dq_spec.head_dim;
+  rs.head_dim_v = dq_spec.head_dim_v;
   rs.config = codegen::default_config(rs.family, rs.head_dim, rs.head_dim_v);
-  rs.declarations = dq_spec_.declarations;
-  rs.score_mod = dq_spec_.score_mod;
-  const auto ready = codegen::ready_kernel(rs, arch_);
+  rs.declarations = dq_spec.declarations;
+  rs.score_mod = dq_spec.score_mod;
+  return rs;
+}
+
+void BufferGradLaunch::reduce(const std::vector<unsigned char>& mod_args) {
+  const auto ready = codegen::ready_kernel(buffer_grad_reduce_spec(dq_spec_), arch_);
   const unsigned threads = 256;
   const int diagonals = shape_.q_len + shape_.kv_len - 1;
   const unsigned heads = static_cast<unsigned>(shape_.batch * shape_.q_heads);

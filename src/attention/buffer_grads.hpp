@@ -19,6 +19,9 @@ namespace flexjit::attention {
 // takes (FLEXJIT_MAX_BUFFER_GRAD_READS).
 void check_buffer_grad_reads(const Expr& score_mod);
 
+// The reduce family's spec for a variant (its kernels depend only on the declarations and score_mod).
+codegen::KernelSpec buffer_grad_reduce_spec(const codegen::KernelSpec& dq_spec);
+
 // Checks options.buffer_grads against the learnable buffers of `score_mod`: one fp32 contiguous
 // tensor per learnable buffer, shaped like the buffer in options.values, and no other names.
 void check_buffer_grad_tensors(const Expr& score_mod, const CallOptions& options);
