@@ -26,6 +26,7 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
   struct Options {
     std::string suite = "bench/suite.json";
     std::string only, json_path, config, dq_config, dkdv_config;
+    std::vector<std::string> grad;
     bool no_bwd = false;
   };
   auto o = std::make_shared<Options>();
@@ -36,8 +37,10 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
   app.add_option("--dq-config", o->dq_config, "backward dQ kernel block config, e.g. m64n64w4s2g");
   app.add_option("--dkdv-config", o->dkdv_config, "backward dK/dV kernel block config, e.g. m64n64w4s2g");
   app.add_flag("--no-bwd", o->no_bwd, "forward only");
+  app.add_option("--grad", o->grad, "make this float buffer learnable: the backward also computes its gradient");
   return [o]() {
-    const auto problems = select_problems(load_suite(o->suite), o->only);
+    auto problems = select_problems(load_suite(o->suite), o->only);
+    mark_grad_buffers(problems, o->grad);
     std::string why;
     if (!gpu_available(&why)) throw DriverError("flexjit bench needs a GPU: " + why, -1);
     const DeviceInfo device = current_device();

@@ -15,6 +15,7 @@
 #include "flexjit/reference.hpp"
 #include "mod_options.hpp"
 #include "run_decode.hpp"
+#include "run_buffer_grads.hpp"
 
 namespace flexjit::cli {
 namespace {
@@ -89,6 +90,7 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
     std::string scale;
     std::string seq_lens, k_pages, v_pages, page_table;  // decoding: see run_decode.hpp
     int page_size = 0;
+    RunBufferGrads grads;
   };
   auto o = std::make_shared<Options>();
   app.add_option("--q", o->q, "queries .npy [B, Hq, Sq, D]")->required();
@@ -112,6 +114,7 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
       ->check(CLI::IsMember({"gpu", "cpu"}))->capture_default_str();
   app.add_flag("--check", o->check, "compare the GPU result with the float64 CPU reference");
   app.add_flag("--no-block-mask", o->no_block_mask, "evaluate mask_mod on every tile instead of building a block mask");
+  o->grads.add_option(app);
   return [o]() {
     if (!o->seq_lens.empty() || !o->k_pages.empty() || o->page_size > 0) {
       if (!o->dout.empty()) throw UsageError("--do (the backward) is not available with --seq-lens or pages");
@@ -173,6 +176,7 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
       spec.declarations.params.push_back(decl);
       param_values[decl.name] = value;
     }
+    o->grads.mark(spec.declarations, !o->dout.empty());
     const Attention attention(spec);
     const double scale = o->scale.empty() ? 1.0 / std::sqrt(double(shape.head_dim)) : parse_scale(o->scale);
 
@@ -207,6 +211,7 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
       return *reference_grads;
     };
     std::vector<double> out, lse, dq_out, dk_out, dv_out;
+    std::map<std::string, std::vector<double>> buffer_grads;
     if (o->device == "cpu") {
       out = get_reference().out;
       lse = get_reference().lse;
@@ -214,6 +219,7 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
         dq_out = get_reference_grads().dq;
         dk_out = get_reference_grads().dk;
         dv_out = get_reference_grads().dv;
+        buffer_grads = reference_buffer_gradients(attention.score_mod(), attention.mask_mod(), inputs, shape, qd, kd, vd, dod, scale);
       }
     } else {
       auto upload = [&](const std::vector<double>& values, DType t, const std::vector<int64_t>& dims) {
@@ -252,6 +258,7 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
         dq_dev.fill_bytes(0xff);
         dk_dev.fill_bytes(0xff);
         dv_dev.fill_bytes(0xff);
+        o->grads.allocate(call);
         attention.backward(TensorView::contiguous(q_dev.data(), dtype, qs), TensorView::contiguous(k_dev.data(), dtype, ks),
                            TensorView::contiguous(v_dev.data(), dtype, vs), TensorView::contiguous(out_dev.data(), dtype, out_shape),
                            TensorView::contiguous(lse_dev.data(), DType::f32, {shape.batch, shape.q_heads, shape.q_len}),
@@ -267,6 +274,7 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
         dq_out = fetch(dq_dev, qs);
         dk_out = fetch(dk_dev, ks);
         dv_out = fetch(dv_dev, vs);
+        buffer_grads = o->grads.download();
       }
       synchronize();
       check_buffer_errors();
@@ -288,6 +296,7 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
       write_npy(o->out_dir + "/dk.npy", NpyArray::from_doubles(dk_out, DType::f32, ks));
       write_npy(o->out_dir + "/dv.npy", NpyArray::from_doubles(dv_out, DType::f32, vs));
       std::printf("wrote %s/dq.npy, dk.npy and dv.npy\n", o->out_dir.c_str());
+      RunBufferGrads::write(o->out_dir, buffer_grads, inputs);
     }
     if (!o->check) return kExitOk;
     if (o->device == "cpu") {
@@ -302,6 +311,10 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
       report_error("dq", relative_error(dq_out, get_reference_grads().dq), tol, ok);
       report_error("dk", relative_error(dk_out, get_reference_grads().dk), tol, ok);
       report_error("dv", relative_error(dv_out, get_reference_grads().dv), tol, ok);
+      if (!buffer_grads.empty()) {
+        const auto ref = reference_buffer_gradients(attention.score_mod(), attention.mask_mod(), inputs, shape, qd, kd, vd, dod, scale);
+        for (const auto& [name, g] : buffer_grads) report_error(("grad_" + name).c_str(), relative_error(g, ref.at(name)), tol, ok);
+      }
     }
     return ok ? kExitOk : kExitFailure;
   };

@@ -46,11 +46,25 @@ inline std::pair<ParamDecl, std::optional<double>> parse_param(const std::string
   return {ParamDecl::parse(name + (integer ? ":int" : ":float")), value};
 }
 
+// `--grad NAME`: marks declared buffers learnable; a name that is not a declared buffer is an error
+// (whether the buffer may be learnable is checked with the expressions).
+inline void mark_learnable(Declarations& declarations, const std::vector<std::string>& names) {
+  for (const auto& name : names) {
+    bool found = false;
+    for (auto& buffer : declarations.buffers)
+      if (buffer.name == name) buffer.learnable = found = true;
+    if (!found)
+      throw UsageError("--grad " + name + ": no buffer '" + name + "' is declared; declare it with --buffer " +
+                       name + ":f32:DIMS first");
+  }
+}
+
 struct VariantOptions {
   std::string score;
   std::string mask;
   std::vector<std::string> buffer_decls;
   std::vector<std::string> param_decls;
+  std::vector<std::string> grad_buffers;
   std::string dtype = "bf16";
   int head_dim = 128;
   int head_dim_v = 0;
@@ -64,6 +78,7 @@ struct VariantOptions {
     app.add_option("--param", param_decls,
                    "declare a parameter NAME:int|float, or NAME[:TYPE]=VALUE as `run` takes it (the value "
                    "gives the type when TYPE is left out)");
+    app.add_option("--grad", grad_buffers, "mark a declared float buffer learnable (its gradient is derived)");
   }
   void add_kernel_flags(CLI::App& app) {
     app.add_option("--dtype", dtype, "element type of q, k, v, o: bf16 or f16")->capture_default_str();
@@ -92,6 +107,7 @@ struct VariantOptions {
     Declarations d;
     for (const auto& b : buffer_decls) d.buffers.push_back(BufferDecl::parse(b));
     for (const auto& p : param_decls) d.params.push_back(parse_param(p).first);
+    mark_learnable(d, grad_buffers);
     return d;
   }
   DType element_type() const {

@@ -5,6 +5,7 @@
 
 #include "common/half.hpp"
 #include "common/values.hpp"
+#include "flexjit/error.hpp"
 
 namespace flexjit::cli {
 
@@ -31,7 +32,33 @@ DeviceBuffer upload_suite_buffer(const SuiteBuffer& b) {
   return d;
 }
 
+// fp32 gradients of the problem's learnable buffers, which the backward then writes.
+void add_buffer_grads(const SuiteProblem& p, ProblemInputs& in) {
+  for (const SuiteBuffer& b : p.buffers)
+    for (const auto& name : p.grad_buffers)
+      if (name == b.name) {
+        size_t n = 1;
+        for (int64_t e : b.shape()) n *= size_t(e);
+        in.storage.push_back(DeviceBuffer::allocate(std::max<size_t>(n * 4, 16)));
+        in.call.buffer_grads[name] = TensorView::contiguous(in.storage.back().data(), DType::f32, b.shape());
+      }
+}
+
 }  // namespace
+
+void mark_grad_buffers(std::vector<SuiteProblem>& problems, const std::vector<std::string>& names) {
+  for (const auto& name : names) {
+    bool found = false;
+    for (SuiteProblem& p : problems)
+      for (const SuiteBuffer& b : p.buffers)
+        if (b.name == name) {
+          found = true;
+          if (std::find(p.grad_buffers.begin(), p.grad_buffers.end(), name) == p.grad_buffers.end())
+            p.grad_buffers.push_back(name);
+        }
+    if (!found) throw UsageError("--grad " + name + ": no selected problem has a buffer '" + name + "'");
+  }
+}
 
 AttentionSpec problem_spec(const SuiteProblem& p) {
   AttentionSpec spec;
@@ -108,6 +135,7 @@ ProblemInputs ProblemInputs::create(const SuiteProblem& p, const Attention& atte
     in.dq = tensor(qshape, false);
     in.dk = tensor(kshape, false);
     in.dv = tensor(vshape, false);
+    add_buffer_grads(p, in);
   }
   if (!attention.mask_mod().is_always_true()) {
     in.mask = attention.block_mask(p.batch, p.q_heads, p.q_len, p.kv_len, nullptr, in.call.values);

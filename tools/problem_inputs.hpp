@@ -10,6 +10,9 @@
 
 namespace flexjit::cli {
 
+// `--grad NAME`: makes buffer NAME learnable in every problem that has one; UsageError when none has.
+void mark_grad_buffers(std::vector<SuiteProblem>& problems, const std::vector<std::string>& names);
+
 // The AttentionSpec of a suite problem (configs left to the autotuner).
 AttentionSpec problem_spec(const SuiteProblem& p);
 

@@ -5,6 +5,7 @@
 /// call shape (divisibility, GQA group, block mask or not) on first use and kept in the in-process
 /// and on-disk caches, so later calls cost a hash lookup.
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -76,6 +77,11 @@ struct KernelChoice {
 struct CallOptions {
   ModValues values;              ///< parameters and buffers of the mods
   std::optional<float> scale;    ///< multiplies Q·Kᵀ before score_mod; default 1/sqrt(head_dim)
+  /// backward only: where to write d(loss)/d(buffer) of each learnable buffer, by name (every
+  /// learnable buffer must have one): fp32, contiguous, the shape of the buffer passed in `values`.
+  /// Written in full (zero where no score reads an element), deterministically: the same bits on
+  /// every run, accumulated without float atomics.
+  std::map<std::string, TensorView> buffer_grads;
 };
 
 /// A compiled attention variant. Cheap to copy (copies share kernels). Thread-safe.

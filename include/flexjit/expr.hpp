@@ -49,9 +49,12 @@ struct BufferDecl {
   std::string name;            ///< identifier used in expressions
   DType dtype = DType::f32;    ///< element type; f16/bf16/f32 read as float, i32/u8 as int
   std::vector<int64_t> shape;  ///< one extent per dimension (rank 1..8); -1 = given at call time
+  /// The backward also returns d(loss)/d(buffer) (fp32, the buffer's shape). Only float buffers
+  /// (f32, f16, bf16) read by score_mod can be learnable (UsageError / ExprError otherwise).
+  bool learnable = false;
 
   /// Parses the CLI form "NAME:DTYPE:DIM[xDIM...]" (DIM may be `?` for a call-time extent);
-  /// throws UsageError naming the bad part.
+  /// throws UsageError naming the bad part. The result is not learnable (CLI: `--grad NAME`).
   static BufferDecl parse(std::string_view text);
 };
 
@@ -103,6 +106,26 @@ namespace expr {
 struct Node;  // the typed AST, internal to src/expr
 class BoundEvaluator;
 }  // namespace expr
+
+/// How the indices of one buffer read vary over the scores of an attention problem. It decides
+/// how the read's gradient is accumulated (see BufferReadGradient).
+enum class IndexPattern {
+  /// No index reads q_idx or kv_idx: one element per (b, h), e.g. `slope[h]`, `gain[0]`.
+  per_head,
+  /// Exactly one index reads q_idx / kv_idx, and it is `c * (q_idx - kv_idx)` (integer c != 0)
+  /// plus terms reading neither: a band of diagonals, e.g. `rel[h][q_idx - kv_idx + 4095]`.
+  diagonal,
+  /// Injective in (b, h, q_idx, kv_idx): for each of the four some index is `±variable + terms
+  /// reading none of them`, e.g. `bias[b][h][q_idx][kv_idx]`. Each element gets one score.
+  per_score,
+  /// Anything else, e.g. `bias[doc[kv_idx]][h]` or `row[h][q_idx]`.
+  arbitrary,
+};
+
+/// "per_head", "diagonal", "per_score" or "arbitrary".
+std::string_view index_pattern_name(IndexPattern pattern) noexcept;
+
+struct BufferReadGradient;
 
 /// A parsed, type-checked score_mod or mask_mod. Immutable and cheap to copy (shares its AST).
 class Expr {
@@ -157,6 +180,11 @@ class Expr {
   /// (abs'(0) = 1, min/max ties take the first argument, clamp on a bound takes x). Simplification
   /// treats `0 * x` as 0 even for infinite x. Throws UsageError for a mask_mod.
   Expr gradient() const;
+  /// For a score_mod: one entry per distinct read of a learnable buffer (structurally equal reads
+  /// are one), in the order they first appear. Each gives d(score_mod)/d(read) (chain rule as in
+  /// gradient(); other reads and `score` are held fixed), the index expressions and their
+  /// IndexPattern. Empty for a mask_mod or when no learnable buffer is read.
+  std::vector<BufferReadGradient> buffer_gradients() const;
   /// The expression with the built-in variable `variable` replaced by a constant, simplified.
   Expr substitute(std::string_view variable, double value) const;
 
@@ -212,6 +240,24 @@ class BoundEvaluator {
   std::shared_ptr<const State> state_;
 };
 }  // namespace expr
+
+/// The partial derivative of a score_mod with respect to one read `buf[i...]` of a learnable
+/// buffer: d(loss)/d(buf[e]) = sum over the scores s where the read's indices equal e of
+/// d(loss)/d(score_mod(s)) * derivative(s), summed over the reads of that buffer.
+struct BufferReadGradient {
+  std::string buffer;          ///< the buffer read
+  std::string read;            ///< canonical text of the read, e.g. `rel[h][q_idx - kv_idx + 4095]`
+  std::vector<Expr> indices;   ///< one int score_mod-kind expression per dimension
+  Expr derivative;             ///< d(score_mod)/d(read): float, simplified, may read `score`
+  IndexPattern pattern = IndexPattern::arbitrary;  ///< how the indices vary
+  int diagonal_dim = -1;        ///< IndexPattern::diagonal: the index holding q_idx - kv_idx
+  int diagonal_coefficient = 0; ///< IndexPattern::diagonal: c in `c * (q_idx - kv_idx)`
+};
+
+/// Checks the learnable buffers of a variant: each must be read by `score_mod`. A learnable buffer
+/// read only by `mask_mod` throws ExprError at that read (a mask has no gradient); one read by
+/// neither throws UsageError. (Int learnable buffers are rejected when the expressions are parsed.)
+void check_learnable_buffers(const Expr& score_mod, const Expr& mask_mod);
 
 /// The `struct FlexjitModArgs { ... };` that emitted functions read parameters and buffers from:
 /// one field `p_<name>` (int or float) per parameter, in declaration order, then one

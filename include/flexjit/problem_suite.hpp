@@ -47,8 +47,11 @@ struct SuiteProblem {
   bool decode = false;            ///< "kind": "decode": forward only, through Attention::decode
   std::vector<int32_t> seq_lens;  ///< per-sequence KV lengths ("seq_lens"); empty: every sequence kv_len
   int page_size = 0;              ///< "page_size": flexjit pages the KV cache (0: contiguous)
+  /// "grad_buffers": float buffers made learnable; the backward then also computes their
+  /// gradients (and `flexjit bench` times it so), as the peers' FlexAttention does.
+  std::vector<std::string> grad_buffers;
 
-  /// Declarations of every buffer (for parsing the mods).
+  /// Declarations of every buffer (for parsing the mods); those in grad_buffers are learnable.
   Declarations declarations() const;
   /// Forward FLOPs at full density: 4 * B * Hq * Sq * Skv * D (the benchmark's convention).
   double dense_flops() const;

@@ -4,6 +4,8 @@
 /// Slow and exact: for tests, `flexjit run --check`, and verifying a new variant.
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "flexjit/expr.hpp"
@@ -59,6 +61,16 @@ ReferenceBackward reference_backward(const Expr& score_mod, const Expr& mask_mod
                                      const ReferenceShape& shape, const std::vector<double>& q,
                                      const std::vector<double>& k, const std::vector<double>& v,
                                      const std::vector<double>& dout, double scale);
+
+/// d(loss)/d(buffer), loss = sum(out * dout), for every learnable buffer that score_mod reads (by
+/// name; row-major in the buffer's shape as given in `inputs`), in float64. Uses
+/// Expr::buffer_gradients(): each score adds d(loss)/d(score_mod) * d(score_mod)/d(read) to the
+/// element each read indexes; masked scores and fully masked rows add nothing. Throws UsageError
+/// when a read with a nonzero derivative indexes outside its buffer.
+std::map<std::string, std::vector<double>> reference_buffer_gradients(
+    const Expr& score_mod, const Expr& mask_mod, const EvalInputs& inputs, const ReferenceShape& shape,
+    const std::vector<double>& q, const std::vector<double>& k, const std::vector<double>& v,
+    const std::vector<double>& dout, double scale);
 
 /// ‖out − ref‖₂ / ‖ref‖₂ over the finite entries; a NaN, or an infinity the reference does not have
 /// at the same place, gives +infinity (a zero reference gives

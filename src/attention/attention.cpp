@@ -15,6 +15,7 @@
 #include "codegen/kernel_store.hpp"
 #include "attention/decode.hpp"
 #include "codegen/launch.hpp"
+#include "attention/buffer_grads.hpp"
 #include "attention/stream_fork.hpp"
 #include "attention/stream_scratch.hpp"
 #include "attention/tensor_checks.hpp"
@@ -89,6 +90,8 @@ Attention::Attention(AttentionSpec spec) {
   auto impl = std::make_shared<Impl>();
   impl->score = parse_or_default(ModKind::score, spec.score_mod, spec.declarations);
   impl->mask = parse_or_default(ModKind::mask, spec.mask_mod, spec.declarations);
+  check_learnable_buffers(impl->score, impl->mask);
+  attention::check_buffer_grad_reads(impl->score);
   // Validate dtype, head dims and an explicit config now rather than at the first call.
   codegen::KernelSpec probe = codegen::attention_kernel_spec(codegen::Family::fwd, spec, impl->score, impl->mask);
   if (spec.fwd_config) probe.config = *spec.fwd_config;
@@ -119,6 +122,7 @@ codegen::KernelSpec attention_spec(codegen::Family family, const AttentionSpec& 
   // Only the forward folds the scale into its exp2; the backward recomputes P from the LSE.
   ks.negative_scale = family == codegen::Family::fwd && shape.negative_scale;
   if (config) ks.config = *config;
+  ks.buffer_grads = family == codegen::Family::bwd_dq && !score.buffer_gradients().empty();
   if (block_mask != nullptr) {
     ks.has_block_mask = true;
     ks.has_full_blocks = true;
@@ -315,6 +319,7 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
   same_shape(dq, q, "dq", "q");
   same_shape(dk, k, "dk", "k");
   same_shape(dv, v, "dv", "v");
+  attention::check_buffer_grad_tensors(impl_->score, options);
   const float scale = attention::checked_scale(options.scale, spec.head_dim, "backward");
   if (block_mask != nullptr) attention::check_block_mask(*block_mask, shape);
 
@@ -361,11 +366,18 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
   codegen::ConfiguredKernel(*pre_kernel->kernel, call_shape(shape)).launch(stream, {&p});
   // dQ and dK/dV read delta, so their tuning (when it happens) runs after the preprocess. dQ runs
   // on a side stream; its buffer errors belong to the caller's stream.
-  const auto launch_dq = [&](const codegen::KernelSpec&, const codegen::ReadyKernel& kernel, Stream s) {
+  const auto launch_dq = [&](const codegen::KernelSpec& ks, const codegen::ReadyKernel& kernel, Stream s) {
     const codegen::ConfiguredKernel configured(kernel, call_shape(shape));
     FlexjitBwdParams call = p;
     call.num_q_tiles = configured.tiles();
-    configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data())});
+    std::optional<attention::BufferGradLaunch> buffer_grads;  // learnable buffers: scratch, zeroing, reduces
+    if (ks.buffer_grads) {
+      buffer_grads.emplace(ks, options, shape, impl_->target_arch(), s);
+      configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data()), buffer_grads->params()});
+      buffer_grads->reduce(mod_args);
+    } else {
+      configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data())});
+    }
   };
   const auto launch_dkdv = [&](const codegen::KernelSpec&, const codegen::ReadyKernel& kernel, Stream s) {
     const codegen::ConfiguredKernel configured(kernel, call_shape(shape));
@@ -459,6 +471,8 @@ std::vector<WarmedKernel> Attention::warm_up(const ProblemSize& size, bool backw
     specs.push_back(attention_spec(Family::bwd_preprocess, spec, impl_->score, impl_->mask, shape, nullptr, std::nullopt));
     add_family(Family::bwd_dq, spec.bwd_dq_config);
     add_family(Family::bwd_dkdv, spec.bwd_dkdv_config);
+    const codegen::KernelSpec dq = attention_spec(Family::bwd_dq, spec, impl_->score, impl_->mask, shape, mask_ptr, std::nullopt);
+    if (dq.buffer_grads) specs.push_back(attention::buffer_grad_reduce_spec(dq));
   }
   if (masked) specs.push_back(codegen::block_mask_kernel_spec(impl_->mask, 128, 128));
   std::vector<WarmedKernel> out(specs.size());

@@ -116,7 +116,10 @@ std::vector<double> SuiteBuffer::values() const {
 
 Declarations SuiteProblem::declarations() const {
   Declarations d;
-  for (const auto& b : buffers) d.buffers.push_back(b.declaration());
+  for (const auto& b : buffers) {
+    d.buffers.push_back(b.declaration());
+    for (const auto& learnable : grad_buffers) d.buffers.back().learnable = d.buffers.back().learnable || learnable == b.name;
+  }
   return d;
 }
 
@@ -166,6 +169,21 @@ std::vector<int32_t> parse_seq_lens(const json& spec, const SuiteProblem& p, con
 
 }  // namespace
 
+// "grad_buffers": names of the problem's float buffers to make learnable.
+static std::vector<std::string> parse_grad_buffers(const json& j, const std::vector<SuiteBuffer>& buffers, const std::string& w) {
+  if (!j.is_array()) throw UsageError(w + ": \"grad_buffers\" must be an array of buffer names");
+  std::vector<std::string> names;
+  for (const auto& v : j) {
+    if (!v.is_string()) throw UsageError(w + ": \"grad_buffers\" must be an array of buffer names");
+    const std::string name = v.get<std::string>();
+    bool found = false;
+    for (const auto& b : buffers) found = found || b.name == name;
+    if (!found) throw UsageError(w + ": \"grad_buffers\" names '" + name + "', which is not in \"buffers\"");
+    names.push_back(name);
+  }
+  return names;
+}
+
 std::vector<SuiteProblem> parse_suite(const std::string& text, const std::string& origin) {
   json root;
   try {
@@ -209,6 +227,7 @@ std::vector<SuiteProblem> parse_suite(const std::string& text, const std::string
     p.decode = kind == "decode";
     if (j.contains("seq_lens")) p.seq_lens = parse_seq_lens(j["seq_lens"], p, w);
     if (j.contains("page_size")) p.page_size = get_int(j, "page_size", w);
+    if (j.contains("grad_buffers")) p.grad_buffers = parse_grad_buffers(j["grad_buffers"], p.buffers, w);
     out.push_back(std::move(p));
   }
   return out;

@@ -189,6 +189,136 @@ ReferenceBackward reference_backward(const Expr& score_mod, const Expr& mask_mod
   return r;
 }
 
+namespace {
+
+// One read of a learnable buffer, bound for evaluation.
+struct BoundRead {
+  std::vector<double>* gradient;  // the per-task gradient of the buffer read
+  std::vector<int64_t> shape;
+  expr::BoundEvaluator derivative;
+  std::vector<expr::BoundEvaluator> indices;
+  std::string text;
+};
+
+// Row-major offset of the element a read indexes at `point`, or throws like an out-of-bounds read.
+size_t element_offset(const BoundRead& read, const EvalPoint& point) {
+  size_t offset = 0;
+  for (size_t d = 0; d < read.indices.size(); ++d) {
+    const double index = read.indices[d](point);
+    if (index < 0 || index >= double(read.shape[d]))
+      throw UsageError("reference buffer gradient: read " + read.text + " indexes " + std::to_string(int64_t(index)) +
+                       " in dimension " + std::to_string(d + 1) + " (extent " + std::to_string(read.shape[d]) +
+                       ") at b=" + std::to_string(point.b) + " h=" + std::to_string(point.h) +
+                       " q_idx=" + std::to_string(point.q_idx) + " kv_idx=" + std::to_string(point.kv_idx));
+    offset = offset * size_t(read.shape[d]) + size_t(index);
+  }
+  return offset;
+}
+
+}  // namespace
+
+std::map<std::string, std::vector<double>> reference_buffer_gradients(
+    const Expr& score_mod, const Expr& mask_mod, const EvalInputs& inputs, const ReferenceShape& s,
+    const std::vector<double>& q, const std::vector<double>& k, const std::vector<double>& v,
+    const std::vector<double>& dout, double scale) {
+  check_sizes(s, q.size(), k.size(), v.size());
+  if (dout.size() != size_t(s.batch) * s.q_heads * s.q_len * s.head_dim_v)
+    throw UsageError("reference buffer gradients: dout holds " + std::to_string(dout.size()) +
+                     " values; [B][Hq][Sq][Dv] needs " +
+                     std::to_string(size_t(s.batch) * s.q_heads * s.q_len * s.head_dim_v));
+  check_learnable_buffers(score_mod, mask_mod);
+  const std::vector<BufferReadGradient> reads = score_mod.buffer_gradients();
+  std::map<std::string, std::vector<double>> result;
+  std::map<std::string, std::vector<int64_t>> shapes;
+  for (const auto& read : reads) {
+    const auto it = inputs.buffers.find(read.buffer);
+    if (it == inputs.buffers.end())
+      throw UsageError("reference buffer gradients: no values given for buffer '" + read.buffer + "'");
+    size_t elements = 1;
+    for (int64_t extent : it->second.shape) elements *= size_t(extent);
+    result[read.buffer].assign(elements, 0.0);
+    shapes[read.buffer] = it->second.shape;
+  }
+  if (reads.empty()) return result;
+
+  const expr::BoundEvaluator score_eval = score_mod.bind(inputs);
+  const expr::BoundEvaluator mask_eval = mask_mod.bind(inputs);
+  const bool unmasked = mask_mod.is_always_true();
+  const int group = s.q_heads / s.kv_heads;
+  const double neg_inf = -std::numeric_limits<double>::infinity();
+  // One task per (b, h), each with its own gradient arrays, summed in task order afterwards so the
+  // result does not depend on the thread schedule.
+  const size_t tasks = size_t(s.batch) * s.q_heads;
+  std::vector<std::map<std::string, std::vector<double>>> partial(tasks);
+  parallel_for(tasks, 0, [&](size_t task) {
+    const int b = static_cast<int>(task) / s.q_heads, h = static_cast<int>(task) % s.q_heads, kvh = h / group;
+    auto& mine = partial[task];
+    std::vector<BoundRead> bound;
+    for (const auto& read : reads) {
+      auto& gradient = mine[read.buffer];
+      if (gradient.empty()) gradient.assign(result[read.buffer].size(), 0.0);
+      BoundRead r{&gradient, shapes[read.buffer], read.derivative.bind(inputs), {}, read.read};
+      for (const auto& index : read.indices) r.indices.push_back(index.bind(inputs));
+      bound.push_back(std::move(r));
+    }
+    const size_t kv_off = (size_t(b) * s.kv_heads + kvh) * s.kv_len;
+    const double* kb = k.data() + kv_off * s.head_dim;
+    const double* vb = v.data() + kv_off * s.head_dim_v;
+    std::vector<double> score(s.kv_len), prob(s.kv_len), dp(s.kv_len);
+    EvalPoint point;
+    point.b = b;
+    point.h = h;
+    point.q_len = s.q_len;
+    point.kv_len = s.kv_len;
+    for (int i = 0; i < s.q_len; ++i) {
+      const size_t row = (size_t(b) * s.q_heads + h) * s.q_len + i;
+      const double* qi = q.data() + row * s.head_dim;
+      const double* doi = dout.data() + row * s.head_dim_v;
+      point.q_idx = i;
+      double m = neg_inf;
+      for (int j = 0; j < s.kv_len; ++j) {
+        point.kv_idx = j;
+        prob[j] = neg_inf;
+        if (!unmasked && mask_eval(point) == 0.0) continue;
+        double dot = 0;
+        for (int d = 0; d < s.head_dim; ++d) dot += qi[d] * kb[size_t(j) * s.head_dim + d];
+        score[j] = dot * scale;
+        point.score = score[j];
+        prob[j] = score_eval(point);
+        m = std::max(m, prob[j]);
+      }
+      if (m == neg_inf) continue;  // fully masked row: no gradient
+      double sum = 0;
+      for (int j = 0; j < s.kv_len; ++j) sum += prob[j] == neg_inf ? 0.0 : std::exp(prob[j] - m);
+      double delta = 0;
+      for (int j = 0; j < s.kv_len; ++j) {
+        prob[j] = prob[j] == neg_inf ? 0.0 : std::exp(prob[j] - m) / sum;
+        double acc = 0;
+        for (int d = 0; d < s.head_dim_v; ++d) acc += doi[d] * vb[size_t(j) * s.head_dim_v + d];
+        dp[j] = acc;
+        delta += prob[j] * acc;
+      }
+      for (int j = 0; j < s.kv_len; ++j) {
+        if (prob[j] == 0.0) continue;
+        const double ds = prob[j] * (dp[j] - delta);  // d(loss)/d(score_mod output)
+        point.kv_idx = j;
+        point.score = score[j];
+        for (const BoundRead& read : bound) {
+          const double partial_derivative = read.derivative(point);
+          if (partial_derivative == 0.0) continue;
+          (*read.gradient)[element_offset(read, point)] += ds * partial_derivative;
+        }
+      }
+    }
+  });
+  for (auto& task : partial)
+    for (auto& [name, gradient] : task) {
+      auto& total = result[name];
+      for (size_t e = 0; e < gradient.size(); ++e) total[e] += gradient[e];
+    }
+  return result;
+}
+
 double relative_error(const std::vector<double>& out, const std::vector<double>& ref) {
   if (out.size() != ref.size()) return std::numeric_limits<double>::infinity();
   double diff = 0, norm = 0;

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <utility>
 
+#include "codegen/buffer_grad.hpp"
 #include "codegen/family.hpp"
 #include "codegen/template_registry.hpp"
 #include "codegen/wgmma.hpp"
@@ -177,6 +178,8 @@ std::string variant_header(const KernelSpec& spec) {
     out += spec.score_mod.gradient().emit_cuda("flexjit_score_grad", "score_mod_gradient");
     out += "\n";
   }
+  if ((spec.family == Family::bwd_dq && spec.buffer_grads) || spec.family == Family::bwd_buffer_grad)
+    out += buffer_grad_variant_code(spec);
   return out;
 }
 
@@ -196,6 +199,9 @@ jit::Source render(const KernelSpec& spec) {
     for (const char* header : kSharedHeaders) source.headers[header] = template_registry().read(header);
     source.headers["flexjit_variant.cuh"] = variant_header(spec);
     if (spec.config.wgmma) source.headers["flexjit_wgmma.cuh"] = wgmma_header(spec.dtype, wgmma_shapes(spec));
+    if (spec.buffer_grads || spec.family == Family::bwd_buffer_grad)
+      for (const char* header : {"flexjit_buffer_grad.cuh", "flexjit_buffer_grad_params.cuh"})
+        source.headers[header] = template_registry().read(header);
   }
   return source;
 }

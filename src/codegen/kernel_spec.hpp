@@ -29,6 +29,7 @@ enum class Family {
   bwd_dkdv,        // dK, dV per kv tile (q_* tables), GQA heads summed in registers
   decode,          // split-KV decoding over contiguous or paged KV (partials per split)
   decode_combine,  // merges decode's per-split partials in a fixed order
+  bwd_buffer_grad, // learnable-buffer gradients: per-CTA partials -> fp32 gradient (codegen/buffer_grad)
 };
 
 std::string_view family_name(Family family) noexcept;
@@ -50,6 +51,7 @@ struct KernelSpec {
   bool has_full_blocks = false;    // the tables have full_* lists (mask_mod skipped there)
   bool rows_guaranteed_safe = false;
   bool paged = false;              // decode: K/V come from a page pool through a page table
+  bool buffer_grads = false;       // bwd_dq: also accumulate the learnable buffers' gradients
   Declarations declarations;
   Expr score_mod = Expr::identity_score();
   Expr mask_mod = Expr::no_mask();

@@ -16,6 +16,22 @@ std::string list_or_none(const std::vector<std::string>& names) {
   return names.empty() ? std::string("none") : join(names);
 }
 
+// One block per read of a learnable buffer: d(score_mod)/d(read), its indices and their pattern.
+std::string describe_buffer_gradients(const Expr& mod) {
+  std::string out;
+  for (const BufferReadGradient& g : mod.buffer_gradients()) {
+    out += "  d/d(" + g.read + "): " + g.derivative.canonical() + "\n";
+    std::vector<std::string> indices;
+    for (const Expr& index : g.indices) indices.push_back(index.canonical());
+    out += "    indices: [" + join(indices, "][") + "]  pattern: " + std::string(index_pattern_name(g.pattern));
+    if (g.pattern == IndexPattern::diagonal)
+      out += " (index " + std::to_string(g.diagonal_dim + 1) + " = " + std::to_string(g.diagonal_coefficient) +
+             " * (q_idx - kv_idx) + ...)";
+    out += "\n";
+  }
+  return out;
+}
+
 std::string describe(const Expr& mod, const Declarations& declarations) {
   std::string out = std::string(mod_name(mod.kind())) + ": " + mod.canonical() + "\n";
   out += "  type:           " + std::string(scalar_type_name(mod.type())) + "\n";
@@ -39,6 +55,7 @@ std::string describe(const Expr& mod, const Declarations& declarations) {
   if (mod.kind() == ModKind::score) {
     out += std::string("  identity:       ") + (mod.is_identity() ? "yes" : "no") + "\n";
     out += "  d/d(score):     " + mod.gradient().canonical() + "\n";
+    out += describe_buffer_gradients(mod);
   } else {
     const char* constant = mod.is_always_true() ? "always true" : mod.is_always_false() ? "always false" : "no";
     out += std::string("  constant:       ") + constant + "\n";
@@ -65,6 +82,7 @@ std::string check_report(const std::optional<std::string>& score_mod,
   if (score_mod) parse(ModKind::score, *score_mod, score);
   if (mask_mod) parse(ModKind::mask, *mask_mod, mask);
   if (!diagnostics.empty()) throw ExprError(std::move(diagnostics));
+  check_learnable_buffers(score ? *score : Expr::identity_score(), mask ? *mask : Expr::no_mask());
 
   std::string out;
   if (score) out += describe(*score, declarations) + "\n";

@@ -141,6 +141,10 @@ void validate_declarations(const Declarations& declarations) {
                          " in dimension " + std::to_string(d + 1) +
                          "; extents must be positive (or -1 for one given at call time)");
     check_element_count(buffer.name, buffer.shape, buffer.dtype);
+    if (buffer.learnable && buffer.dtype != DType::f32 && buffer.dtype != DType::f16 && buffer.dtype != DType::bf16)
+      throw UsageError("buffer '" + buffer.name + "' has dtype " + std::string(dtype_name(buffer.dtype)) +
+                       " and cannot be learnable; only f32, f16 and bf16 buffers have gradients "
+                       "(drop `--grad " + buffer.name + "`, or declare it as a float buffer)");
     claim(buffer.name);
   }
 }

@@ -21,9 +21,28 @@ NodePtr select(NodePtr c, NodePtr a, NodePtr b) {
 // Arguments of float functions may be ints; the derivative formulas need them as floats.
 NodePtr as_float(const NodePtr& node) { return convert_to(node, ScalarType::floating); }
 
-NodePtr derive(const NodePtr& node);
+// What is differentiated by: the variable `score`, or every occurrence of one buffer read (reads
+// are compared structurally, so `rel[h][q_idx - kv_idx]` written twice is one variable).
+struct Target {
+  const Node* read = nullptr;  // nullptr: score
 
-NodePtr derive_call(const NodePtr& node) {
+  bool is(const Node& node) const noexcept {
+    if (!read) return node.kind == NodeKind::variable && node.variable == Variable::score;
+    return node.kind == NodeKind::buffer_read && same_tree(node, *read);
+  }
+  bool occurs_in(const Node& node) const noexcept {
+    if (!read) return tree_uses(node, Variable::score);
+    if (is(node)) return true;
+    for (const auto& operand : node.operands)
+      if (occurs_in(*operand)) return true;
+    return false;
+  }
+};
+
+NodePtr derive_by(const NodePtr& node, const Target& target);
+
+NodePtr derive_call(const NodePtr& node, const Target& target) {
+  const auto derive = [&target](const NodePtr& operand) { return derive_by(operand, target); };
   const auto& a = node->operands;
   switch (node->function) {
     case Function::abs:
@@ -51,8 +70,8 @@ NodePtr derive_call(const NodePtr& node) {
     case Function::to_int: return num(0.0);
     case Function::to_float: return derive(a[0]);
     case Function::pow: {
-      const bool base_varies = tree_uses(*a[0], Variable::score);
-      const bool exponent_varies = tree_uses(*a[1], Variable::score);
+      const bool base_varies = target.occurs_in(*a[0]);
+      const bool exponent_varies = target.occurs_in(*a[1]);
       if (!exponent_varies) {
         // d(x^c) = c * x^(c-1) * dx, with c - 1 folded when c is a literal.
         NodePtr lowered = call(Function::pow, {a[0], sub(as_float(a[1]), num(1.0))});
@@ -66,13 +85,17 @@ NodePtr derive_call(const NodePtr& node) {
   return num(0.0);
 }
 
-// d(node)/d(score), unsimplified. Every rule uses the derivative of each operand at most once, so
-// the result grows at most quadratically with the depth of the expression, never exponentially. Anything that is not a float, or does not read score, is 0.
-NodePtr derive(const NodePtr& node) {
-  if (node->type != ScalarType::floating || !tree_uses(*node, Variable::score)) return num(0.0);
+// d(node)/d(target), unsimplified. Every rule uses the derivative of each operand at most once, so
+// the result grows at most quadratically with the depth of the expression, never exponentially.
+// Anything that is not a float, or does not contain the target, is 0 (so an int index holding the
+// target, as in `tab[int(w[h])]`, contributes nothing, like floor and ceil).
+NodePtr derive_by(const NodePtr& node, const Target& target) {
+  if (node->type != ScalarType::floating || !target.occurs_in(*node)) return num(0.0);
+  if (target.is(*node)) return num(1.0);
+  const auto derive = [&target](const NodePtr& operand) { return derive_by(operand, target); };
   const auto& a = node->operands;
   switch (node->kind) {
-    case NodeKind::variable: return num(node->variable == Variable::score ? 1.0 : 0.0);
+    case NodeKind::variable: return num(0.0);
     case NodeKind::unary: return neg(derive(a[0]));
     case NodeKind::binary:
       switch (node->binary_op) {
@@ -87,7 +110,7 @@ NodePtr derive(const NodePtr& node) {
         default: return num(0.0);
       }
     case NodeKind::select: return select(a[0], derive(a[1]), derive(a[2]));
-    case NodeKind::call: return derive_call(node);
+    case NodeKind::call: return derive_call(node, target);
     default: return num(0.0);
   }
 }
@@ -95,7 +118,11 @@ NodePtr derive(const NodePtr& node) {
 }  // namespace
 
 NodePtr differentiate_by_score(const NodePtr& node) {
-  return convert_to(simplify(derive(node)), ScalarType::floating);
+  return convert_to(simplify(derive_by(node, Target{})), ScalarType::floating);
+}
+
+NodePtr differentiate_by_read(const NodePtr& node, const Node& read) {
+  return convert_to(simplify(derive_by(node, Target{&read})), ScalarType::floating);
 }
 
 }  // namespace flexjit::expr

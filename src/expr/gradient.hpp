@@ -11,5 +11,8 @@ namespace flexjit::expr {
 
 /// The simplified derivative (a float-typed tree, possibly the literal 0.0 or 1.0).
 NodePtr differentiate_by_score(const NodePtr& node);
+/// The simplified derivative with respect to one buffer read (a float `buffer_read` node): every
+/// structurally equal read in `node` is that variable; other reads, `score` and ints are constants.
+NodePtr differentiate_by_read(const NodePtr& node, const Node& read);
 
 }  // namespace flexjit::expr

@@ -29,7 +29,7 @@ void expect_dim(const jit::Dim3& d, unsigned x, unsigned y, unsigned z, const ch
 }
 
 TEST(FamilyRegistry, EveryFamilyByEnumAndName) {
-  const std::vector<std::string> names = {"fwd",    "bwd_preprocess", "bwd_dq",     "bwd_dkdv",
+  const std::vector<std::string> names = {"fwd",    "bwd_preprocess", "bwd_dq",     "bwd_dkdv", "bwd_buffer_grad",
                                           "decode", "decode_combine", "block_mask", "builtin"};
   ASSERT_EQ(all_families().size(), names.size());
   for (size_t i = 0; i < names.size(); ++i) {
@@ -143,7 +143,7 @@ TEST(FamilyErrors, ParseFamilyListsTheRegistry) {
     FAIL() << "expected UsageError";
   } catch (const UsageError& e) {
     EXPECT_STREQ(e.what(), "unknown kernel family 'decoder' (known: fwd, bwd_preprocess, bwd_dq, bwd_dkdv, "
-                           "decode, decode_combine, block_mask, builtin)");
+                           "bwd_buffer_grad, decode, decode_combine, block_mask, builtin)");
   }
 }
 

@@ -2,6 +2,7 @@
 // d(score_mod)/d(score). Template: templates/attention_bwd_dq.cu.j2.
 #include <algorithm>
 
+#include "codegen/buffer_grad.hpp"
 #include "codegen/families/attention_common.hpp"
 
 namespace flexjit::codegen::families {
@@ -16,13 +17,15 @@ void validate(const KernelSpec& s) { validate_tiles(s, /*kv_rows=*/false, nullpt
 // Q and dO tiles, then STAGES K/V tiles; wgmma tiles start 1024-aligned.
 size_t shared_memory_bytes(const KernelSpec& s) {
   const size_t e = 2, m = s.config.block_m, n = s.config.block_n, d = s.head_dim, dv = s.head_dim_v;
-  return m * (d + dv) * e + s.config.stages * n * (d + dv) * e + (s.config.wgmma ? 1024 : 0);
+  return m * (d + dv) * e + s.config.stages * n * (d + dv) * e + (s.config.wgmma ? 1024 : 0) +
+         buffer_grad_smem_bytes(s);  // learnable buffers' staging (0 without)
 }
 
 int threads(const KernelSpec& s, int) { return s.config.num_warps * 32; }
 
 void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& constants) {
   add_tile_constants(s, ctx, constants);
+  add_buffer_grad_dq_context(s, ctx, constants);
 }
 
 LaunchGeometry geometry(const KernelSpec& s, const CallShape& shape, int) { return query_tile_geometry(s, shape); }

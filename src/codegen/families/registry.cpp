@@ -16,6 +16,7 @@ FamilyDescriptor bwd_dq_family();
 FamilyDescriptor bwd_dkdv_family();
 FamilyDescriptor block_mask_family();
 FamilyDescriptor builtin_family();
+FamilyDescriptor bwd_buffer_grad_family();
 FamilyDescriptor decode_family();
 FamilyDescriptor decode_combine_family();
 }  // namespace families
@@ -29,6 +30,7 @@ const std::vector<FamilyDescriptor>& registry() {
       families::bwd_preprocess_family(),
       families::bwd_dq_family(),
       families::bwd_dkdv_family(),
+      families::bwd_buffer_grad_family(),
       families::decode_family(),
       families::decode_combine_family(),
       families::block_mask_family(),

@@ -26,6 +26,7 @@ constexpr bool SCORE_IS_IDENTITY = false;
 constexpr bool ROWS_GUARANTEED_SAFE = false;
 constexpr bool WGMMA = false;
 constexpr flexjit::MmaPath MMA_PATH = flexjit::MmaPath::mma_sync;
+constexpr int BUFFER_GRAD_SMEM_BYTES = 0;
 
 constexpr int THREADS = NUM_WARPS * 32;
 constexpr int ROWS_PER_WARP = BLOCK_M / NUM_WARPS;
@@ -43,7 +44,7 @@ using KTile = Select<WGMMA, WgmmaTile<BLOCK_N, D>, SwizzledTile<BLOCK_N, D>>::ty
 using VTile = Select<WGMMA, WgmmaTile<BLOCK_N, DV>, SwizzledTile<BLOCK_N, DV>>::type;
 using StageTile = SwizzledTile<BLOCK_M, D>;  // dQ staging for the epilogue (read only by this kernel)
 constexpr int STAGE_BYTES = KTile::kBytes + VTile::kBytes;
-constexpr int SMEM_BYTES = QTile::kBytes + DOTile::kBytes + STAGES * STAGE_BYTES + (WGMMA ? 1024 : 0);
+constexpr int SMEM_BYTES = QTile::kBytes + DOTile::kBytes + STAGES * STAGE_BYTES + (WGMMA ? 1024 : 0) + BUFFER_GRAD_SMEM_BYTES;
 static_assert(SMEM_BYTES == EXPECTED_SMEM_BYTES, "host and kernel disagree on the shared-memory size");
 
 template <typename Tile>
@@ -56,7 +57,8 @@ using Tiles = TileWalk<BLOCK_N, SPARSE_KV_BLOCK, !HAS_BLOCK_MASK>;
 }  // namespace bwd_dq
 
 extern "C" __global__ void __launch_bounds__(bwd_dq::THREADS)
-flexjit_attention_bwd_dq(const FlexjitBwdParams p, const FlexjitModArgs mod, unsigned* const error_word) {
+flexjit_attention_bwd_dq(const FlexjitBwdParams p, const FlexjitModArgs mod,
+                 unsigned* const error_word) {
   unsigned errors = 0;  // out-of-bounds buffer reads by the mods, reported to error_word at the end
   using namespace bwd_dq;
   extern __shared__ __align__(128) unsigned char smem[];
