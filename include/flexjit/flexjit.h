@@ -332,7 +332,8 @@ FLEXJIT_C_EXPORT flexjit_status flexjit_warm_up(const flexjit_variant* variant, 
 /** Autotunes the block configs of this size on the GPU (as `flexjit tune` does; FLEXJIT_AUTOTUNE
  * says how much): runs forward (and backward) once on random inputs it allocates, with the mask
  * of the variant, then synchronises. The results go to the autotune cache, so later calls of a
- * matching size skip tuning. `options` supplies the mods' buffers (device tensors) and params. */
+ * matching size skip tuning. `options` supplies the mods' buffers (device tensors) and params;
+ * learnable buffers get scratch gradient outputs (no `buffer_grads` needed). */
 FLEXJIT_C_EXPORT flexjit_status flexjit_tune(const flexjit_variant* variant, const flexjit_problem_size* size,
                                              int backward, const flexjit_call_options* options, void* stream);
 

@@ -613,8 +613,19 @@ flexjit_status flexjit_tune(const flexjit_variant* variant, const flexjit_proble
                                       {"kv_heads", s.kv_heads}, {"q_len", s.q_len}, {"kv_len", s.kv_len}})
       if (value < 1) throw UsageError(std::string(fn) + ": size->" + name + " is " + std::to_string(value) + ": must be >= 1");
     DeviceCheck devices;
-    const CallOptions call = gpu_options(options, attention.spec().declarations, fn, devices);
+    CallOptions call = gpu_options(options, attention.spec().declarations, fn, devices);
     const AttentionSpec& spec = attention.spec();
+    // The backward of a variant with learnable buffers writes their gradients: scratch outputs.
+    std::vector<DeviceBuffer> grad_storage;
+    if (backward)
+      for (const BufferDecl& b : spec.declarations.buffers) {
+        const auto value = call.values.buffers.find(b.name);
+        if (!b.learnable || value == call.values.buffers.end()) continue;
+        int64_t n = 1;
+        for (int64_t e : value->second.shape) n *= e;
+        grad_storage.push_back(DeviceBuffer::allocate(static_cast<size_t>(n) * sizeof(float)));
+        call.buffer_grads[b.name] = TensorView::contiguous(grad_storage.back().data(), DType::f32, value->second.shape);
+      }
     const int64_t B = s.batch, Hq = s.q_heads, Hkv = s.kv_heads, Sq = s.q_len, Skv = s.kv_len;
     const int64_t D = spec.head_dim, Dv = spec.head_dim_v;
     const size_t elem = dtype_size(spec.dtype);
