@@ -149,6 +149,29 @@ TEST(CApiLearnable, GradientOutputsAreChecked) {
                           "flexjit_reference_backward write buffer gradients: pass 0");
 }
 
+TEST(CApiLearnable, CallOptionsOfApi1000AreRead) {
+  // A 1000 caller's options end before buffer_grads: read, with the bias value, when no buffer is
+  // learnable. Same case as above: out = 2 in both rows.
+  RelativeBias c;
+  c.decl.flags = 0;
+  Variant variant(c.desc);
+  c.options.struct_size = offsetof(flexjit_call_options, buffer_grads);
+  double out[2] = {0, 0};
+  DLTensor to = host(out, kF64, 4, c.shape);
+  ASSERT_EQ(flexjit_reference_forward(variant.handle, &c.tq, &c.tk, &c.tv, &to, nullptr, &c.options), FLEXJIT_OK)
+      << last_error();
+  EXPECT_NEAR(out[0], 2.0, 1e-12);
+  EXPECT_NEAR(out[1], 2.0, 1e-12);
+  c.options.struct_size = offsetof(flexjit_call_options, buffer_grads) - 1;
+  EXPECT_EQ(flexjit_reference_forward(variant.handle, &c.tq, &c.tk, &c.tv, &to, nullptr, &c.options), FLEXJIT_ERROR_USAGE);
+  EXPECT_EQ(last_error(), "flexjit_reference_forward: options->struct_size is " +
+                              std::to_string(offsetof(flexjit_call_options, buffer_grads) - 1) +
+                              ", not a size of flexjit_call_options (this flexjit's is " +
+                              std::to_string(sizeof(flexjit_call_options)) + ", older headers' " +
+                              std::to_string(offsetof(flexjit_call_options, buffer_grads)) +
+                              "): set it to sizeof(flexjit_call_options)");
+}
+
 TEST(CApiLearnable, OnlyLearnableBuffersGetGradients) {
   RelativeBias c;
   c.decl.flags = 0;
