@@ -18,7 +18,8 @@ from . import _lib, _tensors
 from .errors import (CacheError, CompileError, DriverError, ExprError, FlexjitError, InternalError, LibraryNotFound,
                      ShapeError, TemplateError, UsageError)
 
-__all__ = ["attention", "decode", "reference_decode", "block_mask", "check", "emit", "reference_backward", "warm_up", "tune", "gpu_available",
+__all__ = ["attention", "decode", "reference_decode", "block_mask", "check", "emit", "reference_backward", "warm_up",
+           "tune", "gpu_available",
            "library_version", "BlockMask", "CheckResult", "FlexjitError", "ExprError", "TemplateError",
            "CompileError", "DriverError", "ShapeError", "CacheError", "UsageError", "InternalError",
            "LibraryNotFound"]
