@@ -23,10 +23,11 @@
  * - Strings the library returns are allocated by it and freed with `flexjit_free`.
  * - Handles are thread-safe; a variant may be used from several threads at once.
  *
- * ABI evolution (planned): decoding over a paged KV cache will come as new functions
- * (`flexjit_decode` with its own versioned argument struct); gradients of learnable buffers as
- * `FLEXJIT_BUFFER_LEARNABLE` in `flexjit_buffer_decl.flags` plus fields appended to
- * `flexjit_call_options` that name the gradient outputs. Existing callers are unaffected.
+ * ABI history: 1000 is the first version. 1001 added decoding over a contiguous or paged KV
+ * cache (`flexjit_decode`, `flexjit_reference_decode`, `flexjit_decode_args`,
+ * `flexjit_variant_desc.decode_config`) and learnable buffers (`FLEXJIT_BUFFER_LEARNABLE`,
+ * `flexjit_call_options.buffer_grads`). Callers built against 1000 are unaffected: their
+ * smaller structs read the new fields as zero.
  */
 
 #include <stddef.h>
@@ -40,7 +41,7 @@ extern "C" {
 
 /** Version of this C API: the major part changes on an incompatible change, the minor part when
  * functions or struct fields are added. Encoded as major * 1000 + minor. */
-#define FLEXJIT_C_API_VERSION 1000
+#define FLEXJIT_C_API_VERSION 1001
 
 /** Symbol visibility of the API functions (the shared library exports nothing else that is C). */
 #if defined(_WIN32)
@@ -77,9 +78,10 @@ typedef enum flexjit_scalar_type {
   FLEXJIT_SCALAR_FLOAT = 1  /**< 32-bit float in expressions; passed as `float_value` */
 } flexjit_scalar_type;
 
-/** Reserved bit of `flexjit_buffer_decl.flags`: the buffer is learnable (the backward will return
- * its gradient). Not supported by this version: a variant declaring it fails with
- * FLEXJIT_ERROR_USAGE. */
+/** Bit of `flexjit_buffer_decl.flags` (since 1001): the buffer is learnable, and flexjit_backward /
+ * flexjit_reference_backward write d(loss)/d(buffer) into the tensor that
+ * `flexjit_call_options.buffer_grads` names for it (required). Only float buffers (f32, f16, bf16)
+ * that score_mod reads can be learnable: flexjit_variant_create fails otherwise. */
 #define FLEXJIT_BUFFER_LEARNABLE 1u
 
 /** A buffer that the expressions may index, e.g. `slope[h]`. */
@@ -114,6 +116,8 @@ typedef struct flexjit_variant_desc {
   const char* bwd_dq_config;          /**< dQ kernel block config; NULL: autotuned */
   const char* bwd_dkdv_config;        /**< dK/dV kernel block config; NULL: autotuned */
   int32_t rows_guaranteed_safe;       /**< non-zero: promise that no query row is fully masked */
+  /* ---- since 1001 ---- */
+  const char* decode_config;          /**< decode kernel config ("m16n64w4s2"); NULL: the default */
 } flexjit_variant_desc;
 
 /** A buffer's value for a call: the tensor holding it (device memory for GPU calls, host memory
@@ -140,6 +144,14 @@ typedef struct flexjit_call_options {
   size_t num_params;                  /**< number of parameter values */
   int32_t has_scale;                  /**< non-zero: use `scale` */
   float scale;                        /**< multiplies Q·Kᵀ before score_mod; default 1/sqrt(head_dim) */
+  /* ---- since 1001 ---- */
+  /** Backward calls only (flexjit_backward, flexjit_reference_backward): one entry per learnable
+   * buffer, `tensor` receiving d(loss)/d(buffer): float32 (the reference also takes float64), the
+   * shape of the buffer's value, contiguous, on the device of the call (kDLCPU for the reference).
+   * Written in full (zero where no score reads an element), deterministically. Other calls reject
+   * a non-zero `num_buffer_grads`. */
+  const flexjit_buffer_value* buffer_grads;
+  size_t num_buffer_grads;            /**< number of gradient outputs */
 } flexjit_call_options;
 
 /** A compiled attention variant (opaque). */
@@ -264,6 +276,35 @@ FLEXJIT_C_EXPORT flexjit_status flexjit_backward(const flexjit_variant* variant,
                                                  const flexjit_block_mask* mask, void* stream,
                                                  const flexjit_call_options* options);
 
+/** The operands of a decoding step (since 1001). Versioned (`struct_size`). The cache is contiguous
+ * when `page_table` is NULL, paged otherwise. Keys past a sequence's length are never read; in the
+ * mods `kv_len` is sequence b's length, `q_len` is Sq and `kv_idx` a logical position. */
+typedef struct flexjit_decode_args {
+  size_t struct_size;                /**< sizeof(flexjit_decode_args) */
+  const DLTensor* q;                 /**< [B, Hq, Sq, D], the variant's dtype */
+  const DLTensor* k;                 /**< contiguous: [B, Hkv, S, D]; paged: [num_pages, page_size, Hkv, D] */
+  const DLTensor* v;                 /**< as `k`, with Dv */
+  const DLTensor* seq_lens;          /**< [B] int32: keys of each sequence (0 to the capacity) */
+  const DLTensor* page_table;        /**< NULL (contiguous), or [B, max_pages] int32: pool page of each
+                                          page_size tokens of each sequence */
+  const DLTensor* out;               /**< [B, Hq, Sq, Dv], the variant's dtype */
+  const DLTensor* lse;               /**< [B, Hq, Sq] float32, natural log (-inf for an empty
+                                          sequence); NULL to skip */
+  const int32_t* host_seq_lens;      /**< GPU: optional host copy of seq_lens (B values): checked with
+                                          named errors and used to split the keys; NULL: unchecked */
+  const int32_t* host_page_table;    /**< GPU: optional host copy of page_table (B x max_pages,
+                                          row-major), checked; needs host_seq_lens */
+  int32_t max_seq_len;               /**< GPU: upper bound of the lengths when host_seq_lens is NULL
+                                          (0: the capacity); only steers the split */
+} flexjit_decode_args;
+
+/** Decoding (and chunked prefill) on the GPU against a KV cache with per-sequence lengths
+ * (`args`: device tensors). The query rows of sequence b are its last Sq positions; write the
+ * causal mask as `q_idx + kv_len - q_len >= kv_idx` when Sq > 1. Needs no block mask; new lengths
+ * never recompile. Asynchronous on `stream`. */
+FLEXJIT_C_EXPORT flexjit_status flexjit_decode(const flexjit_variant* variant, const flexjit_decode_args* args,
+                                               void* stream, const flexjit_call_options* options);
+
 /** Waits for the device, then reports out-of-bounds buffer reads of any kernel since the last
  * check (such reads yield 0 instead of faulting) as FLEXJIT_ERROR_SHAPE; clears the record. */
 FLEXJIT_C_EXPORT flexjit_status flexjit_check_buffer_errors(void);
@@ -291,7 +332,8 @@ FLEXJIT_C_EXPORT flexjit_status flexjit_warm_up(const flexjit_variant* variant, 
 /** Autotunes the block configs of this size on the GPU (as `flexjit tune` does; FLEXJIT_AUTOTUNE
  * says how much): runs forward (and backward) once on random inputs it allocates, with the mask
  * of the variant, then synchronises. The results go to the autotune cache, so later calls of a
- * matching size skip tuning. `options` supplies the mods' buffers (device tensors) and params. */
+ * matching size skip tuning. `options` supplies the mods' buffers (device tensors) and params;
+ * learnable buffers get scratch gradient outputs (no `buffer_grads` needed). */
 FLEXJIT_C_EXPORT flexjit_status flexjit_tune(const flexjit_variant* variant, const flexjit_problem_size* size,
                                              int backward, const flexjit_call_options* options, void* stream);
 
@@ -329,12 +371,20 @@ FLEXJIT_C_EXPORT flexjit_status flexjit_reference_forward(const flexjit_variant*
                                                           const flexjit_call_options* options);
 
 /** Gradients of sum(out · dout) with respect to q, k, v in float64 on host tensors, written to
- * dq, dk, dv (float32 or float64, shapes of q, k, v). */
+ * dq, dk, dv (float32 or float64, shapes of q, k, v), and of every learnable buffer, written to
+ * the kDLCPU tensors of `options->buffer_grads` (float32 or float64, the buffer's shape). */
 FLEXJIT_C_EXPORT flexjit_status flexjit_reference_backward(const flexjit_variant* variant, const DLTensor* q,
                                                            const DLTensor* k, const DLTensor* v,
                                                            const DLTensor* dout, const DLTensor* dq,
                                                            const DLTensor* dk, const DLTensor* dv,
                                                            const flexjit_call_options* options);
+
+/** The float64 reference of flexjit_decode on host tensors (since 1001): `args` holds kDLCPU
+ * tensors (q, k, v: float16, bfloat16, float32 or float64; seq_lens and page_table int32; out and
+ * lse float32 or float64); the host_* fields and max_seq_len must be zero. The lengths and the
+ * page-table entries the sequences use are checked. Slow: for tests. */
+FLEXJIT_C_EXPORT flexjit_status flexjit_reference_decode(const flexjit_variant* variant, const flexjit_decode_args* args,
+                                                         const flexjit_call_options* options);
 
 #ifdef __cplusplus
 }  /* extern "C" */

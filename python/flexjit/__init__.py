@@ -18,7 +18,8 @@ from . import _lib, _tensors
 from .errors import (CacheError, CompileError, DriverError, ExprError, FlexjitError, InternalError, LibraryNotFound,
                      ShapeError, TemplateError, UsageError)
 
-__all__ = ["attention", "block_mask", "check", "emit", "reference_backward", "warm_up", "tune", "gpu_available",
+__all__ = ["attention", "decode", "reference_decode", "block_mask", "check", "emit", "reference_backward", "warm_up",
+           "tune", "gpu_available",
            "library_version", "BlockMask", "CheckResult", "FlexjitError", "ExprError", "TemplateError",
            "CompileError", "DriverError", "ShapeError", "CacheError", "UsageError", "InternalError",
            "LibraryNotFound"]
@@ -44,15 +45,37 @@ def gpu_available():
 
 # ---- declarations: what the expressions may read ----------------------------------------------
 
-def _buffer_decl(name, value):
-    """(name, flexjit dtype, shape) from an array, or from a (dtype, shape) pair."""
+def _buffer_decl(name, value, learnable=False):
+    """(name, flexjit dtype, shape, flags) from an array, or from a (dtype, shape) pair."""
     if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str):
         dtype, shape = value
     else:
         dtype, shape = _tensors.dtype_name(value), _tensors.shape_of(value)
     if dtype not in _DTYPES:
         raise ShapeError(f"buffer '{name}' has dtype {dtype}: buffers are float16, bfloat16, float32, int32 or uint8")
-    return (str(name), _DTYPES[dtype], tuple(int(e) for e in shape))
+    return (str(name), _DTYPES[dtype], tuple(int(e) for e in shape), _lib.BUFFER_LEARNABLE if learnable else 0)
+
+
+def _learnable_names(buffers, learnable, from_requires_grad=True):
+    """The names of the learnable buffers: those listed in `learnable` (each must be in `buffers`)
+    and, with `from_requires_grad`, the PyTorch tensors in `buffers` that require grad."""
+    buffers = buffers or {}
+    if isinstance(learnable, str):
+        learnable = [learnable]
+    names = set()
+    for name in learnable or ():
+        if name not in buffers:
+            given = ", ".join(f"'{n}'" for n in buffers) or "none"
+            raise UsageError(f"learnable names '{name}', which is not in buffers (given: {given}): pass its value in "
+                             "buffers")
+        names.add(str(name))
+    if from_requires_grad:
+        names.update(str(n) for n, b in buffers.items() if getattr(b, "requires_grad", False))
+    return names
+
+
+def _buffer_decls(buffers, learnable=()):
+    return [_buffer_decl(n, b, str(n) in learnable) for n, b in (buffers or {}).items()]
 
 
 def _param_decl(name, value):
@@ -75,13 +98,13 @@ def _is_number(value):
 
 
 def _desc(score_mod, mask_mod, buffer_decls, param_decls, dtype=_lib.BF16, head_dim=0, head_dim_v=0, arch=None,
-          configs=(None, None, None), keep=None):
+          configs=(None, None, None), keep=None, decode_config=None):
     """A flexjit_variant_desc; `keep` collects the ctypes objects it points into."""
     buffers = (_lib.BufferDecl * max(len(buffer_decls), 1))()
-    for i, (name, dt, shape) in enumerate(buffer_decls):
+    for i, (name, dt, shape, flags) in enumerate(buffer_decls):
         extents = (ctypes.c_int64 * max(len(shape), 1))(*shape)
         keep.append(extents)
-        buffers[i] = _lib.BufferDecl(name.encode(), dt, len(shape), extents, 0)
+        buffers[i] = _lib.BufferDecl(name.encode(), dt, len(shape), extents, flags)
     params = (_lib.ParamDecl * max(len(param_decls), 1))()
     for i, (name, kind) in enumerate(param_decls):
         params[i] = _lib.ParamDecl(name.encode(), kind)
@@ -91,7 +114,7 @@ def _desc(score_mod, mask_mod, buffer_decls, param_decls, dtype=_lib.BF16, head_
                                 num_buffers=len(buffer_decls), params=params, num_params=len(param_decls),
                                 dtype=dtype, head_dim=head_dim, head_dim_v=head_dim_v, arch=encode(arch),
                                 fwd_config=encode(configs[0]), bwd_dq_config=encode(configs[1]),
-                                bwd_dkdv_config=encode(configs[2]))
+                                bwd_dkdv_config=encode(configs[2]), decode_config=encode(decode_config))
 
 
 # ---- check --------------------------------------------------------------------------------------
@@ -145,9 +168,9 @@ _MAX_VARIANTS = 64
 
 
 def _variant(score_mod, mask_mod, buffer_decls, param_decls, dtype=_lib.BF16, head_dim=0, head_dim_v=0, arch=None,
-             configs=(None, None, None)):
+             configs=(None, None, None), decode_config=None):
     key = (score_mod or "", mask_mod or "", tuple(buffer_decls), tuple(param_decls), dtype, head_dim, head_dim_v,
-           arch or "", tuple(configs))
+           arch or "", tuple(configs), decode_config or "")
     with _variants_lock:
         found = _variants.get(key)
         if found is not None:
@@ -155,7 +178,7 @@ def _variant(score_mod, mask_mod, buffer_decls, param_decls, dtype=_lib.BF16, he
             return found
     keep = []
     variant = _Variant(key, _desc(score_mod, mask_mod, buffer_decls, param_decls, dtype, head_dim, head_dim_v, arch,
-                                  configs, keep))
+                                  configs, keep, decode_config))
     with _variants_lock:
         _variants[key] = variant
         while len(_variants) > _MAX_VARIANTS:
@@ -166,8 +189,15 @@ def _variant(score_mod, mask_mod, buffer_decls, param_decls, dtype=_lib.BF16, he
 class _Options:
     """flexjit_call_options for a call, with the DLTensors it points to kept alive."""
 
-    def __init__(self, buffers, params, scale, stream=None):
+    def __init__(self, buffers, params, scale, stream=None, grads=None):
         self.keep = []
+        glist = list((grads or {}).items())
+        gvalues = (_lib.BufferValue * max(len(glist), 1))()
+        for i, (name, array) in enumerate(glist):
+            described = _tensors.describe(array, f"the gradient of buffer '{name}'", stream)
+            self.keep.append(described)
+            gvalues[i] = _lib.BufferValue(str(name).encode(), described.pointer)
+        self.keep.append(gvalues)
         items = list((buffers or {}).items())
         values = (_lib.BufferValue * max(len(items), 1))()
         for i, (name, array) in enumerate(items):
@@ -183,7 +213,8 @@ class _Options:
         self.keep.extend([values, pvalues])
         self.struct = _lib.CallOptions.new(buffers=values, num_buffers=len(items), params=pvalues,
                                            num_params=len(plist), has_scale=scale is not None,
-                                           scale=float(scale) if scale is not None else 0.0)
+                                           scale=float(scale) if scale is not None else 0.0, buffer_grads=gvalues,
+                                           num_buffer_grads=len(glist))
 
     @property
     def pointer(self):
@@ -285,7 +316,7 @@ def _check_qkv(q, k, v):
 class _GpuCall:
     """Everything one GPU attention call needs, kept for its backward."""
 
-    def __init__(self, q, k, v, score_mod, mask_mod, buffers, params, block_mask_, scale):
+    def __init__(self, q, k, v, score_mod, mask_mod, buffers, params, block_mask_, scale, learnable=None):
         self.sizes = _check_qkv(q, k, v)
         B, Hq, Sq, D, Hkv, Skv, Dv = self.sizes
         dtype = _tensors.dtype_name(q)
@@ -295,7 +326,8 @@ class _GpuCall:
         self.buffers = dict(buffers or {})
         self.params = dict(params or {})
         self.scale = scale
-        self.variant = _variant(score_mod, mask_mod, [_buffer_decl(n, b) for n, b in self.buffers.items()],
+        self.learnable = _learnable_names(self.buffers, learnable)
+        self.variant = _variant(score_mod, mask_mod, _buffer_decls(self.buffers, self.learnable),
                                 [_param_decl(n, p) for n, p in self.params.items()], _DTYPES[dtype], D, Dv)
         if block_mask_ is not None:
             if (block_mask_.mask_mod or "").strip() != (mask_mod or "").strip():
@@ -339,11 +371,13 @@ class _GpuCall:
             ds = [_tensors.describe(x, n, stream) for x, n in ((q, "q"), (k, "k"), (v, "v"), (out, "out"),
                                                                (lse, "lse"), (dout, "dout"), (dq, "dq"), (dk, "dk"),
                                                                (dv, "dv"))]
-            options = _Options(self.buffers, self.params, self.scale, stream)
+            grads = {n: _tensors.empty_like(q, _tensors.shape_of(self.buffers[n]), "float32")
+                     for n in sorted(self.learnable)}
+            options = _Options(self.buffers, self.params, self.scale, stream, grads)
             mask = self.block_mask._handle if self.block_mask is not None else None
             _lib.check(_lib.lib().flexjit_backward(self.variant.handle, *[d.pointer for d in ds], mask,
                                                    ctypes.c_void_p(stream), options.pointer))
-        return dq, dk, dv
+        return dq, dk, dv, grads
 
 
 _auto_masks = collections.OrderedDict()
@@ -379,7 +413,7 @@ def _current_device_key():
 
 
 def attention(q, k, v, score_mod=None, mask_mod=None, buffers=None, params=None, block_mask=None, return_lse=False,
-              scale=None):
+              scale=None, learnable=None):
     """Attention with a score_mod and a mask_mod given as flexjit expressions.
 
     q [B, Hq, S, D], k [B, Hkv, Skv, D], v [B, Hkv, Skv, Dv] (Hkv divides Hq: GQA). On a CUDA
@@ -394,11 +428,20 @@ def attention(q, k, v, score_mod=None, mask_mod=None, buffers=None, params=None,
     multiplies q·kᵀ before score_mod (default 1/sqrt(D)). The CPU reference evaluates mask_mod
     everywhere and ignores `block_mask`. Returns out, or (out, lse) with
     `return_lse` (natural-log log-sum-exp, float32, -inf for fully masked rows).
+
+    Learnable buffers: the buffers named in `learnable`, and PyTorch tensors in `buffers` that
+    require grad, get d(loss)/d(buffer) through autograd (`.grad` after `loss.backward()`), from
+    the deterministic GPU backward or the CPU reference. They must be float buffers read by
+    score_mod.
     """
     if block_mask is not None and not isinstance(block_mask, BlockMask):
         raise UsageError(f"block_mask is a {type(block_mask).__name__}: pass a flexjit.BlockMask (flexjit.block_mask(...))")
+    if learnable and _tensors.framework(q) != "torch":
+        raise UsageError(f"learnable buffers get their gradients through PyTorch autograd, and q is a "
+                         f"{type(q).__name__}: pass torch tensors, or call flexjit.reference_backward(..., "
+                         "learnable=...) on host arrays")
     if _tensors.is_gpu(q):
-        call = _GpuCall(q, k, v, score_mod, mask_mod, buffers, params, block_mask, scale)
+        call = _GpuCall(q, k, v, score_mod, mask_mod, buffers, params, block_mask, scale, learnable)
         if _tensors.framework(q) == "torch":
             from . import _torch
             out, lse = _torch.apply(call, q, k, v)
@@ -408,7 +451,8 @@ def attention(q, k, v, score_mod=None, mask_mod=None, buffers=None, params=None,
         return (out, lse) if return_lse else out
     if _tensors.framework(q) == "torch":
         from . import _torch
-        out, lse = _torch.apply_cpu(q, k, v, score_mod, mask_mod, buffers, params, scale)
+        out, lse = _torch.apply_cpu(q, k, v, score_mod, mask_mod, buffers, params, scale,
+                                    _learnable_names(buffers, learnable))
     else:
         out, lse = _reference_forward(q, k, v, score_mod, mask_mod, buffers, params, scale)
     return (out, lse) if return_lse else out
@@ -435,18 +479,121 @@ def _reference_forward(q, k, v, score_mod, mask_mod, buffers, params, scale):
     return out, lse
 
 
-def reference_backward(q, k, v, dout, score_mod=None, mask_mod=None, buffers=None, params=None, scale=None):
+def reference_backward(q, k, v, dout, score_mod=None, mask_mod=None, buffers=None, params=None, scale=None,
+                       learnable=None):
     """Gradients (dq, dk, dv) of sum(attention(q, k, v) * dout) from the float64 CPU reference, on
-    host arrays (NumPy or CPU tensors); float32 results (float64 for float64 inputs)."""
+    host arrays (NumPy or CPU tensors); float32 results (float64 for float64 inputs). With
+    `learnable` (names of float buffers score_mod reads) it returns (dq, dk, dv, {name: d buffer})."""
     _check_qkv(q, k, v)
-    variant = _host_variant(score_mod, mask_mod, buffers, params)
+    names = _learnable_names(buffers, learnable, from_requires_grad=False)
+    variant = _variant(score_mod, mask_mod, _buffer_decls(buffers, names),
+                       [_param_decl(n, p) for n, p in (params or {}).items()])
     out_dtype = _host_out_dtype(q)
     grads = [_tensors.empty_like(q, _tensors.shape_of(x), out_dtype) for x in (q, k, v)]
     ds = [_tensors.describe(x, n) for x, n in ((q, "q"), (k, "k"), (v, "v"), (dout, "dout"), (grads[0], "dq"),
                                                (grads[1], "dk"), (grads[2], "dv"))]
-    options = _Options(buffers, params, scale)
+    buffer_grads = {n: _tensors.empty_like(q, _tensors.shape_of(buffers[n]), out_dtype) for n in sorted(names)}
+    options = _Options(buffers, params, scale, grads=buffer_grads)
     _lib.check(_lib.lib().flexjit_reference_backward(variant.handle, *[d.pointer for d in ds], options.pointer))
-    return tuple(grads)
+    return tuple(grads) + (buffer_grads,) if learnable else tuple(grads)
+
+
+# ---- decoding -----------------------------------------------------------------------------------
+
+def _int32_array(values, name, count):
+    import numpy
+    flat = numpy.asarray(values).reshape(-1)
+    if flat.size != count:
+        raise ShapeError(f"{name} holds {flat.size} values; expected {count}")
+    return (ctypes.c_int32 * max(count, 1))(*[int(x) for x in flat])
+
+
+def decode(q, k_cache, v_cache, seq_lens, page_table=None, score_mod=None, mask_mod=None, buffers=None, params=None,
+           scale=None, return_lse=False, host_seq_lens=None, host_page_table=None, max_seq_len=0, config=None):
+    """Decoding (and chunked prefill) against a KV cache with per-sequence lengths.
+
+    q [B, Hq, Sq, D]: the last Sq positions of each sequence. The cache is contiguous,
+    k_cache [B, Hkv, S, D] and v_cache [B, Hkv, S, Dv], or, with `page_table` [B, max_pages] int32,
+    paged: [num_pages, page_size, Hkv, D(v)] pools. `seq_lens` [B] int32 holds each sequence's
+    number of keys; in the mods `kv_len` is that length and `q_len` is Sq (write the causal mask as
+    `q_idx + kv_len - q_len >= kv_idx` when Sq > 1). On a CUDA device (bfloat16 / float16) the
+    decode kernel runs on the framework's current stream; `host_seq_lens` (and `host_page_table`),
+    host copies of the same values, get the lengths checked with named errors and steer the split
+    of the keys; `max_seq_len` bounds the lengths without them; `config` fixes the kernel's tiles.
+    On the host (NumPy arrays, CPU tensors) the float64 reference runs. Returns out, or (out, lse).
+    """
+    arrays = [("q", q), ("k_cache", k_cache), ("v_cache", v_cache), ("seq_lens", seq_lens)]
+    if page_table is not None:
+        arrays.append(("page_table", page_table))
+    kinds = {_tensors.framework(x) for _, x in arrays}
+    if len(kinds) != 1:
+        raise UsageError(f"q, k_cache, v_cache, seq_lens and page_table come from different frameworks "
+                         f"({', '.join(sorted(kinds))}): pass one kind")
+    for name, x in (("q", q), ("v_cache", v_cache)):
+        if len(x.shape) != 4:
+            layout = "[B, Hq, Sq, D]" if name == "q" else ("[num_pages, page_size, Hkv, Dv]" if page_table is not None
+                                                           else "[B, Hkv, S, Dv]")
+            raise ShapeError(f"{name} has shape {_tensors.shape_of(x)}: expected 4 dimensions {layout}")
+    B, Hq, Sq, D = _tensors.shape_of(q)
+    Dv = _tensors.shape_of(v_cache)[3]
+    gpu = _tensors.is_gpu(q)
+    decls = _buffer_decls(buffers)
+    pdecls = [_param_decl(n, p) for n, p in (params or {}).items()]
+    if gpu:
+        dtype = _tensors.dtype_name(q)
+        if dtype not in ("bfloat16", "float16"):
+            raise ShapeError(f"q has dtype {dtype}: decoding on the GPU runs on bfloat16 or float16 tensors")
+        variant = _variant(score_mod, mask_mod, decls, pdecls, _DTYPES[dtype], D, Dv, decode_config=config)
+        out_dtype, lse_dtype = dtype, "float32"
+    else:
+        if host_seq_lens is not None or host_page_table is not None or max_seq_len:
+            raise UsageError("host_seq_lens, host_page_table and max_seq_len are for GPU decoding; the CPU reference "
+                             "reads seq_lens and page_table themselves")
+        variant = _variant(score_mod, mask_mod, decls, pdecls)
+        out_dtype = lse_dtype = _host_out_dtype(q)
+    import contextlib
+    context = contextlib.nullcontext()
+    if gpu and _tensors.framework(q) == "torch":
+        import torch
+        context = torch.cuda.device(q.device)
+    with context:
+        stream = _tensors.current_stream(q) if gpu else None
+        out = _tensors.empty_like(q, (B, Hq, Sq, Dv), out_dtype)
+        lse = _tensors.empty_like(q, (B, Hq, Sq), lse_dtype)
+        ds = {n: _tensors.describe(x, n, stream) for n, x in arrays + [("out", out), ("lse", lse)]}
+        args = _lib.DecodeArgs.new(q=ds["q"].pointer, k=ds["k_cache"].pointer, v=ds["v_cache"].pointer,
+                                   seq_lens=ds["seq_lens"].pointer, out=ds["out"].pointer, lse=ds["lse"].pointer,
+                                   max_seq_len=int(max_seq_len))
+        if page_table is not None:
+            args.page_table = ds["page_table"].pointer
+        keep = []
+        if host_seq_lens is not None:
+            keep.append(_int32_array(host_seq_lens, "host_seq_lens", B))
+            args.host_seq_lens = keep[-1]
+        if host_page_table is not None:
+            if page_table is None:
+                raise UsageError("host_page_table is given but page_table is not: pass both or neither")
+            keep.append(_int32_array(host_page_table, "host_page_table", B * int(page_table.shape[-1])))
+            args.host_page_table = keep[-1]
+        options = _Options(buffers, params, scale, stream)
+        lib = _lib.lib()
+        if gpu:
+            _lib.check(lib.flexjit_decode(variant.handle, ctypes.byref(args), ctypes.c_void_p(stream), options.pointer))
+        else:
+            _lib.check(lib.flexjit_reference_decode(variant.handle, ctypes.byref(args), options.pointer))
+    if gpu:
+        out, lse = _tensors.finish(q, out), _tensors.finish(q, lse)
+    return (out, lse) if return_lse else out
+
+
+def reference_decode(q, k_cache, v_cache, seq_lens, page_table=None, **kwargs):
+    """`decode` on host arrays (the float64 CPU reference), named for symmetry with
+    `reference_backward`; the arguments are those of `decode`."""
+    for name, x in (("q", q), ("k_cache", k_cache), ("v_cache", v_cache)):
+        if _tensors.is_gpu(x):
+            raise UsageError(f"reference_decode runs on host arrays but {name} is on a GPU: use decode, or copy it "
+                             "to the host")
+    return decode(q, k_cache, v_cache, seq_lens, page_table, **kwargs)
 
 
 # ---- kernels and caches -------------------------------------------------------------------------

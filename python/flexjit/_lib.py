@@ -10,12 +10,13 @@ import os
 
 from . import errors
 
-C_API_VERSION = 1000  # FLEXJIT_C_API_VERSION this module was written against
+C_API_VERSION = 1001  # FLEXJIT_C_API_VERSION this module was written against
 
 # flexjit_dtype
 BF16, F16, F32, I32, U8 = 0, 1, 2, 3, 4
 # flexjit_scalar_type
 SCALAR_INT, SCALAR_FLOAT = 0, 1
+BUFFER_LEARNABLE = 1
 # flexjit_mask_device
 MASK_GPU, MASK_CPU = 0, 1
 # DLDeviceType / DLDataTypeCode
@@ -82,6 +83,7 @@ class VariantDesc(_Versioned):
         ("bwd_dq_config", ctypes.c_char_p),
         ("bwd_dkdv_config", ctypes.c_char_p),
         ("rows_guaranteed_safe", ctypes.c_int32),
+        ("decode_config", ctypes.c_char_p),
     ]
 
 
@@ -107,6 +109,24 @@ class CallOptions(_Versioned):
         ("num_params", ctypes.c_size_t),
         ("has_scale", ctypes.c_int32),
         ("scale", ctypes.c_float),
+        ("buffer_grads", ctypes.POINTER(BufferValue)),
+        ("num_buffer_grads", ctypes.c_size_t),
+    ]
+
+
+class DecodeArgs(_Versioned):
+    _fields_ = [
+        ("struct_size", ctypes.c_size_t),
+        ("q", ctypes.POINTER(DLTensor)),
+        ("k", ctypes.POINTER(DLTensor)),
+        ("v", ctypes.POINTER(DLTensor)),
+        ("seq_lens", ctypes.POINTER(DLTensor)),
+        ("page_table", ctypes.POINTER(DLTensor)),
+        ("out", ctypes.POINTER(DLTensor)),
+        ("lse", ctypes.POINTER(DLTensor)),
+        ("host_seq_lens", ctypes.POINTER(ctypes.c_int32)),
+        ("host_page_table", ctypes.POINTER(ctypes.c_int32)),
+        ("max_seq_len", ctypes.c_int32),
     ]
 
 
@@ -203,6 +223,8 @@ _SIGNATURES = {
     "flexjit_emit": (ctypes.c_int, [ctypes.c_void_p, _P(EmitOptions), _P(ctypes.c_void_p), _P(ctypes.c_size_t)]),
     "flexjit_reference_forward": (ctypes.c_int, [ctypes.c_void_p, _T, _T, _T, _T, _T, _P(CallOptions)]),
     "flexjit_reference_backward": (ctypes.c_int, [ctypes.c_void_p, _T, _T, _T, _T, _T, _T, _T, _P(CallOptions)]),
+    "flexjit_decode": (ctypes.c_int, [ctypes.c_void_p, _P(DecodeArgs), ctypes.c_void_p, _P(CallOptions)]),
+    "flexjit_reference_decode": (ctypes.c_int, [ctypes.c_void_p, _P(DecodeArgs), _P(CallOptions)]),
 }
 
 

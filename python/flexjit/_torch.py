@@ -2,31 +2,44 @@
 import torch
 
 
+def _buffer_grads(names, tensors, grads):
+    """The gradient of each buffer tensor passed to an autograd Function (None where not learnable),
+    in the tensor's dtype."""
+    return tuple(grads[n].to(t.dtype) if n in grads else None for n, t in zip(names, tensors))
+
+
 class _GpuAttention(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, call, q, k, v, *buffer_tensors):
+    def forward(ctx, call, names, q, k, v, *buffer_tensors):
         out, lse = call.forward(q, k, v)
         ctx.call = call
-        ctx.save_for_backward(q, k, v, out, lse)
-        ctx.num_buffers = len(buffer_tensors)
+        ctx.names = names
+        ctx.save_for_backward(q, k, v, out, lse, *buffer_tensors)
         ctx.mark_non_differentiable(lse)
         return out, lse
 
     @staticmethod
     def backward(ctx, dout, _dlse):
-        q, k, v, out, lse = ctx.saved_tensors
+        q, k, v, out, lse, *buffer_tensors = ctx.saved_tensors
         if dout.stride(-1) != 1:
             dout = dout.contiguous()
-        dq, dk, dv = ctx.call.backward(q, k, v, out, lse, dout)
-        # Buffers get no gradient (learnable buffers are not supported yet).
-        return (None, dq, dk, dv) + (None,) * ctx.num_buffers
+        dq, dk, dv, grads = ctx.call.backward(q, k, v, out, lse, dout)
+        return (None, None, dq, dk, dv) + _buffer_grads(ctx.names, buffer_tensors, grads)
+
+
+def _tensor_buffers(buffers):
+    names = [n for n, b in buffers.items() if isinstance(b, torch.Tensor)]
+    return names, [buffers[n] for n in names]
 
 
 def apply(call, q, k, v):
-    """out, lse of a GPU call; differentiable when grad mode is on and an input requires grad."""
-    tensors = [b for b in call.buffers.values() if isinstance(b, torch.Tensor)]
-    if torch.is_grad_enabled() and any(x.requires_grad for x in (q, k, v)):
-        out, lse = _GpuAttention.apply(call, q, k, v, *tensors)
+    """out, lse of a GPU call; differentiable when grad mode is on and an input (or a learnable
+    buffer) requires grad."""
+    names, tensors = _tensor_buffers(call.buffers)
+    wants_grad = any(x.requires_grad for x in (q, k, v)) or any(
+        t.requires_grad for n, t in zip(names, tensors) if n in call.learnable)
+    if torch.is_grad_enabled() and wants_grad:
+        out, lse = _GpuAttention.apply(call, names, q, k, v, *tensors)
     else:
         out, lse = call.forward(q, k, v)
     if call.buffers and call.block_mask is not None:
@@ -36,25 +49,32 @@ def apply(call, q, k, v):
 
 class _CpuAttention(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, args, q, k, v):
+    def forward(ctx, args, names, q, k, v, *buffer_tensors):
         from . import _reference_forward
-        score_mod, mask_mod, buffers, params, scale = args
-        out, lse = _reference_forward(q.detach(), k.detach(), v.detach(), score_mod, mask_mod, buffers, params, scale)
-        ctx.args = args
-        ctx.save_for_backward(q, k, v)
+        score_mod, mask_mod, buffers, params, scale, learnable = args
+        plain = {n: (b.detach() if isinstance(b, torch.Tensor) else b) for n, b in (buffers or {}).items()}
+        out, lse = _reference_forward(q.detach(), k.detach(), v.detach(), score_mod, mask_mod, plain, params, scale)
+        ctx.args = (score_mod, mask_mod, plain, params, scale, learnable)
+        ctx.names = names
+        ctx.save_for_backward(q, k, v, *buffer_tensors)
         ctx.mark_non_differentiable(lse)
         return out.to(q.dtype), lse
 
     @staticmethod
     def backward(ctx, dout, _dlse):
         from . import reference_backward
-        q, k, v = ctx.saved_tensors
-        score_mod, mask_mod, buffers, params, scale = ctx.args
-        dq, dk, dv = reference_backward(q.detach(), k.detach(), v.detach(), dout.detach(), score_mod, mask_mod,
-                                        buffers, params, scale)
-        return None, dq.to(q.dtype), dk.to(k.dtype), dv.to(v.dtype)
+        q, k, v, *buffer_tensors = ctx.saved_tensors
+        score_mod, mask_mod, buffers, params, scale, learnable = ctx.args
+        result = reference_backward(q.detach(), k.detach(), v.detach(), dout.detach(), score_mod, mask_mod, buffers,
+                                    params, scale, learnable=sorted(learnable) or None)
+        dq, dk, dv = result[:3]
+        grads = result[3] if learnable else {}
+        return (None, None, dq.to(q.dtype), dk.to(k.dtype), dv.to(v.dtype)) + _buffer_grads(ctx.names, buffer_tensors,
+                                                                                           grads)
 
 
-def apply_cpu(q, k, v, score_mod, mask_mod, buffers, params, scale):
-    """The CPU reference on CPU tensors, differentiable through the reference backward."""
-    return _CpuAttention.apply((score_mod, mask_mod, buffers, params, scale), q, k, v)
+def apply_cpu(q, k, v, score_mod, mask_mod, buffers, params, scale, learnable=()):
+    """The CPU reference on CPU tensors, differentiable through the reference backward (buffers
+    named in `learnable` included)."""
+    names, tensors = _tensor_buffers(buffers or {})
+    return _CpuAttention.apply((score_mod, mask_mod, buffers, params, scale, set(learnable)), names, q, k, v, *tensors)

@@ -173,8 +173,8 @@ def test_usage_and_shape_errors_name_what_is_wrong():
     assert str(e.value) == "buffer 'bias' has dtype float64: buffers are float16, bfloat16, float32, int32 or uint8"
     with pytest.raises(flexjit.UsageError) as e:
         flexjit.emit(family="fwdd")
-    assert str(e.value) == ("unknown kernel family 'fwdd' (known: fwd, bwd_preprocess, bwd_dq, bwd_dkdv, block_mask, "
-                            "builtin)")
+    assert str(e.value) == ("unknown kernel family 'fwdd' (known: fwd, bwd_preprocess, bwd_dq, bwd_dkdv, "
+                            "bwd_buffer_grad, decode, decode_combine, block_mask, builtin)")
     with pytest.raises(flexjit.UsageError) as e:
         flexjit.attention(q, q, q, mask_mod="q_idx >= kv_idx", block_mask="causal")
     assert str(e.value) == "block_mask is a str: pass a flexjit.BlockMask (flexjit.block_mask(...))"

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <new>
 #include <optional>
+#include <set>
 #include <random>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "expr/check_report.hpp"
 #include "flexjit/attention.hpp"
 #include "flexjit/error.hpp"
+#include "flexjit/paged_kv.hpp"
 #include "flexjit/reference.hpp"
 #include "flexjit/version.hpp"
 #include "jit/compiler.hpp"
@@ -113,11 +115,9 @@ Declarations declarations_of(const flexjit_variant_desc& desc, const char* funct
     const flexjit_buffer_decl& b = desc.buffers[i];
     const std::string where = fn + ": desc->buffers[" + std::to_string(i) + "]";
     if (b.name == nullptr || *b.name == '\0') throw UsageError(where + ".name is empty: give the name the expressions use");
-    if (b.flags & FLEXJIT_BUFFER_LEARNABLE)
-      throw UsageError(where + " ('" + b.name + "') is declared learnable (FLEXJIT_BUFFER_LEARNABLE), which this "
-                       "flexjit does not support yet: clear the flag");
-    if (b.flags != 0)
-      throw UsageError(where + ".flags is " + std::to_string(b.flags) + ": only FLEXJIT_BUFFER_* bits are defined");
+    if ((b.flags & ~FLEXJIT_BUFFER_LEARNABLE) != 0)
+      throw UsageError(where + ".flags is " + std::to_string(b.flags) +
+                       ": only FLEXJIT_BUFFER_LEARNABLE (1) is defined");
     if (b.ndim < 1 || b.ndim > 8)
       throw UsageError(where + " ('" + b.name + "') has ndim " + std::to_string(b.ndim) + ": buffers have rank 1 to 8");
     require(b.shape, function, (where + ".shape").c_str());
@@ -125,6 +125,7 @@ Declarations declarations_of(const flexjit_variant_desc& desc, const char* funct
     decl.name = b.name;
     decl.dtype = element_type(b.dtype, where + ".dtype");
     decl.shape.assign(b.shape, b.shape + b.ndim);
+    decl.learnable = (b.flags & FLEXJIT_BUFFER_LEARNABLE) != 0;
     out.buffers.push_back(std::move(decl));
   }
   for (size_t i = 0; i < desc.num_params; ++i) {
@@ -159,6 +160,7 @@ AttentionSpec spec_of(const flexjit_variant_desc& desc, const char* function) {
   if (desc.bwd_dq_config && *desc.bwd_dq_config) spec.bwd_dq_config = BlockConfig::parse(desc.bwd_dq_config);
   if (desc.bwd_dkdv_config && *desc.bwd_dkdv_config) spec.bwd_dkdv_config = BlockConfig::parse(desc.bwd_dkdv_config);
   spec.rows_guaranteed_safe = desc.rows_guaranteed_safe != 0;
+  if (desc.decode_config && *desc.decode_config) spec.decode_config = BlockConfig::parse(desc.decode_config);
   return spec;
 }
 
@@ -190,9 +192,50 @@ void read_params(const flexjit_call_options& o, const Declarations& declarations
   }
 }
 
+// Which calls write buffer gradients: the others refuse options->buffer_grads rather than
+// ignore it (a caller expecting gradients would read garbage).
+enum class Grads { refused, written };
+
+// The entries of options->buffer_grads, checked against the declarations: each names a learnable
+// buffer once, and every learnable buffer has one. Shapes and dtypes are checked by the caller.
+std::vector<std::pair<std::string, const DLTensor*>> read_buffer_grads(const flexjit_call_options& o,
+                                                                       const Declarations& declarations,
+                                                                       const char* function, Grads grads) {
+  const std::string fn = function;
+  std::vector<std::pair<std::string, const DLTensor*>> out;
+  if (o.num_buffer_grads == 0) {
+    if (grads == Grads::refused) return out;
+  } else if (grads == Grads::refused) {
+    throw UsageError(fn + ": options->num_buffer_grads is " + std::to_string(o.num_buffer_grads) +
+                     ", but only flexjit_backward and flexjit_reference_backward write buffer gradients: pass 0");
+  } else {
+    require(o.buffer_grads, function, "options->buffer_grads (num_buffer_grads > 0)");
+  }
+  std::set<std::string> seen;
+  for (size_t i = 0; i < o.num_buffer_grads; ++i) {
+    const flexjit_buffer_value& g = o.buffer_grads[i];
+    const std::string where = fn + ": options->buffer_grads[" + std::to_string(i) + "]";
+    if (g.name == nullptr) throw UsageError(where + ".name is NULL");
+    const BufferDecl* decl = declarations.find_buffer(g.name);
+    if (decl == nullptr) throw UsageError(where + ": the variant declares no buffer '" + g.name + "'");
+    if (!decl->learnable)
+      throw UsageError(where + ": buffer '" + g.name +
+                       "' is not learnable: set FLEXJIT_BUFFER_LEARNABLE in its declaration to get its gradient");
+    if (!seen.insert(g.name).second)
+      throw UsageError(where + " names buffer '" + g.name + "' a second time: give one gradient per buffer");
+    if (g.tensor == nullptr) throw UsageError(where + ".tensor is NULL: pass a float32 DLTensor of the buffer's shape");
+    out.emplace_back(g.name, g.tensor);
+  }
+  for (const BufferDecl& b : declarations.buffers)
+    if (b.learnable && !seen.count(b.name))
+      throw UsageError(fn + ": learnable buffer '" + b.name + "' has no gradient output: add {\"" + b.name +
+                       "\", tensor} to options->buffer_grads (float32, the shape of the buffer's value)");
+  return out;
+}
+
 // Options for a GPU call: buffers become device TensorViews.
 CallOptions gpu_options(const flexjit_call_options* given, const Declarations& declarations, const char* function,
-                        DeviceCheck& devices) {
+                        DeviceCheck& devices, Grads grads = Grads::refused) {
   const flexjit_call_options o = read_versioned(given, function, "options", "flexjit_call_options");
   CallOptions out;
   read_params(o, declarations, function, out.values.params);
@@ -207,6 +250,23 @@ CallOptions gpu_options(const flexjit_call_options* given, const Declarations& d
         device_view(b.tensor, function, "buffer '" + std::string(b.name) + "'", -1, devices);
   }
   if (o.has_scale) out.scale = o.scale;
+  for (const auto& [name, tensor] : read_buffer_grads(o, declarations, function, grads)) {
+    const std::string what = "the gradient of buffer '" + name + "'";
+    const TensorView g = device_view(tensor, function, what, -1, devices);
+    const auto value = out.values.buffers.find(name);
+    if (value == out.values.buffers.end())
+      throw UsageError(std::string(function) + ": learnable buffer '" + name +
+                       "' has a gradient output but no value in options->buffers");
+    if (g.dtype != DType::f32)
+      throw ShapeError(std::string(function) + ": " + what + " is " + std::string(dtype_name(g.dtype)) +
+                       ": buffer gradients are float32");
+    if (g.shape != value->second.shape)
+      throw ShapeError(std::string(function) + ": " + what + " has shape " + shape_text(g.shape) +
+                       ", not the buffer's " + shape_text(value->second.shape));
+    if (!g.is_contiguous())
+      throw ShapeError(std::string(function) + ": " + what + " must be contiguous (row-major), got " + g.describe());
+    out.buffer_grads[name] = g;
+  }
   return out;
 }
 
@@ -215,9 +275,11 @@ struct HostCall {
   EvalInputs inputs;
   std::vector<HostArray> storage;
   std::optional<double> scale;
+  std::vector<std::pair<std::string, const DLTensor*>> buffer_grads;  // checked by host_options
 };
 
-HostCall host_options(const flexjit_call_options* given, const Declarations& declarations, const char* function) {
+HostCall host_options(const flexjit_call_options* given, const Declarations& declarations, const char* function,
+                      Grads grads = Grads::refused) {
   const flexjit_call_options o = read_versioned(given, function, "options", "flexjit_call_options");
   HostCall out;
   read_params(o, declarations, function, out.inputs.params);
@@ -234,7 +296,34 @@ HostCall host_options(const flexjit_call_options* given, const Declarations& dec
     out.inputs.buffers[b.name] = HostBufferView{a.bytes.data(), a.dtype, a.shape};
   }
   if (o.has_scale) out.scale = o.scale;
+  out.buffer_grads = read_buffer_grads(o, declarations, function, grads);
+  for (const auto& [name, tensor] : out.buffer_grads) {
+    const auto value = out.inputs.buffers.find(name);
+    if (value == out.inputs.buffers.end())
+      throw UsageError(std::string(function) + ": learnable buffer '" + name +
+                       "' has a gradient output but no value in options->buffers");
+    check_host_output(tensor, function, "the gradient of buffer '" + name + "'", value->second.shape);
+  }
   return out;
+}
+
+// The KV operands of a decode call (GPU or reference), with errors naming the layout expected.
+void check_cache_rank(const DLTensor* t, const char* function, const char* name, bool paged) {
+  if (t == nullptr) throw UsageError(std::string(function) + ": args->" + name + " is NULL: pass a DLTensor");
+  if (t->ndim != 4)
+    throw ShapeError(std::string(function) + ": args->" + name + " has ndim " + std::to_string(t->ndim) + ": " +
+                     (paged ? "a paged cache (args->page_table set) is [num_pages, page_size, Hkv, D]"
+                            : "a contiguous cache (args->page_table NULL) is [B, Hkv, S, D]"));
+}
+
+void check_int32(const DLTensor* t, const char* function, const char* name, int ndim, const char* layout) {
+  if (t == nullptr) throw UsageError(std::string(function) + ": args->" + name + " is NULL: pass a DLTensor " + layout);
+  if (!(t->dtype.code == kDLInt && t->dtype.bits == 32 && t->dtype.lanes == 1))
+    throw ShapeError(std::string(function) + ": args->" + name + " has dtype " + dl_dtype_name(t->dtype) + ": it is " +
+                     layout);
+  if (t->ndim != ndim)
+    throw ShapeError(std::string(function) + ": args->" + name + " has ndim " + std::to_string(t->ndim) + ": it is " +
+                     layout);
 }
 
 const Attention& attention_of(const flexjit_variant* variant, const char* function) {
@@ -452,8 +541,44 @@ flexjit_status flexjit_backward(const flexjit_variant* variant, const DLTensor* 
                      tl = device_view(lse, fn, "lse", 3, devices), tdo = device_view(dout, fn, "dout", 4, devices),
                      tdq = device_view(dq, fn, "dq", 4, devices), tdk = device_view(dk, fn, "dk", 4, devices),
                      tdv = device_view(dv, fn, "dv", 4, devices);
-    const CallOptions call = gpu_options(options, attention.spec().declarations, fn, devices);
+    const CallOptions call = gpu_options(options, attention.spec().declarations, fn, devices, Grads::written);
     attention.backward(tq, tk, tv, to, tl, tdo, tdq, tdk, tdv, mask_of(mask), stream_of(stream), call);
+  });
+}
+
+flexjit_status flexjit_decode(const flexjit_variant* variant, const flexjit_decode_args* args, void* stream,
+                              const flexjit_call_options* options) {
+  return guarded("flexjit_decode", [&] {
+    const char* fn = "flexjit_decode";
+    const Attention& attention = attention_of(variant, fn);
+    require(args, fn, "args");
+    const flexjit_decode_args a = read_versioned(args, fn, "args", "flexjit_decode_args");
+    const bool paged = a.page_table != nullptr;
+    check_cache_rank(a.k, fn, "k", paged);
+    check_cache_rank(a.v, fn, "v", paged);
+    check_int32(a.seq_lens, fn, "seq_lens", 1, "[B] int32");
+    if (paged) check_int32(a.page_table, fn, "page_table", 2, "[B, max_pages] int32");
+    if (a.max_seq_len < 0)
+      throw UsageError(std::string(fn) + ": args->max_seq_len is " + std::to_string(a.max_seq_len) +
+                       ": give 0 (the cache's capacity) or an upper bound of the lengths");
+    DeviceCheck devices;
+    const TensorView tq = device_view(a.q, fn, "args->q", 4, devices);
+    const TensorView tk = device_view(a.k, fn, "args->k", 4, devices), tv = device_view(a.v, fn, "args->v", 4, devices);
+    const TensorView lens = device_view(a.seq_lens, fn, "args->seq_lens", 1, devices);
+    const TensorView to = device_view(a.out, fn, "args->out", 4, devices);
+    TensorView tl;
+    tl.dtype = DType::f32;
+    if (a.lse != nullptr) tl = device_view(a.lse, fn, "args->lse", 3, devices);
+    KVCache kv = paged ? KVCache::paged(tk, tv, device_view(a.page_table, fn, "args->page_table", 2, devices), lens)
+                       : KVCache::contiguous(tk, tv, lens);
+    kv.host_seq_lens = a.host_seq_lens;
+    kv.host_page_table = a.host_page_table;
+    kv.max_seq_len = a.max_seq_len;
+    if (!paged && a.host_page_table != nullptr)
+      throw UsageError(std::string(fn) + ": args->host_page_table is set but args->page_table is NULL (a contiguous "
+                       "cache has no page table): set both or neither");
+    const CallOptions call = gpu_options(options, attention.spec().declarations, fn, devices);
+    attention.decode(tq, kv, to, tl, stream_of(stream), call);
   });
 }
 
@@ -488,8 +613,19 @@ flexjit_status flexjit_tune(const flexjit_variant* variant, const flexjit_proble
                                       {"kv_heads", s.kv_heads}, {"q_len", s.q_len}, {"kv_len", s.kv_len}})
       if (value < 1) throw UsageError(std::string(fn) + ": size->" + name + " is " + std::to_string(value) + ": must be >= 1");
     DeviceCheck devices;
-    const CallOptions call = gpu_options(options, attention.spec().declarations, fn, devices);
+    CallOptions call = gpu_options(options, attention.spec().declarations, fn, devices);
     const AttentionSpec& spec = attention.spec();
+    // The backward of a variant with learnable buffers writes their gradients: scratch outputs.
+    std::vector<DeviceBuffer> grad_storage;
+    if (backward)
+      for (const BufferDecl& b : spec.declarations.buffers) {
+        const auto value = call.values.buffers.find(b.name);
+        if (!b.learnable || value == call.values.buffers.end()) continue;
+        int64_t n = 1;
+        for (int64_t e : value->second.shape) n *= e;
+        grad_storage.push_back(DeviceBuffer::allocate(static_cast<size_t>(n) * sizeof(float)));
+        call.buffer_grads[b.name] = TensorView::contiguous(grad_storage.back().data(), DType::f32, value->second.shape);
+      }
     const int64_t B = s.batch, Hq = s.q_heads, Hkv = s.kv_heads, Sq = s.q_len, Skv = s.kv_len;
     const int64_t D = spec.head_dim, Dv = spec.head_dim_v;
     const size_t elem = dtype_size(spec.dtype);
@@ -624,13 +760,104 @@ flexjit_status flexjit_reference_backward(const flexjit_variant* variant, const 
     check_host_output(dq, fn, "dq", hq.shape);
     check_host_output(dk, fn, "dk", hk.shape);
     check_host_output(dv, fn, "dv", hv.shape);
-    const HostCall call = host_options(options, attention.spec().declarations, fn);
+    const HostCall call = host_options(options, attention.spec().declarations, fn, Grads::written);
     const double scale = call.scale.value_or(1.0 / std::sqrt(static_cast<double>(shape.head_dim)));
     const ReferenceBackward r = reference_backward(attention.score_mod(), attention.mask_mod(), call.inputs, shape,
                                                    hq.values, hk.values, hv.values, hdo.values, scale);
+    std::map<std::string, std::vector<double>> buffer_grads;
+    if (!call.buffer_grads.empty())
+      buffer_grads = reference_buffer_gradients(attention.score_mod(), attention.mask_mod(), call.inputs, shape,
+                                                hq.values, hk.values, hv.values, hdo.values, scale);
     write_host_output(dq, r.dq);
     write_host_output(dk, r.dk);
     write_host_output(dv, r.dv);
+    for (const auto& [name, tensor] : call.buffer_grads) {
+      const auto g = buffer_grads.find(name);
+      if (g == buffer_grads.end())  // every learnable buffer is read by score_mod (checked at creation)
+        throw std::logic_error("no reference gradient for learnable buffer '" + name + "'");
+      write_host_output(tensor, g->second);
+    }
+  });
+}
+
+flexjit_status flexjit_reference_decode(const flexjit_variant* variant, const flexjit_decode_args* args,
+                                        const flexjit_call_options* options) {
+  return guarded("flexjit_reference_decode", [&] {
+    const char* fn = "flexjit_reference_decode";
+    const Attention& attention = attention_of(variant, fn);
+    require(args, fn, "args");
+    const flexjit_decode_args a = read_versioned(args, fn, "args", "flexjit_decode_args");
+    if (a.host_seq_lens != nullptr || a.host_page_table != nullptr || a.max_seq_len != 0)
+      throw UsageError(std::string(fn) + ": args->host_seq_lens, host_page_table and max_seq_len are for "
+                       "flexjit_decode; the reference reads seq_lens and page_table from host memory: leave them 0");
+    const bool paged = a.page_table != nullptr;
+    check_cache_rank(a.k, fn, "k", paged);
+    check_cache_rank(a.v, fn, "v", paged);
+    check_int32(a.seq_lens, fn, "seq_lens", 1, "[B] int32");
+    if (paged) check_int32(a.page_table, fn, "page_table", 2, "[B, max_pages] int32");
+    const HostTensor hq = host_input(a.q, fn, "args->q", 4), hk = host_input(a.k, fn, "args->k", 4),
+                     hv = host_input(a.v, fn, "args->v", 4);
+    // host_input reads floats only: the int32 lengths and table are copied as they are.
+    auto int_values = [&](const DLTensor* t, const char* name) {
+      const HostArray raw = host_copy(t, fn, std::string("args->") + name);
+      std::vector<int32_t> out(raw.bytes.size() / 4);
+      std::memcpy(out.data(), raw.bytes.data(), out.size() * 4);
+      return std::make_pair(out, raw.shape);
+    };
+    const auto [lens, lens_shape] = int_values(a.seq_lens, "seq_lens");
+    const int64_t B = hq.shape[0], Hq = hq.shape[1], Sq = hq.shape[2], D = hq.shape[3];
+    if (lens_shape[0] != B)
+      throw ShapeError(std::string(fn) + ": args->seq_lens has " + std::to_string(lens_shape[0]) +
+                       " lengths; q has a batch of " + std::to_string(B));
+    ReferenceShape shape;
+    std::vector<double> k = hk.values, v = hv.values;
+    int64_t Hkv = 0;
+    if (paged) {
+      const auto [table, table_shape] = int_values(a.page_table, "page_table");
+      const int64_t pages = hk.shape[0], page_size = hk.shape[1];
+      Hkv = hk.shape[2];
+      if (hv.shape[0] != pages || hv.shape[1] != page_size || hv.shape[2] != Hkv)
+        throw ShapeError(std::string(fn) + ": args->v " + shape_text(hv.shape) +
+                         " must have the pages, page size and heads of args->k " + shape_text(hk.shape));
+      if (table_shape[0] != B)
+        throw ShapeError(std::string(fn) + ": args->page_table has " + std::to_string(table_shape[0]) +
+                         " rows; q has a batch of " + std::to_string(B));
+      const int max_pages = static_cast<int>(table_shape[1]);
+      k = gather_pages_on_host(hk.values, table, lens, static_cast<int>(B), static_cast<int>(Hkv),
+                               static_cast<int>(hk.shape[3]), static_cast<int>(page_size), max_pages,
+                               static_cast<int>(pages));
+      v = gather_pages_on_host(hv.values, table, lens, static_cast<int>(B), static_cast<int>(Hkv),
+                               static_cast<int>(hv.shape[3]), static_cast<int>(page_size), max_pages,
+                               static_cast<int>(pages));
+      shape.kv_len = max_pages * static_cast<int>(page_size);
+    } else {
+      Hkv = hk.shape[1];
+      if (hk.shape[0] != B || hv.shape[0] != B || hv.shape[1] != Hkv || hv.shape[2] != hk.shape[2])
+        throw ShapeError(std::string(fn) + ": q " + shape_text(hq.shape) + ", k " + shape_text(hk.shape) + " and v " +
+                         shape_text(hv.shape) + " do not fit together: q [B, Hq, Sq, D], k [B, Hkv, S, D], v [B, Hkv, S, Dv]");
+      shape.kv_len = static_cast<int>(hk.shape[2]);
+      validate_kv_on_host(lens.data(), static_cast<int>(B), shape.kv_len);
+    }
+    const int64_t Dk = hk.shape[3], Dv = hv.shape[3];
+    if (Dk != D)
+      throw ShapeError(std::string(fn) + ": args->k has head dim " + std::to_string(Dk) + " but q has " + std::to_string(D));
+    if (Hq % Hkv != 0)
+      throw ShapeError(std::string(fn) + ": q has " + std::to_string(Hq) + " heads, not a multiple of the cache's " +
+                       std::to_string(Hkv) + " kv heads");
+    shape.batch = static_cast<int>(B);
+    shape.q_heads = static_cast<int>(Hq);
+    shape.kv_heads = static_cast<int>(Hkv);
+    shape.q_len = static_cast<int>(Sq);
+    shape.head_dim = static_cast<int>(D);
+    shape.head_dim_v = static_cast<int>(Dv);
+    check_host_output(a.out, fn, "args->out", {B, Hq, Sq, Dv});
+    if (a.lse != nullptr) check_host_output(a.lse, fn, "args->lse", {B, Hq, Sq});
+    const HostCall call = host_options(options, attention.spec().declarations, fn);
+    const double scale = call.scale.value_or(1.0 / std::sqrt(static_cast<double>(D)));
+    const ReferenceForward r = reference_forward_ragged(attention.score_mod(), attention.mask_mod(), call.inputs, shape,
+                                                        hq.values, k, v, lens, scale);
+    write_host_output(a.out, r.out);
+    if (a.lse != nullptr) write_host_output(a.lse, r.lse);
   });
 }
 

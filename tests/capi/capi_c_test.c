@@ -212,6 +212,83 @@ int main(void) {
   EXPECT_TEXT(flexjit_last_error(), "flexjit_check: desc->struct_size is 8, not a size of flexjit_variant_desc");
 
   flexjit_variant_destroy(variant);
+
+  /* C API 1001: a learnable buffer's gradient from the reference backward. score + bias[kv_idx] with
+     q = 0, bias = 0 over v = (1, 3): p = (1/2, 1/2), out = 2; for dout = 1, d bias = p (v - out) =
+     (-1/2, +1/2). */
+  EXPECT(flexjit_c_api_version() == FLEXJIT_C_API_VERSION);
+  {
+    int64_t b_shape[1] = {2}, qkv_shape[4] = {1, 1, 1, 1}, kv_shape[4] = {1, 1, 2, 1};
+    flexjit_buffer_decl b_decl = {"bias", FLEXJIT_F32, 1, NULL, FLEXJIT_BUFFER_LEARNABLE};
+    float q0[1] = {0}, k0[2] = {1, 1}, v0[2] = {1, 3}, dout0[1] = {1}, b0[2] = {0, 0};
+    double dq0[1], dk0[2], dv0[2], db0[2] = {9, 9};
+    DLTensor tq, tk, tv, tdo, tdq, tdk, tdv, tb, tdb;
+    flexjit_buffer_value b_value, b_grad;
+    flexjit_variant* learn = NULL;
+    b_decl.shape = b_shape;
+    memset(&desc, 0, sizeof desc);
+    desc.struct_size = sizeof desc;
+    desc.score_mod = "score + bias[kv_idx]";
+    desc.buffers = &b_decl;
+    desc.num_buffers = 1;
+    EXPECT(flexjit_variant_create(&desc, &learn) == FLEXJIT_OK);
+    tq = host_tensor(q0, f32, 4, qkv_shape);
+    tk = host_tensor(k0, f32, 4, kv_shape);
+    tv = host_tensor(v0, f32, 4, kv_shape);
+    tdo = host_tensor(dout0, f32, 4, qkv_shape);
+    tdq = host_tensor(dq0, f64, 4, qkv_shape);
+    tdk = host_tensor(dk0, f64, 4, kv_shape);
+    tdv = host_tensor(dv0, f64, 4, kv_shape);
+    tb = host_tensor(b0, f32, 1, b_shape);
+    tdb = host_tensor(db0, f64, 1, b_shape);
+    b_value.name = "bias";
+    b_value.tensor = &tb;
+    b_grad.name = "bias";
+    b_grad.tensor = &tdb;
+    memset(&options, 0, sizeof options);
+    options.struct_size = sizeof options;
+    options.buffers = &b_value;
+    options.num_buffers = 1;
+    EXPECT(flexjit_reference_backward(learn, &tq, &tk, &tv, &tdo, &tdq, &tdk, &tdv, &options) == FLEXJIT_ERROR_USAGE);
+    EXPECT_TEXT(flexjit_last_error(), "flexjit_reference_backward: learnable buffer 'bias' has no gradient output");
+    options.buffer_grads = &b_grad;
+    options.num_buffer_grads = 1;
+    EXPECT(flexjit_reference_backward(learn, &tq, &tk, &tv, &tdo, &tdq, &tdk, &tdv, &options) == FLEXJIT_OK);
+    EXPECT_NEAR(db0[0], -0.5);
+    EXPECT_NEAR(db0[1], 0.5);
+    flexjit_variant_destroy(learn);
+  }
+  /* flexjit_reference_decode on a paged cache: one sequence of length 3 in pages of 2 (pages 1
+     then 0 of the pool), q = 0: out = mean of its 3 values = (2 + 4 + 6) / 3 = 4. */
+  {
+    const DLDataType i32 = {kDLInt, 32, 1};
+    int64_t q_shape[4] = {1, 1, 1, 1}, pages_shape[4] = {2, 2, 1, 1}, lens_shape[1] = {1}, table_shape[2] = {1, 2};
+    float q0[1] = {0}, k_pages[4] = {1, 1, 1, 1}, v_pages[4] = {6, 100, 2, 4};
+    int32_t lens[1] = {3}, table[2] = {1, 0};
+    double out0[1] = {-1};
+    DLTensor tq = host_tensor(q0, f32, 4, q_shape), tk = host_tensor(k_pages, f32, 4, pages_shape),
+             tv = host_tensor(v_pages, f32, 4, pages_shape), tl = host_tensor(lens, i32, 1, lens_shape),
+             tt = host_tensor(table, i32, 2, table_shape), to = host_tensor(out0, f64, 4, q_shape);
+    flexjit_decode_args args;
+    flexjit_variant* plain = NULL;
+    memset(&desc, 0, sizeof desc);
+    desc.struct_size = sizeof desc;
+    EXPECT(flexjit_variant_create(&desc, &plain) == FLEXJIT_OK);
+    memset(&args, 0, sizeof args);
+    args.struct_size = sizeof args;
+    args.q = &tq;
+    args.k = &tk;
+    args.v = &tv;
+    args.seq_lens = &tl;
+    args.page_table = &tt;
+    args.out = &to;
+    EXPECT(flexjit_reference_decode(plain, &args, NULL) == FLEXJIT_OK);
+    EXPECT_NEAR(out0[0], 4.0);
+    table[1] = 2; /* outside the pool of 2 pages */
+    EXPECT(flexjit_reference_decode(plain, &args, NULL) == FLEXJIT_ERROR_SHAPE);
+    EXPECT_TEXT(flexjit_last_error(), "page_table[0][1] = 2");
+    flexjit_variant_destroy(plain);
+  }
   if (failures == 0) printf("capi_c_test: all expectations met\n");
   return failures == 0 ? 0 : 1;
 }

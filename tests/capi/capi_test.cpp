@@ -3,6 +3,7 @@
 // only for their argument errors (and, on a machine without a GPU, for the driver's message).
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -81,12 +82,19 @@ TEST(CApi, StructsOfANewerHeaderAreReadWhenTheirNewFieldsAreZero) {
   EXPECT_EQ(last_error(), "flexjit_variant_create: desc sets fields of a newer flexjit_variant_desc (byte " +
                               std::to_string(sizeof(flexjit_variant_desc)) + " of " + std::to_string(sizeof newer) +
                               ") that this flexjit does not know: use a flexjit with a C API at least as new as your header");
+  // A caller of C API 1000 (no decode_config) is read; anything shorter is refused.
   flexjit_variant_desc older = causal_desc();
-  older.struct_size = sizeof older - 8;
+  const size_t v1000 = offsetof(flexjit_variant_desc, decode_config);
+  older.struct_size = v1000;
+  older.decode_config = "not read";
+  ASSERT_EQ(flexjit_variant_create(&older, &v), FLEXJIT_OK) << last_error();
+  flexjit_variant_destroy(v);
+  older.struct_size = v1000 - 8;
   EXPECT_EQ(flexjit_variant_create(&older, &v), FLEXJIT_ERROR_USAGE);
-  EXPECT_EQ(last_error(), "flexjit_variant_create: desc->struct_size is " + std::to_string(sizeof older - 8) +
+  EXPECT_EQ(last_error(), "flexjit_variant_create: desc->struct_size is " + std::to_string(v1000 - 8) +
                               ", not a size of flexjit_variant_desc (this flexjit's is " +
-                              std::to_string(sizeof older) + "): set it to sizeof(flexjit_variant_desc)");
+                              std::to_string(sizeof older) + ", older headers' " + std::to_string(v1000) +
+                              "): set it to sizeof(flexjit_variant_desc)");
 }
 
 TEST(CApi, DeclarationErrorsNameTheField) {
@@ -97,9 +105,10 @@ TEST(CApi, DeclarationErrorsNameTheField) {
   d.buffers = &buffer;
   d.num_buffers = 1;
   flexjit_variant* v = nullptr;
+  buffer.flags = 2;
   EXPECT_EQ(flexjit_variant_create(&d, &v), FLEXJIT_ERROR_USAGE);
-  EXPECT_EQ(last_error(), "flexjit_variant_create: desc->buffers[0] ('slope') is declared learnable "
-                          "(FLEXJIT_BUFFER_LEARNABLE), which this flexjit does not support yet: clear the flag");
+  EXPECT_EQ(last_error(), "flexjit_variant_create: desc->buffers[0].flags is 2: only FLEXJIT_BUFFER_LEARNABLE (1) is "
+                          "defined");
   buffer.flags = 0;
   buffer.ndim = 9;
   EXPECT_EQ(flexjit_variant_create(&d, &v), FLEXJIT_ERROR_USAGE);
