@@ -2,7 +2,11 @@
 reference, forward and backward, for every mod of bench/suite.json, on a non-default stream.
 Skipped without PyTorch or a CUDA device. The suite's shapes are scaled down (B <= 2, at most 2 kv
 heads with the problem's GQA ratio, 1024 tokens; 1000 for the long problems, so the last tiles
-are partial) so that the eager flex_attention and the float64 reference fit the test's time."""
+are partial) so that the eager flex_attention and the float64 reference fit the test's time.
+Learnable buffers ("grad_buffers") are checked against the float64 reference's gradient too.
+Decode problems ("kind": "decode") keep their KV length (their PyTorch mods spell it out) and run
+forward through flexjit.decode, with each sequence's length ("seq_lens", drawn as peers.py draws
+it) and, for "page_size", a shuffled page pool."""
 import json
 import math
 import os
@@ -34,6 +38,9 @@ def suite_buffer(spec, device):
     if "alibi_heads" in spec:
         n = spec["alibi_heads"]
         return torch.tensor([2.0 ** (-8.0 * (h + 1) / n) for h in range(n)], dtype=torch.float32, device=device)
+    if "randn" in spec:  # as bench/peers.py: float32 normal values, generator seeded 0
+        g = torch.Generator().manual_seed(0)
+        return torch.randn(*spec["randn"], generator=g, dtype=torch.float32).to(device)
     if "const" in spec:
         return torch.tensor(spec["const"], dtype=getattr(torch, {"f32": "float32", "i32": "int32"}[spec["dtype"]]),
                             device=device)
@@ -51,9 +58,20 @@ def py_env(bufs):
     return {"torch": torch, **bufs}
 
 
-def reference(q, k, v, dout, p, bufs, scale):
-    """Forward and gradients in float64 with plain PyTorch ops, the mods evaluated on index grids."""
+def seq_lens(p):
+    """bench/peers.py's seq_lens(): explicit values, or lo + ((i + 1) * 2654435761 mod 2^32) mod (hi - lo + 1)."""
+    spec = p["seq_lens"]
+    if "values" in spec:
+        return list(spec["values"])
+    lo, hi = spec["uniform"]
+    return [lo + ((i + 1) * 2654435761 % 2**32) % (hi - lo + 1) for i in range(p["B"])]
+
+
+def reference(q, k, v, dout, p, bufs, scale, learnable=(), kv_lens=None):
+    """Forward and gradients in float64 with plain PyTorch ops, the mods evaluated on index grids.
+    Returns out, dq, dk, dv and the gradients of the `learnable` buffers (None without dout)."""
     qd, kd, vd = (x.detach().double().requires_grad_() for x in (q, k, v))
+    bufs = {n: (b.detach().double().requires_grad_() if n in learnable else b) for n, b in bufs.items()}
     group = q.shape[1] // k.shape[1]
     s = qd @ kd.repeat_interleave(group, 1).transpose(-1, -2) * scale
     B, H, Sq, Skv = s.shape
@@ -65,9 +83,14 @@ def reference(q, k, v, dout, p, bufs, scale):
     if p.get("py_mask_mod"):
         keep = eval(p["py_mask_mod"], {**py_env(bufs), **grid})  # noqa: S307
         s = s.masked_fill(~keep.expand_as(s), -math.inf)
+    if kv_lens is not None:  # each sequence reads only its own keys
+        lens = torch.tensor(kv_lens, device=dev).view(B, 1, 1, 1)
+        s = s.masked_fill(~(grid["k"] < lens).expand_as(s), -math.inf)
     out = torch.softmax(s, -1) @ vd.repeat_interleave(group, 1)
+    if dout is None:
+        return out.detach(), None, None, None, {}
     out.backward(dout.double())
-    return out.detach(), qd.grad, kd.grad, vd.grad
+    return out.detach(), qd.grad, kd.grad, vd.grad, {n: bufs[n].grad for n in learnable}
 
 
 def suite_lambda(params, expression, bufs):
@@ -104,7 +127,11 @@ def poison_allocator(shapes, dtype):
     del blocks
 
 
-@pytest.mark.parametrize("problem", PROBLEMS, ids=[p["name"] for p in PROBLEMS])
+TRAINING = [p for p in PROBLEMS if p.get("kind") != "decode"]
+DECODE = [p for p in PROBLEMS if p.get("kind") == "decode"]
+
+
+@pytest.mark.parametrize("problem", TRAINING, ids=[p["name"] for p in TRAINING])
 def test_suite_problem_matches_flex_attention_forward_and_backward(problem):
     torch.manual_seed(0)
     sizes = scaled(problem)
@@ -116,6 +143,7 @@ def test_suite_problem_matches_flex_attention_forward_and_backward(problem):
     v = torch.randn(B, Hkv, S, Dv, device=dev, dtype=dtype)
     dout = torch.randn(B, Hq, S, Dv, device=dev, dtype=dtype)
     bufs = {name: suite_buffer(spec, dev) for name, spec in problem.get("buffers", {}).items()}
+    learnable = problem.get("grad_buffers", [])
     scale = 1.0 / math.sqrt(D)
 
     side = torch.cuda.Stream()
@@ -124,21 +152,25 @@ def test_suite_problem_matches_flex_attention_forward_and_backward(problem):
         assert torch.cuda.current_stream().cuda_stream != 0
         qg, kg, vg = (x.detach().clone().requires_grad_() for x in (q, k, v))
         poison_allocator([(B, Hq, S, Dv), (B, Hq, S, D), (B, Hkv, S, D), (B, Hkv, S, Dv)], dtype)
+        bufs_g = {n: (b.detach().clone().requires_grad_() if n in learnable else b) for n, b in bufs.items()}
         out, lse = flexjit.attention(qg, kg, vg, score_mod=problem.get("score_mod"), mask_mod=problem.get("mask_mod"),
-                                     buffers=bufs, return_lse=True)
+                                     buffers=bufs_g, return_lse=True)
         out.backward(dout)
         # Only the side stream is waited for: work flexjit queued elsewhere would not be finished.
         side.synchronize()
         got = (out.detach(), qg.grad, kg.grad, vg.grad)
         got = tuple(x.clone() for x in got)
+        got_buffer_grads = {n: bufs_g[n].grad.clone() for n in learnable}
     torch.cuda.synchronize()
     assert out.dtype == dtype and lse.dtype == torch.float32 and lse.shape == (B, Hq, S)
 
-    ref = reference(q, k, v, dout, problem, bufs, scale)
+    *ref, ref_buffer_grads = reference(q, k, v, dout, problem, bufs, scale, learnable)
     names = ("out", "dq", "dk", "dv")
     ours = {n: rel(g, r) for n, g, r in zip(names, got, ref)}
+    for n in learnable:
+        ours["d" + n] = rel(got_buffer_grads[n], ref_buffer_grads[n])
     print(f"\n{problem['name']} {sizes}: flexjit vs fp64 " + " ".join(f"{n}={e:.2e}" for n, e in ours.items()))
-    for n in names:
+    for n in ours:
         assert ours[n] < 1e-2, f"{n}: flexjit's relative error against float64 is {ours[n]:.3e}"
     peer = flex(q, k, v, dout, problem, bufs, sizes)
     theirs = {n: rel(g, r) for n, g, r in zip(names, peer, ref)}
@@ -185,3 +217,59 @@ def test_tune_then_block_mask_and_attention_reuse_it():
                           mask_mod="q_idx > kv_idx")
     assert str(e.value) == ("block_mask was built for mask_mod 'q_idx >= kv_idx' but attention got mask_mod "
                             "'q_idx > kv_idx': build the block mask from the same expression")
+
+
+@pytest.mark.parametrize("problem", DECODE, ids=[p["name"] for p in DECODE])
+def test_decode_problem_matches_float64_and_flex_attention_forward(problem):
+    """The suite's decode problems at their own KV length (their PyTorch mods spell it out), B <= 2
+    and at most 2 kv heads with the problem's GQA ratio; paged when the problem pages."""
+    torch.manual_seed(0)
+    group = problem["Hq"] // problem["Hkv"]
+    B, Hkv = min(problem["B"], 2), min(problem["Hkv"], 2)
+    Hq, Sq, Skv, D = Hkv * group, problem["Sq"], problem["Skv"], problem["D"]
+    dev = torch.device("cuda")
+    dtype = torch.bfloat16
+    q = torch.randn(B, Hq, Sq, D, device=dev, dtype=dtype)
+    k = torch.randn(B, Hkv, Skv, D, device=dev, dtype=dtype)
+    v = torch.randn(B, Hkv, Skv, D, device=dev, dtype=dtype)
+    bufs = {name: suite_buffer(spec, dev) for name, spec in problem.get("buffers", {}).items()}
+    lens = seq_lens(dict(problem, B=B)) if problem.get("seq_lens") else [Skv] * B
+    lens_dev = torch.tensor(lens, dtype=torch.int32, device=dev)
+    k_cache, v_cache, page_table = k, v, None
+    page = problem.get("page_size")
+    if page:  # a shuffled pool: sequence b's logical page j lives at slot perm[b * pages + j]
+        pages = (Skv + page - 1) // page
+        perm = torch.randperm(B * pages, device=dev)
+        page_table = perm.view(B, pages).to(torch.int32)
+        pool_k = torch.empty(B * pages, page, Hkv, D, device=dev, dtype=dtype)
+        pool_v = torch.empty_like(pool_k)
+        pad = pages * page - Skv
+        kp = torch.nn.functional.pad(k, (0, 0, 0, pad)).view(B, Hkv, pages, page, D).permute(0, 2, 3, 1, 4)
+        vp = torch.nn.functional.pad(v, (0, 0, 0, pad)).view(B, Hkv, pages, page, D).permute(0, 2, 3, 1, 4)
+        pool_k[perm] = kp.reshape(B * pages, page, Hkv, D)
+        pool_v[perm] = vp.reshape(B * pages, page, Hkv, D)
+        k_cache, v_cache = pool_k, pool_v
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        poison_allocator([(B, Hq, Sq, D)], dtype)
+        out = flexjit.decode(q, k_cache, v_cache, lens_dev, page_table=page_table, score_mod=problem.get("score_mod"),
+                             mask_mod=problem.get("mask_mod"), buffers=bufs, host_seq_lens=lens)
+        side.synchronize()
+        got = out.clone()
+    torch.cuda.synchronize()
+    ref = reference(q, k, v, None, problem, bufs, 1.0 / math.sqrt(D), kv_lens=lens)[0]
+    err = rel(got, ref)
+    print(f"\n{problem['name']} B={B} Hq={Hq} Hkv={Hkv} Sq={Sq} Skv={Skv} lens={lens}: flexjit decode vs fp64 {err:.2e}")
+    assert err < 1e-2, f"out: flexjit's relative error against float64 is {err:.3e}"
+    # flex_attention on the same problem, each sequence's keys masked past its length
+    user_mask = suite_lambda("b, h, q, k", problem["py_mask_mod"], bufs) if problem.get("py_mask_mod") else None
+    def mask_mod(b, h, q_, k_):
+        keep = k_ < lens_dev[b]
+        return keep & user_mask(b, h, q_, k_) if user_mask else keep
+    block_mask = create_block_mask(mask_mod, B, None, Sq, Skv, device=dev)
+    score_mod = suite_lambda("s, b, h, q, k", problem["py_score_mod"], bufs) if problem.get("py_score_mod") else None
+    peer = flex_attention(q, k, v, score_mod=score_mod, block_mask=block_mask, enable_gqa=Hq != Hkv)
+    theirs, vs_flex = rel(peer, ref), rel(got, peer)
+    print(f"  flex_attention vs fp64 {theirs:.2e} | flexjit vs flex_attention {vs_flex:.2e}")
+    assert vs_flex < 2e-2 + theirs, f"flexjit and flex_attention differ by {vs_flex:.3e}"

@@ -64,6 +64,20 @@ TEST(BwdGpu, OddLengthsAndDifferentLengths) {
   }
 }
 
+TEST(BwdGpu, ShortSequencesWithAnOddGqaRatio) {
+  // One and three tokens with 7 query heads per kv head (the shapes of a decode step run through
+  // the training backward): every dq row is written and finite, dk/dv sum the group's 7 heads.
+  FLEXJIT_REQUIRE_GPU();
+  for (int S : {1, 3}) {
+    FwdProblem p = base(S);
+    p.Hq = 14;
+    p.Hkv = 2;
+    expect_close(p, "gqa 7:1 noop S=" + std::to_string(S));
+    p.mask_mod = "q_idx >= kv_idx";
+    expect_close(p, "gqa 7:1 causal S=" + std::to_string(S));
+  }
+}
+
 TEST(BwdGpu, Gqa8To1AndBshd) {
   FLEXJIT_REQUIRE_GPU();
   FwdProblem p = base(320);
