@@ -1,5 +1,6 @@
 #include "codegen/buffer_grad.hpp"
 
+#include <algorithm>
 #include <map>
 
 namespace flexjit::codegen {
@@ -39,7 +40,11 @@ size_t buffer_grad_smem_bytes(const KernelSpec& spec) {
   // As BufferGradLayout in flexjit_buffer_grad.cuh (the kernel static-asserts the two agree).
   const int m_tiles = spec.config.block_m / spec.config.num_warps / 16;
   const int chunk_cols = spec.config.block_n < 32 ? spec.config.block_n : 32;
-  const int warp_floats = (offsets ? 2 : 1) * 16 * (chunk_cols + 1) + spec.config.block_n + 16 * m_tiles - 1 + 1;
+  const int chunk = 16 * (chunk_cols + 1);
+  const int n = spec.config.block_n;
+  const int fold_cols = n <= 64 ? n : n % 64 == 0 ? 64 : n % 32 == 0 ? 32 : n % 16 == 0 ? 16 : 8;
+  const int fold = 8 * (fold_cols + 8);
+  const int warp_floats = std::max(chunk, fold) + (offsets ? chunk : 0) + spec.config.block_n + 16 * m_tiles - 1 + 1;
   return size_t(spec.config.num_warps) * 4 * (staged ? warp_floats : 1);
 }
 

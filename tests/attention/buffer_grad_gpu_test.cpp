@@ -141,6 +141,21 @@ TEST(BufferGradGpu, RelativePositionTableCausalGqaOddLengths) {
     }
 }
 
+// The diagonal scheme's other layouts: two 16-row tiles per warp (m128 over 4 warps) and a kv tile
+// wider than one folded chunk (n128 = two chunks of 64), where the pieces overlap in the warp's
+// band and are added rather than stored.
+TEST(BufferGradGpu, RelativePositionTableWithTwoRowTilesPerWarpAndTwoFoldedChunks) {
+  FLEXJIT_REQUIRE_GPU();
+  std::mt19937_64 rng(fresh_seed());
+  for (const char* config : {"m128n64w4s2", "m64n128w4s2"}) {
+    FwdProblem p = problem(2, 4, 2, 333, 333, 64, config);
+    p.score_mod = "score + rel[h][q_idx - kv_idx + 332]";
+    p.mask_mod = "q_idx >= kv_idx";
+    p.buffers.push_back(learnable("rel", {4, 2 * 333 - 1}, rng));
+    expect_close(p, std::string("rel-pos d64 ") + config);
+  }
+}
+
 TEST(BufferGradGpu, AlibiSlopesPerHead) {
   FLEXJIT_REQUIRE_GPU();
   std::mt19937_64 rng(fresh_seed());

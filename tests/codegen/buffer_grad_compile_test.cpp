@@ -97,13 +97,14 @@ TEST(BufferGradCompile, StagingKeepsTwoDqCtasPerSmAtD128) {
   const KernelSpec with = dq_spec(kVariants[0], "m64n64w4s2g");
   KernelSpec without = with;
   without.buffer_grads = false;
-  EXPECT_EQ(with.shared_memory_bytes() - without.shared_memory_bytes(), 4u * 4 * (16 * 33 + 64 + 16));
+  // Per warp: the folded 8 x (64 + 8) chunk, the 79-diagonal band and one pad float.
+  EXPECT_EQ(with.shared_memory_bytes() - without.shared_memory_bytes(), 4u * 4 * (8 * 72 + 64 + 16));
   EXPECT_LE(2 * (with.shared_memory_bytes() + 1024), 228u * 1024);
-  // An arbitrary read also stages offsets.
+  // An arbitrary read also stages offsets (16 x 33) after the values.
   const KernelSpec doc = dq_spec(kVariants[4], "m64n64w4s2g");
   KernelSpec doc_without = doc;
   doc_without.buffer_grads = false;
-  EXPECT_EQ(doc.shared_memory_bytes() - doc_without.shared_memory_bytes(), 4u * 4 * (2 * 16 * 33 + 64 + 16));
+  EXPECT_EQ(doc.shared_memory_bytes() - doc_without.shared_memory_bytes(), 4u * 4 * (8 * 72 + 16 * 33 + 64 + 16));
 }
 
 TEST(BufferGradCompile, DqKernelsAndReduceFamilyCompileWithoutSpills) {
@@ -118,6 +119,10 @@ TEST(BufferGradCompile, DqKernelsAndReduceFamilyCompileWithoutSpills) {
     jobs.push_back({v.name, dq_spec(v, "m64n64w4s2"), "sm_80"});
     jobs.push_back({v.name, dq_spec(v, "m64n64w4s2g"), "sm_90a"});
   }
+  // The diagonal scheme's non-plain layouts: two row tiles per warp, two folded chunks per kv tile.
+  // Compiled, not held to zero spills: mma.sync with 32 rows per warp is register-bound as it is.
+  jobs.push_back({"relpos_d64_layouts", dq_spec(kVariants[1], "m128n64w4s2"), "sm_80"});
+  jobs.push_back({"relpos_d64_layouts", dq_spec(kVariants[1], "m64n128w4s2"), "sm_80"});
   KernelSpec reduce = dq_spec(kVariants[5], "m64n64w4s2");
   reduce.family = Family::bwd_buffer_grad;
   reduce.buffer_grads = false;
@@ -148,6 +153,8 @@ TEST(BufferGradCompile, DqKernelsAndReduceFamilyCompileWithoutSpills) {
       // a d128 softcap that still spills a little (known, see notes/design-changes.md).
       if (jobs[i].label == std::string("two_buffers_softcap"))
         EXPECT_LE(r.spill_store_bytes, 48) << what << " " << name;
+      else if (jobs[i].label == std::string("relpos_d64_layouts"))
+        continue;
       else if (jobs[i].label == std::string("full_bias") && jobs[i].arch == "sm_80")
         EXPECT_LE(r.spill_store_bytes, 24) << what << " " << name;  // known: per-score offsets on mma.sync
       else
