@@ -14,7 +14,7 @@ namespace flexjit {
 // ---- Building blocks ------------------------------------------------------------------------
 
 // mma.sync: acc += A Bᵀ with A (rows of this warp) and B both K-major in swizzled shared memory,
-// K columns. a_rows / b_rows: the tiles' addresses plus this lane's ldmatrix row.
+// K columns. smem_a / smem_b: the tiles; a_lane_row / b_lane_row: this lane's ldmatrix row in them.
 template <typename T, int M_TILES, int N, int K, typename ATile, typename BTile>
 __device__ __forceinline__ void mma_gemm_nt(float (&acc)[M_TILES][N / 8][4], u32 smem_a, u32 a_lane_row, u32 smem_b,
                                             u32 b_lane_row, const LdmatrixColumns& cols_a,
@@ -120,10 +120,12 @@ __device__ __forceinline__ void bwd_wait_dp(float (&acc_dp)[M_TILES][N_TILES][4]
 
 // ---- dQ kernel: S = Q Kᵀ, dP = dO Vᵀ, dQ += dS K ------------------------------------------------
 
-// mma.sync ldmatrix addressing of the dQ kernel, gathered from the kernel's locals (the kernel
-// computes them itself, so they stay plain values to the compiler; the wgmma path leaves them
-// unused and they are compiled away): Q and dO are A operands (this warp's rows), K and V B
-// operands (not transposed for S and dP, transposed (kt) for dQ).
+// mma.sync ldmatrix addressing of the dQ kernel, gathered from the kernel's own locals. (Computed
+// in a constructor here instead, the same values come out of NVVM with reassociated address
+// arithmetic and a different register allocation; as locals they give the code the kernels had
+// before this header. The wgmma path leaves them unused and they are compiled away.) Q and dO are
+// A operands (this warp's rows), K and V B operands (not transposed for S and dP, transposed (kt)
+// for dQ).
 struct DqLanes {
   const LdmatrixColumns& cols_hi16;
   const LdmatrixColumns& cols_hi8;
