@@ -31,7 +31,9 @@ std::string descr_of(DType dtype) {
 }  // namespace
 
 int64_t NpyArray::numel() const {
-  // Shapes come from parse_npy (whose byte count is overflow-checked) or from our own code.
+  // Shapes come from parse_npy (whose product of non-zero extents is overflow-checked) or from
+  // our own code; a zero extent anywhere makes the array empty.
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
   int64_t n = 1;
   for (int64_t e : shape) n *= e;
   return n;
@@ -232,18 +234,17 @@ NpyArray parse_npy(const std::string& bytes, const std::string& name) {
   const size_t data_start = header_start + header_len;
   const size_t available = bytes.size() - data_start;
   // Element count and byte count checked against overflow before they are compared with the
-  // data: a wrapped product would pass the size check and be read out of bounds later.
+  // data: a wrapped product would pass the size check and be read out of bounds later. The
+  // non-zero extents are checked even when one extent is 0, so that every partial product of the
+  // shape (strides, element counts in any order) fits in 64 bits; the array is then empty.
   uint64_t need = dtype_size(a.dtype);
-  const bool empty = std::find(a.shape.begin(), a.shape.end(), 0) != a.shape.end();
   for (int64_t d : a.shape) {
-    if (empty) {
-      need = 0;
-      break;
-    }
+    if (d == 0) continue;
     if (need > static_cast<uint64_t>(INT64_MAX) / static_cast<uint64_t>(d))
       fail("declares shape " + shape_text(a.shape) + ", more bytes than a 64-bit size can count");
     need *= static_cast<uint64_t>(d);
   }
+  if (std::find(a.shape.begin(), a.shape.end(), 0) != a.shape.end()) need = 0;
   if (available < need)
     fail("is truncated: " + std::to_string(available) + " data bytes, the shape " + shape_text(a.shape) +
          " needs " + std::to_string(need));

@@ -234,8 +234,16 @@ TEST_F(NpyTest, ShapesWhoseSizeOverflowsAreRefused) {
   write_bytes("big.npy", npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }", 1, ""));
   EXPECT_EQ(read_error("big.npy"), "'" + p + "' has a malformed header: it has the dimension 99999999999999999999 "
                                    "in 'shape', larger than 2^63-1 (header offset 51)");
-  // A zero extent makes the array empty whatever the other extents are.
+  // A zero extent makes the array empty, but the other extents must still be countable: strides
+  // and element counts are products of them in any order (found by fuzz_npy under UBSan).
   write_bytes("big.npy", npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 4611686018427387904), }", 1, ""));
+  EXPECT_EQ(read_error("big.npy"), "'" + p + "' declares shape (0, 4611686018427387904), more bytes than a "
+                                   "64-bit size can count");
+  write_bytes("big.npy", npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': "
+                                  "(4194304, 22, 944, 20152, 97152, 0, 22, 943042, 97152, 64), }", 1, ""));
+  EXPECT_EQ(read_error("big.npy"), "'" + p + "' declares shape (4194304, 22, 944, 20152, 97152, 0, 22, 943042, "
+                                   "97152, 64), more bytes than a 64-bit size can count");
+  write_bytes("big.npy", npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 0, 1048576), }", 1, ""));
   EXPECT_EQ(read_npy(p).numel(), 0);
 }
 
