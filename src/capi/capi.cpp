@@ -94,7 +94,18 @@ char* copy_string(const std::string& text) {
   return out;
 }
 
-DType element_type(flexjit_dtype dtype, const std::string& where) {
+// The value a caller stored in an enum-typed field of a C struct, read as the int it is: C lets
+// any int live there, while loading an out-of-range value as the C++ enum type is undefined.
+template <typename Enum>
+int raw_enum(const Enum& field) {
+  static_assert(sizeof(Enum) == sizeof(int), "C enums are int-sized here");
+  int value = 0;
+  std::memcpy(&value, &field, sizeof value);
+  return value;
+}
+
+DType element_type(const flexjit_dtype& field, const std::string& where) {
+  const int dtype = raw_enum(field);
   switch (dtype) {
     case FLEXJIT_BF16: return DType::bf16;
     case FLEXJIT_F16: return DType::f16;
@@ -102,7 +113,7 @@ DType element_type(flexjit_dtype dtype, const std::string& where) {
     case FLEXJIT_I32: return DType::i32;
     case FLEXJIT_U8: return DType::u8;
   }
-  throw UsageError(where + " is " + std::to_string(static_cast<int>(dtype)) +
+  throw UsageError(where + " is " + std::to_string(dtype) +
                    ", not a flexjit_dtype: use FLEXJIT_BF16, FLEXJIT_F16, FLEXJIT_F32, FLEXJIT_I32 or FLEXJIT_U8");
 }
 
@@ -134,10 +145,10 @@ Declarations declarations_of(const flexjit_variant_desc& desc, const char* funct
     if (p.name == nullptr || *p.name == '\0') throw UsageError(where + ".name is empty: give the name the expressions use");
     ParamDecl decl;
     decl.name = p.name;
-    if (p.type == FLEXJIT_SCALAR_INT) decl.type = ScalarType::integer;
-    else if (p.type == FLEXJIT_SCALAR_FLOAT) decl.type = ScalarType::floating;
+    if (raw_enum(p.type) == FLEXJIT_SCALAR_INT) decl.type = ScalarType::integer;
+    else if (raw_enum(p.type) == FLEXJIT_SCALAR_FLOAT) decl.type = ScalarType::floating;
     else
-      throw UsageError(where + ".type is " + std::to_string(static_cast<int>(p.type)) +
+      throw UsageError(where + ".type is " + std::to_string(raw_enum(p.type)) +
                        ": use FLEXJIT_SCALAR_INT or FLEXJIT_SCALAR_FLOAT");
     out.params.push_back(std::move(decl));
   }
@@ -174,19 +185,19 @@ void read_params(const flexjit_call_options& o, const Declarations& declarations
     const ParamDecl* decl = declarations.find_param(p.name);
     if (decl == nullptr)
       throw UsageError(where + ": the variant declares no parameter '" + p.name + "'");
-    if (p.type == FLEXJIT_SCALAR_INT) {
+    if (raw_enum(p.type) == FLEXJIT_SCALAR_INT) {
       if (decl->type != ScalarType::integer)
         throw UsageError(where + ": parameter '" + p.name + "' is declared float: pass FLEXJIT_SCALAR_FLOAT and float_value");
       if (p.int_value < INT32_MIN || p.int_value > INT32_MAX)
         throw UsageError(where + ": int parameter '" + p.name + "' = " + std::to_string(p.int_value) +
                          " does not fit in 32 bits");
       params[p.name] = static_cast<double>(p.int_value);
-    } else if (p.type == FLEXJIT_SCALAR_FLOAT) {
+    } else if (raw_enum(p.type) == FLEXJIT_SCALAR_FLOAT) {
       if (decl->type != ScalarType::floating)
         throw UsageError(where + ": parameter '" + p.name + "' is declared int: pass FLEXJIT_SCALAR_INT and int_value");
       params[p.name] = p.float_value;
     } else {
-      throw UsageError(where + ".type is " + std::to_string(static_cast<int>(p.type)) +
+      throw UsageError(where + ".type is " + std::to_string(raw_enum(p.type)) +
                        ": use FLEXJIT_SCALAR_INT or FLEXJIT_SCALAR_FLOAT");
     }
   }
@@ -470,18 +481,18 @@ flexjit_status flexjit_block_mask_create(const flexjit_variant* variant, const f
     const flexjit_block_mask_desc d = read_versioned(desc, fn, "desc", "flexjit_block_mask_desc");
     const int q_block = d.q_block == 0 ? 128 : d.q_block, kv_block = d.kv_block == 0 ? 128 : d.kv_block;
     const Declarations& declarations = attention.spec().declarations;
-    if (d.device == FLEXJIT_MASK_GPU) {
+    if (raw_enum(d.device) == FLEXJIT_MASK_GPU) {
       DeviceCheck devices;
       const CallOptions call = gpu_options(options, declarations, fn, devices);
       *mask = new flexjit_block_mask{BlockMask::build_on_gpu(attention.mask_mod(), d.batch, d.q_heads, d.q_len,
                                                              d.kv_len, call.values, stream_of(stream), q_block,
                                                              kv_block, attention.spec().arch)};
-    } else if (d.device == FLEXJIT_MASK_CPU) {
+    } else if (raw_enum(d.device) == FLEXJIT_MASK_CPU) {
       const HostCall call = host_options(options, declarations, fn);
       *mask = new flexjit_block_mask{BlockMask::build_on_cpu(attention.mask_mod(), d.batch, d.q_heads, d.q_len,
                                                              d.kv_len, call.inputs, q_block, kv_block)};
     } else {
-      throw UsageError(std::string(fn) + ": desc->device is " + std::to_string(static_cast<int>(d.device)) +
+      throw UsageError(std::string(fn) + ": desc->device is " + std::to_string(raw_enum(d.device)) +
                        ": use FLEXJIT_MASK_GPU or FLEXJIT_MASK_CPU");
     }
   });

@@ -129,7 +129,8 @@ TEST(ReferenceBufferGradient, ScalarGainReadingScore) {
                      {{"gain:f32:1", true, {}, {}}, {"slope:f32:3", true, {}, {}}});
   expect_matches_finite_differences(c);
   // slope[h] shifts a whole row: softmax ignores it, so its gradient is zero (to rounding).
-  for (double x : c.gradients().at("slope")) EXPECT_NEAR(x, 0.0, 1e-14);
+  const auto grads = c.gradients();
+  for (double x : grads.at("slope")) EXPECT_NEAR(x, 0.0, 1e-14);
 }
 
 TEST(ReferenceBufferGradient, FullBiasPerScore) {
@@ -158,7 +159,8 @@ TEST(ReferenceBufferGradient, BiasIndexedByADocumentIdOfTheKey) {
 TEST(ReferenceBufferGradient, BiasConstantAlongAQueryRowHasZeroGradient) {
   Case c = make_case("score + dbias[doc[q_idx]][h]", "q_idx >= kv_idx", {2, 2, 2, 7, 7, 8, 4},
                      {{"doc:i32:7", false, {}, {0, 0, 1, 1, 1, 2, 2}}, {"dbias:f32:3x2", true, {}, {}}});
-  for (double x : c.gradients().at("dbias")) EXPECT_NEAR(x, 0.0, 1e-14);
+  const auto grads = c.gradients();
+  for (double x : grads.at("dbias")) EXPECT_NEAR(x, 0.0, 1e-14);
 }
 
 TEST(ReferenceBufferGradient, TwoBuffersThroughSoftcapAndFullyMaskedRows) {
