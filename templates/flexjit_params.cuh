@@ -41,6 +41,21 @@ struct FlexjitFwdParams {
   float scale_log2;  // scale * log2(e), used when score_mod is the identity
 };
 
+// A TMA tensor map (the driver's CUtensorMap, encoded on the host by cuTensorMapEncodeTiled):
+// 128 opaque bytes, 64-byte aligned.
+struct alignas(64) FlexjitTensorMap {
+  unsigned long long opaque[16];
+};
+
+// The warp-specialised forward's tensor maps, passed as one __grid_constant__ parameter. Each is
+// 4-D (D, S, H, B), innermost first, with a box of 64 columns (128 bytes, 128-byte swizzle) by
+// the kernel's tile rows.
+struct FlexjitFwdTma {
+  FlexjitTensorMap q;  // box 64 x BLOCK_M
+  FlexjitTensorMap k;  // box 64 x BLOCK_N
+  FlexjitTensorMap v;  // box 64 x BLOCK_N
+};
+
 // Block-mask builder. Tables are laid out [table_batch * table_heads][rows][row length], int32.
 struct FlexjitBlockMaskParams {
   unsigned char* classes;  // [bh][num_q_blocks][num_kv_blocks]: 0 empty, 1 partial, 2 full

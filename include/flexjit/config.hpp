@@ -11,21 +11,26 @@ namespace flexjit {
 struct BlockConfig {
   int block_m = 0;    ///< query rows per CTA (a multiple of 16 * warps / m-tiles; divides 128)
   int block_n = 0;    ///< key/value rows per pipeline step (multiple of 16; divides 128)
-  int num_warps = 0;  ///< warps per CTA
+  int num_warps = 0;  ///< warps per CTA that multiply (the warp-specialised path adds a producer warpgroup)
   int stages = 0;     ///< shared-memory pipeline depth for K/V tiles (>= 2)
   bool wgmma = false; ///< Hopper path (sm_90a): warpgroup MMAs from shared memory instead of mma.sync
+  /// Hopper warp-specialised path (sm_90a, forward only; implies wgmma): a producer warpgroup
+  /// loads Q, K and V with TMA into an mbarrier pipeline, and the num_warps / 4 consumer
+  /// warpgroups only multiply and do the softmax.
+  bool warp_specialized = false;
 
   /// True when every field is set (non-zero).
   bool is_set() const noexcept { return block_m > 0 && block_n > 0 && num_warps > 0 && stages > 0; }
-  /// "m128n64w4s2" ("m128n128w8s2g" for the wgmma path): compact text used in cache keys, tables
-  /// and messages.
+  /// "m128n64w4s2" ("m128n128w8s2g" for the wgmma path, "m128n128w8s2ws" for the
+  /// warp-specialised one): compact text used in cache keys, tables and messages.
   std::string str() const;
   /// Parses the text form of str(); throws UsageError naming the bad part.
   static BlockConfig parse(const std::string& text);
   /// Field-wise equality.
   bool operator==(const BlockConfig& other) const noexcept {
     return block_m == other.block_m && block_n == other.block_n && num_warps == other.num_warps &&
-           stages == other.stages && wgmma == other.wgmma;
+           stages == other.stages && wgmma == other.wgmma &&
+           warp_specialized == other.warp_specialized;
   }
   /// Field-wise inequality.
   bool operator!=(const BlockConfig& other) const noexcept { return !(*this == other); }

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "../../templates/flexjit_params.cuh"
+#include "attention/tma_maps.hpp"
 #include "codegen/error_words.hpp"
 #include "codegen/family.hpp"
 #include "codegen/kernel_store.hpp"
@@ -287,11 +288,16 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
   p.scale = scale;
   p.scale_log2 = scale * FLEXJIT_LOG2E;
 
-  const auto launch = [&](const codegen::KernelSpec&, const codegen::ReadyKernel& kernel, Stream s) {
+  const auto launch = [&](const codegen::KernelSpec& ks, const codegen::ReadyKernel& kernel, Stream s) {
     const codegen::ConfiguredKernel configured(kernel, call_shape(shape));
     FlexjitFwdParams call = p;
     call.num_q_tiles = configured.tiles();
-    configured.launch(s, {&call, const_cast<unsigned char*>(mod_args.data())});
+    if (ks.config.warp_specialized) {
+      FlexjitFwdTma maps = attention::encode_forward_tma(q, k, v, ks.config);
+      configured.launch(s, {&call, const_cast<unsigned char*>(mod_args.data()), &maps});
+    } else {
+      configured.launch(s, {&call, const_cast<unsigned char*>(mod_args.data())});
+    }
   };
   const auto fwd = resolve(*impl_, codegen::Family::fwd, spec.fwd_config, shape, block_mask, launch, stream);
   launch(fwd->spec, *fwd->kernel, stream);

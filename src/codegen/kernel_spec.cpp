@@ -21,7 +21,8 @@ namespace {
 // stages kernels are composed of. Only flexjit_variant.cuh and flexjit_wgmma.cuh are generated.
 constexpr const char* kSharedHeaders[] = {"flexjit_mma.cuh",      "flexjit_attention.cuh", "flexjit_expr.cuh",
                                           "flexjit_params.cuh",   "flexjit_softmax.cuh",   "flexjit_warp_gemm.cuh",
-                                          "flexjit_epilogue.cuh", "flexjit_wgmma_ops.cuh", "flexjit_bwd_gemm.cuh"};
+                                          "flexjit_epilogue.cuh", "flexjit_wgmma_ops.cuh", "flexjit_bwd_gemm.cuh",
+                                          "flexjit_tma.cuh"};
 
 std::string kib(size_t bytes) {
   const size_t whole = bytes / 1024, tenth = (bytes % 1024) * 10 / 1024;

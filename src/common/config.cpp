@@ -8,7 +8,7 @@ namespace flexjit {
 
 std::string BlockConfig::str() const {
   return "m" + std::to_string(block_m) + "n" + std::to_string(block_n) + "w" +
-         std::to_string(num_warps) + "s" + std::to_string(stages) + (wgmma ? "g" : "");
+         std::to_string(num_warps) + "s" + std::to_string(stages) + (warp_specialized ? "ws" : wgmma ? "g" : "");
 }
 
 BlockConfig BlockConfig::parse(const std::string& text) {
@@ -32,10 +32,14 @@ BlockConfig BlockConfig::parse(const std::string& text) {
   if (pos < text.size() && text[pos] == 'g') {
     config.wgmma = true;
     ++pos;
+  } else if (text.compare(pos, 2, "ws") == 0) {
+    config.wgmma = config.warp_specialized = true;
+    pos += 2;
   }
   if (pos != text.size())
     throw UsageError("bad block config '" + text + "': unexpected '" + text.substr(pos) +
-                     "' after the stages (e.g. m128n64w4s2, or m128n128w8s2g for the wgmma path)");
+                     "' after the stages (e.g. m128n64w4s2, m128n128w8s2g for the wgmma path, m128n128w8s2ws for the "
+                     "warp-specialised one)");
   return config;
 }
 

@@ -239,3 +239,114 @@ TEST(FwdGpu, OutOfBoundsBufferReadsAreReported) {
 
 }  // namespace
 }  // namespace flexjit::test
+
+namespace flexjit::test {
+namespace {
+
+// The warp-specialised TMA path ("ws" configs) on every case the synchronous paths are tested on:
+// every suite mod, odd lengths, Sq != Skv, GQA 8:1 and 3:1, [B,S,H,D] strides, fully masked rows,
+// D != Dv, f16 and bf16, head dims 64 to 256, with and without block-sparse tables.
+#define FLEXJIT_REQUIRE_HOPPER()                                                                           \
+  FLEXJIT_REQUIRE_GPU();                                                                                    \
+  if (!is_hopper()) GTEST_SKIP() << "the warp-specialised path needs an sm_90a GPU, this is " << current_device().name
+
+void check_warp_specialized_mods(const char* c) {
+  std::mt19937_64 rng(fresh_seed());
+  struct Mod { const char* name; const char* score; const char* mask; };
+  const Mod mods[] = {
+      {"noop", "", ""},
+      {"causal", "", "q_idx >= kv_idx"},
+      {"sliding_window", "", "q_idx >= kv_idx && q_idx - kv_idx <= 200"},
+      {"document_causal", "", "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx"},
+      {"prefix_lm", "", "kv_idx <= 100 || q_idx >= kv_idx"},
+      {"alibi_causal", "score + slope[h] * (kv_idx - q_idx)", "q_idx >= kv_idx"},
+      {"softcap_causal", "30.0 * tanh(score / 30.0)", "q_idx >= kv_idx"},
+      {"nested_buffers", "", "doc[q_idx] == doc[kv_idx] && kv_idx - start[doc[kv_idx]] <= q_idx - start[doc[q_idx]]"},
+  };
+  {
+    for (const Mod& m : mods) {
+      for (int D : {64, 128}) {
+        FwdProblem p = base(640, D);
+        p.config = BlockConfig::parse(c);
+        p.score_mod = m.score;
+        p.mask_mod = m.mask;
+        if (std::string(m.mask).find("doc") != std::string::npos) {
+          TestBuffer doc = document_ids(p.Skv, rng);
+          if (std::string(m.mask).find("start") != std::string::npos) {
+            // start[d]: the first position of document d (document ids are ascending from 0).
+            TestBuffer start;
+            const auto& ids = doc.values;
+            for (size_t i = 0; i < ids.size(); ++i)
+              if (i == 0 || ids[i] != ids[i - 1]) start.values.push_back(static_cast<double>(i));
+            start.decl = BufferDecl{"start", DType::i32, {static_cast<int>(start.values.size())}};
+            p.buffers.push_back(start);
+          }
+          p.buffers.push_back(doc);
+        }
+        if (std::string(m.score).find("slope") != std::string::npos) p.buffers.push_back(alibi_slopes(p.Hq));
+        expect_close(p, std::string("ws ") + c + " " + m.name + " d" + std::to_string(D));
+      }
+    }
+  }
+}
+
+TEST(FwdGpu, WarpSpecializedModsTwoConsumers) {
+  FLEXJIT_REQUIRE_HOPPER();
+  check_warp_specialized_mods("m128n128w8s2ws");
+}
+TEST(FwdGpu, WarpSpecializedModsThreeStages) {
+  FLEXJIT_REQUIRE_HOPPER();
+  check_warp_specialized_mods("m128n64w8s3ws");
+}
+TEST(FwdGpu, WarpSpecializedModsOneConsumer) {
+  FLEXJIT_REQUIRE_HOPPER();
+  check_warp_specialized_mods("m64n128w4s2ws");
+}
+
+void check_warp_specialized_shapes(DType dtype) {
+  {
+    for (auto [d, dv] : {std::pair{64, 64}, {256, 256}, {128, 64}, {64, 256}, {192, 128}, {128, 128}})
+      for (auto [sq, skv] : {std::pair{1, 1}, {77, 77}, {1000, 1000}, {130, 333}, {333, 130}}) {
+        FwdProblem p;
+        p.B = 2;
+        p.Hq = 3;
+        p.Hkv = 1;
+        p.Sq = sq;
+        p.Skv = skv;
+        p.D = d;
+        p.Dv = dv;
+        p.dtype = dtype;
+        p.bshd = sq == 77;
+        p.mask_mod = "q_idx >= kv_idx";
+        p.config = BlockConfig::parse(d + dv > 384 ? "m128n64w8s2ws" : "m128n128w8s2ws");
+        expect_close(p, std::string("ws ") + std::string(dtype_name(dtype)) + " D=" + std::to_string(d) +
+                            " Dv=" + std::to_string(dv) + " Sq=" + std::to_string(sq) + " Skv=" + std::to_string(skv));
+      }
+  }
+}
+
+TEST(FwdGpu, WarpSpecializedShapesBf16) {
+  FLEXJIT_REQUIRE_HOPPER();
+  check_warp_specialized_shapes(DType::bf16);
+}
+TEST(FwdGpu, WarpSpecializedShapesF16) {
+  FLEXJIT_REQUIRE_HOPPER();
+  check_warp_specialized_shapes(DType::f16);
+}
+
+TEST(FwdGpu, WarpSpecializedFullyMaskedRows) {
+  FLEXJIT_REQUIRE_HOPPER();
+  // Fully masked rows (queries before any key of their window) and no block-sparse tables.
+  for (bool tables : {true, false}) {
+    FwdProblem p = base(300);
+    p.Hq = 8;
+    p.Hkv = 1;
+    p.config = BlockConfig::parse("m128n128w8s2ws");
+    p.mask_mod = "kv_idx >= 150 && q_idx >= kv_idx";
+    p.use_block_mask = tables;
+    expect_close(p, std::string("ws fully masked rows, tables ") + (tables ? "on" : "off"));
+  }
+}
+
+}  // namespace
+}  // namespace flexjit::test

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "codegen/families/attention_common.hpp"
+#include "flexjit/error.hpp"
 
 namespace flexjit::codegen::families {
 namespace {
@@ -14,21 +15,44 @@ BlockConfig default_config(int head_dim, int head_dim_v) {
   return {64, 32, 4, 2};
 }
 
-void validate(const KernelSpec& s) { validate_tiles(s, /*kv_rows=*/false, nullptr, nullptr); }
+// The warp-specialised kernel's producer warpgroup, beside the num_warps consumer warps.
+constexpr int kProducerThreads = 128;
 
-// The Q tile (reused for staging O), then STAGES K/V tiles; wgmma tiles start 1024-aligned.
-size_t shared_memory_bytes(const KernelSpec& s) {
-  const size_t e = 2, m = s.config.block_m, n = s.config.block_n, d = s.head_dim, dv = s.head_dim_v;
-  return std::max(m * d, m * dv) * e + s.config.stages * n * (d + dv) * e + (s.config.wgmma ? 1024 : 0);
+void validate_warp_specialized(const KernelSpec& s) {
+  const BlockConfig& c = s.config;
+  if (c.num_warps != 4 && c.num_warps != 8)
+    throw UsageError("config " + c.str() + ": the warp-specialised forward takes 4 or 8 consumer warps (one or two "
+                     "warpgroups of 64 query rows)");
 }
 
-int threads(const KernelSpec& s, int) { return s.config.num_warps * 32; }
+void validate(const KernelSpec& s) {
+  validate_tiles(s, /*kv_rows=*/false, nullptr, s.config.warp_specialized ? validate_warp_specialized : nullptr);
+}
+
+// The Q tile (reused for staging O), then STAGES K/V tiles; wgmma tiles start 1024-aligned. The
+// warp-specialised kernel keeps its mbarriers after the stages: the Q barrier and a full and an
+// empty barrier per stage for K and for V, 8 bytes each, in whole 128-byte lines.
+size_t shared_memory_bytes(const KernelSpec& s) {
+  const size_t e = 2, m = s.config.block_m, n = s.config.block_n, d = s.head_dim, dv = s.head_dim_v;
+  return std::max(m * d, m * dv) * e + s.config.stages * n * (d + dv) * e + (s.config.wgmma ? 1024 : 0) +
+         (s.config.warp_specialized ? (8 + 32 * s.config.stages + 127) / 128 * 128 : 0);
+}
+
+int threads(const KernelSpec& s, int) {
+  return s.config.num_warps * 32 + (s.config.warp_specialized ? kProducerThreads : 0);
+}
 
 void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& constants) {
   add_tile_constants(s, ctx, constants);
+  constants.push_back(bool_constant("WARP_SPECIALIZED", s.config.warp_specialized));
+  ctx["warp_specialized"] = s.config.warp_specialized;
 }
 
-LaunchGeometry geometry(const KernelSpec& s, const CallShape& shape, int) { return query_tile_geometry(s, shape); }
+LaunchGeometry geometry(const KernelSpec& s, const CallShape& shape, int) {
+  LaunchGeometry g = query_tile_geometry(s, shape);
+  g.block.x = static_cast<unsigned>(threads(s, 0));
+  return g;
+}
 
 // (BLOCK_M / warps / 16) * (BLOCK_N / 8 + DV / 8) * 4: the S tile and O.
 int accumulator_registers(const KernelSpec& s) {

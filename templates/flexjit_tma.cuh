@@ -1,0 +1,107 @@
+// Hopper (sm_90a) asynchronous-copy and synchronisation primitives of the warp-specialised path:
+// TMA tensor loads that complete on an mbarrier, mbarrier waits and arrivals, register
+// reallocation between warpgroups and named barriers over a subset of the CTA.
+#pragma once
+#include "flexjit_mma.cuh"
+
+namespace flexjit {
+
+// ---- mbarriers (64-bit, in shared memory) -----------------------------------------------------
+
+__device__ __forceinline__ void mbarrier_init(u32 bar, u32 arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(arrivals) : "memory");
+}
+// Makes the initialised barriers visible to the async proxy (TMA) before anyone uses them.
+__device__ __forceinline__ void mbarrier_init_fence() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+// One arrival that also announces `bytes` of asynchronous transactions the phase must wait for.
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(u32 bar, u32 bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbarrier_arrive(u32 bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+// Blocks until the phase of parity `parity` has completed. A fresh barrier is in phase 0, so a
+// wait for parity 1 returns at once: producers start with free slots.
+__device__ __forceinline__ void mbarrier_wait(u32 bar, u32 parity) {
+  u32 done;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+
+// ---- TMA ------------------------------------------------------------------------------------------
+
+// The host-encoded tensor map (CUtensorMap: 128 opaque bytes, 64-byte aligned) is a
+// __grid_constant__ kernel parameter; TMA takes its generic address.
+__device__ __forceinline__ void tma_prefetch_map(const void* map) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<u64>(map)) : "memory");
+}
+// Copies the map's box at coordinates (c0, c1, c2, c3), innermost first, into shared memory at
+// `dst`, completing `bytes` of transactions on `bar`. Coordinates past the tensor's extent read
+// zeros (and still count as transferred bytes).
+__device__ __forceinline__ void tma_load_4d(u32 dst, const void* map, u32 bar, int c0, int c1, int c2, int c3) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], "
+      "[%6];" ::"r"(dst),
+      "l"(reinterpret_cast<u64>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
+      : "memory");
+}
+
+// ---- warpgroup roles --------------------------------------------------------------------------------
+
+// Register reallocation between warpgroups (every warp of the warpgroup executes it): producers
+// give registers back, consumers take them.
+template <int REGS>
+__device__ __forceinline__ void warpgroup_release_registers() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(REGS));
+}
+template <int REGS>
+__device__ __forceinline__ void warpgroup_claim_registers() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(REGS));
+}
+
+// Barrier `id` (1..15; 0 is __syncthreads) over `threads` threads, a multiple of 32.
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+// A ring of STAGES slots, each with a "full" barrier (the producer's expect_tx plus the TMA
+// bytes) and an "empty" barrier (CONSUMERS arrivals). Slot s of round r is full in phase r of its
+// full barrier; the producer reuses it after phase r of its empty barrier.
+template <int STAGES, int CONSUMERS>
+struct MbarrierRing {
+  static constexpr int kBytes = 2 * STAGES * 8;
+  u32 base;  // shared address of 2 * STAGES barriers: full[0..STAGES), empty[0..STAGES)
+  __device__ __forceinline__ explicit MbarrierRing(u32 address) : base(address) {}
+  __device__ __forceinline__ u32 full(int slot) const { return base + 8u * slot; }
+  __device__ __forceinline__ u32 empty(int slot) const { return base + 8u * (STAGES + slot); }
+  __device__ __forceinline__ void init() const {
+#pragma unroll
+    for (int s = 0; s < STAGES; ++s) {
+      mbarrier_init(full(s), 1);
+      mbarrier_init(empty(s), CONSUMERS);
+    }
+  }
+  // Producer: wait for slot `t % STAGES` to be free for the t-th fill, then announce its bytes.
+  __device__ __forceinline__ u32 acquire(int t, u32 bytes) const {
+    const int slot = t % STAGES;
+    mbarrier_wait(empty(slot), ((t / STAGES) & 1) ^ 1);
+    mbarrier_arrive_expect_tx(full(slot), bytes);
+    return full(slot);
+  }
+  // Consumer: wait for the t-th fill to land.
+  __device__ __forceinline__ void wait_full(int t) const { mbarrier_wait(full(t % STAGES), (t / STAGES) & 1); }
+  // Consumer: one of the CONSUMERS arrivals that free the t-th fill's slot.
+  __device__ __forceinline__ void release(int t) const { mbarrier_arrive(empty(t % STAGES)); }
+};
+
+}  // namespace flexjit
