@@ -39,6 +39,9 @@ struct FlexjitFwdParams {
   int num_q_tiles;
   float scale;       // multiplies Q.K^T before score_mod
   float scale_log2;  // scale * log2(e), used when score_mod is the identity
+  // Warp-specialised (persistent) kernel: the next work tile's ticket, zeroed for each call; null
+  // when the grid has a CTA per work tile.
+  unsigned* tile_counter;
 };
 
 // A TMA tensor map (the driver's CUtensorMap, encoded on the host by cuTensorMapEncodeTiled):

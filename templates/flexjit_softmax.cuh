@@ -44,6 +44,52 @@ __device__ __forceinline__ void online_softmax_update(float (&acc_s)[M_TILES][N_
     }
 }
 
+// The online softmax in two halves, for kernels that keep an O += P V in flight while they turn the
+// next scores into probabilities: softmax_probabilities folds the tile into the running max and sum
+// and leaves P in acc_s and each row's rescale factor in `alpha`; rescale_output applies alpha to O
+// once the in-flight product has landed. Together they compute what online_softmax_update does.
+template <int M_TILES, int N_TILES>
+__device__ __forceinline__ void softmax_probabilities(float (&acc_s)[M_TILES][N_TILES][4], float (&row_max)[M_TILES][2],
+                                                      float (&row_sum)[M_TILES][2], float (&alpha)[M_TILES][2],
+                                                      float exp_scale) {
+#pragma unroll
+  for (int mt = 0; mt < M_TILES; ++mt)
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      float mx = row_max[mt][r];
+#pragma unroll
+      for (int j = 0; j < N_TILES; ++j) mx = fmaxf(mx, fmaxf(acc_s[mt][j][2 * r], acc_s[mt][j][2 * r + 1]));
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+      const float base = (mx == neg_inf() ? 0.f : mx) * exp_scale;
+      alpha[mt][r] = exp2_approx(row_max[mt][r] * exp_scale - base);
+      row_max[mt][r] = mx;
+      float sum = 0.f;
+#pragma unroll
+      for (int j = 0; j < N_TILES; ++j) {
+        const float p0 = exp2_approx(fmaf(acc_s[mt][j][2 * r], exp_scale, -base));
+        const float p1 = exp2_approx(fmaf(acc_s[mt][j][2 * r + 1], exp_scale, -base));
+        acc_s[mt][j][2 * r] = p0;
+        acc_s[mt][j][2 * r + 1] = p1;
+        sum += p0 + p1;
+      }
+      row_sum[mt][r] = row_sum[mt][r] * alpha[mt][r] + sum;
+    }
+}
+
+template <int M_TILES, int DV_TILES>
+__device__ __forceinline__ void rescale_output(float (&acc_o)[M_TILES][DV_TILES][4], const float (&alpha)[M_TILES][2]) {
+#pragma unroll
+  for (int mt = 0; mt < M_TILES; ++mt)
+#pragma unroll
+    for (int j = 0; j < DV_TILES; ++j) {
+      acc_o[mt][j][0] *= alpha[mt][0];
+      acc_o[mt][j][1] *= alpha[mt][0];
+      acc_o[mt][j][2] *= alpha[mt][1];
+      acc_o[mt][j][3] *= alpha[mt][1];
+    }
+}
+
 // A row's complete sum from the partial sums of its quad.
 __device__ __forceinline__ float quad_sum(float partial) {
   partial += __shfl_xor_sync(0xffffffffu, partial, 1);

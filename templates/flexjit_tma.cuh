@@ -74,12 +74,27 @@ __device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
   asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
+// A position in a ring of STAGES slots: the slot and the parity of the round it is in. Advanced
+// one fill at a time (no division by a STAGES that is not a power of two).
+template <int STAGES>
+struct RingSlot {
+  int index = 0;
+  u32 phase = 0;
+  __device__ __forceinline__ void advance() {
+    if (++index == STAGES) {
+      index = 0;
+      phase ^= 1u;
+    }
+  }
+};
+
 // A ring of STAGES slots, each with a "full" barrier (the producer's expect_tx plus the TMA
-// bytes) and an "empty" barrier (CONSUMERS arrivals). Slot s of round r is full in phase r of its
-// full barrier; the producer reuses it after phase r of its empty barrier.
+// bytes) and an "empty" barrier (CONSUMERS arrivals). A slot's fill of round r is complete in
+// phase r of its full barrier; the producer refills it after phase r of its empty barrier.
 template <int STAGES, int CONSUMERS>
 struct MbarrierRing {
   static constexpr int kBytes = 2 * STAGES * 8;
+  using Slot = RingSlot<STAGES>;
   u32 base;  // shared address of 2 * STAGES barriers: full[0..STAGES), empty[0..STAGES)
   __device__ __forceinline__ explicit MbarrierRing(u32 address) : base(address) {}
   __device__ __forceinline__ u32 full(int slot) const { return base + 8u * slot; }
@@ -91,17 +106,17 @@ struct MbarrierRing {
       mbarrier_init(empty(s), CONSUMERS);
     }
   }
-  // Producer: wait for slot `t % STAGES` to be free for the t-th fill, then announce its bytes.
-  __device__ __forceinline__ u32 acquire(int t, u32 bytes) const {
-    const int slot = t % STAGES;
-    mbarrier_wait(empty(slot), ((t / STAGES) & 1) ^ 1);
-    mbarrier_arrive_expect_tx(full(slot), bytes);
-    return full(slot);
+  // Producer: wait for the slot to be free (a fresh ring's are), then announce the fill's bytes;
+  // returns the barrier the copies complete on.
+  __device__ __forceinline__ u32 acquire(const Slot& s, u32 bytes) const {
+    mbarrier_wait(empty(s.index), s.phase ^ 1u);
+    mbarrier_arrive_expect_tx(full(s.index), bytes);
+    return full(s.index);
   }
-  // Consumer: wait for the t-th fill to land.
-  __device__ __forceinline__ void wait_full(int t) const { mbarrier_wait(full(t % STAGES), (t / STAGES) & 1); }
-  // Consumer: one of the CONSUMERS arrivals that free the t-th fill's slot.
-  __device__ __forceinline__ void release(int t) const { mbarrier_arrive(empty(t % STAGES)); }
+  // Consumer: wait for the slot's fill to land.
+  __device__ __forceinline__ void wait_full(const Slot& s) const { mbarrier_wait(full(s.index), s.phase); }
+  // Consumer: one of the CONSUMERS arrivals that free the slot.
+  __device__ __forceinline__ void release(const Slot& s) const { mbarrier_arrive(empty(s.index)); }
 };
 
 }  // namespace flexjit

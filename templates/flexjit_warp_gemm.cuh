@@ -120,4 +120,42 @@ __device__ __forceinline__ void warp_gemm_pv(float (&acc_o)[M_TILES][DV / 8][4],
   }
 }
 
+// Issue-only halves of the two wgmma GEMMs, for kernels that overlap them with other work: each
+// issues its wgmmas and commits them as one group, and the caller waits (wgmma_wait<N>) and pins
+// the registers (wgmma_fence_operands) when it needs the results. The accumulators and the A
+// registers must not be touched until then.
+template <int BLOCK_N, int D, typename QTile, typename KTile>
+__device__ __forceinline__ void wgmma_issue_qk(float (&acc_s)[BLOCK_N / 8][4], u32 smem_q, u32 smem_k, int warpgroup) {
+  const u32 q_rows = static_cast<u32>(warpgroup) * 64 * 128;
+  wgmma_fence();
+#pragma unroll
+  for (int kk = 0; kk < D / 16; ++kk) {
+    const u32 a = smem_q + (kk / 4) * QTile::kSlabBytes + q_rows + (kk % 4) * 32;
+    const u32 bk = smem_k + (kk / 4) * KTile::kSlabBytes + (kk % 4) * 32;
+    WgmmaSS<BLOCK_N, false>::run(acc_s, wgmma_desc(a, 16, 1024), wgmma_desc(bk, 16, 1024), kk > 0 ? 1 : 0);
+  }
+  wgmma_commit();
+}
+
+// P (acc_s of a finished softmax) packed to 16 bits in the A-operand layout of m64nNk16.
+template <typename T, int BLOCK_N>
+__device__ __forceinline__ void pack_probabilities(u32 (&pa)[BLOCK_N / 16][4], const float (&acc_s)[BLOCK_N / 8][4]) {
+#pragma unroll
+  for (int kk = 0; kk < BLOCK_N / 16; ++kk) {
+    pa[kk][0] = pack2<T>(acc_s[2 * kk][0], acc_s[2 * kk][1]);
+    pa[kk][1] = pack2<T>(acc_s[2 * kk][2], acc_s[2 * kk][3]);
+    pa[kk][2] = pack2<T>(acc_s[2 * kk + 1][0], acc_s[2 * kk + 1][1]);
+    pa[kk][3] = pack2<T>(acc_s[2 * kk + 1][2], acc_s[2 * kk + 1][3]);
+  }
+}
+
+template <int BLOCK_N, int DV, typename VTile>
+__device__ __forceinline__ void wgmma_issue_pv(float (&acc_o)[DV / 8][4], const u32 (&pa)[BLOCK_N / 16][4], u32 smem_v) {
+  wgmma_fence();
+#pragma unroll
+  for (int kk = 0; kk < BLOCK_N / 16; ++kk)
+    WgmmaRS<DV, true>::run(acc_o, pa[kk], wgmma_desc(smem_v + kk * 16 * 128, VTile::kSlabBytes, 1024), 1);
+  wgmma_commit();
+}
+
 }  // namespace flexjit

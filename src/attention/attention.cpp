@@ -141,6 +141,15 @@ codegen::KernelSpec attention_spec(codegen::Family family, const AttentionSpec& 
   return ks;
 }
 
+// CTAs of a persistent grid: one per SM of the current context's device (the warp-specialised
+// forward fits one CTA per SM), read once per thread and context.
+int persistent_ctas() {
+  static thread_local std::pair<CUcontext, int> cache{nullptr, 0};
+  const CUcontext context = jit::ensure_context();
+  if (cache.first != context) cache = {context, current_device().sm_count};
+  return cache.second;
+}
+
 codegen::CallShape call_shape(const attention::ProblemShape& shape) {
   codegen::CallShape c;
   c.batch = shape.batch, c.heads = shape.q_heads, c.kv_heads = shape.kv_heads;
@@ -201,6 +210,11 @@ KernelChoice choose_config(codegen::Family family, const std::optional<BlockConf
   const tune::Selection selection =
       tune::select_config(base, arch, key, spec_for, launcher, stream, autotune_mode(), tune::AutotuneCache(), options);
   choice.config = selection.config;
+  // The warp-specialised forward reads through TMA; tensors it cannot describe (zero or huge
+  // strides) take the same tiles on the synchronous wgmma path. A fixed 'ws' config is not
+  // changed: its launch names the tensor instead.
+  if (!shape.tma_ok && choice.config.warp_specialized) choice.config.warp_specialized = false;
+  if (!shape.tma_ok && choice.default_config.warp_specialized) choice.default_config.warp_specialized = false;
   switch (selection.source) {
     case tune::ConfigSource::defaults: choice.source = "defaults"; break;
     case tune::ConfigSource::cache: choice.source = "cache"; break;
@@ -233,8 +247,8 @@ std::shared_ptr<const Attention::Impl::Resolved> resolve(Attention::Impl& impl, 
                                                           const BlockMask* block_mask, const KernelLauncher& launch,
                                                           Stream stream) {
   char signature[160];
-  std::snprintf(signature, sizeof signature, "%s %d %d %d %d %d %d %d %d %d", std::string(codegen::family_name(family)).c_str(),
-                shape.negative_scale ? 1 : 0, shape.batch, shape.q_heads, shape.kv_heads, shape.q_len, shape.kv_len,
+  std::snprintf(signature, sizeof signature, "%s %d %d %d %d %d %d %d %d %d %d", std::string(codegen::family_name(family)).c_str(),
+                shape.negative_scale ? 1 : 0, shape.tma_ok ? 1 : 0, shape.batch, shape.q_heads, shape.kv_heads, shape.q_len, shape.kv_len,
                 block_mask != nullptr ? 1 : 0,
                 block_mask ? block_mask->shape().q_block : 0, block_mask ? block_mask->shape().kv_block : 0);
   const jit::MemoKey key{jit::current_context_id(), signature};
@@ -262,6 +276,8 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
       q, k, v, out, lse, spec.dtype, spec.head_dim, spec.head_dim_v);
   const float scale = attention::checked_scale(options.scale, spec.head_dim, "forward");
   shape.negative_scale = scale < 0.f;
+  shape.tma_ok = attention::tma_unsupported_reason(q, "q").empty() && attention::tma_unsupported_reason(k, "k").empty() &&
+                 attention::tma_unsupported_reason(v, "v").empty();
   if (block_mask != nullptr) attention::check_block_mask(*block_mask, shape);
   const std::vector<unsigned char> mod_args = codegen::pack_mod_args(
       spec.declarations, options.values, codegen::names_read({&impl_->score, &impl_->mask}), "forward");
@@ -289,11 +305,23 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
   p.scale_log2 = scale * FLEXJIT_LOG2E;
 
   const auto launch = [&](const codegen::KernelSpec& ks, const codegen::ReadyKernel& kernel, Stream s) {
-    const codegen::ConfiguredKernel configured(kernel, call_shape(shape));
+    codegen::CallShape geometry_shape = call_shape(shape);
+    if (ks.config.warp_specialized) geometry_shape.persistent_ctas = persistent_ctas();
+    const codegen::ConfiguredKernel configured(kernel, geometry_shape);
     FlexjitFwdParams call = p;
     call.num_q_tiles = configured.tiles();
     if (ks.config.warp_specialized) {
       FlexjitFwdTma maps = attention::encode_forward_tma(q, k, v, ks.config);
+      // The persistent grid strides over equal work tiles. Under a mask the tiles' key counts
+      // differ, so CTAs take them by ticket instead, from a counter that starts at zero in fresh
+      // stream-ordered memory: no two launches (streams, graph replays) ever share it.
+      std::optional<attention::StreamScratch> counter;
+      const long long work = static_cast<long long>(configured.tiles()) * shape.q_heads * shape.batch;
+      if ((ks.has_mask() || ks.has_block_mask) && work > configured.geometry().grid.x) {
+        counter.emplace(sizeof(unsigned), s);
+        FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(counter->data()), 0, sizeof(unsigned), s));
+        call.tile_counter = static_cast<unsigned*>(counter->data());
+      }
       configured.launch(s, {&call, const_cast<unsigned char*>(mod_args.data()), &maps});
     } else {
       configured.launch(s, {&call, const_cast<unsigned char*>(mod_args.data())});

@@ -13,6 +13,9 @@ namespace flexjit::attention {
 struct ProblemShape {
   int batch = 0, q_heads = 0, kv_heads = 0, q_len = 0, kv_len = 0, head_dim = 0, head_dim_v = 0;
   bool negative_scale = false;  // the call's scale is negative (KernelSpec::negative_scale)
+  // q, k and v can be read through TMA (strides positive, below 2^40 bytes): the warp-specialised
+  // forward's condition. When not, a default or tuned 'ws' config runs as its 'g' twin.
+  bool tma_ok = true;
   int gqa_group() const { return q_heads / kv_heads; }
 };
 

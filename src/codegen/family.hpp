@@ -30,6 +30,7 @@ struct CallShape {
   int kv_len = 1;
   long long elements = 0;  // builtin: elements of the vectors
   int splits = 1;          // decode: key-range splits (the host's choice per call)
+  int persistent_ctas = 0; // persistent kernels (warp-specialised forward): CTAs that fit the GPU at once
 };
 
 // Grid, block and dynamic shared memory of one kernel launch, plus the tile count the kernel's

@@ -44,12 +44,18 @@ BlockConfig wgmma_variant(BlockConfig c) {
   return c;
 }
 
+// The warp-specialised variant of `c` ("...ws"; the forward only).
+BlockConfig warp_specialized_variant(BlockConfig c) {
+  c.wgmma = c.warp_specialized = true;
+  return c;
+}
+
 bool config_less(const BlockConfig& a, const BlockConfig& b) {
   if (a.block_m != b.block_m) return a.block_m < b.block_m;
   if (a.block_n != b.block_n) return a.block_n < b.block_n;
   if (a.num_warps != b.num_warps) return a.num_warps < b.num_warps;
   if (a.stages != b.stages) return a.stages < b.stages;
-  return a.str() < b.str();  // the wgmma variant after the mma.sync one
+  return a.str() < b.str();  // mma.sync, then the wgmma variant, then the warp-specialised one
 }
 
 }  // namespace
@@ -94,6 +100,7 @@ std::vector<BlockConfig> candidate_configs(const codegen::KernelSpec& base, Sear
           c.block_m = m, c.block_n = n, c.num_warps = w, c.stages = s;
           if (survives(base, c, arch)) out.push_back(c);
           if (const BlockConfig g = wgmma_variant(c); survives(base, g, arch)) out.push_back(g);
+          if (const BlockConfig ws = warp_specialized_variant(c); survives(base, ws, arch)) out.push_back(ws);
         }
   std::sort(out.begin(), out.end(), config_less);
   return out;

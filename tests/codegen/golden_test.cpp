@@ -195,6 +195,20 @@ std::vector<GoldenCase> golden_cases() {
          s.has_block_mask = s.has_full_blocks = true;
          return s;
        }},
+      // The warp-specialised forward (TMA producer, consumer warpgroups), with a GQA ratio of 3.
+      {"fwd_ws_alibi_bf16_d128_gqa3",
+       [] {
+         KernelSpec s;
+         s.family = Family::fwd;
+         s.head_dim = s.head_dim_v = 128;
+         s.gqa_group = 3;
+         s.config = BlockConfig::parse("m128n128w8s2ws");
+         s.declarations.buffers.push_back(BufferDecl::parse("slope:f32:?"));
+         s.score_mod = Expr::parse(ModKind::score, "score + slope[h] * (kv_idx - q_idx)", s.declarations);
+         s.mask_mod = Expr::parse(ModKind::mask, mods::causal());
+         s.has_block_mask = s.has_full_blocks = true;
+         return s;
+       }},
       {"bwd_dq_wgmma_f16_d256",
        [] {
          KernelSpec s;
@@ -238,8 +252,10 @@ TEST_P(CodegenGolden, ContextSourceAndVariantHeader) {
   for (const auto& [name, text] : source.headers) headers.push_back(name);
   std::vector<std::string> expected_headers = {"flexjit_attention.cuh", "flexjit_bwd_gemm.cuh", "flexjit_epilogue.cuh",
                                                "flexjit_expr.cuh",      "flexjit_mma.cuh",      "flexjit_params.cuh",
-                                               "flexjit_softmax.cuh",   "flexjit_variant.cuh",  "flexjit_warp_gemm.cuh"};
-  if (c.name.find("wgmma") != std::string::npos) expected_headers.push_back("flexjit_wgmma.cuh");
+                                               "flexjit_softmax.cuh",   "flexjit_tma.cuh",      "flexjit_variant.cuh",
+                                               "flexjit_warp_gemm.cuh"};
+  if (c.name.find("wgmma") != std::string::npos || c.name.find("_ws_") != std::string::npos)
+    expected_headers.push_back("flexjit_wgmma.cuh");
   expected_headers.push_back("flexjit_wgmma_ops.cuh");
   std::sort(expected_headers.begin(), expected_headers.end());
   EXPECT_EQ(headers, expected_headers);
@@ -299,6 +315,9 @@ TEST(CodegenGoldenFiles, CasesCoverTheirSpecialisations) {
   EXPECT_EQ(spec("fwd_wgmma_f16_d192").describe(),
             "fwd f16 d192/192 m128n64w8s2g gqa1 divisible=0 block_mask=1 full_blocks=1 safe_rows=0 "
             "score_mod=score mask_mod=q_idx >= kv_idx");
+  EXPECT_EQ(spec("fwd_ws_alibi_bf16_d128_gqa3").describe(),
+            "fwd bf16 d128/128 m128n128w8s2ws gqa3 divisible=0 block_mask=1 full_blocks=1 safe_rows=0 "
+            "score_mod=score + slope[h] * (kv_idx - q_idx) mask_mod=q_idx >= kv_idx");
   EXPECT_EQ(spec("bwd_dkdv_wgmma_f16_d256").describe(),
             "bwd_dkdv f16 d256/256 m32n64w4s2g gqa1 divisible=1 block_mask=1 full_blocks=1 safe_rows=0 "
             "score_mod=score mask_mod=q_idx >= kv_idx splits=2");

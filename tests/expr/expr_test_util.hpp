@@ -75,7 +75,7 @@ struct SuiteMod {
   std::string text;
 };
 
-/// The suite's mods with the declarations they need (doc: i32, slope: f32).
+/// The suite's mods with the declarations they need (doc: i32, slope: f32, start: i32).
 inline std::vector<SuiteMod> suite_mods() {
   std::ifstream in(FLEXJIT_TEST_DIR "/expr/data/suite_mods.txt");
   std::vector<SuiteMod> mods;
@@ -97,6 +97,7 @@ inline Declarations suite_declarations() {
   Declarations d;
   d.buffers.push_back(BufferDecl::parse("doc:i32:?"));
   d.buffers.push_back(BufferDecl::parse("slope:f32:?"));
+  d.buffers.push_back(BufferDecl::parse("start:i32:?"));
   return d;
 }
 

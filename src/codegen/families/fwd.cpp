@@ -30,12 +30,13 @@ void validate(const KernelSpec& s) {
 }
 
 // The Q tile (reused for staging O), then STAGES K/V tiles; wgmma tiles start 1024-aligned. The
-// warp-specialised kernel keeps its mbarriers after the stages: the Q barrier and a full and an
-// empty barrier per stage for K and for V, 8 bytes each, in whole 128-byte lines.
+// warp-specialised kernel keeps its mbarriers after the stages: Q full and empty, and a full and an
+// empty barrier per stage for K and for V, 8 bytes each, and the published work tile, in whole
+// 128-byte lines.
 size_t shared_memory_bytes(const KernelSpec& s) {
   const size_t e = 2, m = s.config.block_m, n = s.config.block_n, d = s.head_dim, dv = s.head_dim_v;
   return std::max(m * d, m * dv) * e + s.config.stages * n * (d + dv) * e + (s.config.wgmma ? 1024 : 0) +
-         (s.config.warp_specialized ? (8 + 32 * s.config.stages + 127) / 128 * 128 : 0);
+         (s.config.warp_specialized ? (16 + 32 * s.config.stages + 4 + 127) / 128 * 128 : 0);
 }
 
 int threads(const KernelSpec& s, int) {
@@ -45,12 +46,22 @@ int threads(const KernelSpec& s, int) {
 void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& constants) {
   add_tile_constants(s, ctx, constants);
   constants.push_back(bool_constant("WARP_SPECIALIZED", s.config.warp_specialized));
+  // Buffer reads cost the mods registers; the warp-specialised kernel then skips its overlap.
+  constants.push_back(bool_constant("MODS_READ_BUFFERS",
+                                    !s.score_mod.buffers_read().empty() || !s.mask_mod.buffers_read().empty()));
   ctx["warp_specialized"] = s.config.warp_specialized;
 }
 
+// The warp-specialised kernel is persistent: one CTA per SM (or per work tile when there are
+// fewer), each striding over the (query tile, head, batch) work tiles.
 LaunchGeometry geometry(const KernelSpec& s, const CallShape& shape, int) {
   LaunchGeometry g = query_tile_geometry(s, shape);
-  g.block.x = static_cast<unsigned>(threads(s, 0));
+  if (s.config.warp_specialized) {
+    const long long work = static_cast<long long>(g.tiles) * shape.heads * shape.batch;
+    const long long ctas = shape.persistent_ctas > 0 ? std::min<long long>(work, shape.persistent_ctas) : work;
+    g.grid = {static_cast<unsigned>(std::max<long long>(ctas, 1)), 1, 1};
+    g.block.x = static_cast<unsigned>(threads(s, 0));
+  }
   return g;
 }
 
@@ -67,20 +78,28 @@ std::vector<const char*> curated_configs(HeadClass hc) {
   switch (hc) {
     case HeadClass::d64:
       return {"m128n64w4s2", "m128n128w4s2", "m128n64w4s3", "m128n128w8s2", "m64n64w4s2", "m128n64w8s2",
-              "m64n128w4s2", "m128n128w8s2g", "m64n128w4s2g"};
+              "m64n128w4s2", "m128n128w8s2g", "m64n128w4s2g", "m128n128w8s2ws", "m128n128w8s3ws"};
     case HeadClass::d128:
       return {"m128n32w4s2", "m128n64w4s2", "m128n64w8s2", "m64n64w4s2", "m128n32w4s3", "m128n128w8s2",
-              "m64n32w4s2", "m128n128w8s2g", "m128n64w8s2g", "m64n128w4s2g"};
+              "m64n32w4s2", "m128n128w8s2g", "m128n64w8s2g", "m64n128w4s2g", "m128n128w8s2ws", "m128n128w8s3ws",
+              "m128n64w8s3ws"};
     case HeadClass::d256:
       return {"m64n32w4s2", "m64n64w4s2", "m128n32w8s2", "m128n64w8s2", "m64n32w4s3", "m32n32w2s2",
-              "m64n16w4s2", "m128n64w8s2g", "m64n64w4s2g"};
+              "m64n16w4s2", "m128n64w8s2g", "m64n64w4s2g", "m128n64w8s2ws", "m64n64w4s2ws"};
   }
   return {};
 }
 
-// Measured on an H100: 472 TF/s noop d128 against 332 for the best mma.sync config.
+// Measured on an H100 (notes/perf.md): the warp-specialised path where it wins (d128: 470 -> ~600
+// TF/s noop; d256 causal 443 -> ~530), the synchronous wgmma path at d64, where the
+// warp-specialised one is still slower (~430 against ~470). Mods that read buffers keep the
+// synchronous path too: in the warp-specialised consumers their reads spill registers (8 to 48
+// bytes), which the tuner may still accept where it measures faster.
 const char* hopper_default(const KernelSpec& s) {
-  return std::max(s.head_dim, s.head_dim_v) <= 128 ? "m128n128w8s2g" : "m128n64w8s2g";
+  const int d = std::max(s.head_dim, s.head_dim_v);
+  const bool reads_buffers = !s.score_mod.buffers_read().empty() || !s.mask_mod.buffers_read().empty();
+  if (d <= 64 || reads_buffers) return d <= 128 ? "m128n128w8s2g" : "m128n64w8s2g";
+  return d <= 128 ? "m128n128w8s2ws" : "m128n64w8s2ws";
 }
 
 std::vector<WgmmaShape> wgmma_shapes(const KernelSpec& s) {

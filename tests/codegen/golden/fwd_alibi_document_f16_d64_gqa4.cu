@@ -7,6 +7,7 @@
 #include "flexjit_expr.cuh"
 #include "flexjit_params.cuh"
 #include "flexjit_variant.cuh"  // FlexjitModArgs, flexjit_score_mod, flexjit_mask_mod for this variant
+#include "flexjit_tma.cuh"      // TMA, mbarrier rings, warpgroup roles (warp-specialised path)
 
 namespace fwd {
 using namespace flexjit;
@@ -29,6 +30,8 @@ constexpr bool SCORE_IS_IDENTITY = false;
 constexpr bool ROWS_GUARANTEED_SAFE = false;
 constexpr bool WGMMA = false;
 constexpr flexjit::MmaPath MMA_PATH = flexjit::MmaPath::mma_sync;
+constexpr bool WARP_SPECIALIZED = false;
+constexpr bool MODS_READ_BUFFERS = true;
 
 constexpr int THREADS = NUM_WARPS * 32;
 constexpr int ROWS_PER_WARP = BLOCK_M / NUM_WARPS;
@@ -41,6 +44,7 @@ static_assert(ROWS_PER_WARP % 16 == 0 && M_TILES >= 1, "BLOCK_M must be a multip
 static_assert(BLOCK_N % 16 == 0 && D % 16 == 0 && DV % 16 == 0, "tiles and head dims must be multiples of 16");
 static_assert(STAGES >= 2, "the K/V ring needs at least two stages");
 static_assert(!WGMMA || (M_TILES == 1 && NUM_WARPS % 4 == 0), "wgmma: warpgroups of 4 warps, 16 rows per warp");
+static_assert(!WARP_SPECIALIZED || WGMMA, "the warp-specialised path multiplies with wgmma");
 
 // The wgmma path reads Q, K and V straight from shared memory in the tensor cores' canonical
 // layout; the mma.sync path reads them with ldmatrix from row-major swizzled tiles.
@@ -51,7 +55,19 @@ using OTile = SwizzledTile<BLOCK_M, DV>;
 constexpr int Q_REGION = QTile::kBytes > OTile::kBytes ? QTile::kBytes : OTile::kBytes;
 constexpr int STAGE_BYTES = KTile::kBytes + VTile::kBytes;
 constexpr int ALIGN_SLACK = WGMMA ? 1024 : 0;  // wgmma atoms need 1024-byte alignment
-constexpr int SMEM_BYTES = Q_REGION + STAGES * STAGE_BYTES + ALIGN_SLACK;
+// Warp-specialised: the Q full / empty barriers, the K and V rings and the published work tile
+// after the stages.
+using KRing = MbarrierRing<STAGES, NUM_WARPS>;  // one arrival per consumer warp frees a slot
+using VRing = MbarrierRing<STAGES, NUM_WARPS>;
+constexpr int BARRIER_BYTES = WARP_SPECIALIZED ? (16 + KRing::kBytes + VRing::kBytes + 4 + 127) / 128 * 128 : 0;
+constexpr int SMEM_BYTES = Q_REGION + STAGES * STAGE_BYTES + ALIGN_SLACK + BARRIER_BYTES;
+constexpr int PRODUCER_THREADS = WARP_SPECIALIZED ? 128 : 0;
+constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;
+// 1 CTA per SM with two consumer warpgroups: the launch gives 384 x 168 registers; the producer
+// hands back 128 x (168 - 40) and the consumers take 256 x (232 - 168), the same number. 24 / 240
+// (FA3's split) spills in the producer's tile walk.
+constexpr int PRODUCER_REGISTERS = 40;
+constexpr int CONSUMER_REGISTERS = 232;
 static_assert(SMEM_BYTES == EXPECTED_SMEM_BYTES, "host and kernel disagree on the shared-memory size");
 
 template <typename Tile>
@@ -61,6 +77,34 @@ __device__ __forceinline__ void load_tile(u32 dst, const T* base, long long row0
 }
 
 using Tiles = TileWalk<BLOCK_N, SPARSE_KV_BLOCK, !HAS_BLOCK_MASK>;
+
+// score_mod, mask_mod and sequence bounds, element by element, on a warp's score tile (rows from
+// q_row0, keys from kv_start). The mods run without branches; on a tile that crosses a sequence
+// end (BOUNDS) they run at positions clamped into range (a result past the end is discarded by
+// the range test), so their buffer reads stay plain loads that rows and columns share.
+template <bool MASKED, bool BOUNDS>
+__device__ __forceinline__ void apply_tile_mods(float (&acc_s)[M_TILES][N_TILES][4], const FlexjitFwdParams& p,
+                                                const FlexjitModArgs& mod, int b, int h, int q_row0, int kv_start,
+                                                int g, int t4, unsigned& errors) {
+  const int q_len = p.q_len, kv_len = p.kv_len;
+#pragma unroll
+  for (int mt = 0; mt < M_TILES; ++mt)
+#pragma unroll
+    for (int j = 0; j < N_TILES; ++j)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const int q_idx = q_row0 + mt * 16 + g + (i >= 2 ? 8 : 0);
+        const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
+        const int q_eval = BOUNDS ? min(q_idx, q_len - 1) : q_idx;
+        const int kv_eval = BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx;
+        float s = acc_s[mt][j][i];
+        if constexpr (!SCORE_IS_IDENTITY)
+          s = flexjit_score_mod(s * p.scale, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors) * LOG2E;
+        bool keep = !BOUNDS || (q_idx < q_len && kv_idx < kv_len);
+        if constexpr (MASKED) keep = keep & flexjit_mask_mod(b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
+        acc_s[mt][j][i] = keep ? s : neg_inf();
+      }
+}
 
 }  // namespace fwd
 
@@ -158,31 +202,12 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, unsign
         for (int i = 0; i < 4; ++i) acc_s[mt][j][i] = 0.f;
     warp_gemm_qk<MMA_PATH, T, M_TILES, BLOCK_N, D, QTile, KTile>(acc_s, smem_q, smem_k, warp, lanes);
 
-    // score_mod, mask_mod and sequence bounds, element by element. The mods run without
-    // branches; on a tile that crosses a sequence end they run at positions clamped into range (a
-    // result past the end is discarded by the range test), so their buffer reads stay plain loads
-    // that rows and columns share.
+    // score_mod, mask_mod and sequence bounds (apply_tile_mods).
     const bool masked_tile = HAS_MASK && tiles.is_partial(t);
     const bool bounds_tile = !IS_DIVISIBLE && (kv_start + BLOCK_N > kv_len || q_start + BLOCK_M > q_len);
     auto apply_mods = [&](auto masked, auto bounds) {
-#pragma unroll
-      for (int mt = 0; mt < M_TILES; ++mt)
-#pragma unroll
-        for (int j = 0; j < N_TILES; ++j)
-#pragma unroll
-          for (int i = 0; i < 4; ++i) {
-            const int q_idx = q_start + warp_row0 + mt * 16 + g + (i >= 2 ? 8 : 0);
-            const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
-            const int q_eval = decltype(bounds)::value ? min(q_idx, q_len - 1) : q_idx;
-            const int kv_eval = decltype(bounds)::value ? min(kv_idx, kv_len - 1) : kv_idx;
-            float s = acc_s[mt][j][i];
-            if constexpr (!SCORE_IS_IDENTITY)
-              s = flexjit_score_mod(s * p.scale, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors) * LOG2E;
-            bool keep = !decltype(bounds)::value || (q_idx < q_len && kv_idx < kv_len);
-            if constexpr (decltype(masked)::value)
-              keep = keep & flexjit_mask_mod(b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
-            acc_s[mt][j][i] = keep ? s : neg_inf();
-          }
+      apply_tile_mods<decltype(masked)::value, decltype(bounds)::value>(acc_s, p, mod, b, h, q_start + warp_row0,
+                                                                         kv_start, g, t4, errors);
     };
     run_tile_pass<HAS_MASK, IS_DIVISIBLE>(bounds_tile, masked_tile, /*plain=*/!SCORE_IS_IDENTITY, apply_mods);
 
