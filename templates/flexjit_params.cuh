@@ -124,9 +124,17 @@ struct FlexjitDecodeParams {
   int page_shift;        // log2(page_size) when it is a power of two, else -1
   int num_pages;         // paged only: size of the pool
   int num_splits;        // gridDim.y
-  int tiles_per_split;   // BLOCK_N tiles of a sequence each split walks
+  int tiles_per_split;   // BLOCK_N tiles of a sequence each split walks (without a mask_mod)
   float scale;
   float scale_log2;
+  // With a mask_mod: the classification kernel's lists of kept tiles, one per (b, list head,
+  // packed-row tile) unit: tile_list[unit * tile_list_stride + i] = (tile << 1) | partial, and
+  // tile_count[unit] entries. list_heads is Hkv when mask_mod reads h, else 1 (shared by the heads).
+  int* tile_list;
+  int* tile_count;
+  long long tile_list_stride;
+  int list_heads;
+  int min_tiles_per_split;  // the splits divide the kept tiles, at least this many each
 };
 
 // Merges the per-split partials of decoding, split by split in index order (deterministic).

@@ -65,6 +65,10 @@ void check_int_tensor(const TensorView& t, const char* name, std::initializer_li
 
 int ceil_div(int64_t a, int64_t b) { return static_cast<int>((a + b - 1) / b); }
 
+// With a mask_mod, a split walks at least this many kept tiles: its fixed costs (loading Q,
+// merging its warps, writing a partial the combine reads back) stay small beside its loads.
+constexpr int kMinMaskedTilesPerSplit = 4;
+
 }  // namespace
 
 KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const KVCache& kv, const TensorView& out,
@@ -210,15 +214,36 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   p.scale = scale;
   p.scale_log2 = scale * FLEXJIT_LOG2E;
 
+  // With a mask_mod, the classification kernel lists each unit's kept tiles (room for every tile
+  // of the capacity, so no length can overflow a list) and the splits divide the kept tiles; the
+  // host's split count from the full lengths is an upper bound on the splits worth having.
+  const bool masked = ks.has_mask();
+  const DecodeTileLists lists = plan_decode_tile_lists(B, Hkv, row_tiles, ks.mask_mod.uses("h"), capacity, block_n);
+  p.list_heads = lists.list_heads;
+  p.tile_list_stride = lists.stride;
+  p.min_tiles_per_split = kMinMaskedTilesPerSplit;
+
   const int64_t rows = int64_t(B) * Hq * Sq;
-  std::optional<StreamScratch> partials;
-  if (split.num_splits > 1) {
-    partials.emplace(size_t(split.num_splits) * rows * (spec.head_dim_v + 1) * sizeof(float), stream);
-    p.o_partial = static_cast<float*>(partials->data());
-    p.lse_partial = p.o_partial + size_t(split.num_splits) * rows * spec.head_dim_v;
+  const size_t partial_bytes =
+      split.num_splits > 1 ? size_t(split.num_splits) * rows * (spec.head_dim_v + 1) * sizeof(float) : 0;
+  const size_t list_bytes = masked ? lists.bytes : 0;
+  std::optional<StreamScratch> scratch;
+  if (partial_bytes + list_bytes > 0) {
+    scratch.emplace(partial_bytes + list_bytes, stream);
+    unsigned char* base = static_cast<unsigned char*>(scratch->data());
+    if (partial_bytes > 0) {
+      p.o_partial = reinterpret_cast<float*>(base);
+      p.lse_partial = p.o_partial + size_t(split.num_splits) * rows * spec.head_dim_v;
+    }
+    if (list_bytes > 0) {
+      p.tile_count = reinterpret_cast<int*>(base + partial_bytes);
+      p.tile_list = p.tile_count + lists.units;
+    }
   }
   codegen::CallShape shape;
   shape.batch = B, shape.heads = Hq, shape.kv_heads = Hkv, shape.q_len = Sq, shape.splits = split.num_splits;
+  if (masked)
+    codegen::ConfiguredKernel(*kernel, shape, 1).launch(stream, {&p, const_cast<unsigned char*>(mod_args.data())});
   codegen::ConfiguredKernel(*kernel, shape).launch(stream, {&p, const_cast<unsigned char*>(mod_args.data())});
   if (split.num_splits > 1) {
     codegen::KernelSpec cs;

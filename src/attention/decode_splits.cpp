@@ -39,4 +39,14 @@ DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<
   return out;
 }
 
+DecodeTileLists plan_decode_tile_lists(int batch, int kv_heads, int row_tiles, bool mask_reads_h, int64_t capacity,
+                                       int block_n) {
+  DecodeTileLists out;
+  out.list_heads = mask_reads_h ? kv_heads : 1;
+  out.stride = (capacity + block_n - 1) / block_n;
+  out.units = int64_t(batch) * out.list_heads * row_tiles;
+  out.bytes = size_t(out.units) * size_t(out.stride + 1) * sizeof(int32_t);
+  return out;
+}
+
 }  // namespace flexjit::attention

@@ -1,5 +1,6 @@
 #pragma once
 // How decoding splits each sequence's keys over the GPU (host side, no GPU needed: tested on the CPU).
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -15,10 +16,22 @@ struct DecodeSplit {
 // sequence when the host knows the lengths (empty otherwise). Equal lengths: the split count whose
 // CTAs fill whole waves best (fewest splits among near-equals, so the combine stays cheap).
 // Ragged lengths: a fixed number of tiles per CTA, small enough for several CTAs per slot, so the
-// long sequences spread over the GPU while short ones finish early. (Splitting masked variants
-// finer, so that a sliding window's few kept tiles spread over more CTAs, was measured on an H100
-// and gained nothing there while costing the causal speculative step 7%: the kernel's per-tile
-// mask classification, not the split, bounds those problems.)
+// long sequences spread over the GPU while short ones finish early. With a mask_mod the kernel
+// divides each unit's *kept* tiles over these splits (the classification kernel's list), so the
+// count from the full lengths is an upper bound on the useful splits; tiles_per_split is unused.
 DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<int>& seq_tiles, int64_t slots);
+
+// The workspace of the mask classification: one list of kept tiles per (sequence, list head,
+// packed-row tile). The list heads are the kv heads when mask_mod reads h and 1 otherwise (the
+// heads of a sequence then keep the same tiles). Each list has room for every tile of the cache's
+// capacity (so a length the host does not know can never overflow it), plus one count per list.
+struct DecodeTileLists {
+  int list_heads = 1;
+  int64_t stride = 0;  // entries per list: ceil(capacity / block_n)
+  int64_t units = 0;   // lists
+  size_t bytes = 0;    // counts (int32 per list) followed by the lists (int32 entries)
+};
+DecodeTileLists plan_decode_tile_lists(int batch, int kv_heads, int row_tiles, bool mask_reads_h, int64_t capacity,
+                                       int block_n);
 
 }  // namespace flexjit::attention

@@ -55,6 +55,7 @@ struct FamilyDescriptor {
   bool shared_headers = true;      // includes the flexjit_*.cuh headers and the variant header
   bool score_gradient = false;     // the variant header also defines flexjit_score_grad
   bool reports_errors = false;     // takes a trailing `unsigned* flexjit_errors` (mods read buffers)
+  bool errors_in_every_kernel = false;  // with reports_errors: every kernel takes it, not only kernel 0
   bool tiled = false;              // walks query / kv tiles: a tuned block config, block-mask tables,
                                    // tail predication (false: row-wise or block-wise kernels)
   bool walks_kv_rows = false;      // warps split kv rows and stream query tiles (dK/dV)
