@@ -135,6 +135,9 @@ struct FlexjitDecodeParams {
   long long tile_list_stride;
   int list_heads;
   int min_tiles_per_split;  // the splits divide the kept tiles, at least this many each
+  // Without a mask_mod: splits from big_splits on walk tail_tiles_per_split tiles (a ragged tail).
+  int big_splits;
+  int tail_tiles_per_split;
 };
 
 // Merges the per-split partials of decoding, split by split in index order (deterministic).

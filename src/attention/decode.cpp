@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -64,6 +65,26 @@ void check_int_tensor(const TensorView& t, const char* name, std::initializer_li
 }
 
 int ceil_div(int64_t a, int64_t b) { return static_cast<int>((a + b - 1) / b); }
+
+// The ragged plan's knobs, with the environment's overrides (read once; for measurements).
+DecodeSplitTuning split_tuning() {
+  static const DecodeSplitTuning tuning = [] {
+    DecodeSplitTuning t;
+    auto read = [](const char* name, int& value) {
+      if (const char* text = std::getenv(name)) {
+        char* end = nullptr;
+        const long v = std::strtol(text, &end, 10);
+        if (end == text || *end != '\0' || v < 1 || v > 64)
+          throw UsageError(std::string(name) + "='" + text + "' is not a whole number between 1 and 64");
+        value = static_cast<int>(v);
+      }
+    };
+    read("FLEXJIT_DECODE_CTAS_PER_SLOT", t.ctas_per_slot);
+    read("FLEXJIT_DECODE_TAIL_DIV", t.tail_div);
+    return t;
+  }();
+  return tuning;
+}
 
 // With a mask_mod, a split walks at least this many kept tiles: its fixed costs (loading Q,
 // merging its warps, writing a partial the combine reads back) stay small beside its loads.
@@ -176,7 +197,7 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   const CUcontext context = jit::ensure_context();
   if (sm_cache.first != context) sm_cache = {context, current_device().sm_count};
   const DecodeSplit split = choose_decode_split(int64_t(B) * Hkv * row_tiles, ceil_div(longest, block_n), seq_tiles,
-                                                int64_t(std::max(per_sm, 1)) * sm_cache.second);
+                                                int64_t(std::max(per_sm, 1)) * sm_cache.second, split_tuning());
 
   FlexjitDecodeParams p;
   std::memset(&p, 0, sizeof(p));
@@ -211,6 +232,8 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   p.num_pages = static_cast<int>(num_pages);
   p.num_splits = split.num_splits;
   p.tiles_per_split = split.tiles_per_split;
+  p.big_splits = split.big_splits;
+  p.tail_tiles_per_split = split.tail_tiles_per_split;
   p.scale = scale;
   p.scale_log2 = scale * FLEXJIT_LOG2E;
 

@@ -8,7 +8,19 @@ namespace flexjit::attention {
 
 struct DecodeSplit {
   int tiles_per_split = 1;  // key tiles each CTA walks
-  int num_splits = 1;       // CTAs per (sequence, kv head, row tile): gridDim.x
+  int num_splits = 1;       // CTAs per (sequence, kv head, row tile): gridDim.y
+  // Ragged tail: splits from big_splits on walk tail_tiles_per_split tiles each (fewer), so the
+  // CTAs the GPU starts last (the long sequences' ends; CTAs start in split order) are short and
+  // the last wave leaves little idle. big_splits >= num_splits: every split is tiles_per_split.
+  int big_splits = 1;
+  int tail_tiles_per_split = 1;
+};
+
+// Knobs of the ragged plan (defaults measured on an H100; FLEXJIT_DECODE_CTAS_PER_SLOT and
+// FLEXJIT_DECODE_TAIL_DIV override them for measurements).
+struct DecodeSplitTuning {
+  int ctas_per_slot = 8;  // ragged: CTAs per slot the work is cut into
+  int tail_div = 1;       // ragged: tail CTAs walk tiles_per_split / tail_div tiles (1: no tail)
 };
 
 // `units`: (sequence, kv head, packed-row tile) triples; `slots`: CTAs the GPU runs at once (SMs x
@@ -19,7 +31,11 @@ struct DecodeSplit {
 // long sequences spread over the GPU while short ones finish early. With a mask_mod the kernel
 // divides each unit's *kept* tiles over these splits (the classification kernel's list), so the
 // count from the full lengths is an upper bound on the useful splits; tiles_per_split is unused.
-DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<int>& seq_tiles, int64_t slots);
+// The ragged tail starts at the first split from which the remaining work (tiles at or past
+// big_splits x tiles_per_split, over all units) is at most one wave of big CTAs (slots x
+// tiles_per_split tiles).
+DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<int>& seq_tiles, int64_t slots,
+                                const DecodeSplitTuning& tuning = {});
 
 // The workspace of the mask classification: one list of kept tiles per (sequence, list head,
 // packed-row tile). The list heads are the kv heads when mask_mod reads h and 1 otherwise (the

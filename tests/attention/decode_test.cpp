@@ -108,6 +108,43 @@ TEST(DecodeHost, SplitsFillWholeWavesOrSpreadRaggedWork) {
   s = choose_decode_split(32, 3000, {3000, 10, 3000, 10}, 264);
   EXPECT_EQ(s.tiles_per_split, 23);
   EXPECT_EQ(s.num_splits, 131);
+  EXPECT_EQ(s.big_splits, 131);  // no tail by default: every split walks 23 tiles
+  EXPECT_EQ(s.tail_tiles_per_split, 23);
+}
+
+TEST(DecodeHost, RaggedTailOfShortSplitsAndCtasPerSlot) {
+  using attention::choose_decode_split;
+  using attention::DecodeSplitTuning;
+  DecodeSplitTuning tail4;
+  tail4.tail_div = 4;
+  // 8-tile splits, tail of 2-tile splits. Left past k big splits: 2 long sequences x 8 units x
+  // (400 - 8k) tiles, at most one wave of big CTAs (264 x 8 = 2112) from k = 34 (33 leaves 2176):
+  // 34 big splits, then (400 - 272) / 2 = 64 short ones.
+  auto s = choose_decode_split(32, 400, {1, 400, 1, 400}, 264, tail4);
+  EXPECT_EQ(s.tiles_per_split, 8);
+  EXPECT_EQ(s.big_splits, 34);
+  EXPECT_EQ(s.tail_tiles_per_split, 2);
+  EXPECT_EQ(s.num_splits, 98);
+  DecodeSplitTuning tail2;
+  tail2.tail_div = 2;
+  // 23-tile splits: 16 x (3000 - 23k) <= 264 x 23 = 6072 from k = 114 (113 leaves 6416); the 378
+  // tiles left take 35 splits of 11.
+  s = choose_decode_split(32, 3000, {3000, 10, 3000, 10}, 264, tail2);
+  EXPECT_EQ(s.tiles_per_split, 23);
+  EXPECT_EQ(s.big_splits, 114);
+  EXPECT_EQ(s.tail_tiles_per_split, 11);
+  EXPECT_EQ(s.num_splits, 149);
+  // Sixteen CTAs per slot: 48160 tiles over 4224 CTAs -> 12 tiles a CTA, 250 splits, no tail.
+  DecodeSplitTuning finer;
+  finer.ctas_per_slot = 16;
+  s = choose_decode_split(32, 3000, {3000, 10, 3000, 10}, 264, finer);
+  EXPECT_EQ(s.tiles_per_split, 12);
+  EXPECT_EQ(s.num_splits, 250);
+  EXPECT_EQ(s.big_splits, 250);
+  // Equal lengths never get a tail.
+  s = choose_decode_split(128, 512, {512, 512}, 264, tail4);
+  EXPECT_EQ(s.num_splits, 2);
+  EXPECT_EQ(s.big_splits, 2);
 }
 
 TEST(DecodeHost, TileListsPerSequenceOrPerKvHeadSizedByTheCapacity) {
