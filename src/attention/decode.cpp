@@ -241,8 +241,10 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   // of the capacity, so no length can overflow a list) and the splits divide the kept tiles; the
   // host's split count from the full lengths is an upper bound on the splits worth having.
   const bool masked = ks.has_mask();
-  const DecodeTileLists lists = plan_decode_tile_lists(B, Hkv, row_tiles, ks.mask_mod.uses("h"), capacity, block_n);
+  const DecodeTileLists lists = plan_decode_tile_lists(B, Hkv, row_tiles, ks.mask_mod.uses("h"), capacity, block_n,
+                                                       sm_cache.second, codegen::kDecodeMaxClassifyParts);
   p.list_heads = lists.list_heads;
+  p.classify_parts = lists.parts;
   p.tile_list_stride = lists.stride;
   p.min_tiles_per_split = kMinMaskedTilesPerSplit;
 
@@ -260,11 +262,12 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
     }
     if (list_bytes > 0) {
       p.tile_count = reinterpret_cast<int*>(base + partial_bytes);
-      p.tile_list = p.tile_count + lists.units;
+      p.tile_list = p.tile_count + lists.units * lists.parts;
     }
   }
   codegen::CallShape shape;
   shape.batch = B, shape.heads = Hq, shape.kv_heads = Hkv, shape.q_len = Sq, shape.splits = split.num_splits;
+  shape.classify_parts = lists.parts;
   if (masked)
     codegen::ConfiguredKernel(*kernel, shape, 1).launch(stream, {&p, const_cast<unsigned char*>(mod_args.data())});
   codegen::ConfiguredKernel(*kernel, shape).launch(stream, {&p, const_cast<unsigned char*>(mod_args.data())});

@@ -66,12 +66,13 @@ DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<
 }
 
 DecodeTileLists plan_decode_tile_lists(int batch, int kv_heads, int row_tiles, bool mask_reads_h, int64_t capacity,
-                                       int block_n) {
+                                       int block_n, int sm_count, int max_parts) {
   DecodeTileLists out;
   out.list_heads = mask_reads_h ? kv_heads : 1;
   out.stride = (capacity + block_n - 1) / block_n;
   out.units = int64_t(batch) * out.list_heads * row_tiles;
-  out.bytes = size_t(out.units) * size_t(out.stride + 1) * sizeof(int32_t);
+  out.parts = static_cast<int>(std::clamp<int64_t>(sm_count / std::max<int64_t>(out.units, 1), 1, std::max(max_parts, 1)));
+  out.bytes = size_t(out.units) * size_t(out.stride + out.parts) * sizeof(int32_t);
   return out;
 }
 

@@ -40,14 +40,17 @@ DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<
 // The workspace of the mask classification: one list of kept tiles per (sequence, list head,
 // packed-row tile). The list heads are the kv heads when mask_mod reads h and 1 otherwise (the
 // heads of a sequence then keep the same tiles). Each list has room for every tile of the cache's
-// capacity (so a length the host does not know can never overflow it), plus one count per list.
+// capacity (so a length the host does not know can never overflow it). With fewer lists than
+// SMs, each list's tiles are classified in parts (one CTA each, at most `max_parts`, so that
+// about one CTA per SM runs), each with its own count.
 struct DecodeTileLists {
   int list_heads = 1;
+  int parts = 1;       // CTAs per list
   int64_t stride = 0;  // entries per list: ceil(capacity / block_n)
   int64_t units = 0;   // lists
-  size_t bytes = 0;    // counts (int32 per list) followed by the lists (int32 entries)
+  size_t bytes = 0;    // counts (int32 per list and part) followed by the lists (int32 entries)
 };
 DecodeTileLists plan_decode_tile_lists(int batch, int kv_heads, int row_tiles, bool mask_reads_h, int64_t capacity,
-                                       int block_n);
+                                       int block_n, int sm_count, int max_parts);
 
 }  // namespace flexjit::attention

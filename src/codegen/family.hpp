@@ -30,6 +30,7 @@ struct CallShape {
   int kv_len = 1;
   long long elements = 0;  // builtin: elements of the vectors
   int splits = 1;          // decode: key-range splits (the host's choice per call)
+  int classify_parts = 1;  // decode: CTAs classifying one sequence's tiles (the host's choice)
 };
 
 // Grid, block and dynamic shared memory of one kernel launch, plus the tile count the kernel's

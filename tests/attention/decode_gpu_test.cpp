@@ -303,6 +303,22 @@ TEST(DecodeGpu, MaskClassificationPerRowPerPositionAndPerKey) {
   expect_close(p, "per row, paged 16, no host lengths");
 }
 
+// Enough lists (72 sequences x 2 kv heads, a mask reading h) that each is classified by a single
+// CTA; the tests above have few lists, each split over several CTAs (parts). Ragged lengths
+// from 0 to 333, GQA 4, pages of 16.
+TEST(DecodeGpu, MaskClassificationWithManyLists) {
+  FLEXJIT_REQUIRE_GPU();
+  DecodeProblem p;
+  p.B = 72, p.Hq = 8, p.Hkv = 2, p.Sq = 2, p.S = 333;
+  for (int b = 0; b < p.B; ++b) p.lens.push_back(b * 37 % 334);
+  p.page_size = 16;
+  p.mask_mod = "q_idx + kv_len - q_len >= kv_idx && (kv_idx + h) % 100 < 70";
+  const DecodeOutcome r = run_decode_check(p, /*rerun=*/true);
+  EXPECT_LT(r.out_error, tolerance(p.dtype)) << "seed " << r.seed;
+  EXPECT_LT(r.lse_error, tolerance(p.dtype)) << "seed " << r.seed;
+  EXPECT_TRUE(r.rerun_identical) << "a second run gave other bits";
+}
+
 TEST(DecodeGpu, BadPageTableIsNeverReadAndIsReported) {
   FLEXJIT_REQUIRE_GPU();
   const int B = 2, Hq = 4, Hkv = 1, D = 128, page = 16, pages = 4, max_pages = 4;

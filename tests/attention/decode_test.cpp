@@ -150,23 +150,28 @@ TEST(DecodeHost, RaggedTailOfShortSplitsAndCtasPerSlot) {
 TEST(DecodeHost, TileListsPerSequenceOrPerKvHeadSizedByTheCapacity) {
   using attention::plan_decode_tile_lists;
   // The suite's sliding window: B 16, Hkv 8, one row tile, a 32768-key cache, 64-key tiles; the
-  // mask reads no h, so the 8 heads of a sequence share one list: 16 lists of 512 entries + counts.
-  auto l = plan_decode_tile_lists(16, 8, 1, false, 32768, 64);
+  // mask reads no h, so the 8 heads of a sequence share one list: 16 lists of 512 entries. 132
+  // SMs over 16 lists: 8 parts each (132 / 16 = 8.25), so 8 counts per list.
+  auto l = plan_decode_tile_lists(16, 8, 1, false, 32768, 64, 132, 8);
   EXPECT_EQ(l.list_heads, 1);
   EXPECT_EQ(l.stride, 512);
   EXPECT_EQ(l.units, 16);
-  EXPECT_EQ(l.bytes, 16u * 513 * 4);
-  // Reading h: one list per kv head and row tile (3 x 2 x 2 = 12); 1000 keys need 16 tiles.
-  l = plan_decode_tile_lists(3, 2, 2, true, 1000, 64);
+  EXPECT_EQ(l.parts, 8);
+  EXPECT_EQ(l.bytes, 16u * (512 + 8) * 4);
+  // Reading h: one list per kv head and row tile (3 x 2 x 2 = 12); 1000 keys need 16 tiles;
+  // 20 SMs over 12 lists: one part each.
+  l = plan_decode_tile_lists(3, 2, 2, true, 1000, 64, 20, 8);
   EXPECT_EQ(l.list_heads, 2);
   EXPECT_EQ(l.stride, 16);
   EXPECT_EQ(l.units, 12);
+  EXPECT_EQ(l.parts, 1);
   EXPECT_EQ(l.bytes, 12u * 17 * 4);
-  // A capacity of exactly one tile: one entry.
-  l = plan_decode_tile_lists(1, 4, 1, true, 64, 64);
+  // A capacity of exactly one tile: one entry; 132 SMs over 4 lists would be 33 parts, capped at 3.
+  l = plan_decode_tile_lists(1, 4, 1, true, 64, 64, 132, 3);
   EXPECT_EQ(l.stride, 1);
   EXPECT_EQ(l.units, 4);
-  EXPECT_EQ(l.bytes, 4u * 2 * 4);
+  EXPECT_EQ(l.parts, 3);
+  EXPECT_EQ(l.bytes, 4u * (1 + 3) * 4);
 }
 
 }  // namespace

@@ -117,15 +117,17 @@ TEST(FamilyGeometry, DecodePacksTheGroupAndSplitsTheKeys) {
   expect_dim(g.block, 128, 1, 1, "decode block");
   // Q tile, then the larger of the 3-stage K/V ring and the 4 warps' merge buffers.
   EXPECT_EQ(g.dynamic_smem, 16u * 128 * 2 + 3u * 64 * 256 * 2);
-  // Kernel 1 classifies a mask_mod's tiles: one CTA of 16 warps per (sequence, row tile) when the
-  // mask reads no h (the kv heads share the list), per (sequence, kv head, row tile) when it does.
+  // Kernel 1 classifies a mask_mod's tiles: CTAs of 16 warps per (sequence, row tile, part) when
+  // the mask reads no h (the kv heads share the list), per (sequence, kv head, row tile, part)
+  // when it does.
   dec.mask_mod = Expr::parse(ModKind::mask, "q_idx + kv_len - q_len >= kv_idx");
+  c.classify_parts = 3;  // three CTAs share each list's tiles
   const LaunchGeometry k1 = descriptor(Family::decode).geometry(dec, c, 1);
-  expect_dim(k1.grid, 5, 2, 1, "classify grid");
+  expect_dim(k1.grid, 5, 2, 3, "classify grid");
   expect_dim(k1.block, 512, 1, 1, "classify block");
   EXPECT_EQ(k1.dynamic_smem, 0u);
   dec.mask_mod = Expr::parse(ModKind::mask, "kv_idx < 100 + h");
-  expect_dim(descriptor(Family::decode).geometry(dec, c, 1).grid, 20, 2, 1, "classify grid reading h");
+  expect_dim(descriptor(Family::decode).geometry(dec, c, 1).grid, 20, 2, 3, "classify grid reading h");
   KernelSpec combine;
   combine.family = Family::decode_combine;
   combine.head_dim = combine.head_dim_v = 128;

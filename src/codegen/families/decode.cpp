@@ -97,6 +97,7 @@ void add_decode_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::js
   constants.push_back(int_constant("STAGES", s.config.stages));
   constants.push_back(int_constant("GQA_GROUP", s.gqa_group));
   constants.push_back(int_constant("CLASSIFY_WARPS", kDecodeClassifyWarps));
+  constants.push_back(int_constant("MAX_CLASSIFY_PARTS", kDecodeMaxClassifyParts));
   constants.push_back(int_constant("EXPECTED_SMEM_BYTES", static_cast<long long>(decode_smem(s))));
   constants.push_back(bool_constant("PAGED", s.paged));
   constants.push_back(bool_constant("HAS_MASK", s.has_mask()));
@@ -123,15 +124,17 @@ std::string describe_combine(const KernelSpec& s) {
 }
 
 // Kernel 0: grid (batch x kv heads, splits, packed-row tiles); the split count is the host's
-// choice per call. Kernel 1 (mask classification): grid (batch x list heads, packed-row tiles),
-// where the list heads are the kv heads when mask_mod reads h and 1 otherwise.
+// choice per call. Kernel 1 (mask classification): grid (batch x list heads, packed-row tiles,
+// parts), where the list heads are the kv heads when mask_mod reads h and 1 otherwise, and the
+// parts (CTAs sharing a sequence's tiles) are the host's choice per call.
 LaunchGeometry decode_geometry(const KernelSpec& s, const CallShape& shape, int index) {
   LaunchGeometry g;
   const long long packed_rows = static_cast<long long>(shape.q_len) * s.gqa_group;
   const unsigned row_tiles = ceil_div(packed_rows, s.config.block_m);
   if (index == 1) {
     const long long list_heads = s.mask_mod.uses("h") ? shape.kv_heads : 1;
-    g.grid = {static_cast<unsigned>(static_cast<long long>(shape.batch) * list_heads), row_tiles, 1};
+    const int parts = shape.classify_parts < 1 ? 1 : shape.classify_parts;
+    g.grid = {static_cast<unsigned>(static_cast<long long>(shape.batch) * list_heads), row_tiles, static_cast<unsigned>(parts)};
     g.block = {static_cast<unsigned>(decode_threads(s, 1)), 1, 1};
     return g;
   }

@@ -5,8 +5,10 @@
 
 namespace flexjit::codegen {
 
-// Warps of the mask classification kernel (kernel 1 of the decode family).
+// Warps of the mask classification kernel (kernel 1 of the decode family), and the most CTAs
+// (parts of a sequence's tiles) it may give one (sequence, list head, row tile).
 constexpr int kDecodeClassifyWarps = 16;
+constexpr int kDecodeMaxClassifyParts = 8;
 
 // Tiles for `packed_rows` query rows per kv head (Sq x GQA group); 0 means "typical decode".
 BlockConfig decode_default_config(Family family, int head_dim, int head_dim_v, int packed_rows = 0);
