@@ -71,7 +71,8 @@ DecodeTileLists plan_decode_tile_lists(int batch, int kv_heads, int row_tiles, b
   out.list_heads = mask_reads_h ? kv_heads : 1;
   out.stride = (capacity + block_n - 1) / block_n;
   out.units = int64_t(batch) * out.list_heads * row_tiles;
-  out.parts = static_cast<int>(std::clamp<int64_t>(sm_count / std::max<int64_t>(out.units, 1), 1, std::max(max_parts, 1)));
+  const int64_t per_list = sm_count / std::max<int64_t>(out.units, 1);
+  out.parts = static_cast<int>(std::clamp<int64_t>(per_list, 1, std::max(max_parts, 1)));
   out.bytes = size_t(out.units) * size_t(out.stride + out.parts) * sizeof(int32_t);
   return out;
 }

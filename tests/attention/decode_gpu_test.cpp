@@ -270,7 +270,8 @@ TEST(DecodeGpu, WindowOnRaggedLengthsWithWhollyMaskedSequences) {
   for (int b : {1, 2, 3, 5})
     for (int h = 0; h < p.Hq; ++h) {
       EXPECT_EQ(r.lse[size_t(b) * p.Hq + h], -std::numeric_limits<double>::infinity()) << "b " << b << " h " << h;
-      for (int d = 0; d < p.Dv; ++d) ASSERT_EQ(r.out[(size_t(b) * p.Hq + h) * p.Dv + d], 0.0) << "b " << b << " h " << h;
+      for (int d = 0; d < p.Dv; ++d)
+        ASSERT_EQ(r.out[(size_t(b) * p.Hq + h) * p.Dv + d], 0.0) << "b " << b << " h " << h;
     }
   // Sequence 4 keeps keys 3890 to 5000 and sequence 6 keys 1500 to 2532: real rows there.
   EXPECT_TRUE(std::isfinite(r.lse[size_t(4) * p.Hq])) << "seed " << r.seed;
@@ -296,7 +297,8 @@ TEST(DecodeGpu, MaskClassificationPerRowPerPositionAndPerKey) {
   expect_close(p, "buffer by buffer, per key");
   p.mask_mod = "keep_doc[doc[kv_idx]] == 1 && q_idx + kv_len - q_len >= kv_idx";
   expect_close(p, "buffer by buffer, per position");
-  p.mask_mod = "(keep_doc[doc[kv_idx]] == 1 || h % 3 == 0) && q_idx + kv_len - q_len >= kv_idx && kv_idx % 128 < 64 + h";
+  p.mask_mod =
+      "(keep_doc[doc[kv_idx]] == 1 || h % 3 == 0) && q_idx + kv_len - q_len >= kv_idx && kv_idx % 128 < 64 + h";
   expect_close(p, "buffer by buffer, per row");
   p.host_lens = false;
   p.page_size = 16;

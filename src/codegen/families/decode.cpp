@@ -134,7 +134,8 @@ LaunchGeometry decode_geometry(const KernelSpec& s, const CallShape& shape, int 
   if (index == 1) {
     const long long list_heads = s.mask_mod.uses("h") ? shape.kv_heads : 1;
     const int parts = shape.classify_parts < 1 ? 1 : shape.classify_parts;
-    g.grid = {static_cast<unsigned>(static_cast<long long>(shape.batch) * list_heads), row_tiles, static_cast<unsigned>(parts)};
+    g.grid = {static_cast<unsigned>(static_cast<long long>(shape.batch) * list_heads), row_tiles,
+              static_cast<unsigned>(parts)};
     g.block = {static_cast<unsigned>(decode_threads(s, 1)), 1, 1};
     return g;
   }
