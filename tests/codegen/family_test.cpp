@@ -128,6 +128,18 @@ TEST(FamilyGeometry, DecodePacksTheGroupAndSplitsTheKeys) {
   EXPECT_EQ(k1.dynamic_smem, 0u);
   dec.mask_mod = Expr::parse(ModKind::mask, "kv_idx < 100 + h");
   expect_dim(descriptor(Family::decode).geometry(dec, c, 1).grid, 20, 2, 3, "classify grid reading h");
+  // The template learns which rows the classification may collapse: h read or not, q_idx read or not.
+  auto constant = [](const KernelSpec& s, const std::string& name) {
+    const nlohmann::json context = template_context(s);
+    for (const auto& k : context["constants"])
+      if (k["name"] == name) return k["value"].get<std::string>();
+    return std::string("missing");
+  };
+  EXPECT_EQ(constant(dec, "MASK_USES_H"), "true");
+  EXPECT_EQ(constant(dec, "MASK_USES_Q"), "false");
+  dec.mask_mod = Expr::parse(ModKind::mask, "q_idx + kv_len - q_len >= kv_idx");
+  EXPECT_EQ(constant(dec, "MASK_USES_H"), "false");
+  EXPECT_EQ(constant(dec, "MASK_USES_Q"), "true");
   KernelSpec combine;
   combine.family = Family::decode_combine;
   combine.head_dim = combine.head_dim_v = 128;
