@@ -142,9 +142,24 @@ struct FlexjitDecodeParams {
   int page_shift;        // log2(page_size) when it is a power of two, else -1
   int num_pages;         // paged only: size of the pool
   int num_splits;        // gridDim.y
-  int tiles_per_split;   // BLOCK_N tiles of a sequence each split walks
+  int tiles_per_split;   // BLOCK_N tiles of a sequence each split walks (without a mask_mod)
   float scale;
   float scale_log2;
+  // With a mask_mod: the classification kernel's lists of kept tiles, one per (b, list head,
+  // packed-row tile) unit. A unit's T = ceil(kv_len / BLOCK_N) tiles are classified in
+  // classify_parts parts of pt = ceil(T / parts) tiles (part j by its own CTA): part j's kept
+  // tiles are tile_list[unit * tile_list_stride + j * pt + i] = (tile << 1) | partial, with
+  // tile_count[unit * classify_parts + j] entries. list_heads is Hkv when mask_mod reads h, else
+  // 1 (shared by the heads).
+  int* tile_list;
+  int* tile_count;
+  long long tile_list_stride;
+  int list_heads;
+  int classify_parts;       // 1 to 8
+  int min_tiles_per_split;  // the splits divide the kept tiles, at least this many each
+  // Without a mask_mod: splits from big_splits on walk tail_tiles_per_split tiles (a ragged tail).
+  int big_splits;
+  int tail_tiles_per_split;
 };
 
 // Merges the per-split partials of decoding, split by split in index order (deterministic).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -64,6 +65,30 @@ void check_int_tensor(const TensorView& t, const char* name, std::initializer_li
 }
 
 int ceil_div(int64_t a, int64_t b) { return static_cast<int>((a + b - 1) / b); }
+
+// The ragged plan's knobs, with the environment's overrides (read once; for measurements).
+DecodeSplitTuning split_tuning() {
+  static const DecodeSplitTuning tuning = [] {
+    DecodeSplitTuning t;
+    auto read = [](const char* name, int& value) {
+      if (const char* text = std::getenv(name)) {
+        char* end = nullptr;
+        const long v = std::strtol(text, &end, 10);
+        if (end == text || *end != '\0' || v < 1 || v > 64)
+          throw UsageError(std::string(name) + "='" + text + "' is not a whole number between 1 and 64");
+        value = static_cast<int>(v);
+      }
+    };
+    read("FLEXJIT_DECODE_CTAS_PER_SLOT", t.ctas_per_slot);
+    read("FLEXJIT_DECODE_TAIL_DIV", t.tail_div);
+    return t;
+  }();
+  return tuning;
+}
+
+// With a mask_mod, a split walks at least this many kept tiles: its fixed costs (loading Q,
+// merging its warps, writing a partial the combine reads back) stay small beside its loads.
+constexpr int kMinMaskedTilesPerSplit = 4;
 
 }  // namespace
 
@@ -172,7 +197,7 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   const CUcontext context = jit::ensure_context();
   if (sm_cache.first != context) sm_cache = {context, current_device().sm_count};
   const DecodeSplit split = choose_decode_split(int64_t(B) * Hkv * row_tiles, ceil_div(longest, block_n), seq_tiles,
-                                                int64_t(std::max(per_sm, 1)) * sm_cache.second);
+                                                int64_t(std::max(per_sm, 1)) * sm_cache.second, split_tuning());
 
   FlexjitDecodeParams p;
   std::memset(&p, 0, sizeof(p));
@@ -207,18 +232,44 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   p.num_pages = static_cast<int>(num_pages);
   p.num_splits = split.num_splits;
   p.tiles_per_split = split.tiles_per_split;
+  p.big_splits = split.big_splits;
+  p.tail_tiles_per_split = split.tail_tiles_per_split;
   p.scale = scale;
   p.scale_log2 = scale * FLEXJIT_LOG2E;
 
+  // With a mask_mod, the classification kernel lists each unit's kept tiles (room for every tile
+  // of the capacity, so no length can overflow a list) and the splits divide the kept tiles; the
+  // host's split count from the full lengths is an upper bound on the splits worth having.
+  const bool masked = ks.has_mask();
+  const DecodeTileLists lists = plan_decode_tile_lists(B, Hkv, row_tiles, ks.mask_mod.uses("h"), capacity, block_n,
+                                                       sm_cache.second, codegen::kDecodeMaxClassifyParts);
+  p.list_heads = lists.list_heads;
+  p.classify_parts = lists.parts;
+  p.tile_list_stride = lists.stride;
+  p.min_tiles_per_split = kMinMaskedTilesPerSplit;
+
   const int64_t rows = int64_t(B) * Hq * Sq;
-  std::optional<StreamScratch> partials;
-  if (split.num_splits > 1) {
-    partials.emplace(size_t(split.num_splits) * rows * (spec.head_dim_v + 1) * sizeof(float), stream);
-    p.o_partial = static_cast<float*>(partials->data());
-    p.lse_partial = p.o_partial + size_t(split.num_splits) * rows * spec.head_dim_v;
+  const size_t partial_bytes =
+      split.num_splits > 1 ? size_t(split.num_splits) * rows * (spec.head_dim_v + 1) * sizeof(float) : 0;
+  const size_t list_bytes = masked ? lists.bytes : 0;
+  std::optional<StreamScratch> scratch;
+  if (partial_bytes + list_bytes > 0) {
+    scratch.emplace(partial_bytes + list_bytes, stream);
+    unsigned char* base = static_cast<unsigned char*>(scratch->data());
+    if (partial_bytes > 0) {
+      p.o_partial = reinterpret_cast<float*>(base);
+      p.lse_partial = p.o_partial + size_t(split.num_splits) * rows * spec.head_dim_v;
+    }
+    if (list_bytes > 0) {
+      p.tile_count = reinterpret_cast<int*>(base + partial_bytes);
+      p.tile_list = p.tile_count + lists.units * lists.parts;
+    }
   }
   codegen::CallShape shape;
   shape.batch = B, shape.heads = Hq, shape.kv_heads = Hkv, shape.q_len = Sq, shape.splits = split.num_splits;
+  shape.classify_parts = lists.parts;
+  if (masked)
+    codegen::ConfiguredKernel(*kernel, shape, 1).launch(stream, {&p, const_cast<unsigned char*>(mod_args.data())});
   codegen::ConfiguredKernel(*kernel, shape).launch(stream, {&p, const_cast<unsigned char*>(mod_args.data())});
   if (split.num_splits > 1) {
     codegen::KernelSpec cs;

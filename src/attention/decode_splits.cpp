@@ -4,9 +4,11 @@
 
 namespace flexjit::attention {
 
-DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<int>& seq_tiles, int64_t slots) {
+DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<int>& seq_tiles, int64_t slots,
+                                const DecodeSplitTuning& tuning) {
   DecodeSplit out;
   if (max_tiles <= 1 || units < 1 || slots < 1) return out;
+  const int64_t per_slot = std::max(tuning.ctas_per_slot, 1);
   const bool ragged = !seq_tiles.empty() &&
                       *std::max_element(seq_tiles.begin(), seq_tiles.end()) >
                           *std::min_element(seq_tiles.begin(), seq_tiles.end()) * 5 / 4 + 1;
@@ -16,8 +18,30 @@ DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<
     work *= units / static_cast<int64_t>(seq_tiles.size());
     // About eight CTAs per slot: the last wave's tail (the longest sequences' final splits) stays
     // short, while a CTA still streams enough tiles to hide its start.
-    const int64_t per_cta = (work + 8 * slots - 1) / (8 * slots);
+    const int64_t per_cta = (work + per_slot * slots - 1) / (per_slot * slots);
     out.tiles_per_split = static_cast<int>(std::clamp<int64_t>(per_cta, 8, max_tiles));
+    const int big = out.tiles_per_split;
+    const int small = std::max(1, big / std::max(tuning.tail_div, 1));
+    if (small < big && max_tiles <= 65535) {  // (so the tail's splits stay within the grid's 65535)
+      const int64_t per_seq = units / static_cast<int64_t>(seq_tiles.size());
+      auto tail_work = [&](int k) {
+        int64_t tail = 0;
+        for (int t : seq_tiles) tail += std::max<int64_t>(0, t - int64_t(k) * big);
+        return tail * per_seq;
+      };
+      // The tail work falls as k grows: the first k with at most one wave of big CTAs left.
+      int lo = 1, hi = (max_tiles + big - 1) / big;  // tail_work(hi) == 0
+      while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (tail_work(mid) <= slots * big) hi = mid; else lo = mid + 1;
+      }
+      if (int64_t(lo) * big < max_tiles) {
+        out.big_splits = lo;
+        out.tail_tiles_per_split = small;
+        out.num_splits = lo + (max_tiles - lo * big + small - 1) / small;
+        return out;
+      }
+    }
   } else {
     double best = 0;
     int best_splits = 1;
@@ -36,6 +60,20 @@ DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<
   // The split index is gridDim.y: at most 65535 splits.
   out.tiles_per_split = std::max(out.tiles_per_split, (max_tiles + 65534) / 65535);
   out.num_splits = (max_tiles + out.tiles_per_split - 1) / out.tiles_per_split;
+  out.big_splits = out.num_splits;
+  out.tail_tiles_per_split = out.tiles_per_split;
+  return out;
+}
+
+DecodeTileLists plan_decode_tile_lists(int batch, int kv_heads, int row_tiles, bool mask_reads_h, int64_t capacity,
+                                       int block_n, int sm_count, int max_parts) {
+  DecodeTileLists out;
+  out.list_heads = mask_reads_h ? kv_heads : 1;
+  out.stride = (capacity + block_n - 1) / block_n;
+  out.units = int64_t(batch) * out.list_heads * row_tiles;
+  const int64_t per_list = sm_count / std::max<int64_t>(out.units, 1);
+  out.parts = static_cast<int>(std::clamp<int64_t>(per_list, 1, std::max(max_parts, 1)));
+  out.bytes = size_t(out.units) * size_t(out.stride + out.parts) * sizeof(int32_t);
   return out;
 }
 

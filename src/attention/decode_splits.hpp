@@ -1,5 +1,6 @@
 #pragma once
 // How decoding splits each sequence's keys over the GPU (host side, no GPU needed: tested on the CPU).
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -7,7 +8,19 @@ namespace flexjit::attention {
 
 struct DecodeSplit {
   int tiles_per_split = 1;  // key tiles each CTA walks
-  int num_splits = 1;       // CTAs per (sequence, kv head, row tile): gridDim.x
+  int num_splits = 1;       // CTAs per (sequence, kv head, row tile): gridDim.y
+  // Ragged tail: splits from big_splits on walk tail_tiles_per_split tiles each (fewer), so the
+  // CTAs the GPU starts last (the long sequences' ends; CTAs start in split order) are short and
+  // the last wave leaves little idle. big_splits >= num_splits: every split is tiles_per_split.
+  int big_splits = 1;
+  int tail_tiles_per_split = 1;
+};
+
+// Knobs of the ragged plan (defaults measured on an H100; FLEXJIT_DECODE_CTAS_PER_SLOT and
+// FLEXJIT_DECODE_TAIL_DIV override them for measurements).
+struct DecodeSplitTuning {
+  int ctas_per_slot = 8;  // ragged: CTAs per slot the work is cut into
+  int tail_div = 1;       // ragged: tail CTAs walk tiles_per_split / tail_div tiles (1: no tail)
 };
 
 // `units`: (sequence, kv head, packed-row tile) triples; `slots`: CTAs the GPU runs at once (SMs x
@@ -15,10 +28,29 @@ struct DecodeSplit {
 // sequence when the host knows the lengths (empty otherwise). Equal lengths: the split count whose
 // CTAs fill whole waves best (fewest splits among near-equals, so the combine stays cheap).
 // Ragged lengths: a fixed number of tiles per CTA, small enough for several CTAs per slot, so the
-// long sequences spread over the GPU while short ones finish early. (Splitting masked variants
-// finer, so that a sliding window's few kept tiles spread over more CTAs, was measured on an H100
-// and gained nothing there while costing the causal speculative step 7%: the kernel's per-tile
-// mask classification, not the split, bounds those problems.)
-DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<int>& seq_tiles, int64_t slots);
+// long sequences spread over the GPU while short ones finish early. With a mask_mod the kernel
+// divides each unit's *kept* tiles over these splits (the classification kernel's list), so the
+// count from the full lengths is an upper bound on the useful splits; tiles_per_split is unused.
+// The ragged tail starts at the first split from which the remaining work (tiles at or past
+// big_splits x tiles_per_split, over all units) is at most one wave of big CTAs (slots x
+// tiles_per_split tiles).
+DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<int>& seq_tiles, int64_t slots,
+                                const DecodeSplitTuning& tuning = {});
+
+// The workspace of the mask classification: one list of kept tiles per (sequence, list head,
+// packed-row tile). The list heads are the kv heads when mask_mod reads h and 1 otherwise (the
+// heads of a sequence then keep the same tiles). Each list has room for every tile of the cache's
+// capacity (so a length the host does not know can never overflow it). With fewer lists than
+// SMs, each list's tiles are classified in parts (one CTA each, at most `max_parts`, so that
+// about one CTA per SM runs), each with its own count.
+struct DecodeTileLists {
+  int list_heads = 1;
+  int parts = 1;       // CTAs per list
+  int64_t stride = 0;  // entries per list: ceil(capacity / block_n)
+  int64_t units = 0;   // lists
+  size_t bytes = 0;    // counts (int32 per list and part) followed by the lists (int32 entries)
+};
+DecodeTileLists plan_decode_tile_lists(int batch, int kv_heads, int row_tiles, bool mask_reads_h, int64_t capacity,
+                                       int block_n, int sm_count, int max_parts);
 
 }  // namespace flexjit::attention

@@ -31,6 +31,7 @@ struct CallShape {
   long long elements = 0;  // builtin: elements of the vectors
   int splits = 1;          // decode: key-range splits (the host's choice per call)
   int persistent_ctas = 0; // persistent kernels (warp-specialised forward): CTAs that fit the GPU at once
+  int classify_parts = 1;  // decode: CTAs classifying one sequence's tiles (the host's choice)
 };
 
 // Grid, block and dynamic shared memory of one kernel launch, plus the tile count the kernel's
@@ -56,6 +57,7 @@ struct FamilyDescriptor {
   bool shared_headers = true;      // includes the flexjit_*.cuh headers and the variant header
   bool score_gradient = false;     // the variant header also defines flexjit_score_grad
   bool reports_errors = false;     // takes a trailing `unsigned* flexjit_errors` (mods read buffers)
+  bool errors_in_every_kernel = false;  // with reports_errors: every kernel takes it, not only kernel 0
   bool tiled = false;              // walks query / kv tiles: a tuned block config, block-mask tables,
                                    // tail predication (false: row-wise or block-wise kernels)
   bool walks_kv_rows = false;      // warps split kv rows and stream query tiles (dK/dV)

@@ -20,7 +20,7 @@ void ConfiguredKernel::launch(Stream stream, Stream owner, std::initializer_list
   std::vector<void*> all(args);
   // Only the kernels that evaluate mods take the word (block_mask's compact kernel does not).
   CUdeviceptr word = 0;
-  if (family_.reports_errors && index_ == 0) {
+  if (family_.reports_errors && (index_ == 0 || family_.errors_in_every_kernel)) {
     word = error_word(owner, kernel_.description);
     all.push_back(&word);
   }

@@ -248,6 +248,79 @@ TEST(DecodeGpu, HalfPrecisionAndHeadDims) {
   }
 }
 
+// The mask classification (a kernel listing each sequence's kept tiles, the splits dividing that
+// list): a window that lies wholly past the end of some sequences, on ragged lengths 0, 1, odd
+// and long (many splits), GQA 7, pages of 64; entirely masked rows are out 0, lse -inf, no NaN;
+// bitwise identical rerun.
+TEST(DecodeGpu, WindowOnRaggedLengthsWithWhollyMaskedSequences) {
+  FLEXJIT_REQUIRE_GPU();
+  DecodeProblem p;
+  p.B = 7, p.Hq = 14, p.Hkv = 2, p.Sq = 1, p.S = 20000;
+  p.lens = {20000, 900, 1, 0, 5001, 1499, 2533};
+  p.page_size = 64;
+  p.param_decls.push_back(ParamDecl::parse("first:int"));
+  p.param_decls.push_back(ParamDecl::parse("window:int"));
+  p.params["first"] = 1500;  // keys before 1500 are never kept: sequences 1, 2, 3 and 5 keep none
+  p.params["window"] = 1111;
+  p.mask_mod = "kv_idx >= first && kv_len - kv_idx <= window";
+  const DecodeOutcome r = run_decode_check(p, /*rerun=*/true);
+  EXPECT_LT(r.out_error, tolerance(p.dtype)) << "seed " << r.seed;
+  EXPECT_LT(r.lse_error, tolerance(p.dtype)) << "seed " << r.seed;
+  EXPECT_TRUE(r.rerun_identical) << "a second run gave other bits";
+  for (int b : {1, 2, 3, 5})
+    for (int h = 0; h < p.Hq; ++h) {
+      EXPECT_EQ(r.lse[size_t(b) * p.Hq + h], -std::numeric_limits<double>::infinity()) << "b " << b << " h " << h;
+      for (int d = 0; d < p.Dv; ++d)
+        ASSERT_EQ(r.out[(size_t(b) * p.Hq + h) * p.Dv + d], 0.0) << "b " << b << " h " << h;
+    }
+  // Sequence 4 keeps keys 3890 to 5000 and sequence 6 keys 1500 to 2532: real rows there.
+  EXPECT_TRUE(std::isfinite(r.lse[size_t(4) * p.Hq])) << "seed " << r.seed;
+  EXPECT_TRUE(std::isfinite(r.lse[size_t(6) * p.Hq])) << "seed " << r.seed;
+}
+
+// Masks the classification evaluates per packed row (reading h, GQA 7, Sq 3: two row tiles whose
+// lists are kept per kv head), per query position (reading q_idx, not h) and once per key
+// (neither), with a buffer indexed by a buffer's value, on a contiguous cache with lengths that
+// are no multiple of a tile, and without host lengths.
+TEST(DecodeGpu, MaskClassificationPerRowPerPositionAndPerKey) {
+  FLEXJIT_REQUIRE_GPU();
+  std::mt19937_64 rng(fresh_seed());
+  DecodeProblem p;
+  p.B = 3, p.Hq = 14, p.Hkv = 2, p.Sq = 3, p.S = 3000;
+  p.lens = {3000, 1, 1777};
+  p.buffers.push_back(document_ids(p.S, rng));
+  TestBuffer keep_doc;  // every third document is dropped entirely
+  keep_doc.decl = BufferDecl{"keep_doc", DType::i32, {p.S}};
+  for (int i = 0; i < p.S; ++i) keep_doc.values.push_back(i % 3 != 1 ? 1 : 0);
+  p.buffers.push_back(keep_doc);
+  p.mask_mod = "keep_doc[doc[kv_idx]] == 1";
+  expect_close(p, "buffer by buffer, per key");
+  p.mask_mod = "keep_doc[doc[kv_idx]] == 1 && q_idx + kv_len - q_len >= kv_idx";
+  expect_close(p, "buffer by buffer, per position");
+  p.mask_mod =
+      "(keep_doc[doc[kv_idx]] == 1 || h % 3 == 0) && q_idx + kv_len - q_len >= kv_idx && kv_idx % 128 < 64 + h";
+  expect_close(p, "buffer by buffer, per row");
+  p.host_lens = false;
+  p.page_size = 16;
+  expect_close(p, "per row, paged 16, no host lengths");
+}
+
+// Enough lists (72 sequences x 2 kv heads, a mask reading h) that each is classified by a single
+// CTA; the tests above have few lists, each split over several CTAs (parts). Ragged lengths
+// from 0 to 333, GQA 4, pages of 16.
+TEST(DecodeGpu, MaskClassificationWithManyLists) {
+  FLEXJIT_REQUIRE_GPU();
+  DecodeProblem p;
+  p.B = 72, p.Hq = 8, p.Hkv = 2, p.Sq = 2, p.S = 333;
+  for (int b = 0; b < p.B; ++b) p.lens.push_back(b * 37 % 334);
+  p.page_size = 16;
+  p.mask_mod = "q_idx + kv_len - q_len >= kv_idx && (kv_idx + h) % 100 < 70";
+  const DecodeOutcome r = run_decode_check(p, /*rerun=*/true);
+  EXPECT_LT(r.out_error, tolerance(p.dtype)) << "seed " << r.seed;
+  EXPECT_LT(r.lse_error, tolerance(p.dtype)) << "seed " << r.seed;
+  EXPECT_TRUE(r.rerun_identical) << "a second run gave other bits";
+}
+
 TEST(DecodeGpu, BadPageTableIsNeverReadAndIsReported) {
   FLEXJIT_REQUIRE_GPU();
   const int B = 2, Hq = 4, Hkv = 1, D = 128, page = 16, pages = 4, max_pages = 4;

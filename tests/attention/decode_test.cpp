@@ -108,6 +108,70 @@ TEST(DecodeHost, SplitsFillWholeWavesOrSpreadRaggedWork) {
   s = choose_decode_split(32, 3000, {3000, 10, 3000, 10}, 264);
   EXPECT_EQ(s.tiles_per_split, 23);
   EXPECT_EQ(s.num_splits, 131);
+  EXPECT_EQ(s.big_splits, 131);  // no tail by default: every split walks 23 tiles
+  EXPECT_EQ(s.tail_tiles_per_split, 23);
+}
+
+TEST(DecodeHost, RaggedTailOfShortSplitsAndCtasPerSlot) {
+  using attention::choose_decode_split;
+  using attention::DecodeSplitTuning;
+  DecodeSplitTuning tail4;
+  tail4.tail_div = 4;
+  // 8-tile splits, tail of 2-tile splits. Left past k big splits: 2 long sequences x 8 units x
+  // (400 - 8k) tiles, at most one wave of big CTAs (264 x 8 = 2112) from k = 34 (33 leaves 2176):
+  // 34 big splits, then (400 - 272) / 2 = 64 short ones.
+  auto s = choose_decode_split(32, 400, {1, 400, 1, 400}, 264, tail4);
+  EXPECT_EQ(s.tiles_per_split, 8);
+  EXPECT_EQ(s.big_splits, 34);
+  EXPECT_EQ(s.tail_tiles_per_split, 2);
+  EXPECT_EQ(s.num_splits, 98);
+  DecodeSplitTuning tail2;
+  tail2.tail_div = 2;
+  // 23-tile splits: 16 x (3000 - 23k) <= 264 x 23 = 6072 from k = 114 (113 leaves 6416); the 378
+  // tiles left take 35 splits of 11.
+  s = choose_decode_split(32, 3000, {3000, 10, 3000, 10}, 264, tail2);
+  EXPECT_EQ(s.tiles_per_split, 23);
+  EXPECT_EQ(s.big_splits, 114);
+  EXPECT_EQ(s.tail_tiles_per_split, 11);
+  EXPECT_EQ(s.num_splits, 149);
+  // Sixteen CTAs per slot: 48160 tiles over 4224 CTAs -> 12 tiles a CTA, 250 splits, no tail.
+  DecodeSplitTuning finer;
+  finer.ctas_per_slot = 16;
+  s = choose_decode_split(32, 3000, {3000, 10, 3000, 10}, 264, finer);
+  EXPECT_EQ(s.tiles_per_split, 12);
+  EXPECT_EQ(s.num_splits, 250);
+  EXPECT_EQ(s.big_splits, 250);
+  // Equal lengths never get a tail.
+  s = choose_decode_split(128, 512, {512, 512}, 264, tail4);
+  EXPECT_EQ(s.num_splits, 2);
+  EXPECT_EQ(s.big_splits, 2);
+}
+
+TEST(DecodeHost, TileListsPerSequenceOrPerKvHeadSizedByTheCapacity) {
+  using attention::plan_decode_tile_lists;
+  // The suite's sliding window: B 16, Hkv 8, one row tile, a 32768-key cache, 64-key tiles; the
+  // mask reads no h, so the 8 heads of a sequence share one list: 16 lists of 512 entries. 132
+  // SMs over 16 lists: 8 parts each (132 / 16 = 8.25), so 8 counts per list.
+  auto l = plan_decode_tile_lists(16, 8, 1, false, 32768, 64, 132, 8);
+  EXPECT_EQ(l.list_heads, 1);
+  EXPECT_EQ(l.stride, 512);
+  EXPECT_EQ(l.units, 16);
+  EXPECT_EQ(l.parts, 8);
+  EXPECT_EQ(l.bytes, 16u * (512 + 8) * 4);
+  // Reading h: one list per kv head and row tile (3 x 2 x 2 = 12); 1000 keys need 16 tiles;
+  // 20 SMs over 12 lists: one part each.
+  l = plan_decode_tile_lists(3, 2, 2, true, 1000, 64, 20, 8);
+  EXPECT_EQ(l.list_heads, 2);
+  EXPECT_EQ(l.stride, 16);
+  EXPECT_EQ(l.units, 12);
+  EXPECT_EQ(l.parts, 1);
+  EXPECT_EQ(l.bytes, 12u * 17 * 4);
+  // A capacity of exactly one tile: one entry; 132 SMs over 4 lists would be 33 parts, capped at 3.
+  l = plan_decode_tile_lists(1, 4, 1, true, 64, 64, 132, 3);
+  EXPECT_EQ(l.stride, 1);
+  EXPECT_EQ(l.units, 4);
+  EXPECT_EQ(l.parts, 3);
+  EXPECT_EQ(l.bytes, 4u * (1 + 3) * 4);
 }
 
 }  // namespace

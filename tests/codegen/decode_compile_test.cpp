@@ -35,6 +35,9 @@ TEST(DecodeCompile, EveryVariantCompilesForAmpereAndHopper) {
                                          d == 64 ? DType::f16 : DType::bf16);
         const jit::CompiledKernel c = compile_kernel(s, arch);
         ASSERT_EQ(c.resources.count(kernel_name(Family::decode)), 1u) << s.describe();
+        ASSERT_EQ(c.resources.count(kernel_name(Family::decode, 1)), 1u) << s.describe();
+        EXPECT_EQ(kernel_name(Family::decode, 1), "flexjit_attention_decode_classify");
+        EXPECT_EQ(c.resources.at(kernel_name(Family::decode, 1)).spill_store_bytes, 0) << arch << " " << s.describe();
         if (d <= 128) {
           EXPECT_EQ(c.resources.at(kernel_name(Family::decode)).spill_store_bytes, 0) << arch << " " << s.describe();
         }
@@ -73,13 +76,14 @@ TEST(DecodeCompile, ConfigsOutsideTheFamilyAreNamed) {
   EXPECT_EQ(parse_family("decode_combine"), Family::decode_combine);
 }
 
-TEST(DecodeCompile, SharedMemoryCountsRingQueryTileAndTileList) {
+TEST(DecodeCompile, SharedMemoryCountsRingAndQueryTile) {
   KernelSpec s = decode_spec(128, 4, false, "", "");
   s.config = BlockConfig::parse("m16n64w4s3");
   // Q 16x128x2 + 3 stages x 64 x (128 + 128) x 2; the merge (4 x 16 x 130 x 4) fits in the ring.
   EXPECT_EQ(s.shared_memory_bytes(), 4096u + 98304u);
+  // A mask_mod adds nothing: the kept-tile lists live in global memory (the classification kernel's).
   s.mask_mod = Expr::parse(ModKind::mask, "kv_idx < 10");
-  EXPECT_EQ(s.shared_memory_bytes(), 4096u + 98304u + (2 * 64 + 4) * 4u);
+  EXPECT_EQ(s.shared_memory_bytes(), 4096u + 98304u);
 }
 
 }  // namespace

@@ -115,8 +115,31 @@ TEST(FamilyGeometry, DecodePacksTheGroupAndSplitsTheKeys) {
   const LaunchGeometry g = descriptor(Family::decode).geometry(dec, c, 0);
   expect_dim(g.grid, 20, 9, 2, "decode grid");  // 5 x 4 (b, kv head), 9 splits, 2 row tiles
   expect_dim(g.block, 128, 1, 1, "decode block");
-  // Q tile, then the larger of the 3-stage K/V ring and the 4 warps' merge buffers (no mask: no tile list).
+  // Q tile, then the larger of the 3-stage K/V ring and the 4 warps' merge buffers.
   EXPECT_EQ(g.dynamic_smem, 16u * 128 * 2 + 3u * 64 * 256 * 2);
+  // Kernel 1 classifies a mask_mod's tiles: CTAs of 16 warps per (sequence, row tile, part) when
+  // the mask reads no h (the kv heads share the list), per (sequence, kv head, row tile, part)
+  // when it does.
+  dec.mask_mod = Expr::parse(ModKind::mask, "q_idx + kv_len - q_len >= kv_idx");
+  c.classify_parts = 3;  // three CTAs share each list's tiles
+  const LaunchGeometry k1 = descriptor(Family::decode).geometry(dec, c, 1);
+  expect_dim(k1.grid, 5, 2, 3, "classify grid");
+  expect_dim(k1.block, 512, 1, 1, "classify block");
+  EXPECT_EQ(k1.dynamic_smem, 0u);
+  dec.mask_mod = Expr::parse(ModKind::mask, "kv_idx < 100 + h");
+  expect_dim(descriptor(Family::decode).geometry(dec, c, 1).grid, 20, 2, 3, "classify grid reading h");
+  // The template learns which rows the classification may collapse: h read or not, q_idx read or not.
+  auto constant = [](const KernelSpec& s, const std::string& name) {
+    const nlohmann::json context = template_context(s);
+    for (const auto& k : context["constants"])
+      if (k["name"] == name) return k["value"].get<std::string>();
+    return std::string("missing");
+  };
+  EXPECT_EQ(constant(dec, "MASK_USES_H"), "true");
+  EXPECT_EQ(constant(dec, "MASK_USES_Q"), "false");
+  dec.mask_mod = Expr::parse(ModKind::mask, "q_idx + kv_len - q_len >= kv_idx");
+  EXPECT_EQ(constant(dec, "MASK_USES_H"), "false");
+  EXPECT_EQ(constant(dec, "MASK_USES_Q"), "true");
   KernelSpec combine;
   combine.family = Family::decode_combine;
   combine.head_dim = combine.head_dim_v = 128;

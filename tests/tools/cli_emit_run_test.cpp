@@ -33,7 +33,7 @@ std::vector<std::string> kernels_of(const std::string& family) {
   if (family == "bwd_preprocess") return {"flexjit_attention_bwd_preprocess"};
   if (family == "bwd_dq") return {"flexjit_attention_bwd_dq"};
   if (family == "bwd_dkdv") return {"flexjit_attention_bwd_dkdv"};
-  if (family == "decode") return {"flexjit_attention_decode"};
+  if (family == "decode") return {"flexjit_attention_decode", "flexjit_attention_decode_classify"};
   if (family == "decode_combine") return {"flexjit_attention_decode_combine"};
   if (family == "block_mask") return {"flexjit_block_mask_classify", "flexjit_block_mask_compact"};
   return {"flexjit_builtin_axpy"};

@@ -72,12 +72,13 @@ size_t decode_smem(const KernelSpec& s) {
   const size_t m = s.config.block_m, n = s.config.block_n, d = s.head_dim, dv = s.head_dim_v;
   const size_t ring = s.config.stages * n * (d + dv) * 2;
   const size_t merge = s.config.num_warps * m * (dv + 2) * 4;
-  const size_t list = s.has_mask() ? (2 * kDecodeChunkTiles + 4) * 4 : 0;
-  return m * d * 2 + (ring > merge ? ring : merge) + list;
+  return m * d * 2 + (ring > merge ? ring : merge);
 }
 size_t combine_smem(const KernelSpec&) { return 0; }
 
 int threads(const KernelSpec& s, int) { return s.config.num_warps * 32; }
+// Kernel 0 walks the keys; kernel 1 classifies the tiles of a mask_mod.
+int decode_threads(const KernelSpec& s, int index) { return index == 1 ? kDecodeClassifyWarps * 32 : threads(s, 0); }
 
 BlockConfig decode_default(int head_dim, int head_dim_v) {
   return decode_default_config(Family::decode, head_dim, head_dim_v);
@@ -95,10 +96,13 @@ void add_decode_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::js
   constants.push_back(int_constant("NUM_WARPS", s.config.num_warps));
   constants.push_back(int_constant("STAGES", s.config.stages));
   constants.push_back(int_constant("GQA_GROUP", s.gqa_group));
-  constants.push_back(int_constant("CHUNK_TILES", kDecodeChunkTiles));
+  constants.push_back(int_constant("CLASSIFY_WARPS", kDecodeClassifyWarps));
+  constants.push_back(int_constant("MAX_CLASSIFY_PARTS", kDecodeMaxClassifyParts));
   constants.push_back(int_constant("EXPECTED_SMEM_BYTES", static_cast<long long>(decode_smem(s))));
   constants.push_back(bool_constant("PAGED", s.paged));
   constants.push_back(bool_constant("HAS_MASK", s.has_mask()));
+  constants.push_back(bool_constant("MASK_USES_H", s.mask_mod.uses("h")));
+  constants.push_back(bool_constant("MASK_USES_Q", s.mask_mod.uses("q_idx")));
   constants.push_back(bool_constant("SCORE_IS_IDENTITY", s.score_is_identity()));
 }
 
@@ -119,12 +123,24 @@ std::string describe_combine(const KernelSpec& s) {
          std::to_string(s.head_dim_v) + " warps=" + std::to_string(s.config.num_warps);
 }
 
-// Grid (batch x kv heads, splits, packed-row tiles); the split count is the host's choice per call.
-LaunchGeometry decode_geometry(const KernelSpec& s, const CallShape& shape, int) {
+// Kernel 0: grid (batch x kv heads, splits, packed-row tiles); the split count is the host's
+// choice per call. Kernel 1 (mask classification): grid (batch x list heads, packed-row tiles,
+// parts), where the list heads are the kv heads when mask_mod reads h and 1 otherwise, and the
+// parts (CTAs sharing a sequence's tiles) are the host's choice per call.
+LaunchGeometry decode_geometry(const KernelSpec& s, const CallShape& shape, int index) {
   LaunchGeometry g;
   const long long packed_rows = static_cast<long long>(shape.q_len) * s.gqa_group;
+  const unsigned row_tiles = ceil_div(packed_rows, s.config.block_m);
+  if (index == 1) {
+    const long long list_heads = s.mask_mod.uses("h") ? shape.kv_heads : 1;
+    const int parts = shape.classify_parts < 1 ? 1 : shape.classify_parts;
+    g.grid = {static_cast<unsigned>(static_cast<long long>(shape.batch) * list_heads), row_tiles,
+              static_cast<unsigned>(parts)};
+    g.block = {static_cast<unsigned>(decode_threads(s, 1)), 1, 1};
+    return g;
+  }
   g.grid = {static_cast<unsigned>(static_cast<long long>(shape.batch) * shape.kv_heads),
-            static_cast<unsigned>(shape.splits < 1 ? 1 : shape.splits), ceil_div(packed_rows, s.config.block_m)};
+            static_cast<unsigned>(shape.splits < 1 ? 1 : shape.splits), row_tiles};
   g.block = {static_cast<unsigned>(threads(s, 0)), 1, 1};
   g.dynamic_smem = decode_smem(s);
   return g;
@@ -147,12 +163,13 @@ FamilyDescriptor decode_family() {
   f.name = "decode";
   f.template_name = "attention_decode.cu.j2";
   f.source_name = "attention_decode.cu";
-  f.kernel_names = {"flexjit_attention_decode"};
+  f.kernel_names = {"flexjit_attention_decode", "flexjit_attention_decode_classify"};
   f.reports_errors = true;
+  f.errors_in_every_kernel = true;  // both kernels evaluate mask_mod
   f.default_config = decode_default;
   f.validate = validate_decode;
   f.shared_memory_bytes = decode_smem;
-  f.threads = threads;
+  f.threads = decode_threads;
   f.add_constants = add_decode_constants;
   f.describe = describe_decode;
   f.geometry = decode_geometry;

@@ -1,13 +1,14 @@
 #pragma once
 // What the decode host code (src/attention/decode.cpp) needs of the decode family beyond its
-// descriptor: the tile list chunk and the default tiles for a number of packed query rows.
+// descriptor: the classification kernel's warps and the default tiles for a number of packed query rows.
 #include "codegen/kernel_spec.hpp"
 
 namespace flexjit::codegen {
 
-// Tiles of the decode kernel's key walk whose mask_mod classification is done at once (bounds
-// the shared-memory tile list; any length is walked in chunks of this many tiles).
-constexpr int kDecodeChunkTiles = 64;
+// Warps of the mask classification kernel (kernel 1 of the decode family), and the most CTAs
+// (parts of a sequence's tiles) it may give one (sequence, list head, row tile).
+constexpr int kDecodeClassifyWarps = 16;
+constexpr int kDecodeMaxClassifyParts = 8;
 
 // Tiles for `packed_rows` query rows per kv head (Sq x GQA group); 0 means "typical decode".
 BlockConfig decode_default_config(Family family, int head_dim, int head_dim_v, int packed_rows = 0);
