@@ -82,6 +82,23 @@ __device__ __forceinline__ auto flexjit_read(const FlexjitBuffer<T, RANK>& buf, 
 
 /// Reports a thread's accumulated error bits to the call's error word (call once, at the end of
 /// a kernel; `error_word` is the kernel's trailing argument).
+// && and || with both sides evaluated (see the emitter): the right side's out-of-bounds reads
+// count only when the left side leaves the result to it, as with a short-circuit.
+template <typename Rhs>
+__device__ __forceinline__ bool flexjit_land(bool lhs, Rhs rhs, unsigned& errors) {
+  unsigned rhs_errors = 0u;
+  const bool r = rhs(rhs_errors);
+  errors |= lhs ? rhs_errors : 0u;
+  return lhs & r;
+}
+template <typename Rhs>
+__device__ __forceinline__ bool flexjit_lor(bool lhs, Rhs rhs, unsigned& errors) {
+  unsigned rhs_errors = 0u;
+  const bool r = rhs(rhs_errors);
+  errors |= lhs ? 0u : rhs_errors;
+  return lhs | r;
+}
+
 __device__ __forceinline__ void flexjit_report_errors(unsigned errors, unsigned* error_word) {
   if (errors != 0u) atomicOr(error_word, errors);
 }

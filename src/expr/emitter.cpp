@@ -21,6 +21,19 @@ constexpr double kFloatOverflow = 3.4028235677973366e38;
 // and are emitted as that name; null while a local's own definition is emitted at the top level.
 thread_local const std::unordered_map<const Node*, std::string>* g_locals = nullptr;
 
+// The error word the buffer reads being emitted report into: `flexjit_errors`, or inside the
+// right side of an eager && / || the lambda's own word (see emit_logical).
+thread_local std::string g_error_word = "flexjit_errors";
+
+// True when emitting `node` reads a buffer (locals are already read, at the function's top).
+bool reads_buffer(const Node& node) {
+  if (g_locals && g_locals->count(&node)) return false;
+  if (node.kind == NodeKind::buffer_read) return true;
+  for (const auto& operand : node.operands)
+    if (reads_buffer(*operand)) return true;
+  return false;
+}
+
 void emit(const Node& node, std::string& out);
 
 void emit_as(const Node& node, ScalarType type, std::string& out) {
@@ -74,7 +87,29 @@ void emit_binary(const Node& node, std::string& out) {
     out += ')';
   };
   const BinaryOp op = node.binary_op;
-  if (is_logical(op) || is_comparison(op)) return infix(binary_op_text(op));
+  if (is_logical(op)) {
+    // Both sides are evaluated (no branch around the right side's loads, so a row's or a
+    // column's reads are shared and issued together, as FlexAttention's Triton code does). A
+    // right side that reads buffers reports its out-of-bounds reads only when the left side
+    // did not decide the result: a guard such as `i < n && buf[i] > 0` stays silent, as in the
+    // CPU interpreter's short-circuit.
+    const bool is_and = op == BinaryOp::logical_and;
+    if (!reads_buffer(rhs)) {
+      out += "static_cast<bool>";
+      return infix(is_and ? "&" : "|");
+    }
+    const std::string outer = g_error_word;
+    const std::string inner = "flexjit_errors_" + std::to_string(outer.size());  // unique per nesting depth
+    out += is_and ? "flexjit_land(" : "flexjit_lor(";
+    emit_as(lhs, ScalarType::boolean, out);
+    out += ", [&](unsigned& " + inner + ") -> bool { return ";
+    g_error_word = inner;
+    emit_as(rhs, ScalarType::boolean, out);
+    g_error_word = outer;
+    out += "; }, " + outer + ")";
+    return;
+  }
+  if (is_comparison(op)) return infix(binary_op_text(op));
   if (is_bitwise(op)) {
     if (node.type == ScalarType::boolean) {
       if (op == BinaryOp::bit_xor) return infix("!=");
@@ -155,7 +190,7 @@ void emit(const Node& node, std::string& out) {
     case NodeKind::variable: out += variable_name(node.variable); return;
     case NodeKind::parameter: out += "args.p_" + node.name; return;
     case NodeKind::buffer_read:
-      out += "flexjit_read(args.buf_" + node.name + ", flexjit_errors";
+      out += "flexjit_read(args.buf_" + node.name + ", " + g_error_word;
       for (const auto& index : node.operands) {
         out += ", ";
         emit_as(*index, ScalarType::integer, out);

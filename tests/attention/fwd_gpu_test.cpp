@@ -219,6 +219,25 @@ TEST(FwdGpu, HopperWgmmaPath) {
 namespace flexjit::test {
 namespace {
 
+// && evaluates both sides on the GPU, but a read its left side guards is never reported: the
+// guard keeps `doc[q_idx + 10]` for the last 10 queries out of the result and out of the errors.
+TEST(FwdGpu, GuardedBufferReadsAreNotReported) {
+  FLEXJIT_REQUIRE_GPU();
+  check_buffer_errors();
+  std::mt19937_64 rng(fresh_seed());
+  for (const char* config : {"m128n64w4s2", "m128n128w8s2ws"}) {
+    if (std::string(config).find("ws") != std::string::npos &&
+        (!no_gpu_reason().empty() || current_device().default_arch() != "sm_90a"))
+      continue;
+    FwdProblem p = base(300);
+    p.config = BlockConfig::parse(config);
+    p.buffers.push_back(document_ids(p.Skv, rng));
+    p.mask_mod = "q_idx + 10 < q_len && doc[q_idx + 10] == doc[kv_idx] || q_idx + 10 >= q_len && q_idx >= kv_idx";
+    expect_close(p, std::string("guarded reads ") + config);
+    EXPECT_NO_THROW(check_buffer_errors()) << config;
+  }
+}
+
 TEST(FwdGpu, OutOfBoundsBufferReadsAreReported) {
   FLEXJIT_REQUIRE_GPU();
   check_buffer_errors();  // start clean
@@ -345,6 +364,32 @@ TEST(FwdGpu, WarpSpecializedFullyMaskedRows) {
     p.mask_mod = "kv_idx >= 150 && q_idx >= kv_idx";
     p.use_block_mask = tables;
     expect_close(p, std::string("ws fully masked rows, tables ") + (tables ? "on" : "off"));
+  }
+}
+
+}  // namespace
+}  // namespace flexjit::test
+
+namespace flexjit::test {
+namespace {
+
+// One small warp-specialised forward per head dim (odd lengths, GQA 3:1, causal): the case the
+// README's compute-sanitizer commands run (memcheck, racecheck, synccheck).
+TEST(FwdGpu, WarpSpecializedOnePerHeadDim) {
+  FLEXJIT_REQUIRE_GPU();
+  if (!no_gpu_reason().empty() || current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the warp-specialised path needs an sm_90a GPU, this is " << current_device().name;
+  for (int d : {64, 128, 192, 256}) {
+    FwdProblem p;
+    p.B = 1;
+    p.Hq = 3;
+    p.Hkv = 1;
+    p.Sq = 200;
+    p.Skv = 333;
+    p.D = p.Dv = d;
+    p.mask_mod = "q_idx + 133 >= kv_idx";
+    p.config = BlockConfig::parse(d > 128 ? "m128n64w8s2ws" : "m128n128w8s2ws");
+    expect_close(p, "ws one per head dim, d" + std::to_string(d));
   }
 }
 

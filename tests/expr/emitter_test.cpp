@@ -60,9 +60,23 @@ TEST(Emitter, IntegerOperatorsUseWrappingHelpers) {
             "static_cast<float>(flexjit_iadd(flexjit_iadd(flexjit_iadd(flexjit_iabs(q_idx), flexjit_imin(q_idx, 2)), "
             "flexjit_imax(q_idx, 2)), flexjit_iclamp(q_idx, 0, 9)))");
   EXPECT_EQ(body(mask_mod("(q_idx & 1) == 0 && (q_idx | kv_idx ^ 3) > 0")),
-            "(((q_idx & 1) == 0) && ((q_idx | (kv_idx ^ 3)) > 0))");
+            "static_cast<bool>(((q_idx & 1) == 0) & ((q_idx | (kv_idx ^ 3)) > 0))");
   EXPECT_EQ(body(mask_mod("(q_idx > 0) & (kv_idx > 0) | (b > 0) ^ (h > 0)")),
             "static_cast<bool>(static_cast<bool>((q_idx > 0) & (kv_idx > 0)) | ((b > 0) != (h > 0)))");
+}
+
+// && and || evaluate both sides, with no branch around the loads. A right side that reads buffers
+// runs in a lambda with its own error word, which counts only when the left side leaves the
+// result to it (a guard stays silent, as with a short-circuit).
+TEST(Emitter, LogicalOperatorsEvaluateBothSides) {
+  EXPECT_EQ(body(mask_mod("q_idx >= kv_idx || kv_idx < 4")), "static_cast<bool>((q_idx >= kv_idx) | (kv_idx < 4))");
+  EXPECT_EQ(body(mask_mod("kv_idx < 4096 && doc[kv_idx] > 2")),
+            "flexjit_land((kv_idx < 4096), [&](unsigned& flexjit_errors_14) -> bool { return "
+            "(flexjit_read(args.buf_doc, flexjit_errors_14, kv_idx) > 2); }, flexjit_errors)");
+  EXPECT_EQ(body(mask_mod("kv_idx < 8 || (q_idx > 1 && doc[q_idx] == 0)")),
+            "flexjit_lor((kv_idx < 8), [&](unsigned& flexjit_errors_14) -> bool { return flexjit_land((q_idx > 1), "
+            "[&](unsigned& flexjit_errors_17) -> bool { return (flexjit_read(args.buf_doc, flexjit_errors_17, q_idx) == "
+            "0); }, flexjit_errors_14); }, flexjit_errors)");
 }
 
 TEST(Emitter, FloatFunctionsUseTheDocumentedIntrinsics) {
