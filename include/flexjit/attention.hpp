@@ -18,6 +18,7 @@
 #include "flexjit/expr.hpp"
 #include "flexjit/mod_values.hpp"
 #include "flexjit/paged_kv.hpp"
+#include "flexjit/seq_lens.hpp"
 #include "flexjit/tensor.hpp"
 
 namespace flexjit {
@@ -82,6 +83,10 @@ struct CallOptions {
   /// Written in full (zero where no score reads an element), deterministically: the same bits on
   /// every run, accumulated without float atomics.
   std::map<std::string, TensorView> buffer_grads;
+  /// forward and backward: each sequence's own query and key counts in padded tensors (see
+  /// SeqLens for what is read and written). Empty: every sequence has the tensors' lengths. The
+  /// backward must get the lengths its forward got.
+  SeqLens seq_lens;
 };
 
 /// A compiled attention variant. Cheap to copy (copies share kernels). Thread-safe.

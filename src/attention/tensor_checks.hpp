@@ -13,6 +13,7 @@ namespace flexjit::attention {
 struct ProblemShape {
   int batch = 0, q_heads = 0, kv_heads = 0, q_len = 0, kv_len = 0, head_dim = 0, head_dim_v = 0;
   bool negative_scale = false;  // the call's scale is negative (KernelSpec::negative_scale)
+  bool seq_lens = false;        // per-sequence lengths (KernelSpec::seq_lens)
   int gqa_group() const { return q_heads / kv_heads; }
 };
 

@@ -52,6 +52,7 @@ struct KernelSpec {
   bool rows_guaranteed_safe = false;
   bool paged = false;              // decode: K/V come from a page pool through a page table
   bool buffer_grads = false;       // bwd_dq: also accumulate the learnable buffers' gradients
+  bool seq_lens = false;           // fwd, bwd_dq, bwd_dkdv: per-sequence lengths (a FlexjitSeqLens parameter)
   Declarations declarations;
   Expr score_mod = Expr::identity_score();
   Expr mask_mod = Expr::no_mask();
