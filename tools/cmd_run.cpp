@@ -262,12 +262,11 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
             TensorView::contiguous(buffer_storage.back().data(), buffer_arrays[i].dtype, buffer_arrays[i].shape);
       }
       o->lens.attach(call);
-      // Tables built for the padded lengths do not hold per sequence for a mask that reads them.
-      const bool length_mask = attention.mask_mod().uses("q_len") || attention.mask_mod().uses("kv_len");
-      if (o->lens.active() && length_mask && !o->no_block_mask)
-        std::fprintf(stderr, "note: mask_mod reads q_len/kv_len: with per-sequence lengths it runs without a block mask\n");
       std::optional<BlockMask> mask;
-      if (!attention.mask_mod().is_always_true() && !o->no_block_mask && !(o->lens.active() && length_mask))
+      if (!attention.mask_mod().is_always_true() && !o->no_block_mask && o->lens.active())  // each sequence's tables
+        mask = attention.block_mask(shape.batch, shape.q_heads, shape.q_len, shape.kv_len, call.seq_lens, nullptr,
+                                    call.values);
+      else if (!attention.mask_mod().is_always_true() && !o->no_block_mask)
         mask = attention.block_mask(shape.batch, shape.q_heads, shape.q_len, shape.kv_len, nullptr, call.values);
       attention.forward(TensorView::contiguous(q_dev.data(), dtype, qs), TensorView::contiguous(k_dev.data(), dtype, ks),
                         TensorView::contiguous(v_dev.data(), dtype, vs), TensorView::contiguous(out_dev.data(), dtype, out_shape),

@@ -107,6 +107,12 @@ class Attention {
   /// `q_heads` heads and the given lengths. Asynchronous on `stream`.
   BlockMask block_mask(int batch, int q_heads, int q_len, int kv_len, Stream stream = nullptr,
                        const ModValues& values = {}) const;
+  /// The block mask for a padded batch with per-sequence lengths (the `seq_lens` a forward or
+  /// backward call then passes in CallOptions, the same arrays): mask_mod sees each sequence's
+  /// q_len / kv_len, and blocks past a sequence's ends are skipped. `q_len` / `kv_len` are the
+  /// padded lengths. See BlockMask::build_on_gpu.
+  BlockMask block_mask(int batch, int q_heads, int q_len, int kv_len, const SeqLens& seq_lens, Stream stream = nullptr,
+                       const ModValues& values = {}) const;
 
   /// Forward attention on device tensors q [B, Hq, Sq, D], k [B, Hkv, Skv, D], v [B, Hkv, Skv, Dv],
   /// out [B, Hq, Sq, Dv] (any strides with a contiguous last dimension, so [B, S, H, D] storage

@@ -20,10 +20,11 @@ namespace flexjit {
 /// - backward: dq rows at or past q_lens[b] and dk / dv rows at or past kv_lens[b] are zero;
 ///   out, lse and dout rows past q_lens[b] are never used (any values, NaN included).
 /// Lengths of 0 are allowed. AttentionSpec::rows_guaranteed_safe is not used in such calls (an
-/// empty sequence has rows with nothing to attend to). A block mask may be passed only when
-/// mask_mod does not read `q_len` or `kv_len` (tables built for the padded lengths are then valid
-/// for every sequence); otherwise the call is refused and must run without one (mask_mod is then
-/// evaluated on every tile with each sequence's lengths). Not combined with learnable buffers.
+/// empty sequence has rows with nothing to attend to). Block masks: tables built with the same
+/// arrays (Attention::block_mask with seq_lens) skip the blocks past each sequence's ends; tables
+/// of the padded lengths are accepted only when mask_mod reads neither `q_len` nor `kv_len`
+/// (otherwise a named error); without tables mask_mod is evaluated on every tile with each
+/// sequence's lengths. Not combined with learnable buffers.
 struct SeqLens {
   /// [B] int32 on the device: query rows of each sequence, 0 to Sq. data == nullptr: all Sq.
   TensorView q_lens;

@@ -17,10 +17,10 @@
 #include "codegen/launch.hpp"
 #include "attention/buffer_grads.hpp"
 #include "attention/stream_fork.hpp"
-#include "attention/seq_lens.hpp"
 #include "attention/stream_scratch.hpp"
 #include "attention/tensor_checks.hpp"
 #include "codegen/mod_args.hpp"
+#include "mask/seq_lens.hpp"
 #include "jit/driver.hpp"
 #include "jit/memo.hpp"
 #include "common/parallel.hpp"
@@ -110,6 +110,12 @@ BlockMask Attention::block_mask(int batch, int q_heads, int q_len, int kv_len, S
                                 const ModValues& values) const {
   return BlockMask::build_on_gpu(impl_->mask, batch, q_heads, q_len, kv_len, values, stream, 128,
                                  128, impl_->target_arch());
+}
+
+BlockMask Attention::block_mask(int batch, int q_heads, int q_len, int kv_len, const SeqLens& seq_lens, Stream stream,
+                                const ModValues& values) const {
+  return BlockMask::build_on_gpu(impl_->mask, batch, q_heads, q_len, kv_len, seq_lens, values, stream, 128, 128,
+                                 impl_->target_arch());
 }
 
 namespace {
@@ -268,7 +274,8 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
   const float scale = attention::checked_scale(options.scale, spec.head_dim, "forward");
   shape.negative_scale = scale < 0.f;
   if (block_mask != nullptr) attention::check_block_mask(*block_mask, shape);
-  const FlexjitSeqLens lens = attention::check_seq_lens(options.seq_lens, shape, impl_->mask, block_mask, "forward");
+  const FlexjitSeqLens lens =
+      mask::check_seq_lens(options.seq_lens, shape.batch, shape.q_len, shape.kv_len, impl_->mask, block_mask, "forward");
   shape.seq_lens = !options.seq_lens.empty();
   const std::vector<unsigned char> mod_args = codegen::pack_mod_args(
       spec.declarations, options.values, codegen::names_read({&impl_->score, &impl_->mask}), "forward");
@@ -337,7 +344,8 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
   attention::check_buffer_grad_tensors(impl_->score, options);
   const float scale = attention::checked_scale(options.scale, spec.head_dim, "backward");
   if (block_mask != nullptr) attention::check_block_mask(*block_mask, shape);
-  const FlexjitSeqLens lens = attention::check_seq_lens(options.seq_lens, shape, impl_->mask, block_mask, "backward");
+  const FlexjitSeqLens lens =
+      mask::check_seq_lens(options.seq_lens, shape.batch, shape.q_len, shape.kv_len, impl_->mask, block_mask, "backward");
   shape.seq_lens = !options.seq_lens.empty();
 
   using codegen::Family;

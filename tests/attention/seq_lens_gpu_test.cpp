@@ -40,8 +40,11 @@ int count_if_not(const std::vector<double>& values, bool (*ok)(double)) {
 
 // Forward (and with `backward` the backward, twice with `repeat`) with lengths on fresh random
 // inputs; every check is an EXPECT naming `what` and the seed.
+// Block-mask tables of a check: none, of the padded lengths, or built with the lengths.
+enum class Tables { none, padded, with_lengths };
+
 void check_varlen(const FwdProblem& p, const Lengths& lens, const std::string& what, bool backward = true,
-                  bool repeat = false, bool host_copies = true) {
+                  bool repeat = false, bool host_copies = true, Tables tables = Tables::none) {
   const uint64_t seed = fresh_seed();
   std::mt19937_64 rng(seed);
   const std::string where = what + ", seed " + std::to_string(seed);
@@ -77,8 +80,10 @@ void check_varlen(const FwdProblem& p, const Lengths& lens, const std::string& w
     options.seq_lens.host_q_lens = lens.q.data();
     options.seq_lens.host_kv_lens = lens.kv.data();
   }
-  std::optional<BlockMask> mask;  // tables of the padded lengths (only for masks that ignore the lengths)
-  if (p.use_block_mask) mask = attention.block_mask(p.B, p.Hq, p.Sq, p.Skv, nullptr, options.values);
+  std::optional<BlockMask> mask;
+  if (tables == Tables::padded) mask = attention.block_mask(p.B, p.Hq, p.Sq, p.Skv, nullptr, options.values);
+  if (tables == Tables::with_lengths)
+    mask = attention.block_mask(p.B, p.Hq, p.Sq, p.Skv, options.seq_lens, nullptr, options.values);
   attention.forward(q_.view, k_.view, v_.view, out_.view, lse_view, mask ? &*mask : nullptr, nullptr, options);
   synchronize();
   check_buffer_errors();
@@ -179,7 +184,7 @@ const char* kIndirect = "group[ids[q_idx]] == group[ids[kv_idx]] || kv_idx == 0"
 struct Mods {
   const char* score;
   const char* mask;
-  bool block_mask;  // tables of the padded lengths (the mask ignores the lengths)
+  Tables tables;
 };
 
 void run_mods(const char* fwd_config, const char* dq_config, const char* dkdv_config, const std::string& path,
@@ -190,25 +195,30 @@ void run_mods(const char* fwd_config, const char* dq_config, const char* dkdv_co
     FwdProblem p = ragged(200, 300, lens);
     p.score_mod = m.score;
     p.mask_mod = m.mask;
-    p.use_block_mask = m.block_mask;
     if (std::string(m.mask) == kIndirect) add_indirect_buffers(p, rng);
     p.config = BlockConfig::parse(fwd_config);
     p.dq_config = BlockConfig::parse(dq_config);
     p.dkdv_config = BlockConfig::parse(dkdv_config);
-    check_varlen(p, lens, path + " score '" + m.score + "' mask '" + m.mask + "'" + (m.block_mask ? " block mask" : ""));
+    const char* tables[] = {"no block mask", "tables of the padded lengths", "tables built with the lengths"};
+    check_varlen(p, lens, path + " score '" + m.score + "' mask '" + m.mask + "', " + tables[int(m.tables)], true,
+                 false, true, m.tables);
   }
 }
 
 TEST(SeqLensGpu, MmaSyncNoMaskAndCausalByLengths) {
   FLEXJIT_REQUIRE_GPU();
   run_mods("m64n64w4s2", "m64n64w4s2", "m64n64w4s2", "mma.sync",
-           {{"", "", false}, {"", kCausalByLengths, false}, {"30.0 * tanh(score / 30.0)", kCausalByLengths, false}});
+           {{"", "", Tables::none},
+            {"", kCausalByLengths, Tables::none},
+            {"30.0 * tanh(score / 30.0)", kCausalByLengths, Tables::with_lengths}});
 }
 
 TEST(SeqLensGpu, MmaSyncIndirectBufferMask) {
   FLEXJIT_REQUIRE_GPU();
   run_mods("m64n64w4s2", "m64n64w4s2", "m64n64w4s2", "mma.sync",
-           {{"score - 0.01 * (kv_len - kv_idx)", kIndirect, true}, {"", kIndirect, false}});
+           {{"score - 0.01 * (kv_len - kv_idx)", kIndirect, Tables::padded},
+            {"", kIndirect, Tables::none},
+            {"", kIndirect, Tables::with_lengths}});
 }
 
 TEST(SeqLensGpu, WgmmaLargeTiles) {
@@ -216,8 +226,9 @@ TEST(SeqLensGpu, WgmmaLargeTiles) {
   if (current_device().default_arch() != "sm_90a")
     GTEST_SKIP() << "the wgmma path needs an sm_90a GPU, this is " << current_device().name;
   run_mods("m128n128w8s2g", "m64n64w4s2g", "m64n128w8s2g", "wgmma",
-           {{"", "", false}, {"30.0 * tanh(score / 30.0)", kCausalByLengths, false},
-            {"score - 0.01 * (kv_len - kv_idx)", kIndirect, true}});
+           {{"", "", Tables::none},
+            {"30.0 * tanh(score / 30.0)", kCausalByLengths, Tables::with_lengths},
+            {"score - 0.01 * (kv_len - kv_idx)", kIndirect, Tables::padded}});
 }
 
 TEST(SeqLensGpu, WgmmaSmallTiles) {
@@ -225,7 +236,7 @@ TEST(SeqLensGpu, WgmmaSmallTiles) {
   if (current_device().default_arch() != "sm_90a")
     GTEST_SKIP() << "the wgmma path needs an sm_90a GPU, this is " << current_device().name;
   run_mods("m64n64w4s2g", "m128n64w8s2g", "m64n64w4s2g", "wgmma",
-           {{"", kCausalByLengths, false}, {"", kIndirect, false}});
+           {{"", kCausalByLengths, Tables::none}, {"", kIndirect, Tables::with_lengths}});
 }
 
 TEST(SeqLensGpu, DefaultConfigsBshdSqBelowSkvAndDeterminism) {
@@ -235,7 +246,7 @@ TEST(SeqLensGpu, DefaultConfigsBshdSqBelowSkvAndDeterminism) {
   p.bshd = true;
   p.mask_mod = kCausalByLengths;
   p.score_mod = "score + 0.01 * (kv_idx - q_idx)";
-  check_varlen(p, lens, "defaults bshd", /*backward=*/true, /*repeat=*/true);
+  check_varlen(p, lens, "defaults bshd", /*backward=*/true, /*repeat=*/true, true, Tables::with_lengths);
   // Lengths without host copies (the device array only) and q_lens left out (every sequence Sq).
   FwdProblem d = ragged(64, 96, lens);
   d.dtype = DType::f16;
@@ -273,6 +284,46 @@ TEST(SeqLensGpu, LengthOutsideThePaddedLengthIsClampedAndReported) {
     EXPECT_NE(text.find("seq_lens=1 [per-sequence length outside the padded length: clamped into range]"),
               std::string::npos) << text;
   }
+}
+
+TEST(SeqLensGpu, TablesBuiltWithLengthsNeedThoseLengths) {
+  FLEXJIT_REQUIRE_GPU();
+  AttentionSpec spec;
+  spec.head_dim = spec.head_dim_v = 64;
+  spec.mask_mod = "q_idx >= kv_idx";  // ignores the lengths: padded tables would do, these do not
+  const Attention attention(spec);
+  const int B = 2, S = 256;
+  DeviceBuffer qkv = DeviceBuffer::allocate(size_t(B) * S * 64 * 2);
+  const TensorView view = TensorView::contiguous(qkv.data(), DType::bf16, {B, 1, S, 64});
+  const int32_t lengths[] = {S, 100};
+  DeviceBuffer built = DeviceBuffer::allocate(sizeof lengths), other = DeviceBuffer::allocate(sizeof lengths);
+  built.upload(lengths, sizeof lengths);
+  other.upload(lengths, sizeof lengths);
+  SeqLens lens;
+  lens.kv_lens = TensorView::contiguous(built.data(), DType::i32, {B});
+  const BlockMask mask = attention.block_mask(B, 1, S, S, lens);
+  EXPECT_EQ(mask.shape().batch, B);  // a row of tables per sequence, though the mask ignores b
+  synchronize();
+  const std::string refused =
+      "forward: the block mask was built with per-sequence lengths other than this call's seq_lens (its tables "
+      "have nothing past those lengths); pass the q_lens / kv_lens arrays it was built with, or build it for this "
+      "call";
+  for (bool with_other : {false, true}) {
+    CallOptions call;
+    if (with_other) call.seq_lens.kv_lens = TensorView::contiguous(other.data(), DType::i32, {B});
+    try {
+      attention.forward(view, view, view, view, TensorView{}, &mask, nullptr, call);
+      FAIL() << "tables of other lengths were accepted";
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()), refused);
+    }
+  }
+  // Sequence 1 (100 keys): its kv blocks past 100 are empty, block 0 is listed for query block 1.
+  const BlockMaskTables& t = mask.host_tables();
+  const int nq = mask.shape().num_q_blocks(), nkv = mask.shape().num_kv_blocks();
+  EXPECT_EQ(t.kv_num_blocks[size_t(1) * nq + 1] + t.full_kv_num_blocks[size_t(1) * nq + 1], 1);
+  EXPECT_EQ(t.kv_num_blocks[1] + t.full_kv_num_blocks[1], 2);  // sequence 0, query block 1: both blocks
+  EXPECT_EQ(nkv, 2);
 }
 
 }  // namespace

@@ -84,8 +84,8 @@ TEST(SeqLensChecks, BlockMaskOfALengthDependentMaskIsRefused) {
   SeqLens lens;
   lens.kv_lens = lengths();
   const std::string tail =
-      ", so block-mask tables built for the padded lengths are wrong for shorter sequences; with seq_lens pass no "
-      "block mask (mask_mod is then evaluated on every tile with each sequence's lengths)";
+      ", so block-mask tables built for the padded lengths are wrong for shorter sequences; build them with the "
+      "lengths (Attention::block_mask with seq_lens) or pass no block mask";
   EXPECT_EQ(forward_error("q_idx + kv_len - q_len >= kv_idx", lens, true),
             "forward: mask_mod reads q_len and kv_len" + tail);
   EXPECT_EQ(forward_error("kv_idx >= kv_len - 4", lens, true), "forward: mask_mod reads kv_len" + tail);

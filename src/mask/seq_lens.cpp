@@ -1,11 +1,11 @@
-#include "attention/seq_lens.hpp"
+#include "mask/seq_lens.hpp"
 
 #include <cstring>
 #include <string>
 
 #include "flexjit/error.hpp"
 
-namespace flexjit::attention {
+namespace flexjit::mask {
 namespace {
 
 // One length array: absent, or [B] int32 with stride 1 on the device; its host copy inside [0, padded].
@@ -32,25 +32,31 @@ void check_lengths(const TensorView& t, const int32_t* host, const char* name, i
 
 }  // namespace
 
-FlexjitSeqLens check_seq_lens(const SeqLens& lens, const ProblemShape& shape, const Expr& mask_mod,
+FlexjitSeqLens check_seq_lens(const SeqLens& lens, int batch, int q_len, int kv_len, const Expr& mask_mod,
                               const BlockMask* block_mask, const char* what) {
   FlexjitSeqLens out;
   std::memset(&out, 0, sizeof(out));
-  check_lengths(lens.q_lens, lens.host_q_lens, "q_lens", shape.batch, shape.q_len, "Sq, the padded length of q", what);
-  check_lengths(lens.kv_lens, lens.host_kv_lens, "kv_lens", shape.batch, shape.kv_len,
-                "Skv, the padded length of k and v", what);
-  if (lens.empty()) return out;
-  const bool reads_q = mask_mod.uses("q_len"), reads_kv = mask_mod.uses("kv_len");
-  if (block_mask != nullptr && (reads_q || reads_kv)) {
-    const std::string reads = reads_q && reads_kv ? "q_len and kv_len" : (reads_q ? "q_len" : "kv_len");
-    throw UsageError(std::string(what) + ": mask_mod reads " + reads +
-                     ", so block-mask tables built for the padded lengths are wrong for shorter sequences; "
-                     "with seq_lens pass no block mask (mask_mod is then evaluated on every tile with each "
-                     "sequence's lengths)");
+  check_lengths(lens.q_lens, lens.host_q_lens, "q_lens", batch, q_len, "Sq, the padded length of q", what);
+  check_lengths(lens.kv_lens, lens.host_kv_lens, "kv_lens", batch, kv_len, "Skv, the padded length of k and v", what);
+  if (block_mask != nullptr) {
+    const BlockMask::BuiltLengths& built = block_mask->built_lengths();
+    const bool built_with_lengths = built.q_lens != nullptr || built.kv_lens != nullptr;
+    if (built_with_lengths && (built.q_lens != lens.q_lens.data || built.kv_lens != lens.kv_lens.data))
+      throw UsageError(std::string(what) +
+                       ": the block mask was built with per-sequence lengths other than this call's seq_lens "
+                       "(its tables have nothing past those lengths); pass the q_lens / kv_lens arrays it was "
+                       "built with, or build it for this call");
+    const bool reads_q = mask_mod.uses("q_len"), reads_kv = mask_mod.uses("kv_len");
+    if (!lens.empty() && !built_with_lengths && (reads_q || reads_kv)) {
+      const std::string reads = reads_q && reads_kv ? "q_len and kv_len" : (reads_q ? "q_len" : "kv_len");
+      throw UsageError(std::string(what) + ": mask_mod reads " + reads +
+                       ", so block-mask tables built for the padded lengths are wrong for shorter sequences; "
+                       "build them with the lengths (Attention::block_mask with seq_lens) or pass no block mask");
+    }
   }
   out.q_lens = static_cast<const int*>(lens.q_lens.data);
   out.kv_lens = static_cast<const int*>(lens.kv_lens.data);
   return out;
 }
 
-}  // namespace flexjit::attention
+}  // namespace flexjit::mask
