@@ -111,6 +111,28 @@ TEST(SeqLensChecks, BlockMaskOfALengthDependentMaskIsRefused) {
   }
 }
 
+TEST(SeqLensChecks, BlockMaskBuilderChecksTheLengthsBeforeTheDevice) {
+  const int32_t too_long[] = {8, 9};
+  SeqLens lens;
+  lens.kv_lens = lengths();
+  lens.host_kv_lens = too_long;
+  const Expr mask = Expr::parse(ModKind::mask, "q_idx + kv_len - q_len >= kv_idx", {});
+  try {
+    BlockMask::build_on_gpu(mask, 2, 1, 8, 8, lens);
+    FAIL() << "lengths beyond the padded ones were accepted";
+  } catch (const ShapeError& e) {
+    EXPECT_STREQ(e.what(), "block mask: seq_lens.host_kv_lens[1] = 9 is outside [0, 8] (Skv, the padded length of k and v)");
+  }
+  lens.host_kv_lens = nullptr;
+  lens.kv_lens = lengths(2, DType::u8);
+  try {
+    BlockMask::build_on_gpu(mask, 2, 1, 8, 8, lens);
+    FAIL() << "u8 lengths were accepted";
+  } catch (const ShapeError& e) {
+    EXPECT_STREQ(e.what(), "block mask: seq_lens.kv_lens must be i32, got u8 (u8[2] strides [1])");
+  }
+}
+
 TEST(SeqLensChecks, BackwardChecksTheLengthsAndRefusesLearnableBuffers) {
   AttentionSpec spec;
   spec.head_dim = spec.head_dim_v = 64;
