@@ -154,11 +154,13 @@ typedef struct flexjit_call_options {
   const flexjit_buffer_value* buffer_grads;
   size_t num_buffer_grads;            /**< number of gradient outputs */
   /* ---- since 1002 ---- */
-  /** flexjit_forward, flexjit_backward and their references only (the C++ `SeqLens`): [B] int32
-   * query rows of each sequence of the padded tensors, 0 to Sq, on the device of the call (kDLCPU
-   * for the references); NULL: every sequence has Sq. Rows past a sequence's queries are not
-   * written by flexjit_forward (the reference writes out 0, lse -inf there); gradients past a
-   * sequence's lengths are zero. Other calls reject the lengths. */
+  /** flexjit_forward, flexjit_backward, their references and GPU block masks only (the C++
+   * `SeqLens`): [B] int32 query rows of each sequence of the padded tensors, 0 to Sq, on the
+   * device of the call (kDLCPU for the references); NULL: every sequence has Sq. Rows past a
+   * sequence's queries are not written by flexjit_forward (the reference writes out 0, lse -inf
+   * there); gradients past a sequence's lengths are zero. A block mask built with lengths serves
+   * calls with the same length tensors only; a mask_mod that reads q_len or kv_len needs one (or
+   * none). Other calls reject the lengths. */
   const DLTensor* q_lens;
   const DLTensor* kv_lens;            /**< [B] int32 keys of each sequence, 0 to Skv; NULL: all Skv */
   const int32_t* host_q_lens;         /**< GPU: optional host copy of q_lens (B values), checked */

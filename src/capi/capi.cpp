@@ -252,7 +252,7 @@ void refuse_lengths(const flexjit_call_options& o, const char* function, Lengths
   if (o.q_lens != nullptr || o.kv_lens != nullptr || o.host_q_lens != nullptr || o.host_kv_lens != nullptr)
     throw UsageError(std::string(function) +
                      ": options->q_lens / kv_lens (per-sequence lengths) are taken by flexjit_forward, "
-                     "flexjit_backward and their references only: set them to NULL");
+                     "flexjit_backward, their references and GPU block masks only: set them to NULL");
 }
 
 // Options for a GPU call: buffers become device TensorViews.
@@ -518,10 +518,10 @@ flexjit_status flexjit_block_mask_create(const flexjit_variant* variant, const f
     const Declarations& declarations = attention.spec().declarations;
     if (raw_enum(d.device) == FLEXJIT_MASK_GPU) {
       DeviceCheck devices;
-      const CallOptions call = gpu_options(options, declarations, fn, devices);
+      const CallOptions call = gpu_options(options, declarations, fn, devices, Grads::refused, Lengths::taken);
       *mask = new flexjit_block_mask{BlockMask::build_on_gpu(attention.mask_mod(), d.batch, d.q_heads, d.q_len,
-                                                             d.kv_len, call.values, stream_of(stream), q_block,
-                                                             kv_block, attention.spec().arch)};
+                                                             d.kv_len, call.seq_lens, call.values, stream_of(stream),
+                                                             q_block, kv_block, attention.spec().arch)};
     } else if (raw_enum(d.device) == FLEXJIT_MASK_CPU) {
       const HostCall call = host_options(options, declarations, fn);
       *mask = new flexjit_block_mask{BlockMask::build_on_cpu(attention.mask_mod(), d.batch, d.q_heads, d.q_len,

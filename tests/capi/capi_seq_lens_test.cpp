@@ -102,7 +102,7 @@ TEST(CApiSeqLens, BadLengthsAndCallsWithoutLengthsAreNamed) {
   EXPECT_EQ(flexjit_reference_forward(variant.handle, &t.tq, &t.tk, &t.tv, &t.tout, &t.tlse, &t.options),
             FLEXJIT_ERROR_USAGE);
   EXPECT_EQ(last_error(), "reference attention: kv length 4 of sequence 1 is outside [0, 3]");
-  // A block mask is built for the padded lengths: lengths given to it are refused.
+  // The CPU block-mask builder takes no lengths (the GPU one does).
   flexjit_block_mask_desc mask_desc{};
   mask_desc.struct_size = sizeof mask_desc;
   mask_desc.batch = 2;
@@ -114,7 +114,7 @@ TEST(CApiSeqLens, BadLengthsAndCallsWithoutLengthsAreNamed) {
   EXPECT_EQ(flexjit_block_mask_create(variant.handle, &mask_desc, &t.options, nullptr, &mask), FLEXJIT_ERROR_USAGE);
   EXPECT_EQ(last_error(),
             "flexjit_block_mask_create: options->q_lens / kv_lens (per-sequence lengths) are taken by flexjit_forward, "
-            "flexjit_backward and their references only: set them to NULL");
+            "flexjit_backward, their references and GPU block masks only: set them to NULL");
   EXPECT_EQ(mask, nullptr);
 }
 
