@@ -200,8 +200,8 @@ void run_mods(const char* fwd_config, const char* dq_config, const char* dkdv_co
     p.dq_config = BlockConfig::parse(dq_config);
     p.dkdv_config = BlockConfig::parse(dkdv_config);
     const char* tables[] = {"no block mask", "tables of the padded lengths", "tables built with the lengths"};
-    check_varlen(p, lens, path + " score '" + m.score + "' mask '" + m.mask + "', " + tables[int(m.tables)], true,
-                 false, true, m.tables);
+    check_varlen(p, lens, path + " score '" + m.score + "' mask '" + m.mask + "', " + tables[int(m.tables)],
+                 /*backward=*/true, /*repeat=*/true, /*host_copies=*/true, m.tables);
   }
 }
 
