@@ -2,6 +2,8 @@
 // walk over the tiles a block-sparse table lists. Templates on the kernel's compile-time constants.
 #pragma once
 #include "flexjit_mma.cuh"
+#include "flexjit_expr.cuh"    // FLEXJIT_ERROR_KV_OUT_OF_RANGE
+#include "flexjit_params.cuh"  // FlexjitSeqLens
 
 namespace flexjit {
 
@@ -18,6 +20,20 @@ __device__ __forceinline__ void run_tile_pass(bool bounds_tile, bool masked_tile
     pass(BoolConstant<true>(), BoolConstant<false>());
   else if (plain)
     pass(BoolConstant<false>(), BoolConstant<false>());
+}
+
+// Sequence b's query and key counts in a kernel built with SEQ_LENS: from the per-sequence arrays
+// (a null array: the padded length). A length outside [0, padded] is clamped into that range, so
+// nothing outside the tensors is read, and reported as FLEXJIT_ERROR_KV_OUT_OF_RANGE.
+__device__ __forceinline__ void sequence_lengths(const FlexjitSeqLens& lens, int b, int q_padded, int kv_padded,
+                                                 int& q_len, int& kv_len, unsigned& errors) {
+  q_len = lens.q_lens != nullptr ? lens.q_lens[b] : q_padded;
+  kv_len = lens.kv_lens != nullptr ? lens.kv_lens[b] : kv_padded;
+  if (q_len < 0 || q_len > q_padded || kv_len < 0 || kv_len > kv_padded) {
+    errors |= FLEXJIT_ERROR_KV_OUT_OF_RANGE;
+    q_len = min(max(q_len, 0), q_padded);
+    kv_len = min(max(kv_len, 0), kv_padded);
+  }
 }
 
 // Copies ROWS x COLS elements (rows `row0 + r` of a tensor whose rows are `row_stride` elements

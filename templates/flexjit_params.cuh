@@ -19,6 +19,15 @@ struct FlexjitBlockTables {
   int max_blocks;              // row length of the index tables
 };
 
+// Per-sequence lengths of a forward or backward call (kernels built with SEQ_LENS), passed as a
+// kernel parameter of its own so that kernels without them keep their parameter blocks. Sequence b
+// has q_lens[b] query rows and kv_lens[b] keys of the padded q_len / kv_len in the parameter block;
+// a null array means every sequence has the padded length.
+struct FlexjitSeqLens {
+  const int* q_lens;   // [B] or null
+  const int* kv_lens;  // [B] or null
+};
+
 // Forward attention: O = softmax(score_mod(scale * Q K^T) masked) V, LSE per row.
 struct FlexjitFwdParams {
   const void* q;  // [B, Hq, Sq, D]   (strides in elements; last dimension contiguous)

@@ -51,6 +51,7 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
     bool divisible = false;
     bool no_block_mask = false;
     bool paged = false;
+    bool seq_lens = false;
     int q_block = 128, kv_block = 128;
   };
   auto o = std::make_shared<Options>();
@@ -64,6 +65,7 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
   app.add_flag("--divisible", o->divisible, "specialise for lengths that are multiples of the tiles");
   app.add_flag("--no-block-mask", o->no_block_mask, "visit every tile (no block-sparse tables)");
   app.add_flag("--paged", o->paged, "decode: read K/V from a page pool through a page table");
+  app.add_flag("--seq-lens", o->seq_lens, "fwd, bwd_dq, bwd_dkdv, block_mask: the per-sequence lengths variant (SeqLens)");
   app.add_option("--q-block", o->q_block, "block-mask query block")->capture_default_str();
   app.add_option("--kv-block", o->kv_block, "block-mask kv block")->capture_default_str();
   app.add_option("--arch", o->arch, "target architecture, e.g. sm_80, sm_90a (also picks the default block config)")
@@ -111,6 +113,8 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
       spec.has_block_mask = !o->no_block_mask && codegen::descriptor(spec.family).tiled;
       spec.has_full_blocks = spec.has_block_mask;
       spec.paged = o->paged && family == codegen::Family::decode;
+      spec.seq_lens = o->seq_lens && (family == codegen::Family::fwd || family == codegen::Family::bwd_dq ||
+                                      family == codegen::Family::bwd_dkdv || family == codegen::Family::block_mask);
       spec.sparse_q_block = o->q_block;
       spec.sparse_kv_block = o->kv_block;
       // Without a config, the one a call on `arch` launches when tuning is off (the wgmma kernels on

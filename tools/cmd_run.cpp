@@ -16,6 +16,7 @@
 #include "mod_options.hpp"
 #include "run_decode.hpp"
 #include "run_buffer_grads.hpp"
+#include "run_seq_lens.hpp"
 
 namespace flexjit::cli {
 namespace {
@@ -90,13 +91,17 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
     std::string scale;
     std::string seq_lens, k_pages, v_pages, page_table;  // decoding: see run_decode.hpp
     int page_size = 0;
+    RunSeqLens lens;  // --seq-lens with --do or --q-lens: forward / backward on padded tensors
     RunBufferGrads grads;
   };
   auto o = std::make_shared<Options>();
   app.add_option("--q", o->q, "queries .npy [B, Hq, Sq, D]")->required();
   app.add_option("--k", o->k, "keys .npy [B, Hkv, Skv, D] (required unless --k-pages)");
   app.add_option("--v", o->v, "values .npy [B, Hkv, Skv, Dv] (required unless --v-pages)");
-  app.add_option("--seq-lens", o->seq_lens, "decode: int32 .npy [B], the keys of each sequence (kv_len in the mods)");
+  app.add_option("--seq-lens", o->seq_lens,
+                 "int32 .npy [B], the keys of each sequence (kv_len in the mods): decode, or with --do / "
+                 "--q-lens the forward and backward on padded tensors");
+  o->lens.add_option(app);
   app.add_option("--page-size", o->page_size, "decode: page the K/V cache into a shuffled pool of pages of N tokens");
   app.add_option("--k-pages", o->k_pages, "decode: paged keys .npy [num_pages, page_size, Hkv, D]");
   app.add_option("--v-pages", o->v_pages, "decode: paged values .npy [num_pages, page_size, Hkv, Dv]");
@@ -116,8 +121,10 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
   app.add_flag("--no-block-mask", o->no_block_mask, "evaluate mask_mod on every tile instead of building a block mask");
   o->grads.add_option(app);
   return [o]() {
-    if (!o->seq_lens.empty() || !o->k_pages.empty() || o->page_size > 0) {
-      if (!o->dout.empty()) throw UsageError("--do (the backward) is not available with --seq-lens or pages");
+    const bool padded_lengths = !o->dout.empty() || !o->lens.q_file.empty();  // forward / backward with lengths
+    if ((!o->seq_lens.empty() && !padded_lengths) || !o->k_pages.empty() || o->page_size > 0) {
+      if (!o->dout.empty()) throw UsageError("--do (the backward) is not available with pages");
+      if (!o->lens.q_file.empty()) throw UsageError("--q-lens is not available with pages (decoding has Sq rows per sequence)");
       if (o->no_block_mask) throw UsageError("--no-block-mask does not apply to decoding (it builds no block mask)");
       DecodeRunArgs d{o->q, o->k, o->v, o->k_pages, o->v_pages, o->page_table, o->seq_lens, o->out_dir, o->device,
                       o->variant.score, o->variant.mask, o->variant.config, o->page_size,
@@ -177,6 +184,10 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
       param_values[decl.name] = value;
     }
     o->grads.mark(spec.declarations, !o->dout.empty());
+    o->lens.load(o->seq_lens, shape);
+    if (o->lens.active() && !o->grads.names.empty())
+      throw UsageError("--grad is not available with --seq-lens / --q-lens (learnable-buffer gradients take no "
+                       "per-sequence lengths)");
     const Attention attention(spec);
     const double scale = o->scale.empty() ? 1.0 / std::sqrt(double(shape.head_dim)) : parse_scale(o->scale);
 
@@ -193,7 +204,10 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
     std::optional<ReferenceForward> reference;
     auto get_reference = [&]() -> const ReferenceForward& {
       if (!reference)
-        reference = reference_forward(attention.score_mod(), attention.mask_mod(), inputs, shape, qd, kd, vd, scale);
+        reference = o->lens.active() ? reference_forward_varlen(attention.score_mod(), attention.mask_mod(), inputs, shape,
+                                                                qd, kd, vd, o->lens.q, o->lens.kv, scale)
+                                     : reference_forward(attention.score_mod(), attention.mask_mod(), inputs, shape, qd,
+                                                         kd, vd, scale);
       return *reference;
     };
     std::optional<NpyArray> dout_array;
@@ -207,7 +221,10 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
     std::optional<ReferenceBackward> reference_grads;
     auto get_reference_grads = [&]() -> const ReferenceBackward& {
       if (!reference_grads)
-        reference_grads = reference_backward(attention.score_mod(), attention.mask_mod(), inputs, shape, qd, kd, vd, dod, scale);
+        reference_grads = o->lens.active() ? reference_backward_varlen(attention.score_mod(), attention.mask_mod(), inputs,
+                                                                       shape, qd, kd, vd, dod, o->lens.q, o->lens.kv, scale)
+                                           : reference_backward(attention.score_mod(), attention.mask_mod(), inputs, shape,
+                                                                qd, kd, vd, dod, scale);
       return *reference_grads;
     };
     std::vector<double> out, lse, dq_out, dk_out, dv_out;
@@ -244,8 +261,12 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
         call.values.buffers[buffer_names[i]] =
             TensorView::contiguous(buffer_storage.back().data(), buffer_arrays[i].dtype, buffer_arrays[i].shape);
       }
+      o->lens.attach(call);
       std::optional<BlockMask> mask;
-      if (!attention.mask_mod().is_always_true() && !o->no_block_mask)
+      if (!attention.mask_mod().is_always_true() && !o->no_block_mask && o->lens.active())  // each sequence's tables
+        mask = attention.block_mask(shape.batch, shape.q_heads, shape.q_len, shape.kv_len, call.seq_lens, nullptr,
+                                    call.values);
+      else if (!attention.mask_mod().is_always_true() && !o->no_block_mask)
         mask = attention.block_mask(shape.batch, shape.q_heads, shape.q_len, shape.kv_len, nullptr, call.values);
       attention.forward(TensorView::contiguous(q_dev.data(), dtype, qs), TensorView::contiguous(k_dev.data(), dtype, ks),
                         TensorView::contiguous(v_dev.data(), dtype, vs), TensorView::contiguous(out_dev.data(), dtype, out_shape),
@@ -284,6 +305,7 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
       lse_dev.download(host_lse.data.data(), lse_dev.bytes());
       out = host_out.to_doubles();
       lse = host_lse.to_doubles();
+      o->lens.blank_padding(out, lse, shape);
     }
     std::filesystem::create_directories(o->out_dir);
     write_npy(o->out_dir + "/out.npy",

@@ -18,6 +18,7 @@
 #include "flexjit/expr.hpp"
 #include "flexjit/mod_values.hpp"
 #include "flexjit/paged_kv.hpp"
+#include "flexjit/seq_lens.hpp"
 #include "flexjit/tensor.hpp"
 
 namespace flexjit {
@@ -82,6 +83,10 @@ struct CallOptions {
   /// Written in full (zero where no score reads an element), deterministically: the same bits on
   /// every run, accumulated without float atomics.
   std::map<std::string, TensorView> buffer_grads;
+  /// forward and backward: each sequence's own query and key counts in padded tensors (see
+  /// SeqLens for what is read and written). Empty: every sequence has the tensors' lengths. The
+  /// backward must get the lengths its forward got.
+  SeqLens seq_lens;
 };
 
 /// A compiled attention variant. Cheap to copy (copies share kernels). Thread-safe.
@@ -101,6 +106,12 @@ class Attention {
   /// Builds the block mask of this variant's mask_mod on the GPU for a problem of `batch` x
   /// `q_heads` heads and the given lengths. Asynchronous on `stream`.
   BlockMask block_mask(int batch, int q_heads, int q_len, int kv_len, Stream stream = nullptr,
+                       const ModValues& values = {}) const;
+  /// The block mask for a padded batch with per-sequence lengths (the `seq_lens` a forward or
+  /// backward call then passes in CallOptions, the same arrays): mask_mod sees each sequence's
+  /// q_len / kv_len, and blocks past a sequence's ends are skipped. `q_len` / `kv_len` are the
+  /// padded lengths. See BlockMask::build_on_gpu.
+  BlockMask block_mask(int batch, int q_heads, int q_len, int kv_len, const SeqLens& seq_lens, Stream stream = nullptr,
                        const ModValues& values = {}) const;
 
   /// Forward attention on device tensors q [B, Hq, Sq, D], k [B, Hkv, Skv, D], v [B, Hkv, Skv, Dv],

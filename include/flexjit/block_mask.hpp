@@ -14,6 +14,7 @@
 #include "flexjit/device.hpp"
 #include "flexjit/expr.hpp"
 #include "flexjit/mod_values.hpp"
+#include "flexjit/seq_lens.hpp"
 
 namespace flexjit {
 
@@ -67,6 +68,14 @@ class BlockMask {
   static BlockMask build_on_gpu(const Expr& mask, int batch, int heads, int q_len, int kv_len,
                                 const ModValues& values = {}, Stream stream = nullptr,
                                 int q_block = 128, int kv_block = 128, const std::string& arch = "");
+  /// build_on_gpu for a padded batch with per-sequence lengths (`q_len` / `kv_len` are the padded
+  /// lengths): mask_mod sees each sequence's lengths, blocks past a sequence's queries or keys are
+  /// empty, and the tables have a row per sequence. Forward / backward calls accept these tables
+  /// only with the same `lens` arrays (the same device pointers, holding the same lengths).
+  /// Lengths outside the padded ones are clamped and reported by check_buffer_errors().
+  static BlockMask build_on_gpu(const Expr& mask, int batch, int heads, int q_len, int kv_len, const SeqLens& lens,
+                                const ModValues& values = {}, Stream stream = nullptr, int q_block = 128,
+                                int kv_block = 128, const std::string& arch = "");
   /// Wraps user-given tables after checking their sizes and contents (counts within range,
   /// indices ascending, in range, no block listed twice). The q_* tables may be left empty: they
   /// are then derived from the kv_* tables. Throws ShapeError naming the bad table and entry.
@@ -76,6 +85,14 @@ class BlockMask {
 
   /// Sizes.
   const BlockMaskShape& shape() const noexcept;
+  /// The per-sequence length arrays (device pointers) the tables were built with; both null for
+  /// tables of the padded lengths.
+  struct BuiltLengths {
+    const void* q_lens = nullptr;   ///< SeqLens::q_lens.data of the build
+    const void* kv_lens = nullptr;  ///< SeqLens::kv_lens.data of the build
+  };
+  /// See BuiltLengths.
+  const BuiltLengths& built_lengths() const noexcept;
   /// Fraction of (query block, kv block) pairs visited (partial or full), over all b and h.
   double density() const;
   /// Fraction of pairs that are partial (mask_mod evaluated).
@@ -102,6 +119,8 @@ class BlockMask {
 
   /// Internal: wraps device storage laid out as `DeviceTables` describes (used by the GPU builder).
   static BlockMask from_device(const BlockMaskShape& shape, DeviceBuffer storage);
+  /// Internal: from_device for tables built with the per-sequence lengths `built`.
+  static BlockMask from_device(const BlockMaskShape& shape, DeviceBuffer storage, BuiltLengths built);
 
   /// Opaque shared state.
   struct State;

@@ -27,7 +27,8 @@
  * cache (`flexjit_decode`, `flexjit_reference_decode`, `flexjit_decode_args`,
  * `flexjit_variant_desc.decode_config`) and learnable buffers (`FLEXJIT_BUFFER_LEARNABLE`,
  * `flexjit_call_options.buffer_grads`). Callers built against 1000 are unaffected: their
- * smaller structs read the new fields as zero.
+ * smaller structs read the new fields as zero. 1002 added per-sequence lengths of padded tensors
+ * to forward and backward (`flexjit_call_options.q_lens` / `kv_lens` and their host copies).
  */
 
 #include <stddef.h>
@@ -41,7 +42,7 @@ extern "C" {
 
 /** Version of this C API: the major part changes on an incompatible change, the minor part when
  * functions or struct fields are added. Encoded as major * 1000 + minor. */
-#define FLEXJIT_C_API_VERSION 1001
+#define FLEXJIT_C_API_VERSION 1002
 
 /** Symbol visibility of the API functions (the shared library exports nothing else that is C). */
 #if defined(_WIN32)
@@ -152,6 +153,18 @@ typedef struct flexjit_call_options {
    * a non-zero `num_buffer_grads`. */
   const flexjit_buffer_value* buffer_grads;
   size_t num_buffer_grads;            /**< number of gradient outputs */
+  /* ---- since 1002 ---- */
+  /** flexjit_forward, flexjit_backward, their references and GPU block masks only (the C++
+   * `SeqLens`): [B] int32 query rows of each sequence of the padded tensors, 0 to Sq, on the
+   * device of the call (kDLCPU for the references); NULL: every sequence has Sq. Rows past a
+   * sequence's queries are not written by flexjit_forward (the reference writes out 0, lse -inf
+   * there); gradients past a sequence's lengths are zero. A block mask built with lengths serves
+   * calls with the same length tensors only; a mask_mod that reads q_len or kv_len needs one (or
+   * none). Other calls reject the lengths. */
+  const DLTensor* q_lens;
+  const DLTensor* kv_lens;            /**< [B] int32 keys of each sequence, 0 to Skv; NULL: all Skv */
+  const int32_t* host_q_lens;         /**< GPU: optional host copy of q_lens (B values), checked */
+  const int32_t* host_kv_lens;        /**< GPU: optional host copy of kv_lens (B values), checked */
 } flexjit_call_options;
 
 /** A compiled attention variant (opaque). */

@@ -48,6 +48,17 @@ ReferenceForward reference_forward_ragged(const Expr& score_mod, const Expr& mas
                                           const std::vector<double>& k, const std::vector<double>& v,
                                           const std::vector<int32_t>& kv_lens, double scale);
 
+/// reference_forward with each sequence's own query rows and keys (padded batches, CallOptions::
+/// seq_lens): sequence b has rows [0, q_lens[b]) and keys [0, kv_lens[b]) of its padded rows, and
+/// `q_len` / `kv_len` in the expressions are q_lens[b] / kv_lens[b]. Rows at or past q_lens[b], and
+/// rows with no keys, get out = 0 and lse = -inf. Throws UsageError for B lengths not given or a
+/// length outside [0, Sq] / [0, Skv].
+ReferenceForward reference_forward_varlen(const Expr& score_mod, const Expr& mask_mod, const EvalInputs& inputs,
+                                          const ReferenceShape& shape, const std::vector<double>& q,
+                                          const std::vector<double>& k, const std::vector<double>& v,
+                                          const std::vector<int32_t>& q_lens, const std::vector<int32_t>& kv_lens,
+                                          double scale);
+
 /// Gradients from the reference backward, in the layouts of q, k and v.
 struct ReferenceBackward {
   std::vector<double> dq;  ///< [B][Hq][Sq][D]
@@ -61,6 +72,15 @@ ReferenceBackward reference_backward(const Expr& score_mod, const Expr& mask_mod
                                      const ReferenceShape& shape, const std::vector<double>& q,
                                      const std::vector<double>& k, const std::vector<double>& v,
                                      const std::vector<double>& dout, double scale);
+
+/// reference_backward with each sequence's own query rows and keys (as reference_forward_varlen):
+/// dq rows at or past q_lens[b] and dk / dv rows at or past kv_lens[b] are zero, and dout there is
+/// not read. Throws UsageError as reference_forward_varlen.
+ReferenceBackward reference_backward_varlen(const Expr& score_mod, const Expr& mask_mod, const EvalInputs& inputs,
+                                            const ReferenceShape& shape, const std::vector<double>& q,
+                                            const std::vector<double>& k, const std::vector<double>& v,
+                                            const std::vector<double>& dout, const std::vector<int32_t>& q_lens,
+                                            const std::vector<int32_t>& kv_lens, double scale);
 
 /// d(loss)/d(buffer), loss = sum(out * dout), for every learnable buffer that score_mod reads (by
 /// name; row-major in the buffer's shape as given in `inputs`), in float64. Uses

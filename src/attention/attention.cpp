@@ -21,6 +21,7 @@
 #include "attention/stream_scratch.hpp"
 #include "attention/tensor_checks.hpp"
 #include "codegen/mod_args.hpp"
+#include "mask/seq_lens.hpp"
 #include "jit/driver.hpp"
 #include "jit/memo.hpp"
 #include "common/parallel.hpp"
@@ -112,6 +113,12 @@ BlockMask Attention::block_mask(int batch, int q_heads, int q_len, int kv_len, S
                                  128, impl_->target_arch());
 }
 
+BlockMask Attention::block_mask(int batch, int q_heads, int q_len, int kv_len, const SeqLens& seq_lens, Stream stream,
+                                const ModValues& values) const {
+  return BlockMask::build_on_gpu(impl_->mask, batch, q_heads, q_len, kv_len, seq_lens, values, stream, 128, 128,
+                                 impl_->target_arch());
+}
+
 namespace {
 
 // The kernel spec of one attention family for a call of this shape.
@@ -124,6 +131,11 @@ codegen::KernelSpec attention_spec(codegen::Family family, const AttentionSpec& 
   ks.negative_scale = family == codegen::Family::fwd && shape.negative_scale;
   if (config) ks.config = *config;
   ks.buffer_grads = family == codegen::Family::bwd_dq && !score.buffer_gradients().empty();
+  // Per-sequence lengths: a kernel variant of its own (kernels without them stay as they are). An
+  // empty sequence has rows with nothing to attend to, whatever the spec promised.
+  ks.seq_lens = shape.seq_lens && (family == codegen::Family::fwd || family == codegen::Family::bwd_dq ||
+                                   family == codegen::Family::bwd_dkdv);
+  if (ks.seq_lens) ks.rows_guaranteed_safe = false;
   if (block_mask != nullptr) {
     ks.has_block_mask = true;
     ks.has_full_blocks = true;
@@ -136,7 +148,7 @@ codegen::KernelSpec attention_spec(codegen::Family family, const AttentionSpec& 
   // tiles in steps of block_n (or whole kv blocks, through kv_* tables).
   const int q_step = desc.walks_kv_rows && ks.has_block_mask ? ks.sparse_q_block : ks.config.block_m;
   const int kv_step = !desc.walks_kv_rows && ks.has_block_mask ? ks.sparse_kv_block : ks.config.block_n;
-  ks.is_divisible = shape.q_len % q_step == 0 && shape.kv_len % kv_step == 0 &&
+  ks.is_divisible = !ks.seq_lens && shape.q_len % q_step == 0 && shape.kv_len % kv_step == 0 &&
                     shape.q_len % ks.config.block_m == 0 && shape.kv_len % ks.config.block_n == 0;
   return ks;
 }
@@ -213,8 +225,10 @@ KernelChoice choose_config(codegen::Family family, const std::optional<BlockConf
   // The warp-specialised forward reads through TMA; tensors it cannot describe (zero or huge
   // strides) take the same tiles on the synchronous wgmma path. A fixed 'ws' config is not
   // changed: its launch names the tensor instead.
-  if (!shape.tma_ok && choice.config.warp_specialized) choice.config.warp_specialized = false;
-  if (!shape.tma_ok && choice.default_config.warp_specialized) choice.default_config.warp_specialized = false;
+  // Per-sequence lengths take the synchronous path too (the warp-specialised kernel has none).
+  const bool synchronous = !shape.tma_ok || shape.seq_lens;
+  if (synchronous && choice.config.warp_specialized) choice.config.warp_specialized = false;
+  if (synchronous && choice.default_config.warp_specialized) choice.default_config.warp_specialized = false;
   switch (selection.source) {
     case tune::ConfigSource::defaults: choice.source = "defaults"; break;
     case tune::ConfigSource::cache: choice.source = "cache"; break;
@@ -247,8 +261,9 @@ std::shared_ptr<const Attention::Impl::Resolved> resolve(Attention::Impl& impl, 
                                                           const BlockMask* block_mask, const KernelLauncher& launch,
                                                           Stream stream) {
   char signature[160];
-  std::snprintf(signature, sizeof signature, "%s %d %d %d %d %d %d %d %d %d %d", std::string(codegen::family_name(family)).c_str(),
-                shape.negative_scale ? 1 : 0, shape.tma_ok ? 1 : 0, shape.batch, shape.q_heads, shape.kv_heads, shape.q_len, shape.kv_len,
+  std::snprintf(signature, sizeof signature, "%s %d %d %d %d %d %d %d %d %d %d %d", std::string(codegen::family_name(family)).c_str(),
+                shape.negative_scale ? 1 : 0, shape.tma_ok ? 1 : 0, shape.seq_lens ? 1 : 0, shape.batch, shape.q_heads,
+                shape.kv_heads, shape.q_len, shape.kv_len,
                 block_mask != nullptr ? 1 : 0,
                 block_mask ? block_mask->shape().q_block : 0, block_mask ? block_mask->shape().kv_block : 0);
   const jit::MemoKey key{jit::current_context_id(), signature};
@@ -279,6 +294,9 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
   shape.tma_ok = attention::tma_unsupported_reason(q, "q").empty() && attention::tma_unsupported_reason(k, "k").empty() &&
                  attention::tma_unsupported_reason(v, "v").empty();
   if (block_mask != nullptr) attention::check_block_mask(*block_mask, shape);
+  const FlexjitSeqLens lens =
+      mask::check_seq_lens(options.seq_lens, shape.batch, shape.q_len, shape.kv_len, impl_->mask, block_mask, "forward");
+  shape.seq_lens = !options.seq_lens.empty();
   const std::vector<unsigned char> mod_args = codegen::pack_mod_args(
       spec.declarations, options.values, codegen::names_read({&impl_->score, &impl_->mask}), "forward");
 
@@ -323,6 +341,9 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
         call.tile_counter = static_cast<unsigned*>(counter->data());
       }
       configured.launch(s, {&call, const_cast<unsigned char*>(mod_args.data()), &maps});
+    } else if (ks.seq_lens) {
+      FlexjitSeqLens call_lens = lens;
+      configured.launch(s, {&call, const_cast<unsigned char*>(mod_args.data()), &call_lens});
     } else {
       configured.launch(s, {&call, const_cast<unsigned char*>(mod_args.data())});
     }
@@ -338,7 +359,7 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
   const AttentionSpec& spec = impl_->spec;
   if (lse.data == nullptr)
     throw ShapeError("backward needs the forward's lse (pass an lse tensor to forward and then here)");
-  const attention::ProblemShape shape = attention::check_forward_tensors(
+  attention::ProblemShape shape = attention::check_forward_tensors(
       q, k, v, out, lse, spec.dtype, spec.head_dim, spec.head_dim_v);
   attention::check_operand(dout, "dout", spec.dtype);
   attention::check_operand(dq, "dq", spec.dtype);
@@ -353,9 +374,15 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
   same_shape(dq, q, "dq", "q");
   same_shape(dk, k, "dk", "k");
   same_shape(dv, v, "dv", "v");
+  if (!options.seq_lens.empty() && !impl_->score.buffer_gradients().empty())
+    throw UsageError("backward: learnable-buffer gradients are not computed with seq_lens (per-sequence lengths); "
+                     "call without seq_lens, or declare the buffers without learnable");
   attention::check_buffer_grad_tensors(impl_->score, options);
   const float scale = attention::checked_scale(options.scale, spec.head_dim, "backward");
   if (block_mask != nullptr) attention::check_block_mask(*block_mask, shape);
+  const FlexjitSeqLens lens =
+      mask::check_seq_lens(options.seq_lens, shape.batch, shape.q_len, shape.kv_len, impl_->mask, block_mask, "backward");
+  shape.seq_lens = !options.seq_lens.empty();
 
   using codegen::Family;
   const auto pre_kernel = resolve(*impl_, Family::bwd_preprocess,
@@ -409,15 +436,22 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
       buffer_grads.emplace(ks, options, shape, impl_->target_arch(), s);
       configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data()), buffer_grads->params()});
       buffer_grads->reduce(mod_args);
+    } else if (ks.seq_lens) {
+      FlexjitSeqLens call_lens = lens;
+      configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data()), &call_lens});
     } else {
       configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data())});
     }
   };
-  const auto launch_dkdv = [&](const codegen::KernelSpec&, const codegen::ReadyKernel& kernel, Stream s) {
+  const auto launch_dkdv = [&](const codegen::KernelSpec& ks, const codegen::ReadyKernel& kernel, Stream s) {
     const codegen::ConfiguredKernel configured(kernel, call_shape(shape));
     FlexjitBwdParams call = p;
     call.num_kv_tiles = configured.tiles();
-    configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data())});
+    FlexjitSeqLens call_lens = lens;
+    if (ks.seq_lens)
+      configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data()), &call_lens});
+    else
+      configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data())});
   };
   const auto dkdv_kernel = resolve(*impl_, Family::bwd_dkdv, spec.bwd_dkdv_config, shape, block_mask, launch_dkdv, stream);
   const auto dq_kernel = resolve(*impl_, Family::bwd_dq, spec.bwd_dq_config, shape, block_mask, launch_dq, stream);
@@ -430,6 +464,9 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
 
 void Attention::decode(const TensorView& q, const KVCache& kv, const TensorView& out, const TensorView& lse,
                        Stream stream, const CallOptions& options) const {
+  if (!options.seq_lens.empty())
+    throw UsageError("decode takes each sequence's length from the cache (KVCache::seq_lens); "
+                     "CallOptions::seq_lens is for forward and backward");
   const attention::DecodeVariant variant{impl_->spec, impl_->score, impl_->mask, impl_->target_arch()};
   KernelChoice choice = attention::run_decode(variant, q, kv, out, lse, stream, options);
   std::lock_guard<std::mutex> lock(impl_->choices_mutex);
@@ -447,10 +484,14 @@ namespace {
 
 void throw_buffer_errors(const std::vector<std::string>& kernels) {
   if (kernels.empty()) return;
-  bool kv_range = false;
+  bool kv_range = false, lengths = false;
   for (const auto& k : kernels) kv_range = kv_range || k.find("[page-table entry") != std::string::npos;
+  for (const auto& k : kernels) lengths = lengths || k.find("[per-sequence length") != std::string::npos;
   std::string message =
-      kv_range ? "decode met a page-table entry outside the page pool or a sequence length beyond the cache (the "
+      lengths ? "forward or backward got a per-sequence length (CallOptions::seq_lens) outside [0, Sq] or [0, Skv] "
+                "(it was clamped into range, so the results are wrong); check the lengths (SeqLens::host_q_lens / "
+                "host_kv_lens check them on the host). Kernels:"
+      : kv_range ? "decode met a page-table entry outside the page pool or a sequence length beyond the cache (the "
                  "keys involved were not read, so the results are wrong); check the page table and seq_lens "
                  "(KVCache::host_seq_lens / host_page_table check them on the host). Kernels:"
                : "a score_mod or mask_mod indexed a buffer out of bounds (those reads returned 0, so the results are "

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "attention/reference_lengths.hpp"
 #include "common/parallel.hpp"
 #include "flexjit/error.hpp"
 
@@ -101,10 +102,15 @@ ReferenceForward reference_forward(const Expr& score_mod, const Expr& mask_mod,
   return result;
 }
 
-ReferenceBackward reference_backward(const Expr& score_mod, const Expr& mask_mod, const EvalInputs& inputs,
-                                     const ReferenceShape& s, const std::vector<double>& q,
-                                     const std::vector<double>& k, const std::vector<double>& v,
-                                     const std::vector<double>& dout, double scale) {
+namespace {
+
+// The reference backward; with `lengths`, sequence b has q_lens[b] query rows and kv_lens[b] keys
+// (checked by the caller) and gets no gradient past them.
+ReferenceBackward backward_with_lengths(const Expr& score_mod, const Expr& mask_mod, const EvalInputs& inputs,
+                                        const ReferenceShape& s, const std::vector<double>& q,
+                                        const std::vector<double>& k, const std::vector<double>& v,
+                                        const std::vector<double>& dout, double scale, const int32_t* q_lens,
+                                        const int32_t* kv_lens) {
   check_sizes(s, q.size(), k.size(), v.size());
   if (dout.size() != size_t(s.batch) * s.q_heads * s.q_len * s.head_dim_v)
     throw UsageError("reference backward: dout holds " + std::to_string(dout.size()) +
@@ -132,19 +138,21 @@ ReferenceBackward reference_backward(const Expr& score_mod, const Expr& mask_mod
     double* dkb = r.dk.data() + kv_off * s.head_dim;
     double* dvb = r.dv.data() + kv_off * s.head_dim_v;
     std::vector<double> prob(s.kv_len), grad(s.kv_len), dp(s.kv_len);
+    const int q_len = q_lens != nullptr ? q_lens[b] : s.q_len;
+    const int kv_len = kv_lens != nullptr ? kv_lens[b] : s.kv_len;
     EvalPoint point;
     point.b = b;
-    point.q_len = s.q_len;
-    point.kv_len = s.kv_len;
+    point.q_len = q_len;
+    point.kv_len = kv_len;
     for (int h = kvh * group; h < (kvh + 1) * group; ++h) {
       point.h = h;
-      for (int i = 0; i < s.q_len; ++i) {
+      for (int i = 0; i < q_len; ++i) {
         const size_t row = (size_t(b) * s.q_heads + h) * s.q_len + i;
         const double* qi = q.data() + row * s.head_dim;
         const double* doi = dout.data() + row * s.head_dim_v;
         point.q_idx = i;
         double m = neg_inf;
-        for (int j = 0; j < s.kv_len; ++j) {
+        for (int j = 0; j < kv_len; ++j) {
           point.kv_idx = j;
           grad[j] = 1.0;
           if (!unmasked && mask_eval(point) == 0.0) {
@@ -164,9 +172,9 @@ ReferenceBackward reference_backward(const Expr& score_mod, const Expr& mask_mod
         }
         if (m == neg_inf) continue;  // fully masked row: no gradient
         double sum = 0;
-        for (int j = 0; j < s.kv_len; ++j) sum += prob[j] == neg_inf ? 0.0 : std::exp(prob[j] - m);
+        for (int j = 0; j < kv_len; ++j) sum += prob[j] == neg_inf ? 0.0 : std::exp(prob[j] - m);
         double delta = 0;
-        for (int j = 0; j < s.kv_len; ++j) {
+        for (int j = 0; j < kv_len; ++j) {
           prob[j] = prob[j] == neg_inf ? 0.0 : std::exp(prob[j] - m) / sum;
           double acc = 0;
           for (int d = 0; d < s.head_dim_v; ++d) acc += doi[d] * vb[size_t(j) * s.head_dim_v + d];
@@ -174,7 +182,7 @@ ReferenceBackward reference_backward(const Expr& score_mod, const Expr& mask_mod
           delta += prob[j] * acc;
         }
         double* dqi = r.dq.data() + row * s.head_dim;
-        for (int j = 0; j < s.kv_len; ++j) {
+        for (int j = 0; j < kv_len; ++j) {
           if (prob[j] == 0.0) continue;
           const double ds = prob[j] * (dp[j] - delta) * grad[j] * scale;
           for (int d = 0; d < s.head_dim; ++d) {
@@ -187,6 +195,24 @@ ReferenceBackward reference_backward(const Expr& score_mod, const Expr& mask_mod
     }
   });
   return r;
+}
+
+}  // namespace
+
+ReferenceBackward reference_backward(const Expr& score_mod, const Expr& mask_mod, const EvalInputs& inputs,
+                                     const ReferenceShape& s, const std::vector<double>& q,
+                                     const std::vector<double>& k, const std::vector<double>& v,
+                                     const std::vector<double>& dout, double scale) {
+  return backward_with_lengths(score_mod, mask_mod, inputs, s, q, k, v, dout, scale, nullptr, nullptr);
+}
+
+ReferenceBackward reference_backward_varlen(const Expr& score_mod, const Expr& mask_mod, const EvalInputs& inputs,
+                                            const ReferenceShape& s, const std::vector<double>& q,
+                                            const std::vector<double>& k, const std::vector<double>& v,
+                                            const std::vector<double>& dout, const std::vector<int32_t>& q_lens,
+                                            const std::vector<int32_t>& kv_lens, double scale) {
+  attention::check_reference_lengths(s, q_lens, kv_lens);
+  return backward_with_lengths(score_mod, mask_mod, inputs, s, q, k, v, dout, scale, q_lens.data(), kv_lens.data());
 }
 
 namespace {

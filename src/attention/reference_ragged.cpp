@@ -3,17 +3,46 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <tuple>
 
+#include "attention/reference_lengths.hpp"
 #include "common/parallel.hpp"
 #include "flexjit/error.hpp"
 #include "flexjit/reference.hpp"
 
 namespace flexjit {
 
+namespace attention {
+
+void check_reference_lengths(const ReferenceShape& s, const std::vector<int32_t>& q_lens,
+                             const std::vector<int32_t>& kv_lens) {
+  for (auto [lens, what, bound] : {std::tuple<const std::vector<int32_t>*, const char*, int>{&q_lens, "q", s.q_len},
+                                   {&kv_lens, "kv", s.kv_len}}) {
+    if (lens->size() != size_t(s.batch))
+      throw UsageError("reference attention: " + std::to_string(lens->size()) + " " + what +
+                       " lengths for a batch of " + std::to_string(s.batch));
+    for (int b = 0; b < s.batch; ++b)
+      if ((*lens)[b] < 0 || (*lens)[b] > bound)
+        throw UsageError("reference attention: " + std::string(what) + " length " + std::to_string((*lens)[b]) +
+                         " of sequence " + std::to_string(b) + " is outside [0, " + std::to_string(bound) + "]");
+  }
+}
+
+}  // namespace attention
+
 ReferenceForward reference_forward_ragged(const Expr& score_mod, const Expr& mask_mod, const EvalInputs& inputs,
                                           const ReferenceShape& s, const std::vector<double>& q,
                                           const std::vector<double>& k, const std::vector<double>& v,
                                           const std::vector<int32_t>& kv_lens, double scale) {
+  return reference_forward_varlen(score_mod, mask_mod, inputs, s, q, k, v,
+                                  std::vector<int32_t>(size_t(std::max(s.batch, 0)), s.q_len), kv_lens, scale);
+}
+
+ReferenceForward reference_forward_varlen(const Expr& score_mod, const Expr& mask_mod, const EvalInputs& inputs,
+                                          const ReferenceShape& s, const std::vector<double>& q,
+                                          const std::vector<double>& k, const std::vector<double>& v,
+                                          const std::vector<int32_t>& q_lens, const std::vector<int32_t>& kv_lens,
+                                          double scale) {
   if (s.batch < 1 || s.q_heads < 1 || s.kv_heads < 1 || s.q_len < 1 || s.kv_len < 1 || s.head_dim < 1 ||
       s.head_dim_v < 1 || s.q_heads % s.kv_heads != 0)
     throw UsageError("reference attention: every size must be at least 1 and q_heads a multiple of kv_heads");
@@ -21,13 +50,7 @@ ReferenceForward reference_forward_ragged(const Expr& score_mod, const Expr& mas
       k.size() != size_t(s.batch) * s.kv_heads * s.kv_len * s.head_dim ||
       v.size() != size_t(s.batch) * s.kv_heads * s.kv_len * s.head_dim_v)
     throw UsageError("reference attention: q/k/v sizes do not match the shape");
-  if (kv_lens.size() != size_t(s.batch))
-    throw UsageError("reference attention: " + std::to_string(kv_lens.size()) + " sequence lengths for a batch of " +
-                     std::to_string(s.batch));
-  for (int b = 0; b < s.batch; ++b)
-    if (kv_lens[b] < 0 || kv_lens[b] > s.kv_len)
-      throw UsageError("reference attention: kv length " + std::to_string(kv_lens[b]) + " of sequence " +
-                       std::to_string(b) + " is outside [0, " + std::to_string(s.kv_len) + "]");
+  attention::check_reference_lengths(s, q_lens, kv_lens);
   const bool identity = score_mod.is_identity();
   const bool unmasked = mask_mod.is_always_true();
   const expr::BoundEvaluator score_eval = score_mod.bind(inputs);
@@ -46,9 +69,9 @@ ReferenceForward reference_forward_ragged(const Expr& score_mod, const Expr& mas
     EvalPoint point;
     point.b = b;
     point.h = h;
-    point.q_len = s.q_len;
+    point.q_len = q_lens[b];
     point.kv_len = len;
-    for (int i = 0; i < s.q_len; ++i) {
+    for (int i = 0; i < q_lens[b]; ++i) {  // rows past the sequence's queries: out 0, lse -inf
       const double* qi = q.data() + ((size_t(b) * s.q_heads + h) * s.q_len + i) * s.head_dim;
       point.q_idx = i;
       double m = neg_inf;

@@ -16,6 +16,7 @@ struct ProblemShape {
   // q, k and v can be read through TMA (strides positive, below 2^40 bytes): the warp-specialised
   // forward's condition. When not, a default or tuned 'ws' config runs as its 'g' twin.
   bool tma_ok = true;
+  bool seq_lens = false;        // per-sequence lengths (KernelSpec::seq_lens)
   int gqa_group() const { return q_heads / kv_heads; }
 };
 

@@ -244,11 +244,27 @@ std::vector<std::pair<std::string, const DLTensor*>> read_buffer_grads(const fle
   return out;
 }
 
+// Per-sequence lengths (since 1002) are taken by forward and backward only.
+enum class Lengths { refused, taken };
+
+void refuse_lengths(const flexjit_call_options& o, const char* function, Lengths lengths) {
+  if (lengths == Lengths::taken) return;
+  if (o.q_lens != nullptr || o.kv_lens != nullptr || o.host_q_lens != nullptr || o.host_kv_lens != nullptr)
+    throw UsageError(std::string(function) +
+                     ": options->q_lens / kv_lens (per-sequence lengths) are taken by flexjit_forward, "
+                     "flexjit_backward, their references and GPU block masks only: set them to NULL");
+}
+
 // Options for a GPU call: buffers become device TensorViews.
 CallOptions gpu_options(const flexjit_call_options* given, const Declarations& declarations, const char* function,
-                        DeviceCheck& devices, Grads grads = Grads::refused) {
+                        DeviceCheck& devices, Grads grads = Grads::refused, Lengths lengths = Lengths::refused) {
   const flexjit_call_options o = read_versioned(given, function, "options", "flexjit_call_options");
+  refuse_lengths(o, function, lengths);
   CallOptions out;
+  if (o.q_lens != nullptr) out.seq_lens.q_lens = device_view(o.q_lens, function, "options->q_lens", 1, devices);
+  if (o.kv_lens != nullptr) out.seq_lens.kv_lens = device_view(o.kv_lens, function, "options->kv_lens", 1, devices);
+  out.seq_lens.host_q_lens = o.host_q_lens;
+  out.seq_lens.host_kv_lens = o.host_kv_lens;
   read_params(o, declarations, function, out.values.params);
   if (o.num_buffers > 0) require(o.buffers, function, "options->buffers (num_buffers > 0)");
   for (size_t i = 0; i < o.num_buffers; ++i) {
@@ -287,12 +303,31 @@ struct HostCall {
   std::vector<HostArray> storage;
   std::optional<double> scale;
   std::vector<std::pair<std::string, const DLTensor*>> buffer_grads;  // checked by host_options
+  std::optional<std::vector<int32_t>> q_lens, kv_lens;               // since 1002
+  bool has_lengths() const { return q_lens || kv_lens; }
+  // Each sequence's lengths, the padded ones where none were given.
+  std::vector<int32_t> q_or(int batch, int padded) const { return q_lens ? *q_lens : std::vector<int32_t>(batch, padded); }
+  std::vector<int32_t> kv_or(int batch, int padded) const { return kv_lens ? *kv_lens : std::vector<int32_t>(batch, padded); }
 };
 
+// A host [B] int32 length array of the reference calls.
+std::vector<int32_t> host_lengths(const DLTensor* t, const char* function, const char* name) {
+  const HostArray a = host_copy(t, function, name);
+  if (a.dtype != DType::i32 || a.shape.size() != 1)
+    throw ShapeError(std::string(function) + ": " + name + " must be [B] int32, got " +
+                     std::string(dtype_name(a.dtype)) + " of " + std::to_string(a.shape.size()) + " dimensions");
+  std::vector<int32_t> out(static_cast<size_t>(a.shape[0]));
+  std::memcpy(out.data(), a.bytes.data(), out.size() * sizeof(int32_t));
+  return out;
+}
+
 HostCall host_options(const flexjit_call_options* given, const Declarations& declarations, const char* function,
-                      Grads grads = Grads::refused) {
+                      Grads grads = Grads::refused, Lengths lengths = Lengths::refused) {
   const flexjit_call_options o = read_versioned(given, function, "options", "flexjit_call_options");
+  refuse_lengths(o, function, lengths);
   HostCall out;
+  if (o.q_lens != nullptr) out.q_lens = host_lengths(o.q_lens, function, "options->q_lens");
+  if (o.kv_lens != nullptr) out.kv_lens = host_lengths(o.kv_lens, function, "options->kv_lens");
   read_params(o, declarations, function, out.inputs.params);
   if (o.num_buffers > 0) require(o.buffers, function, "options->buffers (num_buffers > 0)");
   out.storage.reserve(o.num_buffers);
@@ -483,10 +518,10 @@ flexjit_status flexjit_block_mask_create(const flexjit_variant* variant, const f
     const Declarations& declarations = attention.spec().declarations;
     if (raw_enum(d.device) == FLEXJIT_MASK_GPU) {
       DeviceCheck devices;
-      const CallOptions call = gpu_options(options, declarations, fn, devices);
+      const CallOptions call = gpu_options(options, declarations, fn, devices, Grads::refused, Lengths::taken);
       *mask = new flexjit_block_mask{BlockMask::build_on_gpu(attention.mask_mod(), d.batch, d.q_heads, d.q_len,
-                                                             d.kv_len, call.values, stream_of(stream), q_block,
-                                                             kv_block, attention.spec().arch)};
+                                                             d.kv_len, call.seq_lens, call.values, stream_of(stream),
+                                                             q_block, kv_block, attention.spec().arch)};
     } else if (raw_enum(d.device) == FLEXJIT_MASK_CPU) {
       const HostCall call = host_options(options, declarations, fn);
       *mask = new flexjit_block_mask{BlockMask::build_on_cpu(attention.mask_mod(), d.batch, d.q_heads, d.q_len,
@@ -534,7 +569,7 @@ flexjit_status flexjit_forward(const flexjit_variant* variant, const DLTensor* q
     TensorView tl;
     tl.dtype = DType::f32;
     if (lse != nullptr) tl = device_view(lse, fn, "lse", 3, devices);
-    const CallOptions call = gpu_options(options, attention.spec().declarations, fn, devices);
+    const CallOptions call = gpu_options(options, attention.spec().declarations, fn, devices, Grads::refused, Lengths::taken);
     attention.forward(tq, tk, tv, to, tl, mask_of(mask), stream_of(stream), call);
   });
 }
@@ -552,7 +587,8 @@ flexjit_status flexjit_backward(const flexjit_variant* variant, const DLTensor* 
                      tl = device_view(lse, fn, "lse", 3, devices), tdo = device_view(dout, fn, "dout", 4, devices),
                      tdq = device_view(dq, fn, "dq", 4, devices), tdk = device_view(dk, fn, "dk", 4, devices),
                      tdv = device_view(dv, fn, "dv", 4, devices);
-    const CallOptions call = gpu_options(options, attention.spec().declarations, fn, devices, Grads::written);
+    const CallOptions call =
+        gpu_options(options, attention.spec().declarations, fn, devices, Grads::written, Lengths::taken);
     attention.backward(tq, tk, tv, to, tl, tdo, tdq, tdk, tdv, mask_of(mask), stream_of(stream), call);
   });
 }
@@ -747,10 +783,15 @@ flexjit_status flexjit_reference_forward(const flexjit_variant* variant, const D
     const ReferenceShape shape = reference_shape(hq, hk, hv, fn);
     check_host_output(out, fn, "out", {shape.batch, shape.q_heads, shape.q_len, shape.head_dim_v});
     if (lse != nullptr) check_host_output(lse, fn, "lse", {shape.batch, shape.q_heads, shape.q_len});
-    const HostCall call = host_options(options, attention.spec().declarations, fn);
+    const HostCall call = host_options(options, attention.spec().declarations, fn, Grads::refused, Lengths::taken);
     const double scale = call.scale.value_or(1.0 / std::sqrt(static_cast<double>(shape.head_dim)));
-    const ReferenceForward r = reference_forward(attention.score_mod(), attention.mask_mod(), call.inputs, shape,
-                                                 hq.values, hk.values, hv.values, scale);
+    const ReferenceForward r =
+        call.has_lengths()
+            ? reference_forward_varlen(attention.score_mod(), attention.mask_mod(), call.inputs, shape, hq.values,
+                                       hk.values, hv.values, call.q_or(shape.batch, shape.q_len),
+                                       call.kv_or(shape.batch, shape.kv_len), scale)
+            : reference_forward(attention.score_mod(), attention.mask_mod(), call.inputs, shape, hq.values, hk.values,
+                                hv.values, scale);
     write_host_output(out, r.out);
     if (lse != nullptr) write_host_output(lse, r.lse);
   });
@@ -771,10 +812,18 @@ flexjit_status flexjit_reference_backward(const flexjit_variant* variant, const 
     check_host_output(dq, fn, "dq", hq.shape);
     check_host_output(dk, fn, "dk", hk.shape);
     check_host_output(dv, fn, "dv", hv.shape);
-    const HostCall call = host_options(options, attention.spec().declarations, fn, Grads::written);
+    const HostCall call = host_options(options, attention.spec().declarations, fn, Grads::written, Lengths::taken);
+    if (call.has_lengths() && !call.buffer_grads.empty())
+      throw UsageError(std::string(fn) + ": learnable-buffer gradients are not computed with per-sequence lengths "
+                       "(options->q_lens / kv_lens)");
     const double scale = call.scale.value_or(1.0 / std::sqrt(static_cast<double>(shape.head_dim)));
-    const ReferenceBackward r = reference_backward(attention.score_mod(), attention.mask_mod(), call.inputs, shape,
-                                                   hq.values, hk.values, hv.values, hdo.values, scale);
+    const ReferenceBackward r =
+        call.has_lengths()
+            ? reference_backward_varlen(attention.score_mod(), attention.mask_mod(), call.inputs, shape, hq.values,
+                                        hk.values, hv.values, hdo.values, call.q_or(shape.batch, shape.q_len),
+                                        call.kv_or(shape.batch, shape.kv_len), scale)
+            : reference_backward(attention.score_mod(), attention.mask_mod(), call.inputs, shape, hq.values, hk.values,
+                                 hv.values, hdo.values, scale);
     std::map<std::string, std::vector<double>> buffer_grads;
     if (!call.buffer_grads.empty())
       buffer_grads = reference_buffer_gradients(attention.score_mod(), attention.mask_mod(), call.inputs, shape,

@@ -52,7 +52,9 @@ std::vector<std::string> take(Select select) {
     if (value == 0) continue;
     FLEXJIT_CU(jit::driver().cuMemsetD8(w.address, 0, sizeof(value)));
     std::string line = w.kernel;
-    if (value & 2u)  // FLEXJIT_ERROR_KV_OUT_OF_RANGE (flexjit_expr.cuh): decode's page-table guard
+    if ((value & 2u) && w.kernel.find("seq_lens=1") != std::string::npos)  // forward / backward with lengths
+      line += " [per-sequence length outside the padded length: clamped into range]";
+    else if (value & 2u)  // FLEXJIT_ERROR_KV_OUT_OF_RANGE (flexjit_expr.cuh): decode's page-table guard
       line += " [page-table entry outside the page pool or sequence length beyond the cache: those keys were not read]";
     if (seen.insert(line).second) kernels.push_back(line);
   }

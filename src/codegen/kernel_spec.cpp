@@ -89,9 +89,10 @@ KernelSpec attention_kernel_spec(Family family, const AttentionSpec& spec, const
   return ks;
 }
 
-KernelSpec block_mask_kernel_spec(const Expr& mask, int q_block, int kv_block) {
+KernelSpec block_mask_kernel_spec(const Expr& mask, int q_block, int kv_block, bool seq_lens) {
   KernelSpec ks;
   ks.family = Family::block_mask;
+  ks.seq_lens = seq_lens;
   ks.sparse_q_block = q_block;
   ks.sparse_kv_block = kv_block;
   ks.mask_mod = mask;

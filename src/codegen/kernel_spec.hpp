@@ -52,6 +52,7 @@ struct KernelSpec {
   bool rows_guaranteed_safe = false;
   bool paged = false;              // decode: K/V come from a page pool through a page table
   bool buffer_grads = false;       // bwd_dq: also accumulate the learnable buffers' gradients
+  bool seq_lens = false;           // fwd, bwd_dq, bwd_dkdv, block_mask: per-sequence lengths (a FlexjitSeqLens parameter)
   Declarations declarations;
   Expr score_mod = Expr::identity_score();
   Expr mask_mod = Expr::no_mask();
@@ -90,8 +91,8 @@ std::string kernel_name(Family family, int index = 0);
 // (gqa_group, block-mask flags, is_divisible, a chosen config) are the caller's to set.
 KernelSpec attention_kernel_spec(Family family, const AttentionSpec& spec, const Expr& score, const Expr& mask);
 
-// The block-mask builder's spec for `mask` and block sizes.
-KernelSpec block_mask_kernel_spec(const Expr& mask, int q_block, int kv_block);
+// The block-mask builder's spec for `mask` and block sizes (with `seq_lens`: per-sequence lengths).
+KernelSpec block_mask_kernel_spec(const Expr& mask, int q_block, int kv_block, bool seq_lens = false);
 
 // The template context (for tests and `flexjit emit --format context`).
 nlohmann::json template_context(const KernelSpec& spec);

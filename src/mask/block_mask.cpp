@@ -15,6 +15,7 @@ struct BlockMask::State {
   std::optional<BlockMaskTables> host;
   DeviceBuffer device;
   std::optional<DeviceTables> device_tables;
+  BuiltLengths built_lengths;  // set by build_on_gpu with lengths
 };
 
 BlockMask::BlockMask(std::shared_ptr<State> state) : state_(std::move(state)) {}
@@ -122,6 +123,10 @@ BlockMask BlockMask::all_full(const BlockMaskShape& shape) {
 }
 
 BlockMask BlockMask::from_device(const BlockMaskShape& shape, DeviceBuffer storage) {
+  return from_device(shape, std::move(storage), BuiltLengths{});
+}
+
+BlockMask BlockMask::from_device(const BlockMaskShape& shape, DeviceBuffer storage, BuiltLengths built) {
   check_shape(shape);
   const mask::TableLayout layout = mask::table_layout(shape);
   if (storage.bytes() < layout.total_bytes)
@@ -129,6 +134,7 @@ BlockMask BlockMask::from_device(const BlockMaskShape& shape, DeviceBuffer stora
                      " bytes; this shape needs " + std::to_string(layout.total_bytes));
   auto state = std::make_shared<State>();
   state->shape = shape;
+  state->built_lengths = built;
   auto* base = static_cast<const unsigned char*>(storage.data());
   const int32_t* p[8];
   for (int i = 0; i < 8; ++i) p[i] = reinterpret_cast<const int32_t*>(base + layout.offset[i]);
@@ -138,6 +144,8 @@ BlockMask BlockMask::from_device(const BlockMaskShape& shape, DeviceBuffer stora
 }
 
 const BlockMaskShape& BlockMask::shape() const noexcept { return state_->shape; }
+
+const BlockMask::BuiltLengths& BlockMask::built_lengths() const noexcept { return state_->built_lengths; }
 
 bool BlockMask::on_device() const noexcept {
   std::lock_guard<std::mutex> lock(state_->mutex);

@@ -8,6 +8,7 @@
 #include "codegen/mod_args.hpp"
 #include "flexjit/block_mask.hpp"
 #include "flexjit/error.hpp"
+#include "mask/seq_lens.hpp"
 #include "mask/tables.hpp"
 
 namespace flexjit {
@@ -15,15 +16,28 @@ namespace flexjit {
 BlockMask BlockMask::build_on_gpu(const Expr& mask, int batch, int heads, int q_len, int kv_len,
                                   const ModValues& values, Stream stream, int q_block, int kv_block,
                                   const std::string& arch) {
+  return build_on_gpu(mask, batch, heads, q_len, kv_len, SeqLens{}, values, stream, q_block, kv_block, arch);
+}
+
+BlockMask BlockMask::build_on_gpu(const Expr& mask, int batch, int heads, int q_len, int kv_len, const SeqLens& lens,
+                                  const ModValues& values, Stream stream, int q_block, int kv_block,
+                                  const std::string& arch) {
   if (mask.kind() != ModKind::mask)
     throw UsageError("BlockMask::build_on_gpu needs a mask_mod, got a score_mod");
-  BlockMaskShape shape{mask.uses("b") ? batch : 1, mask.uses("h") ? heads : 1, q_len, kv_len,
+  const bool with_lengths = !lens.empty();
+  // With lengths every sequence has tables of its own (its blocks past the ends are empty).
+  BlockMaskShape shape{mask.uses("b") || with_lengths ? batch : 1, mask.uses("h") ? heads : 1, q_len, kv_len,
                        q_block, kv_block};
   if (batch < 1 || heads < 1 || q_len < 1 || kv_len < 1)
     throw ShapeError("block mask sizes must be positive: batch " + std::to_string(batch) +
                      ", heads " + std::to_string(heads) + ", q_len " + std::to_string(q_len) +
                      ", kv_len " + std::to_string(kv_len));
-  const codegen::KernelSpec spec = codegen::block_mask_kernel_spec(mask, q_block, kv_block);
+  FlexjitSeqLens kernel_lens;
+  std::memset(&kernel_lens, 0, sizeof(kernel_lens));
+  if (with_lengths) {
+    kernel_lens = flexjit::mask::check_seq_lens(lens, batch, q_len, kv_len, mask, nullptr, "block mask");
+  }
+  const codegen::KernelSpec spec = codegen::block_mask_kernel_spec(mask, q_block, kv_block, with_lengths);
   const auto ready = codegen::ready_kernel(spec, codegen::resolve_arch(arch));
   const std::vector<unsigned char> mod_args =
       codegen::pack_mod_args(spec.declarations, values, codegen::names_read({&mask}), "block mask");
@@ -51,9 +65,13 @@ BlockMask BlockMask::build_on_gpu(const Expr& mask, int batch, int heads, int q_
 
   codegen::CallShape call;
   call.batch = shape.batch, call.heads = shape.heads, call.q_len = q_len, call.kv_len = kv_len;
-  codegen::ConfiguredKernel(*ready, call, 0).launch(stream, {&p, const_cast<unsigned char*>(mod_args.data())});
+  if (with_lengths)
+    codegen::ConfiguredKernel(*ready, call, 0)
+        .launch(stream, {&p, const_cast<unsigned char*>(mod_args.data()), &kernel_lens});
+  else
+    codegen::ConfiguredKernel(*ready, call, 0).launch(stream, {&p, const_cast<unsigned char*>(mod_args.data())});
   codegen::ConfiguredKernel(*ready, call, 1).launch(stream, {&p});
-  return from_device(shape, std::move(storage));
+  return from_device(shape, std::move(storage), BuiltLengths{lens.q_lens.data, lens.kv_lens.data});
 }
 
 }  // namespace flexjit

@@ -69,6 +69,11 @@ void validate_tiles(const KernelSpec& s, bool kv_rows, void (*wgmma_extra)(const
                      std::to_string(s.sparse_q_block) + " x " + std::to_string(s.sparse_kv_block) + ")");
   if (c.stages < 2 || c.stages > 4) throw UsageError("config " + c.str() + ": stages must be 2, 3 or 4");
   if (s.has_full_blocks && !s.has_block_mask) throw UsageError("has_full_blocks needs has_block_mask");
+  if (s.seq_lens && c.warp_specialized)
+    throw UsageError("config " + c.str() + ": the warp-specialised forward takes no per-sequence lengths (seq_lens); "
+                     "use the config ending in 'g' (calls with lengths do so by themselves unless a 'ws' config is fixed)");
+  if (s.seq_lens && s.is_divisible)
+    throw UsageError("a kernel with per-sequence lengths (seq_lens) takes any length: is_divisible must be false");
 }
 
 void add_tile_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& constants) {
@@ -90,10 +95,12 @@ void add_tile_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json
   constants.push_back(bool_constant("SCORE_IS_IDENTITY", s.score_is_identity()));
   constants.push_back(bool_constant("ROWS_GUARANTEED_SAFE", s.rows_guaranteed_safe));
   constants.push_back(bool_constant("WGMMA", s.config.wgmma));
+  constants.push_back(bool_constant("SEQ_LENS", s.seq_lens));
   constants.push_back({{"type", "flexjit::MmaPath"},
                        {"name", "MMA_PATH"},
                        {"value", s.config.wgmma ? "flexjit::MmaPath::wgmma" : "flexjit::MmaPath::mma_sync"}});
   ctx["wgmma"] = s.config.wgmma;
+  ctx["seq_lens"] = s.seq_lens;
 }
 
 std::string describe_attention(const KernelSpec& s) {
@@ -103,7 +110,7 @@ std::string describe_attention(const KernelSpec& s) {
          std::to_string(s.gqa_group) + " divisible=" + bit(s.is_divisible) + " block_mask=" + bit(s.has_block_mask) +
          " full_blocks=" + bit(s.has_full_blocks) + " safe_rows=" + bit(s.rows_guaranteed_safe) +
          " score_mod=" + s.score_mod.canonical() + " mask_mod=" + s.mask_mod.canonical() +
-         (s.negative_scale ? " negative_scale=1" : "") + (s.buffer_grads ? " buffer_grads=1" : "");
+         (s.negative_scale ? " negative_scale=1" : "") + (s.buffer_grads ? " buffer_grads=1" : "") + (s.seq_lens ? " seq_lens=1" : "");
 }
 
 LaunchGeometry query_tile_geometry(const KernelSpec& s, const CallShape& shape) {

@@ -25,6 +25,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(int_constant("KV_BLOCK", s.sparse_kv_block));
   constants.push_back(int_constant("CLASSIFY_THREADS", kClassifyThreads));
   constants.push_back(int_constant("COMPACT_THREADS", kCompactThreads));
+  ctx["seq_lens"] = s.seq_lens;
 }
 
 // `shape.batch` / `shape.heads` are the table's extents (1 where the mask broadcasts).
@@ -40,7 +41,7 @@ LaunchGeometry geometry(const KernelSpec& s, const CallShape& shape, int index) 
 
 std::string describe(const KernelSpec& s) {
   return "block_mask blocks " + std::to_string(s.sparse_q_block) + "x" + std::to_string(s.sparse_kv_block) +
-         " mask_mod=" + s.mask_mod.canonical();
+         " mask_mod=" + s.mask_mod.canonical() + (s.seq_lens ? " seq_lens=1" : "");
 }
 
 }  // namespace

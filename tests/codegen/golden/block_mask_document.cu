@@ -15,20 +15,22 @@ static_assert(COMPACT_THREADS == 32, "compaction runs one warp per table row (wa
 // One CTA per (kv block, q block, b*h of the table): every thread evaluates mask_mod at its share
 // of the in-range positions; the CTA reduces "some kept" and "some dropped" into the class.
 extern "C" __global__ void __launch_bounds__(block_mask::CLASSIFY_THREADS)
-flexjit_block_mask_classify(const FlexjitBlockMaskParams p, const FlexjitModArgs mod, unsigned* const error_word) {
+flexjit_block_mask_classify(const FlexjitBlockMaskParams p, const FlexjitModArgs mod,
+                           unsigned* const error_word) {
   unsigned errors = 0;  // out-of-bounds buffer reads by the mods, reported to error_word at the end
   using namespace block_mask;
   const int kv_block = static_cast<int>(blockIdx.x);
   const int q_block = static_cast<int>(blockIdx.y);
   const int bh = static_cast<int>(blockIdx.z);
   const int b = bh / p.table_heads, h = bh % p.table_heads;
+  const int q_len = p.q_len, kv_len = p.kv_len;
   const int q0 = q_block * Q_BLOCK, kv0 = kv_block * KV_BLOCK;
-  const int q_rows = min(Q_BLOCK, p.q_len - q0), kv_cols = min(KV_BLOCK, p.kv_len - kv0);
+  const int q_rows = min(Q_BLOCK, q_len - q0), kv_cols = min(KV_BLOCK, kv_len - kv0);
   bool any_kept = false, any_dropped = false;
   for (int i = static_cast<int>(threadIdx.x); i < q_rows * KV_BLOCK; i += CLASSIFY_THREADS) {
     const int r = i / KV_BLOCK, c = i % KV_BLOCK;
     if (c < kv_cols) {
-      const bool kept = flexjit_mask_mod(b, h, q0 + r, kv0 + c, p.q_len, p.kv_len, mod, errors);
+      const bool kept = flexjit_mask_mod(b, h, q0 + r, kv0 + c, q_len, kv_len, mod, errors);
       any_kept |= kept;
       any_dropped |= !kept;
     }

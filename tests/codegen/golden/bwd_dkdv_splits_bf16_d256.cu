@@ -27,6 +27,7 @@ constexpr bool HAS_MASK = true;
 constexpr bool SCORE_IS_IDENTITY = true;
 constexpr bool ROWS_GUARANTEED_SAFE = false;
 constexpr bool WGMMA = false;
+constexpr bool SEQ_LENS = false;
 constexpr flexjit::MmaPath MMA_PATH = flexjit::MmaPath::mma_sync;
 
 // Here BLOCK_N (kv rows) is the CTA's fixed tile and BLOCK_M (query rows) the streamed one.
@@ -84,7 +85,8 @@ struct GroupWalk {
 }  // namespace bwd_dkdv
 
 extern "C" __global__ void __launch_bounds__(bwd_dkdv::THREADS)
-flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, unsigned* const error_word) {
+flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
+                 unsigned* const error_word) {
   unsigned errors = 0;  // out-of-bounds buffer reads by the mods, reported to error_word at the end
   using namespace bwd_dkdv;
   extern __shared__ __align__(128) unsigned char smem[];
@@ -116,7 +118,8 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, u
     }
     walk.first[gi + 1] = walk.first[gi] + walk.heads[gi].num_tiles;
   }
-  const int num_tiles = walk.total();
+  // Keys past a sequence's end, or no queries: dK and dV rows of zeros.
+  const int num_tiles = SEQ_LENS && (kv_start >= kv_len || q_len == 0) ? 0 : walk.total();
 
   const u32 smem_k = WGMMA ? (smem_addr(smem) + 1023u) & ~1023u : smem_addr(smem);
   const u32 smem_v = smem_k + KTile::kBytes;
@@ -136,7 +139,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, u
     float* stats = reinterpret_cast<float*>(ring_ptr + stage * STAGE_BYTES + QTile::kBytes + DOTile::kBytes);
     load_row_stats<THREADS, BLOCK_M>(stats, p.lse + b * p.lse_stride_b + h * p.lse_stride_h, p.lse_stride_s, q0,
                                      q_len - q0, neg_inf());
-    load_row_stats<THREADS, BLOCK_M>(stats + BLOCK_M, p.delta + (static_cast<long long>(b) * p.num_q_heads + h) * q_len,
+    load_row_stats<THREADS, BLOCK_M>(stats + BLOCK_M, p.delta + (static_cast<long long>(b) * p.num_q_heads + h) * (SEQ_LENS ? p.q_len : q_len),
                                      1, q0, q_len - q0, 0.f);
   };
 
@@ -287,7 +290,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, u
     __syncthreads();
     for (int idx = tid; idx < BLOCK_N * (D / 8); idx += THREADS) {
       const int r = idx / (D / 8), c = idx % (D / 8);
-      if (IS_DIVISIBLE || kv_start + r < kv_len) {
+      if (IS_DIVISIBLE || kv_start + r < (SEQ_LENS ? p.kv_len : kv_len)) {
         u32 chunk[4];
         ld_shared_v4(chunk, smem_k + KStage::offset(r, c));
         st_global_v4(dk_base + static_cast<long long>(kv_start + r) * p.dk_stride_s + c * 8, chunk);
@@ -295,7 +298,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, u
     }
     for (int idx = tid; idx < BLOCK_N * (DV / 8); idx += THREADS) {
       const int r = idx / (DV / 8), c = idx % (DV / 8);
-      if (IS_DIVISIBLE || kv_start + r < kv_len) {
+      if (IS_DIVISIBLE || kv_start + r < (SEQ_LENS ? p.kv_len : kv_len)) {
         u32 chunk[4];
         ld_shared_v4(chunk, smem_v + VStage::offset(r, c));
         st_global_v4(dv_base + static_cast<long long>(kv_start + r) * p.dv_stride_s + c * 8, chunk);
@@ -307,7 +310,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, u
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
         const int kv_idx = kv_start + warp_row0 + mt * 16 + g8 + 8 * r;
-        if (!IS_DIVISIBLE && kv_idx >= kv_len) continue;
+        if (!IS_DIVISIBLE && kv_idx >= (SEQ_LENS ? p.kv_len : kv_len)) continue;
         T* dk_row = dk_base + static_cast<long long>(kv_idx) * p.dk_stride_s + split * DK_SLICE + 2 * t4;
         T* dv_row = dv_base + static_cast<long long>(kv_idx) * p.dv_stride_s + split * DV_SLICE + 2 * t4;
 #pragma unroll

@@ -26,6 +26,7 @@ constexpr bool HAS_MASK = true;
 constexpr bool SCORE_IS_IDENTITY = false;
 constexpr bool ROWS_GUARANTEED_SAFE = false;
 constexpr bool WGMMA = false;
+constexpr bool SEQ_LENS = false;
 constexpr flexjit::MmaPath MMA_PATH = flexjit::MmaPath::mma_sync;
 constexpr int BUFFER_GRAD_SMEM_BYTES = 0;
 
@@ -87,6 +88,7 @@ flexjit_attention_bwd_dq(const FlexjitBwdParams p, const FlexjitModArgs mod,
   } else {
     tiles.init_dense(kv_len, HAS_MASK);
   }
+  if (SEQ_LENS && (q_start >= q_len || kv_len == 0)) tiles.num_tiles = 0;  // dQ rows of zeros
 
   const u32 smem_q = WGMMA ? (smem_addr(smem) + 1023u) & ~1023u : smem_addr(smem);
   const u32 smem_do = smem_q + QTile::kBytes;
@@ -117,7 +119,7 @@ flexjit_attention_bwd_dq(const FlexjitBwdParams p, const FlexjitModArgs mod,
       if (IS_DIVISIBLE || q_idx < q_len) {
         l = p.lse[b * p.lse_stride_b + h * p.lse_stride_h + static_cast<long long>(q_idx) * p.lse_stride_s];
         l = l == neg_inf() ? pos_inf() : l * LOG2E;
-        d = p.delta[(static_cast<long long>(b) * p.num_q_heads + h) * q_len + q_idx];
+        d = p.delta[(static_cast<long long>(b) * p.num_q_heads + h) * (SEQ_LENS ? p.q_len : q_len) + q_idx];
       }
       lse2[mt][r] = l;
       delta[mt][r] = d;
@@ -240,7 +242,7 @@ flexjit_attention_bwd_dq(const FlexjitBwdParams p, const FlexjitModArgs mod,
   constexpr int CHUNKS = D / 8;
   for (int idx = tid; idx < BLOCK_M * CHUNKS; idx += THREADS) {
     const int r = idx / CHUNKS, c = idx % CHUNKS;
-    if (IS_DIVISIBLE || q_start + r < q_len) {
+    if (IS_DIVISIBLE || q_start + r < (SEQ_LENS ? p.q_len : q_len)) {  // rows past a sequence's end: zeros
       u32 chunk[4];
       ld_shared_v4(chunk, smem_q + StageTile::offset(r, c));
       st_global_v4(dq_base + static_cast<long long>(q_start + r) * p.dq_stride_s + c * 8, chunk);

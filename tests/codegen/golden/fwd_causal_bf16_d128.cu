@@ -29,6 +29,7 @@ constexpr bool HAS_MASK = true;
 constexpr bool SCORE_IS_IDENTITY = true;
 constexpr bool ROWS_GUARANTEED_SAFE = false;
 constexpr bool WGMMA = false;
+constexpr bool SEQ_LENS = false;
 constexpr flexjit::MmaPath MMA_PATH = flexjit::MmaPath::mma_sync;
 constexpr bool WARP_SPECIALIZED = false;
 constexpr bool MODS_READ_BUFFERS = false;
@@ -109,7 +110,8 @@ __device__ __forceinline__ void apply_tile_mods(float (&acc_s)[M_TILES][N_TILES]
 }  // namespace fwd
 
 extern "C" __global__ void __launch_bounds__(fwd::THREADS)
-flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, unsigned* const error_word) {
+flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
+                 unsigned* const error_word) {
   unsigned errors = 0;  // out-of-bounds buffer reads by the mods, reported to error_word at the end
   using namespace fwd;
   extern __shared__ __align__(128) unsigned char smem[];
@@ -124,6 +126,10 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, unsign
   const int kv_h = h / GQA_GROUP;
   const int q_start = m_tile * BLOCK_M;
   const int q_len = p.q_len, kv_len = p.kv_len;
+  if (SEQ_LENS && q_start >= q_len) {  // rows past a sequence's queries are left untouched
+    flexjit_report_errors(errors, error_word);
+    return;
+  }
 
   const T* q_base = static_cast<const T*>(p.q) + b * p.q_stride_b + h * p.q_stride_h;
   const T* k_base = static_cast<const T*>(p.k) + b * p.k_stride_b + kv_h * p.k_stride_h;
@@ -138,6 +144,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, unsign
   } else {
     tiles.init_dense(kv_len, HAS_MASK);
   }
+  if (SEQ_LENS && kv_len == 0) tiles.num_tiles = 0;  // no keys: out = 0, lse = -inf
 
   const u32 smem_q = WGMMA ? (smem_addr(smem) + 1023u) & ~1023u : smem_addr(smem);
   const u32 smem_kv = smem_q + Q_REGION;

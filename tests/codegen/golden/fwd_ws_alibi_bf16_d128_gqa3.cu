@@ -30,6 +30,7 @@ constexpr bool HAS_MASK = true;
 constexpr bool SCORE_IS_IDENTITY = false;
 constexpr bool ROWS_GUARANTEED_SAFE = false;
 constexpr bool WGMMA = true;
+constexpr bool SEQ_LENS = false;
 constexpr flexjit::MmaPath MMA_PATH = flexjit::MmaPath::wgmma;
 constexpr bool WARP_SPECIALIZED = true;
 constexpr bool MODS_READ_BUFFERS = true;

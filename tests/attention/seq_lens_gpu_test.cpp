@@ -1,0 +1,330 @@
+// Per-sequence lengths in the forward and backward (CallOptions::seq_lens) on a GPU, against the
+// float64 reference with the same lengths: ragged lengths with 0, 1 and odd ones, Sq != Skv, GQA,
+// the causal mask written with the lengths, a mask reading a buffer indexed by another buffer,
+// both tensor-core paths; rows past a sequence's queries stay as they were (NaN here), gradients
+// past its lengths are zero, and a second backward gives the same bits.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "flexjit/error.hpp"
+#include "support/attention_harness.hpp"
+
+namespace flexjit::test {
+namespace {
+
+struct Lengths {
+  std::vector<int32_t> q, kv;
+};
+
+// Values of the rows of `all` ([B][H][S][D]) that lie inside each sequence's first lens[b] rows.
+std::vector<double> rows_inside(const std::vector<double>& all, int B, int H, int S, int D,
+                                const std::vector<int32_t>& lens, bool inside = true) {
+  std::vector<double> out;
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h)
+      for (int s = 0; s < S; ++s)
+        if ((s < lens[b]) == inside)
+          for (int d = 0; d < D; ++d) out.push_back(all[((size_t(b) * H + h) * S + s) * D + d]);
+  return out;
+}
+
+int count_if_not(const std::vector<double>& values, bool (*ok)(double)) {
+  int bad = 0;
+  for (double x : values) bad += ok(x) ? 0 : 1;
+  return bad;
+}
+
+// Forward (and with `backward` the backward, twice with `repeat`) with lengths on fresh random
+// inputs; every check is an EXPECT naming `what` and the seed.
+// Block-mask tables of a check: none, of the padded lengths, or built with the lengths.
+enum class Tables { none, padded, with_lengths };
+
+void check_varlen(const FwdProblem& p, const Lengths& lens, const std::string& what, bool backward = true,
+                  bool repeat = false, bool host_copies = true, Tables tables = Tables::none) {
+  const uint64_t seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  const std::string where = what + ", seed " + std::to_string(seed);
+  const Attention attention = make_attention(p);
+  const auto q = random_values(size_t(p.B) * p.Hq * p.Sq * p.D, rng, p.dtype);
+  const auto k = random_values(size_t(p.B) * p.Hkv * p.Skv * p.D, rng, p.dtype);
+  const auto v = random_values(size_t(p.B) * p.Hkv * p.Skv * p.Dv, rng, p.dtype);
+  const auto dout = random_values(size_t(p.B) * p.Hq * p.Sq * p.Dv, rng, p.dtype);
+  auto q_ = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.D, p.dtype, p.bshd);
+  auto k_ = DeviceOperand::allocate(p.B, p.Hkv, p.Skv, p.D, p.dtype, p.bshd);
+  auto v_ = DeviceOperand::allocate(p.B, p.Hkv, p.Skv, p.Dv, p.dtype, p.bshd);
+  auto out_ = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.Dv, p.dtype, p.bshd);
+  auto dout_ = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.Dv, p.dtype, p.bshd);
+  q_.upload(q);
+  k_.upload(k);
+  v_.upload(v);
+  dout_.upload(dout);
+  poison_with_nan(out_.buffer, p.dtype);
+  DeviceBuffer lse = DeviceBuffer::allocate(size_t(p.B) * p.Hq * p.Sq * 4);
+  poison_with_nan(lse, DType::f32);
+  const TensorView lse_view = TensorView::contiguous(lse.data(), DType::f32, {p.B, p.Hq, p.Sq});
+  DeviceBuffer q_lens = DeviceBuffer::allocate(size_t(p.B) * 4), kv_lens = DeviceBuffer::allocate(size_t(p.B) * 4);
+  q_lens.upload(lens.q.data(), lens.q.size() * 4);
+  kv_lens.upload(lens.kv.data(), lens.kv.size() * 4);
+
+  std::vector<DeviceBuffer> buffer_storage;
+  CallOptions options;
+  options.values = upload_buffers(p.buffers, buffer_storage, p.params);
+  options.scale = p.scale;
+  options.seq_lens.q_lens = TensorView::contiguous(q_lens.data(), DType::i32, {p.B});
+  options.seq_lens.kv_lens = TensorView::contiguous(kv_lens.data(), DType::i32, {p.B});
+  if (host_copies) {
+    options.seq_lens.host_q_lens = lens.q.data();
+    options.seq_lens.host_kv_lens = lens.kv.data();
+  }
+  std::optional<BlockMask> mask;
+  if (tables == Tables::padded) mask = attention.block_mask(p.B, p.Hq, p.Sq, p.Skv, nullptr, options.values);
+  if (tables == Tables::with_lengths)
+    mask = attention.block_mask(p.B, p.Hq, p.Sq, p.Skv, options.seq_lens, nullptr, options.values);
+  attention.forward(q_.view, k_.view, v_.view, out_.view, lse_view, mask ? &*mask : nullptr, nullptr, options);
+  synchronize();
+  check_buffer_errors();
+  const std::vector<double> out = out_.download();
+  const std::vector<double> lse_values = from_bytes(lse.to_host<unsigned char>(), DType::f32);
+
+  std::vector<std::vector<unsigned char>> host_storage;
+  const EvalInputs inputs = host_inputs(p.buffers, p.params, host_storage);
+  const ReferenceShape shape{p.B, p.Hq, p.Hkv, p.Sq, p.Skv, p.D, p.Dv};
+  const double scale = p.scale ? *p.scale : 1.0 / std::sqrt(double(p.D));
+  const ReferenceForward ref =
+      reference_forward_varlen(attention.score_mod(), attention.mask_mod(), inputs, shape, q, k, v, lens.q, lens.kv, scale);
+  const double tol = tolerance(p.dtype);
+  EXPECT_LT(relative_error(rows_inside(out, p.B, p.Hq, p.Sq, p.Dv, lens.q), rows_inside(ref.out, p.B, p.Hq, p.Sq, p.Dv, lens.q)),
+            tol) << where << ": out";
+  EXPECT_LT(relative_error(rows_inside(lse_values, p.B, p.Hq, p.Sq, 1, lens.q), rows_inside(ref.lse, p.B, p.Hq, p.Sq, 1, lens.q)),
+            tol) << where << ": lse";
+  // Rows past a sequence's queries are not written: still the NaN they were poisoned with.
+  auto is_nan = [](double x) { return std::isnan(x); };
+  EXPECT_EQ(count_if_not(rows_inside(out, p.B, p.Hq, p.Sq, p.Dv, lens.q, false), +is_nan), 0) << where << ": out past q_len";
+  EXPECT_EQ(count_if_not(rows_inside(lse_values, p.B, p.Hq, p.Sq, 1, lens.q, false), +is_nan), 0)
+      << where << ": lse past q_len";
+  // A sequence without keys: out exactly 0 and lse -inf on its rows, no NaN.
+  for (int b = 0; b < p.B; ++b) {
+    if (lens.kv[b] != 0) continue;
+    for (int h = 0; h < p.Hq; ++h)
+      for (int i = 0; i < lens.q[b]; ++i) {
+        const size_t row = (size_t(b) * p.Hq + h) * p.Sq + i;
+        EXPECT_EQ(lse_values[row], -INFINITY) << where << ": lse of empty sequence " << b;
+        for (int d = 0; d < p.Dv; ++d) ASSERT_EQ(out[row * p.Dv + d], 0.0) << where << ": out of empty sequence " << b;
+      }
+  }
+  if (!backward) return;
+
+  auto gq = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.D, p.dtype, p.bshd);
+  auto gk = DeviceOperand::allocate(p.B, p.Hkv, p.Skv, p.D, p.dtype, p.bshd);
+  auto gv = DeviceOperand::allocate(p.B, p.Hkv, p.Skv, p.Dv, p.dtype, p.bshd);
+  std::vector<unsigned char> first[3];
+  for (int run = 0; run < (repeat ? 2 : 1); ++run) {
+    poison_with_nan(gq.buffer, p.dtype);
+    poison_with_nan(gk.buffer, p.dtype);
+    poison_with_nan(gv.buffer, p.dtype);
+    // out and lse rows past q_len hold NaN: the backward must not use them.
+    attention.backward(q_.view, k_.view, v_.view, out_.view, lse_view, dout_.view, gq.view, gk.view, gv.view,
+                       mask ? &*mask : nullptr, nullptr, options);
+    synchronize();
+    check_buffer_errors();
+    DeviceOperand* grads[3] = {&gq, &gk, &gv};
+    for (int i = 0; i < 3; ++i) {
+      std::vector<unsigned char> bits(grads[i]->buffer.bytes());
+      grads[i]->buffer.download(bits.data(), bits.size());
+      if (run == 0)
+        first[i] = std::move(bits);
+      else
+        EXPECT_TRUE(bits == first[i]) << where << ": gradient " << "qkv"[i] << " differs on a second run";
+    }
+  }
+  const ReferenceBackward g = reference_backward_varlen(attention.score_mod(), attention.mask_mod(), inputs, shape, q,
+                                                        k, v, dout, lens.q, lens.kv, scale);
+  const std::vector<double> dq = gq.download(), dk = gk.download(), dv = gv.download();
+  EXPECT_LT(relative_error(dq, g.dq), tol) << where << ": dq";
+  EXPECT_LT(relative_error(dk, g.dk), tol) << where << ": dk";
+  EXPECT_LT(relative_error(dv, g.dv), tol) << where << ": dv";
+  auto is_zero = [](double x) { return x == 0.0; };
+  EXPECT_EQ(count_if_not(rows_inside(dq, p.B, p.Hq, p.Sq, p.D, lens.q, false), +is_zero), 0) << where << ": dq past q_len";
+  EXPECT_EQ(count_if_not(rows_inside(dk, p.B, p.Hkv, p.Skv, p.D, lens.kv, false), +is_zero), 0) << where << ": dk past kv_len";
+  EXPECT_EQ(count_if_not(rows_inside(dv, p.B, p.Hkv, p.Skv, p.Dv, lens.kv, false), +is_zero), 0) << where << ": dv past kv_len";
+}
+
+// B = 6 ragged sequences: full, empty (no queries), no keys, one row and one key, odd lengths,
+// more queries than keys (the first rows of the lengths-causal mask see nothing).
+FwdProblem ragged(int Sq, int Skv, Lengths& lens) {
+  FwdProblem p;
+  p.B = 6;
+  p.Hq = 4;
+  p.Hkv = 2;
+  p.Sq = Sq;
+  p.Skv = Skv;
+  p.D = p.Dv = 128;
+  lens.q = {Sq, 0, 37, 1, Sq - 3, Sq / 2 + 1};
+  lens.kv = {Skv, 19, 0, 1, Skv - 58, Sq / 3};
+  return p;
+}
+
+// ids[i] in [0, 8) and group[id] in [0, 3): the mask reads a buffer at another buffer's value.
+void add_indirect_buffers(FwdProblem& p, std::mt19937_64& rng) {
+  const int n = std::max(p.Sq, p.Skv);
+  TestBuffer ids{BufferDecl{"ids", DType::i32, {n}}, {}}, group{BufferDecl{"group", DType::i32, {8}}, {}};
+  std::uniform_int_distribution<int> id(0, 7), g(0, 2);
+  for (int i = 0; i < n; ++i) ids.values.push_back(id(rng));
+  for (int i = 0; i < 8; ++i) group.values.push_back(g(rng));
+  p.buffers = {ids, group};
+}
+
+const char* kCausalByLengths = "q_idx + kv_len - q_len >= kv_idx";
+const char* kIndirect = "group[ids[q_idx]] == group[ids[kv_idx]] || kv_idx == 0";
+
+struct Mods {
+  const char* score;
+  const char* mask;
+  Tables tables;
+};
+
+void run_mods(const char* fwd_config, const char* dq_config, const char* dkdv_config, const std::string& path,
+              const std::vector<Mods>& mods) {
+  std::mt19937_64 rng(fresh_seed());
+  for (const Mods& m : mods) {
+    Lengths lens;
+    FwdProblem p = ragged(200, 300, lens);
+    p.score_mod = m.score;
+    p.mask_mod = m.mask;
+    if (std::string(m.mask) == kIndirect) add_indirect_buffers(p, rng);
+    p.config = BlockConfig::parse(fwd_config);
+    p.dq_config = BlockConfig::parse(dq_config);
+    p.dkdv_config = BlockConfig::parse(dkdv_config);
+    const char* tables[] = {"no block mask", "tables of the padded lengths", "tables built with the lengths"};
+    check_varlen(p, lens, path + " score '" + m.score + "' mask '" + m.mask + "', " + tables[int(m.tables)],
+                 /*backward=*/true, /*repeat=*/true, /*host_copies=*/true, m.tables);
+  }
+}
+
+TEST(SeqLensGpu, MmaSyncNoMaskAndCausalByLengths) {
+  FLEXJIT_REQUIRE_GPU();
+  run_mods("m64n64w4s2", "m64n64w4s2", "m64n64w4s2", "mma.sync",
+           {{"", "", Tables::none},
+            {"", kCausalByLengths, Tables::none},
+            {"30.0 * tanh(score / 30.0)", kCausalByLengths, Tables::with_lengths}});
+}
+
+TEST(SeqLensGpu, MmaSyncIndirectBufferMask) {
+  FLEXJIT_REQUIRE_GPU();
+  run_mods("m64n64w4s2", "m64n64w4s2", "m64n64w4s2", "mma.sync",
+           {{"score - 0.01 * (kv_len - kv_idx)", kIndirect, Tables::padded},
+            {"", kIndirect, Tables::none},
+            {"", kIndirect, Tables::with_lengths}});
+}
+
+TEST(SeqLensGpu, WgmmaLargeTiles) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the wgmma path needs an sm_90a GPU, this is " << current_device().name;
+  run_mods("m128n128w8s2g", "m64n64w4s2g", "m64n128w8s2g", "wgmma",
+           {{"", "", Tables::none},
+            {"30.0 * tanh(score / 30.0)", kCausalByLengths, Tables::with_lengths},
+            {"score - 0.01 * (kv_len - kv_idx)", kIndirect, Tables::padded}});
+}
+
+TEST(SeqLensGpu, WgmmaSmallTiles) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the wgmma path needs an sm_90a GPU, this is " << current_device().name;
+  run_mods("m64n64w4s2g", "m128n64w8s2g", "m64n64w4s2g", "wgmma",
+           {{"", kCausalByLengths, Tables::none}, {"", kIndirect, Tables::with_lengths}});
+}
+
+TEST(SeqLensGpu, DefaultConfigsBshdSqBelowSkvAndDeterminism) {
+  FLEXJIT_REQUIRE_GPU();
+  Lengths lens;
+  FwdProblem p = ragged(129, 517, lens);
+  p.bshd = true;
+  p.mask_mod = kCausalByLengths;
+  p.score_mod = "score + 0.01 * (kv_idx - q_idx)";
+  check_varlen(p, lens, "defaults bshd", /*backward=*/true, /*repeat=*/true, true, Tables::with_lengths);
+  // Lengths without host copies (the device array only) and q_lens left out (every sequence Sq).
+  FwdProblem d = ragged(64, 96, lens);
+  d.dtype = DType::f16;
+  d.Hq = 8;
+  d.Hkv = 1;
+  lens.q.assign(d.B, d.Sq);
+  check_varlen(d, lens, "f16 GQA 8 device lengths only", true, true, /*host_copies=*/false);
+}
+
+TEST(SeqLensGpu, LengthOutsideThePaddedLengthIsClampedAndReported) {
+  FLEXJIT_REQUIRE_GPU();
+  AttentionSpec spec;
+  spec.head_dim = spec.head_dim_v = 64;
+  const Attention attention(spec);
+  const int B = 2, S = 64;
+  DeviceBuffer qkv = DeviceBuffer::allocate(size_t(B) * S * 64 * 2), out = DeviceBuffer::allocate(size_t(B) * S * 64 * 2);
+  std::vector<uint16_t> ones(size_t(B) * S * 64, 0x3F80);  // bf16 1.0
+  qkv.upload(ones.data(), ones.size() * 2);
+  const TensorView view = TensorView::contiguous(qkv.data(), DType::bf16, {B, 1, S, 64});
+  const TensorView out_view = TensorView::contiguous(out.data(), DType::bf16, {B, 1, S, 64});
+  const int32_t device_lens[] = {S, S + 1000};  // no host copy: only the kernel sees it
+  DeviceBuffer kv_lens = DeviceBuffer::allocate(sizeof device_lens);
+  kv_lens.upload(device_lens, sizeof device_lens);
+  CallOptions call;
+  call.seq_lens.kv_lens = TensorView::contiguous(kv_lens.data(), DType::i32, {B});
+  attention.forward(view, view, view, out_view, TensorView{}, nullptr, nullptr, call);
+  synchronize();
+  try {
+    check_buffer_errors();
+    FAIL() << "a length beyond the padded length went unreported";
+  } catch (const ShapeError& e) {
+    const std::string text = e.what();
+    EXPECT_EQ(text.rfind("forward or backward got a per-sequence length (CallOptions::seq_lens) outside [0, Sq] or "
+                         "[0, Skv] (it was clamped into range, so the results are wrong)", 0), 0u) << text;
+    EXPECT_NE(text.find("seq_lens=1 [per-sequence length outside the padded length: clamped into range]"),
+              std::string::npos) << text;
+  }
+}
+
+TEST(SeqLensGpu, TablesBuiltWithLengthsNeedThoseLengths) {
+  FLEXJIT_REQUIRE_GPU();
+  AttentionSpec spec;
+  spec.head_dim = spec.head_dim_v = 64;
+  spec.mask_mod = "q_idx >= kv_idx";  // ignores the lengths: padded tables would do, these do not
+  const Attention attention(spec);
+  const int B = 2, S = 256;
+  DeviceBuffer qkv = DeviceBuffer::allocate(size_t(B) * S * 64 * 2);
+  const TensorView view = TensorView::contiguous(qkv.data(), DType::bf16, {B, 1, S, 64});
+  const int32_t lengths[] = {S, 100};
+  DeviceBuffer built = DeviceBuffer::allocate(sizeof lengths), other = DeviceBuffer::allocate(sizeof lengths);
+  built.upload(lengths, sizeof lengths);
+  other.upload(lengths, sizeof lengths);
+  SeqLens lens;
+  lens.kv_lens = TensorView::contiguous(built.data(), DType::i32, {B});
+  const BlockMask mask = attention.block_mask(B, 1, S, S, lens);
+  EXPECT_EQ(mask.shape().batch, B);  // a row of tables per sequence, though the mask ignores b
+  synchronize();
+  const std::string refused =
+      "forward: the block mask was built with per-sequence lengths other than this call's seq_lens (its tables "
+      "have nothing past those lengths); pass the q_lens / kv_lens arrays it was built with, or build it for this "
+      "call";
+  for (bool with_other : {false, true}) {
+    CallOptions call;
+    if (with_other) call.seq_lens.kv_lens = TensorView::contiguous(other.data(), DType::i32, {B});
+    try {
+      attention.forward(view, view, view, view, TensorView{}, &mask, nullptr, call);
+      FAIL() << "tables of other lengths were accepted";
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()), refused);
+    }
+  }
+  // Sequence 1 (100 keys): its kv blocks past 100 are empty, block 0 is listed for query block 1.
+  const BlockMaskTables& t = mask.host_tables();
+  const int nq = mask.shape().num_q_blocks(), nkv = mask.shape().num_kv_blocks();
+  EXPECT_EQ(t.kv_num_blocks[size_t(1) * nq + 1] + t.full_kv_num_blocks[size_t(1) * nq + 1], 1);
+  EXPECT_EQ(t.kv_num_blocks[1] + t.full_kv_num_blocks[1], 2);  // sequence 0, query block 1: both blocks
+  EXPECT_EQ(nkv, 2);
+}
+
+}  // namespace
+}  // namespace flexjit::test

@@ -1,0 +1,71 @@
+// The per-sequence-lengths variants (KernelSpec::seq_lens) render and compile with NVRTC (no GPU
+// needed): forward, dQ and dK/dV on both tensor-core paths, and the block-mask builder. Their
+// kernels take a FlexjitSeqLens parameter before the error word; kernels without lengths do not.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "codegen/kernel_spec.hpp"
+#include "codegen/kernel_store.hpp"
+#include "flexjit/error.hpp"
+
+namespace flexjit::codegen {
+namespace {
+
+KernelSpec attention(Family family, const char* config, bool seq_lens) {
+  KernelSpec s;
+  s.family = family;
+  s.head_dim = s.head_dim_v = 128;
+  s.gqa_group = 2;
+  s.mask_mod = Expr::parse(ModKind::mask, "q_idx + kv_len - q_len >= kv_idx");
+  s.score_mod = Expr::parse(ModKind::score, "30.0 * tanh(score / 30.0)");
+  s.config = BlockConfig::parse(config);
+  s.has_block_mask = s.has_full_blocks = true;
+  s.seq_lens = seq_lens;
+  return s;
+}
+
+TEST(SeqLensCompile, ForwardAndBackwardVariantsCompileOnBothPaths) {
+  const struct {
+    Family family;
+    const char* mma_sync;
+    const char* wgmma;
+  } cases[] = {{Family::fwd, "m64n64w4s2", "m128n128w8s2g"},
+               {Family::bwd_dq, "m64n64w4s2", "m64n64w4s2g"},
+               {Family::bwd_dkdv, "m64n64w4s2", "m64n128w8s2g"}};
+  for (const auto& c : cases)
+    for (const auto& [arch, config] : {std::pair{"sm_80", c.mma_sync}, std::pair{"sm_90a", c.wgmma}}) {
+      const KernelSpec s = attention(c.family, config, true);
+      const std::string text = render(s).text;
+      EXPECT_NE(text.find("const FlexjitSeqLens lens,"), std::string::npos) << s.describe();
+      EXPECT_NE(s.describe().find(" seq_lens=1"), std::string::npos) << s.describe();
+      EXPECT_EQ(render(attention(c.family, config, false)).text.find("FlexjitSeqLens"), std::string::npos);
+      const jit::CompiledKernel k = compile_kernel(s, arch);
+      EXPECT_EQ(k.resources.count(kernel_name(c.family)), 1u) << arch << " " << s.describe();
+    }
+}
+
+TEST(SeqLensCompile, BlockMaskBuilderVariantCompiles) {
+  const Expr mask = Expr::parse(ModKind::mask, "q_idx + kv_len - q_len >= kv_idx");
+  const KernelSpec s = block_mask_kernel_spec(mask, 128, 128, true);
+  EXPECT_EQ(s.describe(), "block_mask blocks 128x128 mask_mod=" + mask.canonical() + " seq_lens=1");
+  EXPECT_NE(render(s).text.find("const FlexjitSeqLens lens,"), std::string::npos);
+  EXPECT_EQ(render(block_mask_kernel_spec(mask, 128, 128)).text.find("FlexjitSeqLens"), std::string::npos);
+  const jit::CompiledKernel k = compile_kernel(s, "sm_80");
+  EXPECT_EQ(k.resources.count(kernel_name(Family::block_mask, 0)), 1u);
+}
+
+TEST(SeqLensCompile, DivisibleLengthsAreNotASeqLensVariant) {
+  KernelSpec s = attention(Family::fwd, "m64n64w4s2", true);
+  s.is_divisible = true;
+  try {
+    s.validate();
+    FAIL() << "a divisible kernel with per-sequence lengths was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(),
+                 "a kernel with per-sequence lengths (seq_lens) takes any length: is_divisible must be false");
+  }
+}
+
+}  // namespace
+}  // namespace flexjit::codegen
