@@ -369,8 +369,9 @@ TEST(CodegenCompileMatrix, WarpSpecializedForwardCompilesForEveryModAndHeadDim) 
     const jit::CompiledKernel& c = compiled[i];
     EXPECT_EQ(c.log.find("C75"), std::string::npos) << what << ": ptxas warned about the wgmma pipeline:\n" << c.log;
     ASSERT_EQ(c.resources.count("flexjit_attention_fwd"), 1u) << what;
-    if (!buffer_mods.count(jobs[i].label))
+    if (!buffer_mods.count(jobs[i].label)) {
       EXPECT_EQ(c.resources.at("flexjit_attention_fwd").spill_store_bytes, 0) << what << ":\n" << c.log;
+    }
     EXPECT_NE(c.ptx.find("cp.async.bulk.tensor.4d"), std::string::npos) << what;
     EXPECT_NE(c.ptx.find("mbarrier.try_wait.parity"), std::string::npos) << what;
     EXPECT_NE(c.ptx.find("wgmma.mma_async"), std::string::npos) << what;
