@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "../../templates/flexjit_params.cuh"
-#include "attention/tma_maps.hpp"
+#include "codegen/tma_maps.hpp"
 #include "codegen/error_words.hpp"
 #include "codegen/family.hpp"
 #include "codegen/kernel_store.hpp"
@@ -291,8 +291,8 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
       q, k, v, out, lse, spec.dtype, spec.head_dim, spec.head_dim_v);
   const float scale = attention::checked_scale(options.scale, spec.head_dim, "forward");
   shape.negative_scale = scale < 0.f;
-  shape.tma_ok = attention::tma_unsupported_reason(q, "q").empty() && attention::tma_unsupported_reason(k, "k").empty() &&
-                 attention::tma_unsupported_reason(v, "v").empty();
+  shape.tma_ok = codegen::tma_unsupported_reason(q, "q").empty() && codegen::tma_unsupported_reason(k, "k").empty() &&
+                 codegen::tma_unsupported_reason(v, "v").empty();
   if (block_mask != nullptr) attention::check_block_mask(*block_mask, shape);
   const FlexjitSeqLens lens =
       mask::check_seq_lens(options.seq_lens, shape.batch, shape.q_len, shape.kv_len, impl_->mask, block_mask, "forward");
@@ -329,7 +329,7 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
     FlexjitFwdParams call = p;
     call.num_q_tiles = configured.tiles();
     if (ks.config.warp_specialized) {
-      FlexjitFwdTma maps = attention::encode_forward_tma(q, k, v, ks.config);
+      FlexjitFwdTma maps = codegen::encode_forward_tma(q, k, v, ks.config);
       // The persistent grid strides over equal work tiles. Under a mask the tiles' key counts
       // differ, so CTAs take them by ticket instead, from a counter that starts at zero in fresh
       // stream-ordered memory: no two launches (streams, graph replays) ever share it.

@@ -166,9 +166,13 @@ TEST(ConfigSpace, DefaultsFitEveryDeviceClass) {
   // Where the built-in default fits, it stays.
   EXPECT_EQ(tune::default_for(spec_of(Family::fwd, 128), "sm_86").str(), "m128n32w4s2");
   EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dkdv, 256), "sm_90a").str(), "m32n64w4s2");
-  // On Hopper the forward defaults to its warp-specialised path, except at d64 (the synchronous
-  // wgmma path is faster there).
+  // On Hopper the forward defaults to its warp-specialised path, except at d64 without a mask
+  // (the synchronous wgmma path is faster there).
   EXPECT_EQ(tune::default_for(spec_of(Family::fwd, 64), "sm_90a").str(), "m128n128w8s2g");
+  KernelSpec causal64 = spec_of(Family::fwd, 64);
+  causal64.mask_mod = Expr::parse(ModKind::mask, "q_idx >= kv_idx");
+  causal64.has_block_mask = causal64.has_full_blocks = true;
+  EXPECT_EQ(tune::default_for(causal64, "sm_90a").str(), "m128n128w8s2ws");
   EXPECT_EQ(tune::default_for(spec_of(Family::fwd, 128), "sm_90a").str(), "m128n128w8s2ws");
   EXPECT_EQ(tune::default_for(spec_of(Family::fwd, 256), "sm_90a").str(), "m128n64w8s2ws");
   // d256 dQ on sm_86: the built-in default needs 128 KiB.
@@ -191,6 +195,42 @@ TEST(ConfigSpace, OnlyAttentionTilesAreTuned) {
     EXPECT_STREQ(e.what(),
                  "autotuning covers the fwd, bwd_dq and bwd_dkdv kernels; bwd_preprocess has no block config to tune");
   }
+}
+
+}  // namespace
+}  // namespace flexjit::test
+
+namespace flexjit::test {
+namespace {
+
+// The warp-specialised config text, and what validation says where the path does not exist.
+TEST(ConfigSpace, WarpSpecializedConfigs) {
+  const BlockConfig ws = BlockConfig::parse("m128n128w8s2ws");
+  EXPECT_TRUE(ws.wgmma);
+  EXPECT_TRUE(ws.warp_specialized);
+  EXPECT_EQ(ws.str(), "m128n128w8s2ws");
+  EXPECT_NE(ws, BlockConfig::parse("m128n128w8s2g"));
+  try {
+    BlockConfig::parse("m128n128w8s2wx");
+    ADD_FAILURE() << "expected a UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(),
+                 "bad block config 'm128n128w8s2wx': unexpected 'wx' after the stages (e.g. m128n64w4s2, m128n128w8s2g "
+                 "for the wgmma path, m128n128w8s2ws for the warp-specialised one)");
+  }
+  // Only the forward has the path, with one or two consumer warpgroups, and without lengths.
+  EXPECT_EQ(tune::prune_reason(with(spec_of(Family::bwd_dq, 128), "m64n64w4s2ws"), "sm_90a"),
+            "config m64n64w4s2ws: the warp-specialised path ('ws') exists for the forward only; use 'g' for the wgmma "
+            "path of bwd_dq");
+  EXPECT_EQ(tune::prune_reason(with(spec_of(Family::fwd, 128), "m32n128w2s2ws"), "sm_90a"),
+            "config m32n128w2s2ws: the wgmma path needs whole warpgroups (warps a multiple of 4) and block_m = 16 * "
+            "warps = 32");
+  KernelSpec lens = with(spec_of(Family::fwd, 128), "m128n128w8s2ws");
+  lens.seq_lens = true;
+  EXPECT_EQ(tune::prune_reason(lens, "sm_90a"),
+            "config m128n128w8s2ws: the warp-specialised forward takes no per-sequence lengths (seq_lens); use the "
+            "config ending in 'g' (calls with lengths do so by themselves unless a 'ws' config is fixed)");
+  EXPECT_TRUE(tune::prune_reason(with(spec_of(Family::fwd, 128), "m128n128w8s2ws"), "sm_80").has_value());
 }
 
 }  // namespace

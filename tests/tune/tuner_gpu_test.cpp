@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "../../templates/flexjit_params.cuh"
+#include "codegen/tma_maps.hpp"
 #include "codegen/launch.hpp"
 #include "codegen/mod_args.hpp"
 #include "common/half.hpp"
@@ -205,6 +206,16 @@ void launch_attention(const Candidate& c, const codegen::ReadyKernel& ready, Att
     f.batch = p.B, f.num_q_heads = p.H, f.q_len = p.S, f.kv_len = p.S;
     f.num_q_tiles = tiles;
     f.scale = scale, f.scale_log2 = scale * FLEXJIT_LOG2E;
+    if (c.spec.config.warp_specialized) {
+      // The warp-specialised kernel also takes its TMA maps (its grid covers every work tile here,
+      // so it needs no ticket counter).
+      const auto view = [&](DeviceBuffer& buffer) {
+        return TensorView::strided(buffer.data(), DType::bf16, {p.B, p.H, p.S, p.D}, {p.stride_b(), p.stride_h(), p.D, 1});
+      };
+      FlexjitFwdTma maps = codegen::encode_forward_tma(view(p.q), view(p.k), view(p.v), c.spec.config);
+      configured.launch(stream, {&f, const_cast<unsigned char*>(mod_args.data()), &maps});
+      return;
+    }
     configured.launch(stream, {&f, const_cast<unsigned char*>(mod_args.data())});
     return;
   }

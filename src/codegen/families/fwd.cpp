@@ -90,15 +90,14 @@ std::vector<const char*> curated_configs(HeadClass hc) {
   return {};
 }
 
-// Measured on an H100 (notes/perf.md): the warp-specialised path where it wins (d128: 470 -> ~600
-// TF/s noop; d256 causal 443 -> ~530), the synchronous wgmma path at d64, where the
-// warp-specialised one is still slower (~430 against ~470). Mods that read buffers keep the
-// synchronous path too: in the warp-specialised consumers their reads spill registers (8 to 48
-// bytes), which the tuner may still accept where it measures faster.
+// Measured on an H100 in one run (notes/perf.md, results/2026-11-23-h100-d): the warp-specialised
+// path wins everywhere (noop d128 479 -> 618 TF/s, causal d64 298 -> 388, document + causal
+// 236 -> 261, ALiBi + causal 389 -> 434, causal d256 445 -> 505) but on the unmasked d64
+// problem (g 471, ws 432), which keeps the synchronous wgmma path. The nested-buffer document
+// mask loses a little on it (g 173, ws 160) and still takes it: the tuner picks per problem.
 const char* hopper_default(const KernelSpec& s) {
   const int d = std::max(s.head_dim, s.head_dim_v);
-  const bool reads_buffers = !s.score_mod.buffers_read().empty() || !s.mask_mod.buffers_read().empty();
-  if (d <= 64 || reads_buffers) return d <= 128 ? "m128n128w8s2g" : "m128n64w8s2g";
+  if (d <= 64 && !s.has_mask()) return "m128n128w8s2g";
   return d <= 128 ? "m128n128w8s2ws" : "m128n64w8s2ws";
 }
 

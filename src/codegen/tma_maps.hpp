@@ -8,7 +8,7 @@
 #include "flexjit/tensor.hpp"
 #include "../../templates/flexjit_params.cuh"
 
-namespace flexjit::attention {
+namespace flexjit::codegen {
 
 // Why `t` (named `name`) cannot be read through TMA, or "" when it can: the first element must be
 // 16-byte aligned and every stride but the last dimension's a multiple of 16 bytes.
@@ -21,4 +21,4 @@ std::string tma_unsupported_reason(const TensorView& t, const char* name);
 FlexjitFwdTma encode_forward_tma(const TensorView& q, const TensorView& k, const TensorView& v,
                                  const BlockConfig& config);
 
-}  // namespace flexjit::attention
+}  // namespace flexjit::codegen

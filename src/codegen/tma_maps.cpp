@@ -1,4 +1,4 @@
-#include "attention/tma_maps.hpp"
+#include "codegen/tma_maps.hpp"
 
 #include <cuda.h>
 
@@ -9,7 +9,7 @@
 #include "flexjit/error.hpp"
 #include "jit/driver.hpp"
 
-namespace flexjit::attention {
+namespace flexjit::codegen {
 
 namespace {
 
@@ -78,4 +78,4 @@ FlexjitFwdTma encode_forward_tma(const TensorView& q, const TensorView& k, const
   return maps;
 }
 
-}  // namespace flexjit::attention
+}  // namespace flexjit::codegen

@@ -1,0 +1,31 @@
+// The warp-specialised forward's TMA conditions on q, k and v, and their messages.
+#include "codegen/tma_maps.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+namespace flexjit::codegen {
+namespace {
+
+TensorView view(std::uintptr_t address, std::vector<int64_t> strides) {
+  return TensorView::strided(reinterpret_cast<void*>(address), DType::bf16, {2, 4, 100, 128}, std::move(strides));
+}
+
+TEST(TmaMaps, ContiguousAndBshdTensorsQualify) {
+  EXPECT_EQ(tma_unsupported_reason(view(0x10000, {4 * 100 * 128, 100 * 128, 128, 1}), "q"), "");
+  EXPECT_EQ(tma_unsupported_reason(view(0x10000, {100 * 4 * 128, 128, 4 * 128, 1}), "k"), "");  // [B,S,H,D]
+}
+
+TEST(TmaMaps, MisalignedOrBroadcastTensorsAreNamed) {
+  EXPECT_EQ(tma_unsupported_reason(view(0x10008, {4 * 100 * 128, 100 * 128, 128, 1}), "v"),
+            "the warp-specialised forward reads v through TMA, which needs its first element 16-byte aligned (it is "
+            "at 0x10008) — pass an aligned tensor or choose a config ending in 'g'");
+  EXPECT_EQ(tma_unsupported_reason(view(0x10000, {100 * 128, 0, 128, 1}), "k"),
+            "the warp-specialised forward reads k through TMA, which needs every stride but the last dimension's to "
+            "be a positive multiple of 16 bytes below 2^40; k is bf16[2, 4, 100, 128] strides [12800, 0, 128, 1] — "
+            "make it contiguous or choose a config ending in 'g'");
+}
+
+}  // namespace
+}  // namespace flexjit::codegen
