@@ -97,9 +97,9 @@ void check_varlen(const FwdProblem& p, const Lengths& lens, const std::string& w
   const ReferenceForward ref =
       reference_forward_varlen(attention.score_mod(), attention.mask_mod(), inputs, shape, q, k, v, lens.q, lens.kv, scale);
   const double tol = tolerance(p.dtype);
-  EXPECT_LT(relative_error(rows_inside(out, p.B, p.Hq, p.Sq, p.Dv, lens.q), rows_inside(ref.out, p.B, p.Hq, p.Sq, p.Dv, lens.q)),
+  EXPECT_LT(flexjit::relative_error(rows_inside(out, p.B, p.Hq, p.Sq, p.Dv, lens.q), rows_inside(ref.out, p.B, p.Hq, p.Sq, p.Dv, lens.q)),
             tol) << where << ": out";
-  EXPECT_LT(relative_error(rows_inside(lse_values, p.B, p.Hq, p.Sq, 1, lens.q), rows_inside(ref.lse, p.B, p.Hq, p.Sq, 1, lens.q)),
+  EXPECT_LT(flexjit::relative_error(rows_inside(lse_values, p.B, p.Hq, p.Sq, 1, lens.q), rows_inside(ref.lse, p.B, p.Hq, p.Sq, 1, lens.q)),
             tol) << where << ": lse";
   // Rows past a sequence's queries are not written: still the NaN they were poisoned with.
   auto is_nan = [](double x) { return std::isnan(x); };
@@ -144,9 +144,9 @@ void check_varlen(const FwdProblem& p, const Lengths& lens, const std::string& w
   const ReferenceBackward g = reference_backward_varlen(attention.score_mod(), attention.mask_mod(), inputs, shape, q,
                                                         k, v, dout, lens.q, lens.kv, scale);
   const std::vector<double> dq = gq.download(), dk = gk.download(), dv = gv.download();
-  EXPECT_LT(relative_error(dq, g.dq), tol) << where << ": dq";
-  EXPECT_LT(relative_error(dk, g.dk), tol) << where << ": dk";
-  EXPECT_LT(relative_error(dv, g.dv), tol) << where << ": dv";
+  EXPECT_LT(flexjit::relative_error(dq, g.dq), tol) << where << ": dq";
+  EXPECT_LT(flexjit::relative_error(dk, g.dk), tol) << where << ": dk";
+  EXPECT_LT(flexjit::relative_error(dv, g.dv), tol) << where << ": dv";
   auto is_zero = [](double x) { return x == 0.0; };
   EXPECT_EQ(count_if_not(rows_inside(dq, p.B, p.Hq, p.Sq, p.D, lens.q, false), +is_zero), 0) << where << ": dq past q_len";
   EXPECT_EQ(count_if_not(rows_inside(dk, p.B, p.Hkv, p.Skv, p.D, lens.kv, false), +is_zero), 0) << where << ": dk past kv_len";
