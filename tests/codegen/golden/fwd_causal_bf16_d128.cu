@@ -80,14 +80,13 @@ __device__ __forceinline__ void load_tile(u32 dst, const T* base, long long row0
 using Tiles = TileWalk<BLOCK_N, SPARSE_KV_BLOCK, !HAS_BLOCK_MASK>;
 
 // score_mod, mask_mod and sequence bounds, element by element, on a warp's score tile (rows from
-// q_row0, keys from kv_start). The mods run without branches; on a tile that crosses a sequence
+// q_row0, keys from kv_start; q_len / kv_len are the sequence's, per sequence with SEQ_LENS). The mods run without branches; on a tile that crosses a sequence
 // end (BOUNDS) they run at positions clamped into range (a result past the end is discarded by
 // the range test), so their buffer reads stay plain loads that rows and columns share.
 template <bool MASKED, bool BOUNDS>
 __device__ __forceinline__ void apply_tile_mods(float (&acc_s)[M_TILES][N_TILES][4], const FlexjitFwdParams& p,
                                                 const FlexjitModArgs& mod, int b, int h, int q_row0, int kv_start,
-                                                int g, int t4, unsigned& errors) {
-  const int q_len = p.q_len, kv_len = p.kv_len;
+                                                int q_len, int kv_len, int g, int t4, unsigned& errors) {
 #pragma unroll
   for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll
@@ -214,7 +213,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
     const bool bounds_tile = !IS_DIVISIBLE && (kv_start + BLOCK_N > kv_len || q_start + BLOCK_M > q_len);
     auto apply_mods = [&](auto masked, auto bounds) {
       apply_tile_mods<decltype(masked)::value, decltype(bounds)::value>(acc_s, p, mod, b, h, q_start + warp_row0,
-                                                                         kv_start, g, t4, errors);
+                                                                         kv_start, q_len, kv_len, g, t4, errors);
     };
     run_tile_pass<HAS_MASK, IS_DIVISIBLE>(bounds_tile, masked_tile, /*plain=*/!SCORE_IS_IDENTITY, apply_mods);
 
