@@ -25,7 +25,7 @@ double round_to(double x, double unit) { return std::round(x / unit) * unit; }
 CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a table and JSON lines", [](CLI::App& app) {
   struct Options {
     std::string suite = "bench/suite.json";
-    std::string only, json_path, config, dq_config, dkdv_config;
+    std::string only, json_path, config, decode_config, dq_config, dkdv_config;
     std::vector<std::string> grad;
     bool no_bwd = false;
   };
@@ -34,6 +34,7 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
   app.add_option("--only", o->only, "comma-separated problem names to run");
   app.add_option("--json", o->json_path, "also write the JSON lines to this file");
   app.add_option("--config", o->config, "forward block config for every problem, e.g. m128n128w8s2g (default: autotuned)");
+  app.add_option("--decode-config", o->decode_config, "decode kernel block config for the decode problems, e.g. m16n64w4s3");
   app.add_option("--dq-config", o->dq_config, "backward dQ kernel block config, e.g. m64n64w4s2g");
   app.add_option("--dkdv-config", o->dkdv_config, "backward dK/dV kernel block config, e.g. m64n64w4s2g");
   app.add_flag("--no-bwd", o->no_bwd, "forward only");
@@ -66,6 +67,7 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
     for (const SuiteProblem& p : problems) {
       AttentionSpec spec = problem_spec(p);
       if (!o->config.empty()) spec.fwd_config = BlockConfig::parse(o->config);
+      if (!o->decode_config.empty()) spec.decode_config = BlockConfig::parse(o->decode_config);
       if (!o->dq_config.empty()) spec.bwd_dq_config = BlockConfig::parse(o->dq_config);
       if (!o->dkdv_config.empty()) spec.bwd_dkdv_config = BlockConfig::parse(o->dkdv_config);
       const Attention attention(spec);

@@ -81,6 +81,7 @@ DecodeSplitTuning split_tuning() {
     };
     read("FLEXJIT_DECODE_CTAS_PER_SLOT", t.ctas_per_slot);
     read("FLEXJIT_DECODE_TAIL_DIV", t.tail_div);
+    read("FLEXJIT_DECODE_SPLITS", t.forced_splits);
     return t;
   }();
   return tuning;
@@ -197,7 +198,7 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   const CUcontext context = jit::ensure_context();
   if (sm_cache.first != context) sm_cache = {context, current_device().sm_count};
   const DecodeSplit split = choose_decode_split(int64_t(B) * Hkv * row_tiles, ceil_div(longest, block_n), seq_tiles,
-                                                int64_t(std::max(per_sm, 1)) * sm_cache.second, split_tuning());
+                                                int64_t(std::max(per_sm, 1)) * sm_cache.second, sm_cache.second, split_tuning());
 
   FlexjitDecodeParams p;
   std::memset(&p, 0, sizeof(p));

@@ -21,12 +21,16 @@ struct DecodeSplit {
 struct DecodeSplitTuning {
   int ctas_per_slot = 8;  // ragged: CTAs per slot the work is cut into
   int tail_div = 1;       // ragged: tail CTAs walk tiles_per_split / tail_div tiles (1: no tail)
+  int forced_splits = 0;  // > 0: exactly this many splits (up to the tiles), FLEXJIT_DECODE_SPLITS
 };
 
 // `units`: (sequence, kv head, packed-row tile) triples; `slots`: CTAs the GPU runs at once (SMs x
-// CTAs per SM); `max_tiles`: key tiles of the longest sequence; `seq_tiles`: key tiles of each
-// sequence when the host knows the lengths (empty otherwise). Equal lengths: the split count whose
-// CTAs fill whole waves best (fewest splits among near-equals, so the combine stays cheap).
+// CTAs per SM); `sms`: the SM count; `max_tiles`: key tiles of the longest sequence; `seq_tiles`:
+// key tiles of each sequence when the host knows the lengths (empty otherwise). Equal lengths: the
+// fewest splits whose CTAs keep 90 % of the SMs busy over their rounds (else the best cover found).
+// One CTA per SM already keeps enough loads in flight to saturate memory, so a second CTA per SM
+// buys nothing and its partials and combine cost time (H100, B=16 Hkv=8: one split of 512 tiles
+// beat two by 2-5 %, see notes/perf.md).
 // Ragged lengths: a fixed number of tiles per CTA, small enough for several CTAs per slot, so the
 // long sequences spread over the GPU while short ones finish early. With a mask_mod the kernel
 // divides each unit's *kept* tiles over these splits (the classification kernel's list), so the
@@ -35,7 +39,7 @@ struct DecodeSplitTuning {
 // big_splits x tiles_per_split, over all units) is at most one wave of big CTAs (slots x
 // tiles_per_split tiles).
 DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<int>& seq_tiles, int64_t slots,
-                                const DecodeSplitTuning& tuning = {});
+                                int64_t sms, const DecodeSplitTuning& tuning = {});
 
 // The workspace of the mask classification: one list of kept tiles per (sequence, list head,
 // packed-row tile). The list heads are the kv heads when mask_mod reads h and 1 otherwise (the

@@ -93,19 +93,27 @@ TEST(DecodeHost, RaggedReferenceAttendsToEachSequencesOwnKeys) {
 
 TEST(DecodeHost, SplitsFillWholeWavesOrSpreadRaggedWork) {
   using attention::choose_decode_split;
-  // 128 (sequence, head) pairs on 132 SMs x 2: two splits fill one wave (256 of 264 CTAs).
-  auto s = choose_decode_split(128, 512, {}, 264);
-  EXPECT_EQ(s.num_splits, 2);
+  // 128 (sequence, head) pairs on 132 SMs (x 2 CTAs each): one split covers 128 of the 132 SMs;
+  // two would cover no more of them (256 of 264 CTAs) and add a combine.
+  auto s = choose_decode_split(128, 512, {}, 264, 132);
+  EXPECT_EQ(s.num_splits, 1);
+  EXPECT_EQ(s.tiles_per_split, 512);
+  // 32 pairs: four splits cover 128 of the 132 SMs (three cover 96; more are not needed).
+  s = choose_decode_split(32, 1024, {}, 264, 132);
+  EXPECT_EQ(s.num_splits, 4);
   EXPECT_EQ(s.tiles_per_split, 256);
+  // 100 pairs: 1-4 splits keep 76 % of the SMs busy, five keep 500 of 4 x 132 (95 %).
+  s = choose_decode_split(100, 512, {}, 264, 132);
+  EXPECT_EQ(s.num_splits, 5);
   // One tile: never split.
-  EXPECT_EQ(choose_decode_split(4, 1, {}, 264).num_splits, 1);
+  EXPECT_EQ(choose_decode_split(4, 1, {}, 264, 132).num_splits, 1);
   // Ragged: 4 sequences of 1 and 400 tiles, 8 units each -> 6416 tiles over 8 x 264 CTAs -> 4 tiles
   // a CTA, raised to the floor of 8: 50 splits for the longest.
-  s = choose_decode_split(32, 400, {1, 400, 1, 400}, 264);
+  s = choose_decode_split(32, 400, {1, 400, 1, 400}, 264, 132);
   EXPECT_EQ(s.tiles_per_split, 8);
   EXPECT_EQ(s.num_splits, 50);
   // More work: (2 x 3000 + 2 x 10) tiles x 8 units = 48160 over 2112 CTAs -> 23 tiles a CTA, 131 splits.
-  s = choose_decode_split(32, 3000, {3000, 10, 3000, 10}, 264);
+  s = choose_decode_split(32, 3000, {3000, 10, 3000, 10}, 264, 132);
   EXPECT_EQ(s.tiles_per_split, 23);
   EXPECT_EQ(s.num_splits, 131);
   EXPECT_EQ(s.big_splits, 131);  // no tail by default: every split walks 23 tiles
@@ -120,7 +128,7 @@ TEST(DecodeHost, RaggedTailOfShortSplitsAndCtasPerSlot) {
   // 8-tile splits, tail of 2-tile splits. Left past k big splits: 2 long sequences x 8 units x
   // (400 - 8k) tiles, at most one wave of big CTAs (264 x 8 = 2112) from k = 34 (33 leaves 2176):
   // 34 big splits, then (400 - 272) / 2 = 64 short ones.
-  auto s = choose_decode_split(32, 400, {1, 400, 1, 400}, 264, tail4);
+  auto s = choose_decode_split(32, 400, {1, 400, 1, 400}, 264, 132, tail4);
   EXPECT_EQ(s.tiles_per_split, 8);
   EXPECT_EQ(s.big_splits, 34);
   EXPECT_EQ(s.tail_tiles_per_split, 2);
@@ -129,7 +137,7 @@ TEST(DecodeHost, RaggedTailOfShortSplitsAndCtasPerSlot) {
   tail2.tail_div = 2;
   // 23-tile splits: 16 x (3000 - 23k) <= 264 x 23 = 6072 from k = 114 (113 leaves 6416); the 378
   // tiles left take 35 splits of 11.
-  s = choose_decode_split(32, 3000, {3000, 10, 3000, 10}, 264, tail2);
+  s = choose_decode_split(32, 3000, {3000, 10, 3000, 10}, 264, 132, tail2);
   EXPECT_EQ(s.tiles_per_split, 23);
   EXPECT_EQ(s.big_splits, 114);
   EXPECT_EQ(s.tail_tiles_per_split, 11);
@@ -137,14 +145,14 @@ TEST(DecodeHost, RaggedTailOfShortSplitsAndCtasPerSlot) {
   // Sixteen CTAs per slot: 48160 tiles over 4224 CTAs -> 12 tiles a CTA, 250 splits, no tail.
   DecodeSplitTuning finer;
   finer.ctas_per_slot = 16;
-  s = choose_decode_split(32, 3000, {3000, 10, 3000, 10}, 264, finer);
+  s = choose_decode_split(32, 3000, {3000, 10, 3000, 10}, 264, 132, finer);
   EXPECT_EQ(s.tiles_per_split, 12);
   EXPECT_EQ(s.num_splits, 250);
   EXPECT_EQ(s.big_splits, 250);
   // Equal lengths never get a tail.
-  s = choose_decode_split(128, 512, {512, 512}, 264, tail4);
-  EXPECT_EQ(s.num_splits, 2);
-  EXPECT_EQ(s.big_splits, 2);
+  s = choose_decode_split(128, 512, {512, 512}, 264, 132, tail4);
+  EXPECT_EQ(s.num_splits, 1);
+  EXPECT_EQ(s.big_splits, 1);
 }
 
 TEST(DecodeHost, TileListsPerSequenceOrPerKvHeadSizedByTheCapacity) {
