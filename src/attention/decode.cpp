@@ -197,8 +197,12 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   static thread_local std::pair<CUcontext, int> sm_cache{nullptr, 0};
   const CUcontext context = jit::ensure_context();
   if (sm_cache.first != context) sm_cache = {context, current_device().sm_count};
+  // A contiguous cache keeps memory busy with one CTA per SM; a paged one needs every slot busy
+  // (its rows are 256-byte pieces scattered over the pool: H100, B=16, page 64: one CTA per SM
+  // 2.64-2.71 TB/s whatever the stages, two 2.92-2.96).
+  const int64_t slots = int64_t(std::max(per_sm, 1)) * sm_cache.second;
   const DecodeSplit split = choose_decode_split(int64_t(B) * Hkv * row_tiles, ceil_div(longest, block_n), seq_tiles,
-                                                int64_t(std::max(per_sm, 1)) * sm_cache.second, sm_cache.second, split_tuning());
+                                                slots, paged ? slots : sm_cache.second, split_tuning());
 
   FlexjitDecodeParams p;
   std::memset(&p, 0, sizeof(p));

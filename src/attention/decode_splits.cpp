@@ -5,9 +5,9 @@
 namespace flexjit::attention {
 
 DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<int>& seq_tiles, int64_t slots,
-                                int64_t sms, const DecodeSplitTuning& tuning) {
+                                int64_t cover, const DecodeSplitTuning& tuning) {
   DecodeSplit out;
-  if (max_tiles <= 1 || units < 1 || slots < 1 || sms < 1) return out;
+  if (max_tiles <= 1 || units < 1 || slots < 1 || cover < 1) return out;
   const int64_t per_slot = std::max(tuning.ctas_per_slot, 1);
   if (tuning.forced_splits > 0) {
     out.tiles_per_split = (max_tiles + std::min(tuning.forced_splits, max_tiles) - 1) / std::min(tuning.forced_splits, max_tiles);
@@ -54,13 +54,13 @@ DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<
     int best_splits = 1;
     for (int s = 1; s <= std::min(max_tiles, 64); ++s) {
       const int64_t ctas = units * s;
-      const int64_t waves = (ctas + sms - 1) / sms;
-      const double fill = double(ctas) / double(waves * sms);
+      const int64_t waves = (ctas + cover - 1) / cover;
+      const double fill = double(ctas) / double(waves * cover);
       if (fill > best + 0.03) {
         best = fill;
         best_splits = s;
       }
-      // The fewest splits that keep 90 % of the SMs busy: every further split re-reads Q, writes a
+      // The fewest splits that keep 90 % of `cover` busy: every further split re-reads Q, writes a
       // partial and lengthens the combine.
       if (fill >= 0.9) break;
       if (ctas >= 8 * slots) break;  // enough CTAs: more splits only add combine traffic

@@ -25,12 +25,12 @@ struct DecodeSplitTuning {
 };
 
 // `units`: (sequence, kv head, packed-row tile) triples; `slots`: CTAs the GPU runs at once (SMs x
-// CTAs per SM); `sms`: the SM count; `max_tiles`: key tiles of the longest sequence; `seq_tiles`:
-// key tiles of each sequence when the host knows the lengths (empty otherwise). Equal lengths: the
-// fewest splits whose CTAs keep 90 % of the SMs busy over their rounds (else the best cover found).
-// One CTA per SM already keeps enough loads in flight to saturate memory, so a second CTA per SM
-// buys nothing and its partials and combine cost time (H100, B=16 Hkv=8: one split of 512 tiles
-// beat two by 2-5 %, see notes/perf.md).
+// CTAs per SM); `cover`: the CTAs that must run at once to keep memory busy (the SM count for a
+// contiguous cache, `slots` for a paged one); `max_tiles`: key tiles of the longest sequence;
+// `seq_tiles`: key tiles of each sequence when the host knows the lengths (empty otherwise). Equal
+// lengths: the fewest splits whose CTAs keep 90 % of `cover` busy over their rounds (else the best
+// found). More splits than that buy nothing: each re-reads Q, writes a partial and lengthens the
+// combine (H100, B=16 Hkv=8 contiguous: one split of 512 tiles beat two by 2-3 %, notes/perf.md).
 // Ragged lengths: a fixed number of tiles per CTA, small enough for several CTAs per slot, so the
 // long sequences spread over the GPU while short ones finish early. With a mask_mod the kernel
 // divides each unit's *kept* tiles over these splits (the classification kernel's list), so the
@@ -39,7 +39,7 @@ struct DecodeSplitTuning {
 // big_splits x tiles_per_split, over all units) is at most one wave of big CTAs (slots x
 // tiles_per_split tiles).
 DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<int>& seq_tiles, int64_t slots,
-                                int64_t sms, const DecodeSplitTuning& tuning = {});
+                                int64_t cover, const DecodeSplitTuning& tuning = {});
 
 // The workspace of the mask classification: one list of kept tiles per (sequence, list head,
 // packed-row tile). The list heads are the kv heads when mask_mod reads h and 1 otherwise (the

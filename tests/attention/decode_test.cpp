@@ -105,6 +105,10 @@ TEST(DecodeHost, SplitsFillWholeWavesOrSpreadRaggedWork) {
   // 100 pairs: 1-4 splits keep 76 % of the SMs busy, five keep 500 of 4 x 132 (95 %).
   s = choose_decode_split(100, 512, {}, 264, 132);
   EXPECT_EQ(s.num_splits, 5);
+  // A paged cache covers every slot: two splits of 128 pairs fill 256 of 264.
+  s = choose_decode_split(128, 512, {}, 264, 264);
+  EXPECT_EQ(s.num_splits, 2);
+  EXPECT_EQ(s.tiles_per_split, 256);
   // One tile: never split.
   EXPECT_EQ(choose_decode_split(4, 1, {}, 264, 132).num_splits, 1);
   // Ragged: 4 sequences of 1 and 400 tiles, 8 units each -> 6416 tiles over 8 x 264 CTAs -> 4 tiles
