@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "codegen/families/decode.hpp"
 #include "codegen/family.hpp"
 #include "codegen/kernel_spec.hpp"
 #include "codegen/kernel_store.hpp"
@@ -120,7 +121,11 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
       // Without a config, the one a call on `arch` launches when tuning is off (the wgmma kernels on
       // sm_90a), so what is emitted is what runs.
       spec.config = codegen::default_config(spec.family, spec.head_dim, spec.head_dim_v);
-      const BlockConfig launched = tune::default_for(spec, o->arch);
+      // Decoding picks its tiles per call (one query row per kv-head group here, as a decode step).
+      const BlockConfig launched =
+          family == codegen::Family::decode
+              ? codegen::decode_default_config(family, spec.head_dim, spec.head_dim_v, spec.gqa_group, spec.paged, o->arch)
+              : tune::default_for(spec, o->arch);
       spec.config = o->variant.block_config(launched).value_or(launched);
       codegen::check_shared_memory(spec, o->arch);
       const std::string output = families.size() > 1 && !to_stdout && o->format != "context"

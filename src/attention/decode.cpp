@@ -160,12 +160,13 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   ks.score_mod = variant.score;
   ks.mask_mod = variant.mask;
   ks.config = spec.decode_config.value_or(
-      codegen::decode_default_config(codegen::Family::decode, spec.head_dim, spec.head_dim_v, Sq * group));
+      codegen::decode_default_config(codegen::Family::decode, spec.head_dim, spec.head_dim_v, Sq * group, paged, variant.arch));
   KernelChoice choice;
   choice.family = "decode";
   choice.config = ks.config;
   choice.source = spec.decode_config ? "fixed" : "defaults";
-  choice.default_config = codegen::decode_default_config(codegen::Family::decode, spec.head_dim, spec.head_dim_v, Sq * group);
+  choice.default_config =
+      codegen::decode_default_config(codegen::Family::decode, spec.head_dim, spec.head_dim_v, Sq * group, paged, variant.arch);
   codegen::check_shared_memory(ks, variant.arch);
   const auto kernel = codegen::ready_kernel(ks, variant.arch);
   choice.compile_ms = kernel->compiled.compile_ms;

@@ -14,7 +14,7 @@ namespace flexjit::codegen {
 namespace {
 
 KernelSpec decode_spec(int d, int gqa, bool paged, const std::string& score, const std::string& mask,
-                       DType dtype = DType::bf16) {
+                       DType dtype = DType::bf16, const std::string& arch = "sm_90a") {
   KernelSpec s;
   s.family = Family::decode;
   s.dtype = dtype;
@@ -23,7 +23,7 @@ KernelSpec decode_spec(int d, int gqa, bool paged, const std::string& score, con
   s.paged = paged;
   if (!score.empty()) s.score_mod = Expr::parse(ModKind::score, score);
   if (!mask.empty()) s.mask_mod = Expr::parse(ModKind::mask, mask);
-  s.config = decode_default_config(Family::decode, d, d, gqa);
+  s.config = decode_default_config(Family::decode, d, d, gqa, paged, arch);
   return s;
 }
 
@@ -32,7 +32,7 @@ TEST(DecodeCompile, EveryVariantCompilesForAmpereAndHopper) {
     for (int d : {64, 128, 256})
       for (bool paged : {false, true}) {
         const KernelSpec s = decode_spec(d, 7, paged, "30.0 * tanh(score / 30.0)", "q_idx + kv_len - q_len >= kv_idx",
-                                         d == 64 ? DType::f16 : DType::bf16);
+                                         d == 64 ? DType::f16 : DType::bf16, arch);
         const jit::CompiledKernel c = compile_kernel(s, arch);
         ASSERT_EQ(c.resources.count(kernel_name(Family::decode)), 1u) << s.describe();
         ASSERT_EQ(c.resources.count(kernel_name(Family::decode, 1)), 1u) << s.describe();
@@ -42,7 +42,7 @@ TEST(DecodeCompile, EveryVariantCompilesForAmpereAndHopper) {
           EXPECT_EQ(c.resources.at(kernel_name(Family::decode)).spill_store_bytes, 0) << arch << " " << s.describe();
         }
       }
-    const KernelSpec plain = decode_spec(128, 4, true, "", "");
+    const KernelSpec plain = decode_spec(128, 4, true, "", "", DType::bf16, arch);
     const jit::CompiledKernel c = compile_kernel(plain, arch);
     EXPECT_EQ(c.resources.at(kernel_name(Family::decode)).spill_store_bytes, 0) << arch << " " << plain.describe();
     KernelSpec combine;
@@ -84,6 +84,28 @@ TEST(DecodeCompile, SharedMemoryCountsRingAndQueryTile) {
   // A mask_mod adds nothing: the kept-tile lists live in global memory (the classification kernel's).
   s.mask_mod = Expr::parse(ModKind::mask, "kv_idx < 10");
   EXPECT_EQ(s.shared_memory_bytes(), 4096u + 98304u);
+}
+
+TEST(DecodeCompile, DefaultTilesFollowTheCacheAndTheArchitecture) {
+  auto config = [](int d, bool paged, const char* arch) {
+    return decode_default_config(Family::decode, d, d, 4, paged, arch).str();
+  };
+  // Hopper: a paged cache takes 8 warps over 128 keys (196 KiB), a contiguous one 4 over 64.
+  EXPECT_EQ(config(128, true, "sm_90a"), "m16n128w8s3");
+  EXPECT_EQ(config(128, false, "sm_90a"), "m16n64w4s3");
+  // sm_80 allows 163 KiB a block: the paged cache keeps the 100 KiB tiles.
+  EXPECT_EQ(config(128, true, "sm_80"), "m16n64w4s3");
+  // 99 KiB GPUs: two stages (100 KiB at three would not fit).
+  EXPECT_EQ(config(128, false, "sm_86"), "m16n64w4s2");
+  EXPECT_EQ(config(256, false, "sm_89"), "m16n32w2s2");
+  EXPECT_EQ(config(64, false, "sm_120"), "m16n128w4s3");
+  // Every default fits its architecture.
+  for (const char* arch : {"sm_80", "sm_86", "sm_89", "sm_90a", "sm_120"})
+    for (int d : {64, 128, 192, 256})
+      for (bool paged : {false, true}) {
+        KernelSpec s = decode_spec(d, 4, paged, "", "", DType::bf16, arch);
+        EXPECT_NO_THROW(check_shared_memory(s, arch)) << arch << " " << s.describe();
+      }
 }
 
 }  // namespace

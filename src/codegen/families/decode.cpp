@@ -13,15 +13,36 @@
 
 namespace flexjit::codegen {
 
-BlockConfig decode_default_config(Family family, int head_dim, int head_dim_v, int packed_rows) {
+namespace {
+
+// Shared memory of a decode kernel: the Q tile, then the K/V ring or (after the walk) the warps'
+// accumulators for their merge, whichever is larger.
+size_t decode_smem_bytes(const BlockConfig& c, int head_dim, int head_dim_v) {
+  const size_t m = c.block_m, n = c.block_n, d = head_dim, dv = head_dim_v;
+  const size_t ring = c.stages * n * (d + dv) * 2;
+  const size_t merge = c.num_warps * m * (dv + 2) * 4;
+  return m * d * 2 + (ring > merge ? ring : merge);
+}
+
+}  // namespace
+
+BlockConfig decode_default_config(Family family, int head_dim, int head_dim_v, int packed_rows, bool paged,
+                                  const std::string& arch) {
   if (family == Family::decode_combine) return {0, 0, 4, 0};
   const int d = head_dim > head_dim_v ? head_dim : head_dim_v;
+  const size_t limit = max_shared_memory_for_arch(arch);
   // 16 packed rows cover a decode step of up to 16 heads per kv head; more rows (speculative or
   // chunked steps) take 32-row tiles where the registers allow, so K/V are re-read less often.
   const int m = packed_rows > 16 && (head_dim_v / 2 + head_dim / 4) * 2 <= 192 ? 32 : 16;
-  if (d <= 64) return {m, 128, 4, 3};
-  if (d <= 128) return {m, 64, 4, 3};
-  return {16, 32, 2, 3};
+  // A paged cache wants more warps issuing loads per SM (each 256-byte row is its own page-table
+  // lookup and address; H100, page 64: 8 warps x 128 keys 2.98 TB/s, 4 warps x 64 keys 2.92).
+  const BlockConfig wide_paged{16, 128, 8, 3};
+  if (d <= 128 && d > 64 && paged && m == 16 && decode_smem_bytes(wide_paged, head_dim, head_dim_v) <= limit)
+    return wide_paged;
+  BlockConfig c = d <= 64 ? BlockConfig{m, 128, 4, 3} : d <= 128 ? BlockConfig{m, 64, 4, 3} : BlockConfig{16, 32, 2, 3};
+  // GPUs with less shared memory per block (sm_86, sm_89, sm_120: 99 KiB) take fewer stages.
+  while (c.stages > 2 && decode_smem_bytes(c, head_dim, head_dim_v) > limit) --c.stages;
+  return c;
 }
 
 namespace families {
@@ -68,12 +89,7 @@ void validate_combine(const KernelSpec& s) {
     throw UsageError("decode_combine config " + s.config.str() + ": warps must be between 1 and 32");
 }
 
-size_t decode_smem(const KernelSpec& s) {
-  const size_t m = s.config.block_m, n = s.config.block_n, d = s.head_dim, dv = s.head_dim_v;
-  const size_t ring = s.config.stages * n * (d + dv) * 2;
-  const size_t merge = s.config.num_warps * m * (dv + 2) * 4;
-  return m * d * 2 + (ring > merge ? ring : merge);
-}
+size_t decode_smem(const KernelSpec& s) { return decode_smem_bytes(s.config, s.head_dim, s.head_dim_v); }
 size_t combine_smem(const KernelSpec&) { return 0; }
 
 int threads(const KernelSpec& s, int) { return s.config.num_warps * 32; }

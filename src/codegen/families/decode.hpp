@@ -10,7 +10,9 @@ namespace flexjit::codegen {
 constexpr int kDecodeClassifyWarps = 16;
 constexpr int kDecodeMaxClassifyParts = 8;
 
-// Tiles for `packed_rows` query rows per kv head (Sq x GQA group); 0 means "typical decode".
-BlockConfig decode_default_config(Family family, int head_dim, int head_dim_v, int packed_rows = 0);
+// Tiles for `packed_rows` query rows per kv head (Sq x GQA group; 0 means "typical decode") read
+// from a contiguous or a paged (`paged`) cache, within the shared memory of `arch`.
+BlockConfig decode_default_config(Family family, int head_dim, int head_dim_v, int packed_rows = 0,
+                                  bool paged = false, const std::string& arch = "sm_90a");
 
 }  // namespace flexjit::codegen
