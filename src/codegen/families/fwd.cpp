@@ -46,9 +46,6 @@ int threads(const KernelSpec& s, int) {
 void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& constants) {
   add_tile_constants(s, ctx, constants);
   constants.push_back(bool_constant("WARP_SPECIALIZED", s.config.warp_specialized));
-  // Buffer reads cost the mods registers; the warp-specialised kernel then skips its overlap.
-  constants.push_back(bool_constant("MODS_READ_BUFFERS",
-                                    !s.score_mod.buffers_read().empty() || !s.mask_mod.buffers_read().empty()));
   ctx["warp_specialized"] = s.config.warp_specialized;
 }
 
