@@ -18,11 +18,29 @@ BlockConfig default_config(int head_dim, int head_dim_v) {
 // The warp-specialised kernel's producer warpgroup, beside the num_warps consumer warps.
 constexpr int kProducerThreads = 128;
 
+// The wide shapes: three consumer warpgroups (192 query rows, 160 registers per thread) and
+// 176-key tiles (88 score registers per thread). Neither fits a head dim above 128 in registers,
+// and neither tiles the 128 x 128 blocks of a block mask: they take unmasked problems and mask_mods
+// called without a block mask.
 void validate_warp_specialized(const KernelSpec& s) {
   const BlockConfig& c = s.config;
-  if (c.num_warps != 4 && c.num_warps != 8)
-    throw UsageError("config " + c.str() + ": the warp-specialised forward takes 4 or 8 consumer warps (one or two "
-                     "warpgroups of 64 query rows)");
+  if (c.num_warps != 4 && c.num_warps != 8 && c.num_warps != 12)
+    throw UsageError("config " + c.str() + ": the warp-specialised forward takes 4, 8 or 12 consumer warps (one, "
+                     "two or three warpgroups of 64 query rows)");
+  const int d = std::max(s.head_dim, s.head_dim_v);
+  const std::string dims = "d" + std::to_string(s.head_dim) + "/" + std::to_string(s.head_dim_v);
+  if (c.num_warps == 12 && d > 128)
+    throw UsageError("config " + c.str() + ": three consumer warpgroups (12 warps) take head dims up to 128 (their "
+                     "160 registers per thread hold no wider output), got " + dims + " — use m128n64w8s2ws");
+  if (c.block_n == 176 && d > 128)
+    throw UsageError("config " + c.str() + ": 176-key tiles take head dims up to 128 (the score and output "
+                     "accumulators of a wider one do not fit in registers), got " + dims + " — use m128n64w8s2ws");
+  if ((c.num_warps == 12 || c.block_n == 176) && s.has_block_mask &&
+      (s.sparse_q_block % c.block_m != 0 || s.sparse_kv_block % c.block_n != 0))
+    throw UsageError("config " + c.str() + ": its " + std::to_string(c.block_m) + " x " +
+                     std::to_string(c.block_n) + " tiles do not divide the block mask's " +
+                     std::to_string(s.sparse_q_block) + " x " + std::to_string(s.sparse_kv_block) +
+                     " blocks; 192-row and 176-key tiles take calls without a block mask — use m128n128w8s2ws");
 }
 
 void validate(const KernelSpec& s) {
