@@ -91,16 +91,19 @@ int accumulator_registers(const KernelSpec& s) {
 }
 
 // Most promising first; codegen::default_config of the class leads. Entries ending in 'g' take the
-// wgmma path, which only sm_90a keeps; smaller fallbacks cover sm_86/sm_89 (99 KiB).
+// wgmma path, which only sm_90a keeps; smaller fallbacks cover sm_86/sm_89 (99 KiB). The wide
+// warp-specialised tiles (m192 with three consumer warpgroups, n176; FA3's shapes for d64 and
+// non-causal d128) survive only for calls without a block mask.
 std::vector<const char*> curated_configs(HeadClass hc) {
   switch (hc) {
     case HeadClass::d64:
       return {"m128n64w4s2", "m128n128w4s2", "m128n64w4s3", "m128n128w8s2", "m64n64w4s2", "m128n64w8s2",
-              "m64n128w4s2", "m128n128w8s2g", "m64n128w4s2g", "m128n128w8s2ws", "m128n128w8s3ws"};
+              "m64n128w4s2", "m128n128w8s2g", "m64n128w4s2g", "m128n128w8s2ws", "m128n128w8s3ws",
+              "m192n128w12s2ws", "m128n176w8s2ws"};
     case HeadClass::d128:
       return {"m128n32w4s2", "m128n64w4s2", "m128n64w8s2", "m64n64w4s2", "m128n32w4s3", "m128n128w8s2",
               "m64n32w4s2", "m128n128w8s2g", "m128n64w8s2g", "m64n128w4s2g", "m128n128w8s2ws", "m128n128w8s3ws",
-              "m128n64w8s3ws"};
+              "m128n64w8s3ws", "m128n176w8s2ws", "m192n128w12s2ws"};
     case HeadClass::d256:
       return {"m64n32w4s2", "m64n64w4s2", "m128n32w8s2", "m128n64w8s2", "m64n32w4s3", "m32n32w2s2",
               "m64n16w4s2", "m128n64w8s2g", "m64n64w4s2g", "m128n64w8s2ws", "m64n64w4s2ws"};
