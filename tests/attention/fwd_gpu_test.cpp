@@ -427,17 +427,25 @@ void check_wide_warp_specialized_shapes(const char* config, DType dtype) {
     }
 }
 
-TEST(FwdGpu, WideWarpSpecializedShapesBf16) {
+// One test per shape and dtype, so gtest shards spread the compiles.
+TEST(FwdGpu, WideWarpSpecializedShapesM192Bf16) {
   FLEXJIT_REQUIRE_HOPPER();
-  for (const char* config : kWideConfigs) check_wide_warp_specialized_shapes(config, DType::bf16);
+  check_wide_warp_specialized_shapes("m192n128w12s2ws", DType::bf16);
 }
-TEST(FwdGpu, WideWarpSpecializedShapesF16) {
+TEST(FwdGpu, WideWarpSpecializedShapesM192F16) {
   FLEXJIT_REQUIRE_HOPPER();
-  for (const char* config : kWideConfigs) check_wide_warp_specialized_shapes(config, DType::f16);
+  check_wide_warp_specialized_shapes("m192n128w12s2ws", DType::f16);
+}
+TEST(FwdGpu, WideWarpSpecializedShapesN176Bf16) {
+  FLEXJIT_REQUIRE_HOPPER();
+  check_wide_warp_specialized_shapes("m128n176w8s2ws", DType::bf16);
+}
+TEST(FwdGpu, WideWarpSpecializedShapesN176F16) {
+  FLEXJIT_REQUIRE_HOPPER();
+  check_wide_warp_specialized_shapes("m128n176w8s2ws", DType::f16);
 }
 
-TEST(FwdGpu, WideWarpSpecializedMods) {
-  FLEXJIT_REQUIRE_HOPPER();
+void check_wide_warp_specialized_mods(const char* config) {
   struct Mod { const char* name; const char* score; const char* mask; };
   const Mod mods[] = {
       {"noop", "", ""},
@@ -446,19 +454,27 @@ TEST(FwdGpu, WideWarpSpecializedMods) {
       {"causal without a block mask", "", "q_idx >= kv_idx"},
       {"sliding window without a block mask", "", "q_idx >= kv_idx && q_idx - kv_idx <= 200"},
   };
-  for (const char* config : kWideConfigs)
-    for (const Mod& m : mods)
-      for (int D : {64, 128}) {
-        FwdProblem p = base(700, D);
-        p.Hq = 4;
-        p.Hkv = 2;
-        p.use_block_mask = false;
-        p.config = BlockConfig::parse(config);
-        p.score_mod = m.score;
-        p.mask_mod = m.mask;
-        if (std::string(m.score).find("slope") != std::string::npos) p.buffers.push_back(alibi_slopes(p.Hq));
-        expect_close(p, std::string("wide ws ") + config + " " + m.name + " d" + std::to_string(D));
-      }
+  for (const Mod& m : mods)
+    for (int D : {64, 128}) {
+      FwdProblem p = base(700, D);
+      p.Hq = 4;
+      p.Hkv = 2;
+      p.use_block_mask = false;
+      p.config = BlockConfig::parse(config);
+      p.score_mod = m.score;
+      p.mask_mod = m.mask;
+      if (std::string(m.score).find("slope") != std::string::npos) p.buffers.push_back(alibi_slopes(p.Hq));
+      expect_close(p, std::string("wide ws ") + config + " " + m.name + " d" + std::to_string(D));
+    }
+}
+
+TEST(FwdGpu, WideWarpSpecializedModsM192) {
+  FLEXJIT_REQUIRE_HOPPER();
+  check_wide_warp_specialized_mods("m192n128w12s2ws");
+}
+TEST(FwdGpu, WideWarpSpecializedModsN176) {
+  FLEXJIT_REQUIRE_HOPPER();
+  check_wide_warp_specialized_mods("m128n176w8s2ws");
 }
 
 TEST(FwdGpu, WideWarpSpecializedRejectsABlockMask) {
