@@ -283,8 +283,15 @@ TEST(ConfigSpace, WideWarpSpecializedConfigs) {
   EXPECT_EQ(tune::prune_reason(with(spec_of(Family::fwd, 64), "m192n128w8s2ws"), "sm_90a"),
             "config m192n128w8s2ws: block_m must be a multiple of 16 * warps = 128 (each warp owns whole 16-row mma "
             "tiles)");
+  // w counts the consumer warps: 192 rows are w12 (w16 would be four consumer warpgroups).
+  EXPECT_EQ(tune::prune_reason(with(spec_of(Family::fwd, 64), "m192n128w16s2ws"), "sm_90a"),
+            "config m192n128w16s2ws: the warp-specialised forward takes 4, 8 or 12 warps (one, two or three consumer "
+            "warpgroups of 64 query rows; the producer warpgroup is not counted, so m192n128w12s2ws runs 512 "
+            "threads)");
   EXPECT_EQ(tune::prune_reason(with(spec_of(Family::fwd, 64), "m256n128w16s2ws"), "sm_90a"),
-            "config m256n128w16s2ws: warps must be 1, 2, 4 or 8");
+            "config m256n128w16s2ws: the warp-specialised forward takes 4, 8 or 12 warps (one, two or three consumer "
+            "warpgroups of 64 query rows; the producer warpgroup is not counted, so m192n128w12s2ws runs 512 "
+            "threads)");
   EXPECT_EQ(tune::prune_reason(with(spec_of(Family::fwd, 64), "m128n192w8s2ws"), "sm_90a"),
             "config m128n192w8s2ws: block_n must be 16, 32, 64 or 128");
 

@@ -41,8 +41,13 @@ void validate_tiles(const KernelSpec& s, bool kv_rows, void (*wgmma_extra)(const
   // and 176-key tiles; its family check (wgmma_extra) decides where they fit.
   const bool ws_three_warpgroups = c.warp_specialized && !kv_rows && c.num_warps == 12;
   const bool ws_keys_176 = c.warp_specialized && !kv_rows && c.block_n == 176;
-  if (c.num_warps != 1 && c.num_warps != 2 && c.num_warps != 4 && c.num_warps != 8 && !ws_three_warpgroups)
+  if (c.num_warps != 1 && c.num_warps != 2 && c.num_warps != 4 && c.num_warps != 8 && !ws_three_warpgroups) {
+    if (c.warp_specialized && !kv_rows)
+      throw UsageError("config " + c.str() + ": the warp-specialised forward takes 4, 8 or 12 warps (one, two or "
+                       "three consumer warpgroups of 64 query rows; the producer warpgroup is not counted, so "
+                       "m192n128w12s2ws runs 512 threads)");
     throw UsageError("config " + c.str() + ": warps must be 1, 2, 4 or 8");
+  }
   // The tile the warps split into 16-row mma tiles: query rows, except in dK/dV (kv rows).
   const int warp_tile = kv_rows ? c.block_n : c.block_m;
   const int streamed = kv_rows ? c.block_m : c.block_n;
