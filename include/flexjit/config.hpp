@@ -9,9 +9,9 @@ namespace flexjit {
 
 /// Tile shape and parallelism of one attention kernel.
 struct BlockConfig {
-  int block_m = 0;    ///< query rows per CTA (a multiple of 16 * warps / m-tiles; divides 128)
-  int block_n = 0;    ///< key/value rows per pipeline step (multiple of 16; divides 128)
-  int num_warps = 0;  ///< warps per CTA that multiply (the warp-specialised path adds a producer warpgroup)
+  int block_m = 0;    ///< query rows per CTA (a multiple of 16 * warps / m-tiles; divides 128, or 192 on the warp-specialised path without a block mask)
+  int block_n = 0;    ///< key/value rows per pipeline step (multiple of 16; divides 128, or 176 on the warp-specialised path without a block mask)
+  int num_warps = 0;  ///< warps per CTA that multiply: 1, 2, 4, 8, or 12 on the warp-specialised path (which adds a producer warpgroup)
   int stages = 0;     ///< shared-memory pipeline depth for K/V tiles (>= 2)
   bool wgmma = false; ///< Hopper path (sm_90a): warpgroup MMAs from shared memory instead of mma.sync
   /// Hopper warp-specialised path (sm_90a, forward only; implies wgmma): a producer warpgroup

@@ -227,8 +227,19 @@ KernelChoice choose_config(codegen::Family family, const std::optional<BlockConf
   // changed: its launch names the tensor instead.
   // Per-sequence lengths take the synchronous path too (the warp-specialised kernel has none).
   const bool synchronous = !shape.tma_ok || shape.seq_lens;
-  if (synchronous && choice.config.warp_specialized) choice.config.warp_specialized = false;
   if (synchronous && choice.default_config.warp_specialized) choice.default_config.warp_specialized = false;
+  if (synchronous && choice.config.warp_specialized) {
+    // The wide tiles (192 rows, 176 keys) exist on the warp-specialised path only: they take the
+    // default's synchronous tiles instead.
+    BlockConfig twin = choice.config;
+    twin.warp_specialized = false;
+    try {
+      spec_for(twin).validate();
+    } catch (const UsageError&) {
+      twin = choice.default_config;
+    }
+    choice.config = twin;
+  }
   switch (selection.source) {
     case tune::ConfigSource::defaults: choice.source = "defaults"; break;
     case tune::ConfigSource::cache: choice.source = "cache"; break;

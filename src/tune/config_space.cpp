@@ -102,6 +102,21 @@ std::vector<BlockConfig> candidate_configs(const codegen::KernelSpec& base, Sear
           if (const BlockConfig g = wgmma_variant(c); survives(base, g, arch)) out.push_back(g);
           if (const BlockConfig ws = warp_specialized_variant(c); survives(base, ws, arch)) out.push_back(ws);
         }
+  // The warp-specialised forward's wide tiles, outside the power-of-two grid: three consumer
+  // warpgroups over 192 query rows, and 176-key tiles (validation keeps them to calls without a
+  // block mask and head dims up to 128).
+  for (int s : kStageCounts) {
+    for (int n : {64, 128}) {
+      BlockConfig c;
+      c.block_m = 192, c.block_n = n, c.num_warps = 12, c.stages = s;
+      if (const BlockConfig ws = warp_specialized_variant(c); survives(base, ws, arch)) out.push_back(ws);
+    }
+    for (auto [m, w] : {std::pair{64, 4}, std::pair{128, 8}}) {
+      BlockConfig c;
+      c.block_m = m, c.block_n = 176, c.num_warps = w, c.stages = s;
+      if (const BlockConfig ws = warp_specialized_variant(c); survives(base, ws, arch)) out.push_back(ws);
+    }
+  }
   std::sort(out.begin(), out.end(), config_less);
   return out;
 }

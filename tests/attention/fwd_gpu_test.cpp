@@ -395,3 +395,123 @@ TEST(FwdGpu, WarpSpecializedOnePerHeadDim) {
 
 }  // namespace
 }  // namespace flexjit::test
+
+namespace flexjit::test {
+namespace {
+
+// The wide warp-specialised tiles (issue 12): three consumer warpgroups over 192 query rows and
+// 176-key tiles, on the problems they accept (no block mask): unmasked mods (none, softcap,
+// ALiBi from a buffer), odd lengths, lengths the tiles divide (2112 = 11 x 192 = 12 x 176),
+// Sq != Skv both ways, GQA 3:1, [B,S,H,D] strides, D != Dv, f16 and bf16; a mask_mod without a
+// block mask (every tile visited); and the named error with a block mask.
+constexpr const char* kWideConfigs[] = {"m192n128w12s2ws", "m128n176w8s2ws"};
+
+void check_wide_warp_specialized_shapes(const char* config, DType dtype) {
+  for (auto [d, dv] : {std::pair{64, 64}, {128, 128}, {128, 64}, {64, 128}})
+    for (auto [sq, skv] : {std::pair{1, 1}, {77, 77}, {1000, 1000}, {130, 333}, {333, 130}, {193, 177}, {2112, 2112}}) {
+      FwdProblem p;
+      p.B = sq > 1000 ? 1 : 2;
+      p.Hq = sq > 1000 ? 1 : 3;  // the float64 reference of 2112 x 2112 takes a while
+      p.Hkv = sq == 1000 ? 3 : 1;
+      p.Sq = sq;
+      p.Skv = skv;
+      p.D = d;
+      p.Dv = dv;
+      p.dtype = dtype;
+      p.bshd = sq == 77 || sq == 193;
+      p.use_block_mask = false;
+      p.config = BlockConfig::parse(config);
+      expect_close(p, std::string("wide ws ") + config + " " + std::string(dtype_name(dtype)) + " D=" +
+                          std::to_string(d) + " Dv=" + std::to_string(dv) + " Sq=" + std::to_string(sq) +
+                          " Skv=" + std::to_string(skv));
+    }
+}
+
+// One test per shape and dtype, so gtest shards spread the compiles.
+TEST(FwdGpu, WideWarpSpecializedShapesM192Bf16) {
+  FLEXJIT_REQUIRE_HOPPER();
+  check_wide_warp_specialized_shapes("m192n128w12s2ws", DType::bf16);
+}
+TEST(FwdGpu, WideWarpSpecializedShapesM192F16) {
+  FLEXJIT_REQUIRE_HOPPER();
+  check_wide_warp_specialized_shapes("m192n128w12s2ws", DType::f16);
+}
+TEST(FwdGpu, WideWarpSpecializedShapesN176Bf16) {
+  FLEXJIT_REQUIRE_HOPPER();
+  check_wide_warp_specialized_shapes("m128n176w8s2ws", DType::bf16);
+}
+TEST(FwdGpu, WideWarpSpecializedShapesN176F16) {
+  FLEXJIT_REQUIRE_HOPPER();
+  check_wide_warp_specialized_shapes("m128n176w8s2ws", DType::f16);
+}
+
+void check_wide_warp_specialized_mods(const char* config) {
+  struct Mod { const char* name; const char* score; const char* mask; };
+  const Mod mods[] = {
+      {"noop", "", ""},
+      {"softcap", "30.0 * tanh(score / 30.0)", ""},
+      {"alibi", "score + slope[h] * (kv_idx - q_idx)", ""},
+      {"causal without a block mask", "", "q_idx >= kv_idx"},
+      {"sliding window without a block mask", "", "q_idx >= kv_idx && q_idx - kv_idx <= 200"},
+  };
+  for (const Mod& m : mods)
+    for (int D : {64, 128}) {
+      FwdProblem p = base(700, D);
+      p.Hq = 4;
+      p.Hkv = 2;
+      p.use_block_mask = false;
+      p.config = BlockConfig::parse(config);
+      p.score_mod = m.score;
+      p.mask_mod = m.mask;
+      if (std::string(m.score).find("slope") != std::string::npos) p.buffers.push_back(alibi_slopes(p.Hq));
+      expect_close(p, std::string("wide ws ") + config + " " + m.name + " d" + std::to_string(D));
+    }
+}
+
+TEST(FwdGpu, WideWarpSpecializedModsM192) {
+  FLEXJIT_REQUIRE_HOPPER();
+  check_wide_warp_specialized_mods("m192n128w12s2ws");
+}
+TEST(FwdGpu, WideWarpSpecializedModsN176) {
+  FLEXJIT_REQUIRE_HOPPER();
+  check_wide_warp_specialized_mods("m128n176w8s2ws");
+}
+
+TEST(FwdGpu, WideWarpSpecializedRejectsABlockMask) {
+  FLEXJIT_REQUIRE_HOPPER();
+  for (const char* config : kWideConfigs) {
+    FwdProblem p = base(256, 64);
+    p.mask_mod = "q_idx >= kv_idx";
+    p.config = BlockConfig::parse(config);
+    const BlockConfig c = *p.config;
+    try {
+      run_forward_check(p);
+      ADD_FAILURE() << config << ": expected a UsageError";
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "config " + c.str() + ": its " + std::to_string(c.block_m) + " x " + std::to_string(c.block_n) +
+                    " tiles do not divide the block mask's 128 x 128 blocks; 192-row and 176-key tiles take calls "
+                    "without a block mask — use m128n128w8s2ws");
+    }
+  }
+}
+
+// One small forward of each wide shape: what the GPU script runs under compute-sanitizer.
+TEST(FwdGpu, WideWarpSpecializedOnePerShape) {
+  FLEXJIT_REQUIRE_HOPPER();
+  for (const char* config : kWideConfigs) {
+    FwdProblem p;
+    p.B = 1;
+    p.Hq = 3;
+    p.Hkv = 1;
+    p.Sq = 400;
+    p.Skv = 371;
+    p.D = p.Dv = 128;
+    p.use_block_mask = false;
+    p.config = BlockConfig::parse(config);
+    expect_close(p, std::string("wide ws one per shape ") + config);
+  }
+}
+
+}  // namespace
+}  // namespace flexjit::test

@@ -61,6 +61,27 @@ TEST(FamilyGeometry, ForwardAndDqWalkQueryTiles) {
   EXPECT_EQ(q.dynamic_smem, 64u * 128 * 2 + 2u * 64 * 128 * 2);  // Q + dO, 2 K/V stages
 }
 
+TEST(FamilyGeometry, WideWarpSpecializedForward) {
+  // Three consumer warpgroups and the producer: 512 threads. 1000 queries in tiles of 192: 6 tiles,
+  // x 16 heads x 2 batches = 192 work tiles on a persistent grid of 132 CTAs.
+  const KernelSpec m192 = spec(Family::fwd, 64, "m192n128w12s2ws");
+  CallShape c = call(2, 16, 4, 1000, 3000);
+  c.persistent_ctas = 132;
+  const LaunchGeometry g = descriptor(Family::fwd).geometry(m192, c, 0);
+  expect_dim(g.grid, 132, 1, 1, "m192 grid");
+  expect_dim(g.block, 512, 1, 1, "m192 block");
+  EXPECT_EQ(g.tiles, 6);
+  // Q 192 x 64, 2 stages of K and V 128 x 64, alignment, 128 bytes of mbarriers and the tile slot.
+  EXPECT_EQ(g.dynamic_smem, 192u * 64 * 2 + 2u * 128 * 128 * 2 + 1024 + 128);
+  // 176-key tiles: two consumer warpgroups; 8 query tiles x 16 x 2 = 256 work tiles, 132 CTAs.
+  const KernelSpec n176 = spec(Family::fwd, 128, "m128n176w8s2ws");
+  const LaunchGeometry h = descriptor(Family::fwd).geometry(n176, c, 0);
+  expect_dim(h.grid, 132, 1, 1, "n176 grid");
+  expect_dim(h.block, 384, 1, 1, "n176 block");
+  EXPECT_EQ(h.tiles, 8);
+  EXPECT_EQ(h.dynamic_smem, 128u * 128 * 2 + 2u * 176 * 256 * 2 + 1024 + 128);
+}
+
 TEST(FamilyGeometry, DkdvWalksKvTilesTimesColumnSlicesPerKvHead) {
   // d256 splits dK/dV into 2 column slices: 3000 kv rows / 64 = 47 tiles, x2 CTAs, 4 kv heads.
   const KernelSpec dkdv = spec(Family::bwd_dkdv, 256, "m32n64w4s2");

@@ -209,6 +209,26 @@ std::vector<GoldenCase> golden_cases() {
          s.has_block_mask = s.has_full_blocks = true;
          return s;
        }},
+      // The wide warp-specialised tiles, unmasked: three consumer warpgroups over 192 query rows
+      // (d64), and 176-key tiles (f16 d128, lengths the tiles divide).
+      {"fwd_ws_m192_bf16_d64",
+       [] {
+         KernelSpec s;
+         s.family = Family::fwd;
+         s.head_dim = s.head_dim_v = 64;
+         s.config = BlockConfig::parse("m192n128w12s2ws");
+         return s;
+       }},
+      {"fwd_ws_n176_f16_d128",
+       [] {
+         KernelSpec s;
+         s.family = Family::fwd;
+         s.dtype = DType::f16;
+         s.head_dim = s.head_dim_v = 128;
+         s.config = BlockConfig::parse("m128n176w8s2ws");
+         s.is_divisible = true;
+         return s;
+       }},
       {"bwd_dq_wgmma_f16_d256",
        [] {
          KernelSpec s;

@@ -37,8 +37,17 @@ void validate_tiles(const KernelSpec& s, bool kv_rows, void (*wgmma_extra)(const
   validate_attention_inputs(s);
   const BlockConfig& c = s.config;
   if (!c.is_set()) throw UsageError("block config " + c.str() + " has unset fields");
-  if (c.num_warps != 1 && c.num_warps != 2 && c.num_warps != 4 && c.num_warps != 8)
+  // The warp-specialised forward also takes three consumer warpgroups (12 warps, 192 query rows)
+  // and 176-key tiles; its family check (wgmma_extra) decides where they fit.
+  const bool ws_three_warpgroups = c.warp_specialized && !kv_rows && c.num_warps == 12;
+  const bool ws_keys_176 = c.warp_specialized && !kv_rows && c.block_n == 176;
+  if (c.num_warps != 1 && c.num_warps != 2 && c.num_warps != 4 && c.num_warps != 8 && !ws_three_warpgroups) {
+    if (c.warp_specialized && !kv_rows)
+      throw UsageError("config " + c.str() + ": the warp-specialised forward takes 4, 8 or 12 warps (one, two or "
+                       "three consumer warpgroups of 64 query rows; the producer warpgroup is not counted, so "
+                       "m192n128w12s2ws runs 512 threads)");
     throw UsageError("config " + c.str() + ": warps must be 1, 2, 4 or 8");
+  }
   // The tile the warps split into 16-row mma tiles: query rows, except in dK/dV (kv rows).
   const int warp_tile = kv_rows ? c.block_n : c.block_m;
   const int streamed = kv_rows ? c.block_m : c.block_n;
@@ -50,9 +59,9 @@ void validate_tiles(const KernelSpec& s, bool kv_rows, void (*wgmma_extra)(const
   if (warp_tile / c.num_warps > 32)
     throw UsageError("config " + c.str() + ": at most 32 rows per warp (" + warp_name + " / warps = " +
                      std::to_string(warp_tile / c.num_warps) + ")");
-  if (!is_power_of_two(streamed) || streamed < 16 || streamed > 128)
+  if ((!is_power_of_two(streamed) || streamed < 16 || streamed > 128) && !ws_keys_176)
     throw UsageError("config " + c.str() + ": " + streamed_name + " must be 16, 32, 64 or 128");
-  if (!is_power_of_two(warp_tile) || warp_tile > 128)
+  if ((!is_power_of_two(warp_tile) || warp_tile > 128) && !(ws_three_warpgroups && warp_tile == 192))
     throw UsageError("config " + c.str() + ": " + warp_name + " must be a power of two up to 128");
   if (c.warp_specialized && s.family != Family::fwd)
     throw UsageError("config " + c.str() + ": the warp-specialised path ('ws') exists for the forward only; use "
@@ -64,7 +73,10 @@ void validate_tiles(const KernelSpec& s, bool kv_rows, void (*wgmma_extra)(const
     if (wgmma_extra) wgmma_extra(s);
   }
   if (extra) extra(s);
-  if (s.sparse_q_block % c.block_m != 0 || s.sparse_kv_block % c.block_n != 0)
+  // Without a block mask there are no blocks to divide; the power-of-two tiles up to 128 divide
+  // the default 128 x 128 anyway, the wide warp-specialised ones (192, 176) need the exemption.
+  if ((s.has_block_mask || !(ws_three_warpgroups || ws_keys_176)) &&
+      (s.sparse_q_block % c.block_m != 0 || s.sparse_kv_block % c.block_n != 0))
     throw UsageError("config " + c.str() + ": tiles must divide the block-mask blocks (" +
                      std::to_string(s.sparse_q_block) + " x " + std::to_string(s.sparse_kv_block) + ")");
   if (c.stages < 2 || c.stages > 4) throw UsageError("config " + c.str() + ": stages must be 2, 3 or 4");

@@ -18,11 +18,29 @@ BlockConfig default_config(int head_dim, int head_dim_v) {
 // The warp-specialised kernel's producer warpgroup, beside the num_warps consumer warps.
 constexpr int kProducerThreads = 128;
 
+// The wide shapes: three consumer warpgroups (192 query rows, 160 registers per thread) and
+// 176-key tiles (88 score registers per thread). Neither fits a head dim above 128 in registers,
+// and neither tiles the 128 x 128 blocks of a block mask: they take unmasked problems and mask_mods
+// called without a block mask.
 void validate_warp_specialized(const KernelSpec& s) {
   const BlockConfig& c = s.config;
-  if (c.num_warps != 4 && c.num_warps != 8)
-    throw UsageError("config " + c.str() + ": the warp-specialised forward takes 4 or 8 consumer warps (one or two "
-                     "warpgroups of 64 query rows)");
+  if (c.num_warps != 4 && c.num_warps != 8 && c.num_warps != 12)
+    throw UsageError("config " + c.str() + ": the warp-specialised forward takes 4, 8 or 12 consumer warps (one, "
+                     "two or three warpgroups of 64 query rows)");
+  const int d = std::max(s.head_dim, s.head_dim_v);
+  const std::string dims = "d" + std::to_string(s.head_dim) + "/" + std::to_string(s.head_dim_v);
+  if (c.num_warps == 12 && d > 128)
+    throw UsageError("config " + c.str() + ": three consumer warpgroups (12 warps) take head dims up to 128 (their "
+                     "160 registers per thread hold no wider output), got " + dims + " — use m128n64w8s2ws");
+  if (c.block_n == 176 && d > 128)
+    throw UsageError("config " + c.str() + ": 176-key tiles take head dims up to 128 (the score and output "
+                     "accumulators of a wider one do not fit in registers), got " + dims + " — use m128n64w8s2ws");
+  if ((c.num_warps == 12 || c.block_n == 176) && s.has_block_mask &&
+      (s.sparse_q_block % c.block_m != 0 || s.sparse_kv_block % c.block_n != 0))
+    throw UsageError("config " + c.str() + ": its " + std::to_string(c.block_m) + " x " +
+                     std::to_string(c.block_n) + " tiles do not divide the block mask's " +
+                     std::to_string(s.sparse_q_block) + " x " + std::to_string(s.sparse_kv_block) +
+                     " blocks; 192-row and 176-key tiles take calls without a block mask — use m128n128w8s2ws");
 }
 
 void validate(const KernelSpec& s) {
@@ -46,6 +64,9 @@ int threads(const KernelSpec& s, int) {
 void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& constants) {
   add_tile_constants(s, ctx, constants);
   constants.push_back(bool_constant("WARP_SPECIALIZED", s.config.warp_specialized));
+  // Buffer reads cost the mods registers the wide warp-specialised tiles do not have to spare.
+  constants.push_back(bool_constant("MODS_READ_BUFFERS",
+                                    !s.score_mod.buffers_read().empty() || !s.mask_mod.buffers_read().empty()));
   ctx["warp_specialized"] = s.config.warp_specialized;
 }
 
@@ -70,16 +91,19 @@ int accumulator_registers(const KernelSpec& s) {
 }
 
 // Most promising first; codegen::default_config of the class leads. Entries ending in 'g' take the
-// wgmma path, which only sm_90a keeps; smaller fallbacks cover sm_86/sm_89 (99 KiB).
+// wgmma path, which only sm_90a keeps; smaller fallbacks cover sm_86/sm_89 (99 KiB). The wide
+// warp-specialised tiles (m192 with three consumer warpgroups, n176; FA3's shapes for d64 and
+// non-causal d128) survive only for calls without a block mask.
 std::vector<const char*> curated_configs(HeadClass hc) {
   switch (hc) {
     case HeadClass::d64:
       return {"m128n64w4s2", "m128n128w4s2", "m128n64w4s3", "m128n128w8s2", "m64n64w4s2", "m128n64w8s2",
-              "m64n128w4s2", "m128n128w8s2g", "m64n128w4s2g", "m128n128w8s2ws", "m128n128w8s3ws"};
+              "m64n128w4s2", "m128n128w8s2g", "m64n128w4s2g", "m128n128w8s2ws", "m128n128w8s3ws",
+              "m192n128w12s2ws", "m128n176w8s2ws"};
     case HeadClass::d128:
       return {"m128n32w4s2", "m128n64w4s2", "m128n64w8s2", "m64n64w4s2", "m128n32w4s3", "m128n128w8s2",
               "m64n32w4s2", "m128n128w8s2g", "m128n64w8s2g", "m64n128w4s2g", "m128n128w8s2ws", "m128n128w8s3ws",
-              "m128n64w8s3ws"};
+              "m128n64w8s3ws", "m128n176w8s2ws", "m192n128w12s2ws"};
     case HeadClass::d256:
       return {"m64n32w4s2", "m64n64w4s2", "m128n32w8s2", "m128n64w8s2", "m64n32w4s3", "m32n32w2s2",
               "m64n16w4s2", "m128n64w8s2g", "m64n64w4s2g", "m128n64w8s2ws", "m64n64w4s2ws"};

@@ -32,6 +32,7 @@ constexpr bool WGMMA = false;
 constexpr bool SEQ_LENS = false;
 constexpr flexjit::MmaPath MMA_PATH = flexjit::MmaPath::mma_sync;
 constexpr bool WARP_SPECIALIZED = false;
+constexpr bool MODS_READ_BUFFERS = true;
 
 constexpr int THREADS = NUM_WARPS * 32;
 constexpr int ROWS_PER_WARP = BLOCK_M / NUM_WARPS;
@@ -65,9 +66,16 @@ constexpr int PRODUCER_THREADS = WARP_SPECIALIZED ? 128 : 0;
 constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;
 // 1 CTA per SM with two consumer warpgroups: the launch gives 384 x 168 registers; the producer
 // hands back 128 x (168 - 40) and the consumers take 256 x (232 - 168), the same number. 24 / 240
-// (FA3's split) spills in the producer's tile walk.
-constexpr int PRODUCER_REGISTERS = 40;
-constexpr int CONSUMER_REGISTERS = 232;
+// (FA3's split) once spilled in the producer's tile walk; 176-key tiles need it (the overlap keeps
+// 196 accumulator registers live; ptxas spills at 232, not at 240). With three: 512 x 128 at
+// launch, the producer hands back 128 x (128 - 24) and the consumers take 384 x (160 - 128) (a
+// 32-register producer leaves ptxas spilling in the consumers at d128).
+constexpr int CONSUMER_WARPGROUPS = NUM_WARPS / 4;
+constexpr int PRODUCER_REGISTERS = CONSUMER_WARPGROUPS == 3 || BLOCK_N > 128 ? 24 : 40;
+constexpr int CONSUMER_REGISTERS = CONSUMER_WARPGROUPS == 3 ? 160 : BLOCK_N > 128 ? 240 : 232;
+static_assert(!WARP_SPECIALIZED || CONSUMER_WARPGROUPS == 1 ||
+                  128 * PRODUCER_REGISTERS + NUM_WARPS * 32 * CONSUMER_REGISTERS <= 65536,
+              "the warpgroups' registers exceed the SM's 64K");
 static_assert(SMEM_BYTES == EXPECTED_SMEM_BYTES, "host and kernel disagree on the shared-memory size");
 
 template <typename Tile>

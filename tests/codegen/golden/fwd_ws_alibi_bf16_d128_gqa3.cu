@@ -33,6 +33,7 @@ constexpr bool WGMMA = true;
 constexpr bool SEQ_LENS = false;
 constexpr flexjit::MmaPath MMA_PATH = flexjit::MmaPath::wgmma;
 constexpr bool WARP_SPECIALIZED = true;
+constexpr bool MODS_READ_BUFFERS = true;
 
 constexpr int THREADS = NUM_WARPS * 32;
 constexpr int ROWS_PER_WARP = BLOCK_M / NUM_WARPS;
@@ -66,9 +67,16 @@ constexpr int PRODUCER_THREADS = WARP_SPECIALIZED ? 128 : 0;
 constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;
 // 1 CTA per SM with two consumer warpgroups: the launch gives 384 x 168 registers; the producer
 // hands back 128 x (168 - 40) and the consumers take 256 x (232 - 168), the same number. 24 / 240
-// (FA3's split) spills in the producer's tile walk.
-constexpr int PRODUCER_REGISTERS = 40;
-constexpr int CONSUMER_REGISTERS = 232;
+// (FA3's split) once spilled in the producer's tile walk; 176-key tiles need it (the overlap keeps
+// 196 accumulator registers live; ptxas spills at 232, not at 240). With three: 512 x 128 at
+// launch, the producer hands back 128 x (128 - 24) and the consumers take 384 x (160 - 128) (a
+// 32-register producer leaves ptxas spilling in the consumers at d128).
+constexpr int CONSUMER_WARPGROUPS = NUM_WARPS / 4;
+constexpr int PRODUCER_REGISTERS = CONSUMER_WARPGROUPS == 3 || BLOCK_N > 128 ? 24 : 40;
+constexpr int CONSUMER_REGISTERS = CONSUMER_WARPGROUPS == 3 ? 160 : BLOCK_N > 128 ? 240 : 232;
+static_assert(!WARP_SPECIALIZED || CONSUMER_WARPGROUPS == 1 ||
+                  128 * PRODUCER_REGISTERS + NUM_WARPS * 32 * CONSUMER_REGISTERS <= 65536,
+              "the warpgroups' registers exceed the SM's 64K");
 static_assert(SMEM_BYTES == EXPECTED_SMEM_BYTES, "host and kernel disagree on the shared-memory size");
 
 template <typename Tile>
@@ -181,7 +189,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
 
   if (warp < 4) {
     // Producer warpgroup: one lane issues every load; the others have nothing to do.
-    if constexpr (NUM_WARPS == 8) warpgroup_release_registers<PRODUCER_REGISTERS>();
+    if constexpr (CONSUMER_WARPGROUPS > 1) warpgroup_release_registers<PRODUCER_REGISTERS>();
     if (warp == 0 && lane == 0) {
       tma_prefetch_map(&tma.q);
       tma_prefetch_map(&tma.k);
@@ -225,7 +233,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
   }
 
   // Consumer warpgroups.
-  if constexpr (NUM_WARPS == 8) warpgroup_claim_registers<CONSUMER_REGISTERS>();
+  if constexpr (CONSUMER_WARPGROUPS > 1) warpgroup_claim_registers<CONSUMER_REGISTERS>();
   unsigned errors = 0;  // out-of-bounds buffer reads by the mods, reported to error_word at the end
   const int cw = warp - 4;  // consumer warp: rows cw * 16 .. of the tile
   const int warpgroup = cw / 4;
@@ -234,27 +242,39 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
 
   // The loop overlaps inside the warpgroup: step t issues S(t) = Q K(t)^T and O += P(t-1) V(t-1)
   // together, waits for S only, and runs the mods and the softmax of tile t while the tensor cores
-  // still add P(t-1) V(t-1); O is rescaled once that product has landed. With two consumer
-  // warpgroups the issue windows also alternate between them (ping-pong on named barriers 3 and
-  // 4), so one warpgroup's GEMMs run while the other does its elementwise work. Warpgroup 1 opens
-  // the first turn for warpgroup 0, and warpgroup 0 takes the one hand-over left at the end, so
-  // every bar.arrive meets a bar.sync.
-  constexpr bool PING_PONG = NUM_WARPS == 8;
-  // The overlap keeps S(t), P(t-1) and O live at once: with two consumer warpgroups that fits
-  // their 240 registers up to 160 accumulator registers (d128 with 128-key tiles), not with a
+  // still add P(t-1) V(t-1); O is rescaled once that product has landed. With two or three
+  // consumer warpgroups the issue windows also take turns in a ring (named barrier 3 + w is
+  // warpgroup w's turn; the one before it in the ring hands it over), so one warpgroup's GEMMs run
+  // while the others do their elementwise work. Every warpgroup opens as many windows per work
+  // tile (they share its key tiles), so the ring stays in step: the last warpgroup hands the first
+  // turn to warpgroup 0, and warpgroup 0 takes the one hand-over left at the end, so every
+  // bar.arrive meets a bar.sync.
+  constexpr bool PING_PONG = CONSUMER_WARPGROUPS > 1;
+  // The overlap keeps S(t), P(t-1) and O live at once: that fits the 232 registers of two
+  // consumer warpgroups up to 160 accumulator registers (d128 with 128-key tiles), their 240 with
+  // 176-key tiles up to 196 (d128), the 160 of three up to 128 (d64 with 128-key tiles); not a
   // 256-wide V.
-  // Mods that read buffers keep it as well: their loads then wait beside P(t-1) V(t-1) instead of
-  // in front of an idle tensor core (H100: ALiBi +16 %, relative-position bias d64 +27 %, nested
-  // documents +6 %, documents -2 %, though their few bytes of spills).
-  constexpr bool OVERLAP = NUM_WARPS == 4 || N_TILES * 4 + DV_TILES * 4 + (BLOCK_N / 16) * 4 <= 160;
+  // With two warpgroups and 128-key tiles, mods that read buffers keep it as well: their loads
+  // then wait beside P(t-1) V(t-1) instead of in front of an idle tensor core (H100: ALiBi +16 %,
+  // relative-position bias d64 +27 %, nested documents +6 %, documents -2 %). The wider tiles have
+  // no registers to spare for them (a 64-bit address and a load per score spill hundreds of bytes
+  // at 176 keys), and with three warpgroups ptxas spills even a mask or a softcap beside the 128
+  // accumulators at 160 registers, so there only unmodified scores overlap.
+  constexpr bool WIDE_TILE = CONSUMER_WARPGROUPS == 3 || BLOCK_N > 128;
+  constexpr int OVERLAP_REGISTERS = CONSUMER_WARPGROUPS == 3 ? 128 : BLOCK_N > 128 ? 196 : 160;
+  constexpr bool OVERLAP =
+      NUM_WARPS == 4 ||
+      ((!WIDE_TILE || (!MODS_READ_BUFFERS && (CONSUMER_WARPGROUPS < 3 || (SCORE_IS_IDENTITY && !HAS_MASK)))) &&
+       N_TILES * 4 + DV_TILES * 4 + (BLOCK_N / 16) * 4 <= OVERLAP_REGISTERS);
   auto open_window = [&]() {
     if constexpr (PING_PONG) named_barrier_sync(3 + warpgroup, 256);
   };
   auto close_window = [&]() {
-    if constexpr (PING_PONG) named_barrier_arrive(3 + (warpgroup ^ 1), 256);
+    if constexpr (PING_PONG)
+      named_barrier_arrive(3 + (warpgroup + 1 == CONSUMER_WARPGROUPS ? 0 : warpgroup + 1), 256);
   };
   if constexpr (PING_PONG)
-    if (warpgroup == 1) named_barrier_arrive(3, 256);
+    if (warpgroup == CONSUMER_WARPGROUPS - 1) named_barrier_arrive(3, 256);
 
   KRing::Slot fill;  // the rings' position at the current tile's first key tile
   for (int round = 0;; ++round) {
