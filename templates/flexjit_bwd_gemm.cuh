@@ -330,6 +330,74 @@ __device__ __forceinline__ void bwd_dkdv_gemm_dk(float (&acc_dk)[M_TILES][DK_SLI
   }
 }
 
+// ---- The fast mode: dQ += dS K in the dK/dV kernel (wgmma only) --------------------------------
+
+// One fp32 pair added to global memory (sm_90: vector reductions), no return value.
+__device__ __forceinline__ void red_add_v2(float* address, float a, float b) {
+  asm volatile("red.global.add.v2.f32 [%0], {%1, %2};" ::"l"(address), "f"(a), "f"(b) : "memory");
+}
+
+// dK += dSᵀ Q and this warpgroup's dQ share += dS K (dSᵀ in acc_dp), the share added to the fp32
+// accumulator of the tile's head (dq_head: its [Sq, D] rows). dSᵀ is packed into `da` and stored
+// to shared memory at smem_ds (kv rows x queries, a WgmmaTile: M-major for dQ's A); once every
+// warpgroup's rows are there, dQ is issued ahead of dK, so it is waited for alone while dK runs on
+// into the next tile, and its vector reductions go out meanwhile. (Staging the share in shared
+// memory for one bulk reduction per row measured 12 % slower on an H100.) The share: 64 queries
+// (the warpgroup's block) by DQ_N columns over DQ_KV_ROWS kv rows (see DqPlan in bwd_dkdv.cpp). A template on DQ so
+// that kernels without the fast mode (the mma.sync path among them) never instantiate it.
+template <bool DQ, typename T, int BLOCK_M, int DK_SLICE, int D, int DQ_N, int DQ_KV_ROWS, int DQ_GROUPS,
+          bool DQ_SPLIT_COLUMNS, typename QTile, typename KTile, typename DsTile, int M_TILES, int D_TILES, int STEPS,
+          int N_TILES>
+__device__ __forceinline__ void bwd_dkdv_gemm_dk_dq(float (&acc_dk)[M_TILES][D_TILES][4], u32 (&da)[STEPS][4],
+                                                    const float (&acc_dp)[M_TILES][N_TILES][4], u32 smem_q, u32 smem_k,
+                                                    u32 smem_ds, int warp, int lane, int split, float* dq_head,
+                                                    int q_start, int q_len) {
+  if constexpr (DQ) {
+    static_assert(M_TILES == 1 && STEPS == BLOCK_M / 16 && D_TILES == DK_SLICE / 8, "wgmma tiles of the dK/dV kernel");
+    const int g8 = lane / 4, t4 = lane % 4;
+    const int wg = warp / 4;
+    const int q_block = wg / DQ_GROUPS, part = wg % DQ_GROUPS;
+    const int col0 = split * DK_SLICE + (DQ_SPLIT_COLUMNS ? part * DQ_N : 0);
+    const int kv0 = DQ_SPLIT_COLUMNS ? 0 : part * DQ_KV_ROWS;
+    const u32 dq_a = smem_ds + q_block * DsTile::kSlabBytes + kv0 * 128;
+    const u32 dq_b = smem_k + (col0 / 64) * KTile::kSlabBytes + kv0 * 128;
+    const int ds_row0 = warp * 16;  // this warp's kv rows
+    pack_a_operand<T>(da, acc_dp[0]);
+#pragma unroll
+    for (int kk = 0; kk < BLOCK_M / 16; ++kk) {
+      st_shared_b32(smem_ds + DsTile::offset(ds_row0 + g8, 2 * kk) + 4 * t4, da[kk][0]);
+      st_shared_b32(smem_ds + DsTile::offset(ds_row0 + g8 + 8, 2 * kk) + 4 * t4, da[kk][1]);
+      st_shared_b32(smem_ds + DsTile::offset(ds_row0 + g8, 2 * kk + 1) + 4 * t4, da[kk][2]);
+      st_shared_b32(smem_ds + DsTile::offset(ds_row0 + g8 + 8, 2 * kk + 1) + 4 * t4, da[kk][3]);
+    }
+    fence_proxy_async();  // the tensor cores read what st.shared wrote
+    __syncthreads();      // every warpgroup's dSᵀ rows are in place
+    float acc_dq[DQ_N / 8][4];
+    wgmma_fence_operands(acc_dq);
+    wgmma_fence_operands(acc_dk[0]);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < DQ_KV_ROWS / 16; ++kk)
+      WgmmaSSTa<DQ_N, true>::run(acc_dq, wgmma_desc(dq_a + kk * 16 * 128, DsTile::kSlabBytes, 1024),
+                                 wgmma_desc(dq_b + kk * 16 * 128, KTile::kSlabBytes, 1024), kk > 0);
+    wgmma_commit();
+    const u32 dk_cols = static_cast<u32>(split * DK_SLICE / 64) * QTile::kSlabBytes;
+    wgmma_issue_rn<DK_SLICE, BLOCK_M / 16, QTile>(acc_dk[0], da, smem_q + dk_cols);
+    wgmma_commit();   // waited for in the next tile (or after the loop), with dV
+    wgmma_wait<1>();  // dQ (and dV)
+    wgmma_fence_operands(acc_dq);
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const int q_idx = q_start + q_block * 64 + (warp % 4) * 16 + g8 + 8 * r;
+      if (q_idx < q_len) {
+        float* row = dq_head + static_cast<long long>(q_idx) * D + col0 + 2 * t4;
+#pragma unroll
+        for (int j = 0; j < DQ_N / 8; ++j) red_add_v2(row + j * 8, acc_dq[j][2 * r], acc_dq[j][2 * r + 1]);
+      }
+    }
+  }
+}
+
 // After the tile loop: the last tile's dV and dK.
 template <MmaPath PATH, int M_TILES, int D_TILES, int DV_TILES, int STEPS>
 __device__ __forceinline__ void bwd_dkdv_drain(float (&acc_dk)[M_TILES][D_TILES][4],

@@ -99,6 +99,7 @@ struct FlexjitBwdParams {
   void* dq;          // [B, Hq, Sq, D]
   void* dk;          // [B, Hkv, Skv, D]
   void* dv;          // [B, Hkv, Skv, Dv]
+  float* dq_accum;   // [B, Hq, Sq, D] fp32, contiguous, zeroed: the fast mode's dQ / scale, summed by the dK/dV kernel
   long long q_stride_b, q_stride_h, q_stride_s;
   long long k_stride_b, k_stride_h, k_stride_s;
   long long v_stride_b, v_stride_h, v_stride_s;

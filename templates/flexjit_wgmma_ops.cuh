@@ -45,8 +45,9 @@ __device__ __forceinline__ void wgmma_fence_operands(u32 (&a)[STEPS][4]) {
 }
 
 // Wrappers for one wgmma shape (N of m64nNk16, B transposed or not): A and B from shared memory
-// (SS) or A from registers (RS). Specialised per kernel in the generated flexjit_wgmma.cuh.
+// (SS; SSTa with A transposed) or A from registers (RS). Specialised per kernel in the generated flexjit_wgmma.cuh.
 template <int N, bool TRANS_B> struct WgmmaSS;
+template <int N, bool TRANS_B> struct WgmmaSSTa;  // A stored M-major (M contiguous)
 template <int N, bool TRANS_B> struct WgmmaRS;
 
 }  // namespace flexjit

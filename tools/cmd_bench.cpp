@@ -28,6 +28,7 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
     std::string only, json_path, config, decode_config, dq_config, dkdv_config;
     std::vector<std::string> grad;
     bool no_bwd = false;
+    std::string bwd_mode;
   };
   auto o = std::make_shared<Options>();
   app.add_option("--suite", o->suite, "problem suite (JSON, schema of bench/suite.json)")->capture_default_str();
@@ -38,6 +39,10 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
   app.add_option("--dq-config", o->dq_config, "backward dQ kernel block config, e.g. m64n64w4s2g");
   app.add_option("--dkdv-config", o->dkdv_config, "backward dK/dV kernel block config, e.g. m64n64w4s2g");
   app.add_flag("--no-bwd", o->no_bwd, "forward only");
+  app.add_option("--bwd-mode", o->bwd_mode,
+                 "backward mode: deterministic (the default; a dQ kernel, the same bits every run) or fast (dQ summed "
+                 "by the dK/dV kernel on sm_90a; FLEXJIT_DETERMINISTIC=0)")
+      ->check(CLI::IsMember({"fast", "deterministic"}));
   app.add_option("--grad", o->grad, "make this float buffer learnable: the backward also computes its gradient");
   return [o]() {
     auto problems = select_problems(load_suite(o->suite), o->only);
@@ -58,7 +63,7 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
     emit_json({{"device", device.name}, {"system", "flexjit"}, {"arch", device.default_arch()}});
     std::mt19937_64 rng(std::random_device{}());
     struct Row {
-      std::string name, fwd_config, bwd_config;
+      std::string name, fwd_config, bwd_config, bwd_mode;
       double fwd_ms = 0, fwd_tflops = 0, bwd_ms = 0, bwd_tflops = 0, first_ms = 0, density = 1;
       double compile_ms = 0, load_ms = 0, gbps = 0;
       bool from_cache = false;
@@ -72,7 +77,8 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
       if (!o->dkdv_config.empty()) spec.bwd_dkdv_config = BlockConfig::parse(o->dkdv_config);
       const Attention attention(spec);
       const bool backward = !o->no_bwd && !p.decode;  // decode problems are forward only
-      const ProblemInputs in = ProblemInputs::create(p, attention, backward, rng);
+      ProblemInputs in = ProblemInputs::create(p, attention, backward, rng);
+      if (!o->bwd_mode.empty()) in.call.backward_mode = o->bwd_mode == "fast" ? BackwardMode::fast : BackwardMode::deterministic;
       Row row;
       row.name = p.name;
       row.density = in.density;
@@ -106,6 +112,8 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
           row.fwd_config = c.config.str() + " (" + c.source + ")";
         } else if (c.family != "bwd_preprocess") {
           row.bwd_config += (row.bwd_config.empty() ? "" : " ") + c.config.str();
+          if (c.family == "bwd_dkdv")
+            row.bwd_mode = c.backward_mode + (c.backward_mode_reason.empty() ? "" : " (" + c.backward_mode_reason + ")");
         }
       }
       nlohmann::json j = {{"system", "flexjit"}, {"name", p.name}, {"fwd_ms", round_to(row.fwd_ms, 1e-4)},
@@ -121,16 +129,17 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
         j["bwd_ms"] = round_to(row.bwd_ms, 1e-4);
         j["bwd_tflops"] = round_to(row.bwd_tflops, 0.1);
         j["bwd_configs"] = row.bwd_config;
+        j["bwd_mode"] = row.bwd_mode;
       }
       emit_json(j);
       rows.push_back(row);
     }
     std::printf("\n%-27s %9s %9s %10s %10s %9s %8s %8s  %s\n", "problem", "fwd TF/s", "bwd TF/s", "first call",
-                "compile", "load", "density", "fwd GB/s", "configs (fwd; dkdv dq)");
+                "compile", "load", "density", "fwd GB/s", "configs (fwd; dkdv dq; bwd mode)");
     for (const Row& r : rows)
-      std::printf("%-27s %9.1f %9.1f %7.1f ms %7.0f ms %6.2f ms %8.3f %8.0f  %s; %s\n", r.name.c_str(), r.fwd_tflops,
+      std::printf("%-27s %9.1f %9.1f %7.1f ms %7.0f ms %6.2f ms %8.3f %8.0f  %s; %s%s%s\n", r.name.c_str(), r.fwd_tflops,
                   r.bwd_tflops, r.first_ms, r.compile_ms, r.load_ms, r.density, r.gbps, r.fwd_config.c_str(),
-                  r.bwd_config.c_str());
+                  r.bwd_config.c_str(), r.bwd_mode.empty() ? "" : "; ", r.bwd_mode.c_str());
     return kExitOk;
   };
 });

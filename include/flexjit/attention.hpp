@@ -72,7 +72,28 @@ struct KernelChoice {
   bool from_disk_cache = false;  ///< the launched kernel came from the disk cache in this process
   double load_ms = 0;          ///< wall time this process spent getting it ready (compile or disk
                                ///< read, plus module load); 0 once it is in the in-process cache
+  /// bwd_dkdv only: "fast" (dQ summed by the dK/dV kernel, no dQ kernel) or "deterministic" (a
+  /// separate dQ kernel; the same bits every run).
+  std::string backward_mode;
+  /// bwd_dkdv only: why the call ran deterministically when the fast mode was asked for (learnable
+  /// buffers, a GPU without sm_90a, head dims without fast tiles); empty otherwise.
+  std::string backward_mode_reason;
 };
+
+/// How the backward sums dQ over the kv tiles.
+enum class BackwardMode {
+  /// dQ summed in fp32 by the dK/dV kernel with atomic adds, then converted: 5 GEMMs instead of 7.
+  /// dQ varies in its last bits from run to run. Runs on sm_90a for head dims up to 128 without
+  /// learnable buffers; elsewhere the call runs deterministically (KernelChoice says why). Not
+  /// the default: on an H100 it is faster only on dense problems so far (notes/perf.md, "(f)").
+  fast,
+  /// A separate dQ kernel recomputes the scores: the same bits on every run and stream. The default.
+  deterministic,
+};
+
+/// The mode `FLEXJIT_DETERMINISTIC` asks for: unset, empty or 1: deterministic; 0: fast. Throws
+/// UsageError for any other value.
+BackwardMode backward_mode_from_env();
 
 /// Per-call options.
 struct CallOptions {
@@ -87,6 +108,8 @@ struct CallOptions {
   /// SeqLens for what is read and written). Empty: every sequence has the tensors' lengths. The
   /// backward must get the lengths its forward got.
   SeqLens seq_lens;
+  /// backward only: how dQ is summed; unset: FLEXJIT_DETERMINISTIC decides (default deterministic).
+  std::optional<BackwardMode> backward_mode;
 };
 
 /// A compiled attention variant. Cheap to copy (copies share kernels). Thread-safe.

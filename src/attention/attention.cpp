@@ -131,6 +131,7 @@ codegen::KernelSpec attention_spec(codegen::Family family, const AttentionSpec& 
   ks.negative_scale = family == codegen::Family::fwd && shape.negative_scale;
   if (config) ks.config = *config;
   ks.buffer_grads = family == codegen::Family::bwd_dq && !score.buffer_gradients().empty();
+  ks.dq_accumulate = family == codegen::Family::bwd_dkdv && shape.fast_dq;
   // Per-sequence lengths: a kernel variant of its own (kernels without them stay as they are). An
   // empty sequence has rows with nothing to attend to, whatever the spec promised.
   ks.seq_lens = shape.seq_lens && (family == codegen::Family::fwd || family == codegen::Family::bwd_dq ||
@@ -272,8 +273,8 @@ std::shared_ptr<const Attention::Impl::Resolved> resolve(Attention::Impl& impl, 
                                                           const BlockMask* block_mask, const KernelLauncher& launch,
                                                           Stream stream) {
   char signature[160];
-  std::snprintf(signature, sizeof signature, "%s %d %d %d %d %d %d %d %d %d %d %d", std::string(codegen::family_name(family)).c_str(),
-                shape.negative_scale ? 1 : 0, shape.tma_ok ? 1 : 0, shape.seq_lens ? 1 : 0, shape.batch, shape.q_heads,
+  std::snprintf(signature, sizeof signature, "%s %d %d %d %d %d %d %d %d %d %d %d %d", std::string(codegen::family_name(family)).c_str(),
+                shape.negative_scale ? 1 : 0, shape.tma_ok ? 1 : 0, shape.seq_lens ? 1 : 0, shape.fast_dq ? 1 : 0, shape.batch, shape.q_heads,
                 shape.kv_heads, shape.q_len, shape.kv_len,
                 block_mask != nullptr ? 1 : 0,
                 block_mask ? block_mask->shape().q_block : 0, block_mask ? block_mask->shape().kv_block : 0);
@@ -292,7 +293,64 @@ std::shared_ptr<const Attention::Impl::Resolved> resolve(Attention::Impl& impl, 
   return impl.resolved.insert(key, std::move(r));
 }
 
+// The backward mode a call runs, and why it is deterministic when the fast mode was asked for.
+// Asked for in CallOptions, the fast mode with a fixed dK/dV config that has no fast form is the
+// caller's error (named by the config's validation); asked for by FLEXJIT_DETERMINISTIC=0, such a
+// config, and
+// defaults without a fast form (no sm_90a, head dims above 128), run deterministically.
+struct BackwardPlan {
+  bool fast = false;
+  std::string reason;
+};
+
+BackwardPlan plan_backward(const Attention::Impl& impl, const std::string& arch, attention::ProblemShape shape,
+                           const BlockMask* block_mask, const CallOptions& options) {
+  BackwardPlan plan;
+  const BackwardMode asked = options.backward_mode ? *options.backward_mode : backward_mode_from_env();
+  if (asked == BackwardMode::deterministic) return plan;
+  if (!impl.score.buffer_gradients().empty()) {
+    plan.reason = "learnable-buffer gradients are summed by the deterministic dQ kernel";
+    return plan;
+  }
+  shape.fast_dq = true;
+  const codegen::KernelSpec base =
+      attention_spec(codegen::Family::bwd_dkdv, impl.spec, impl.score, impl.mask, shape, block_mask, std::nullopt);
+  if (impl.spec.bwd_dkdv_config) {
+    try {
+      attention_spec(codegen::Family::bwd_dkdv, impl.spec, impl.score, impl.mask, shape, block_mask,
+                     impl.spec.bwd_dkdv_config)
+          .validate();
+    } catch (const UsageError& e) {
+      if (options.backward_mode) throw;  // the caller asked for both
+      plan.reason = std::string("the fixed dK/dV config has no fast form: ") + e.what();
+      return plan;
+    }
+    plan.fast = true;
+    return plan;
+  }
+  const BlockConfig fallback = tune::default_for(base, arch);
+  try {
+    attention_spec(codegen::Family::bwd_dkdv, impl.spec, impl.score, impl.mask, shape, block_mask, fallback).validate();
+  } catch (const UsageError&) {
+    plan.reason = arch != "sm_90a" ? "the fast dK/dV kernel runs on sm_90a (wgmma); this call compiles for " + arch
+                                   : "head dims " + std::to_string(impl.spec.head_dim) + "/" +
+                                         std::to_string(impl.spec.head_dim_v) +
+                                         " have no fast dK/dV tiles (the default " + fallback.str() + " has no fast form)";
+    return plan;
+  }
+  plan.fast = true;
+  return plan;
+}
+
 }  // namespace
+
+BackwardMode backward_mode_from_env() {
+  const char* value = std::getenv("FLEXJIT_DETERMINISTIC");
+  if (value == nullptr || *value == '\0' || std::string(value) == "1") return BackwardMode::deterministic;
+  if (std::string(value) == "0") return BackwardMode::fast;
+  throw UsageError(std::string("FLEXJIT_DETERMINISTIC='") + value +
+                   "' is not 0 or 1 (0: the fast backward; unset or 1: the deterministic one)");
+}
 
 void Attention::forward(const TensorView& q, const TensorView& k, const TensorView& v,
                         const TensorView& out, const TensorView& lse, const BlockMask* block_mask,
@@ -464,6 +522,29 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
     else
       configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data())});
   };
+  const BackwardPlan plan = plan_backward(*impl_, impl_->target_arch(), shape, block_mask, options);
+  const auto note_mode = [&] {
+    std::lock_guard<std::mutex> lock(impl_->choices_mutex);
+    KernelChoice& dkdv = impl_->choices["bwd_dkdv"];
+    dkdv.backward_mode = plan.fast ? "fast" : "deterministic";
+    dkdv.backward_mode_reason = plan.reason;
+    if (plan.fast) impl_->choices.erase("bwd_dq");  // no dQ kernel ran
+  };
+  if (plan.fast) {
+    // dQ / scale summed in fp32 by the dK/dV kernel (stream-ordered scratch, zeroed after any
+    // tuning launches have used it), then scaled and converted by the preprocess family's second
+    // kernel.
+    shape.fast_dq = true;
+    const size_t accum_floats = size_t(shape.batch) * shape.q_heads * shape.q_len * spec.head_dim;
+    attention::StreamScratch dq_accum(accum_floats * sizeof(float), stream);
+    p.dq_accum = static_cast<float*>(dq_accum.data());
+    const auto dkdv_kernel = resolve(*impl_, Family::bwd_dkdv, spec.bwd_dkdv_config, shape, block_mask, launch_dkdv, stream);
+    FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(p.dq_accum), 0, accum_floats * sizeof(float), stream));
+    launch_dkdv(dkdv_kernel->spec, *dkdv_kernel->kernel, stream);
+    codegen::ConfiguredKernel(*pre_kernel->kernel, call_shape(shape), 1).launch(stream, {&p});
+    note_mode();
+    return;
+  }
   const auto dkdv_kernel = resolve(*impl_, Family::bwd_dkdv, spec.bwd_dkdv_config, shape, block_mask, launch_dkdv, stream);
   const auto dq_kernel = resolve(*impl_, Family::bwd_dq, spec.bwd_dq_config, shape, block_mask, launch_dq, stream);
   // dQ on a side stream, concurrent with dK/dV: each kernel's tail fills with the other's blocks.
@@ -471,6 +552,7 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
   launch_dkdv(dkdv_kernel->spec, *dkdv_kernel->kernel, stream);
   launch_dq(dq_kernel->spec, *dq_kernel->kernel, fork.side());
   fork.join();  // before `delta` is freed on `stream`
+  note_mode();
 }
 
 void Attention::decode(const TensorView& q, const KVCache& kv, const TensorView& out, const TensorView& lse,
@@ -538,27 +620,36 @@ std::vector<WarmedKernel> Attention::warm_up(const ProblemSize& size, bool backw
   // A fixed config compiles alone; otherwise every candidate the autotuner would time (off: the
   // default), so a first call on the GPU finds them all in the disk cache.
   const AutotuneMode mode = autotune_mode();
+  attention::ProblemShape family_shape = shape;  // the fast backward's dK/dV kernel: fast_dq set
   const auto add_family = [&](Family family, const std::optional<BlockConfig>& fixed) {
     if (fixed) {
-      specs.push_back(attention_spec(family, spec, impl_->score, impl_->mask, shape, mask_ptr, fixed));
+      specs.push_back(attention_spec(family, spec, impl_->score, impl_->mask, family_shape, mask_ptr, fixed));
       return;
     }
-    const codegen::KernelSpec base = attention_spec(family, spec, impl_->score, impl_->mask, shape, mask_ptr, std::nullopt);
+    const codegen::KernelSpec base =
+        attention_spec(family, spec, impl_->score, impl_->mask, family_shape, mask_ptr, std::nullopt);
     const std::vector<BlockConfig> configs =
         mode == AutotuneMode::off
             ? std::vector<BlockConfig>{tune::default_for(base, target)}
             : tune::candidate_configs(base, mode == AutotuneMode::max ? tune::SearchSpace::full : tune::SearchSpace::small,
                                       target);
     for (const BlockConfig& c : configs)
-      specs.push_back(attention_spec(family, spec, impl_->score, impl_->mask, shape, mask_ptr, c));
+      specs.push_back(attention_spec(family, spec, impl_->score, impl_->mask, family_shape, mask_ptr, c));
   };
   add_family(Family::fwd, spec.fwd_config);
   if (backward) {
     specs.push_back(attention_spec(Family::bwd_preprocess, spec, impl_->score, impl_->mask, shape, nullptr, std::nullopt));
-    add_family(Family::bwd_dq, spec.bwd_dq_config);
-    add_family(Family::bwd_dkdv, spec.bwd_dkdv_config);
-    const codegen::KernelSpec dq = attention_spec(Family::bwd_dq, spec, impl_->score, impl_->mask, shape, mask_ptr, std::nullopt);
-    if (dq.buffer_grads) specs.push_back(attention::buffer_grad_reduce_spec(dq));
+    // The kernels of the mode FLEXJIT_DETERMINISTIC selects (a call that picks the other mode in
+    // CallOptions compiles its kernels on first use).
+    if (plan_backward(*impl_, target, shape, mask_ptr, CallOptions{}).fast) {
+      family_shape.fast_dq = true;
+      add_family(Family::bwd_dkdv, spec.bwd_dkdv_config);
+    } else {
+      add_family(Family::bwd_dq, spec.bwd_dq_config);
+      add_family(Family::bwd_dkdv, spec.bwd_dkdv_config);
+      const codegen::KernelSpec dq = attention_spec(Family::bwd_dq, spec, impl_->score, impl_->mask, shape, mask_ptr, std::nullopt);
+      if (dq.buffer_grads) specs.push_back(attention::buffer_grad_reduce_spec(dq));
+    }
   }
   if (masked) specs.push_back(codegen::block_mask_kernel_spec(impl_->mask, 128, 128));
   std::vector<WarmedKernel> out(specs.size());

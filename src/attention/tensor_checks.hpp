@@ -17,6 +17,7 @@ struct ProblemShape {
   // forward's condition. When not, a default or tuned 'ws' config runs as its 'g' twin.
   bool tma_ok = true;
   bool seq_lens = false;        // per-sequence lengths (KernelSpec::seq_lens)
+  bool fast_dq = false;         // backward, fast mode: the dK/dV kernel sums dQ (KernelSpec::dq_accumulate)
   int gqa_group() const { return q_heads / kv_heads; }
 };
 

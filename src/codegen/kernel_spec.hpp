@@ -52,6 +52,7 @@ struct KernelSpec {
   bool rows_guaranteed_safe = false;
   bool paged = false;              // decode: K/V come from a page pool through a page table
   bool buffer_grads = false;       // bwd_dq: also accumulate the learnable buffers' gradients
+  bool dq_accumulate = false;      // bwd_dkdv: also dQ = dS K, added in fp32 to p.dq_accum (the fast mode)
   bool seq_lens = false;           // fwd, bwd_dq, bwd_dkdv, block_mask: per-sequence lengths (a FlexjitSeqLens parameter)
   Declarations declarations;
   Expr score_mod = Expr::identity_score();

@@ -27,7 +27,9 @@ std::string wrapper(const WgmmaShape& s, const std::string& type) {
   const int acc = s.n / 2;
   const std::string shape = "m64n" + std::to_string(s.n) + "k16";
   const std::string op = "wgmma.mma_async.sync.aligned." + shape + ".f32." + type + "." + type + " ";
-  const std::string name = std::string(s.a_in_registers ? "WgmmaRS" : "WgmmaSS");
+  if (s.a_in_registers && s.transpose_a)
+    throw UsageError("wgmma: an A operand in registers has no transposed form");
+  const std::string name = std::string(s.a_in_registers ? "WgmmaRS" : s.transpose_a ? "WgmmaSSTa" : "WgmmaSS");
   std::string out = "template <> struct " + name + "<" + std::to_string(s.n) + ", " +
                     (s.transpose_b ? "true" : "false") + "> {\n";
   if (s.a_in_registers) {
@@ -43,7 +45,7 @@ std::string wrapper(const WgmmaShape& s, const std::string& type) {
            "][4], u64 desc_a, u64 desc_b, int accumulate) {\n";
     out += "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(acc + 2) +
            ", 0;\\n" + op + operand_list(0, acc) + ", %" + std::to_string(acc) + ", %" +
-           std::to_string(acc + 1) + ", p, 1, 1, 0, " + (s.transpose_b ? "1" : "0") + ";\\n}\\n\"\n";
+           std::to_string(acc + 1) + ", p, 1, 1, " + (s.transpose_a ? "1" : "0") + ", " + (s.transpose_b ? "1" : "0") + ";\\n}\\n\"\n";
     out += "        : " + accumulator_constraints(s.n) + "\n";
     out += "        : \"l\"(desc_a), \"l\"(desc_b), \"r\"(accumulate));\n";
   }

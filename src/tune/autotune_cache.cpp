@@ -528,7 +528,8 @@ AutotuneKey make_autotune_key(const codegen::KernelSpec& base, const std::string
   key.nvrtc_version = jit::nvrtc_version_string();
   key.flexjit_version = FLEXJIT_VERSION_STRING;
   key.arch = arch;
-  key.family = std::string(codegen::family_name(base.family));
+  // The fast backward's dK/dV kernel also computes dQ: tuned apart from the deterministic one.
+  key.family = std::string(codegen::family_name(base.family)) + (base.dq_accumulate ? "+dq" : "");
   key.dtype = std::string(dtype_name(base.dtype));
   key.head_dim = base.head_dim;
   key.head_dim_v = base.head_dim_v;

@@ -481,5 +481,70 @@ TEST(CodegenCompileMatrix, CompileKernelUsesTheDiskCache) {
   EXPECT_TRUE(fs::exists(cache.path() / "kernels" / (first.key + ".cubin")));
 }
 
+// The fast backward's dK/dV kernel (issue 13: dQ = dS K added in fp32 there, no dQ kernel) for
+// every suite mod at d64 and d128 with the 64-query wgmma tiles it takes (two warpgroups splitting
+// the dQ columns at d128 and the kv rows at d64; at d64 also one warpgroup taking both), GQA, f16,
+// D != Dv, odd lengths and dense masks: NVRTC compiles it with no spills and no serialised wgmma, and the PTX
+// holds the vector reductions and the M-major dSᵀ operand (wgmma with both transposes set).
+TEST(CodegenCompileMatrix, FastBackwardDkdvCompilesForEverySuiteModAndHeadDim) {
+  const TempCacheDir cache;
+  std::vector<Job> jobs;
+  std::set<std::string> seen;
+  auto add = [&](const std::string& label, KernelSpec spec, const char* config) {
+    spec.config = BlockConfig::parse(config);
+    spec.dq_accumulate = true;
+    if (seen.insert(spec.describe() + "|" + emit_mod_args_struct(spec.declarations)).second)
+      jobs.push_back({label, spec, "sm_90a"});
+  };
+  for (const SuiteVariant& v : read_suite(FLEXJIT_SOURCE_DIR "/bench/suite.json")) {
+    // Decode problems have no backward; learnable buffers keep the deterministic backward (their
+    // gradients are summed by the dQ kernel).
+    if (v.head_dim > 128 || v.name.rfind("decode", 0) == 0 || v.name.find("learnable") != std::string::npos) continue;
+    add(v.name, attention_kernel(Family::bwd_dkdv, v), "m64n128w8s2g");
+    if (v.head_dim == 64) add(v.name, attention_kernel(Family::bwd_dkdv, v), "m64n64w4s2g");
+  }
+  for (DType dtype : {DType::bf16, DType::f16})
+    for (auto [d, dv] : {std::pair{64, 64}, {128, 128}, {128, 64}, {64, 128}}) {
+      SuiteVariant v;
+      v.name = std::string("fast_") + std::string(dtype_name(dtype)) + "_d" + std::to_string(d) + "_" + std::to_string(dv);
+      v.q_len = 1000, v.kv_len = 777;
+      v.head_dim = d, v.head_dim_v = dv, v.dtype = dtype;
+      v.q_heads = 8, v.kv_heads = 2;
+      v.mask_mod = "q_idx >= kv_idx";
+      KernelSpec spec = attention_kernel(Family::bwd_dkdv, v);
+      spec.is_divisible = false;
+      add(v.name, spec, "m64n128w8s2g");
+      spec.has_block_mask = spec.has_full_blocks = false;  // mask_mod on every tile
+      add(v.name + "_dense", spec, d == 64 ? "m64n64w4s2g" : "m64n128w8s2g");
+    }
+  ASSERT_GE(jobs.size(), 20u);
+  std::vector<jit::CompiledKernel> compiled(jobs.size());
+  std::vector<std::string> errors(jobs.size());
+  parallel_for(jobs.size(), 0, [&](size_t i) {
+    try {
+      compiled[i] = compile_kernel(jobs[i].spec, jobs[i].arch);
+    } catch (const Error& e) {
+      errors[i] = e.what();
+    }
+  });
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const std::string what = jobs[i].label + " " + jobs[i].spec.describe();
+    ASSERT_EQ(errors[i], "") << what;
+    const jit::CompiledKernel& c = compiled[i];
+    EXPECT_EQ(c.log.find("C75"), std::string::npos) << what << ": ptxas warned about the wgmma pipeline:\n" << c.log;
+    ASSERT_EQ(c.resources.count("flexjit_attention_bwd_dkdv"), 1u) << what;
+    // A mask_mod on every tile of a d128 GQA group spills 16 bytes here (the deterministic
+    // kernel spills 104 there); everything else fits.
+    if (jobs[i].label.find("_d128_128_dense") == std::string::npos) {
+      EXPECT_EQ(c.resources.at("flexjit_attention_bwd_dkdv").spill_store_bytes, 0) << what << ":\n" << c.log;
+    } else {
+      EXPECT_LE(c.resources.at("flexjit_attention_bwd_dkdv").spill_store_bytes, 32) << what << ":\n" << c.log;
+    }
+    EXPECT_NE(c.ptx.find("red.global.add.v2.f32"), std::string::npos) << what;
+    EXPECT_NE(c.ptx.find(", p, 1, 1, 1, 1;"), std::string::npos) << what << ": no wgmma with A and B transposed";
+  }
+}
+
+
 }  // namespace
 }  // namespace flexjit::codegen

@@ -252,6 +252,20 @@ std::vector<GoldenCase> golden_cases() {
          s.is_divisible = true;
          return s;
        }},
+      // The fast backward's dK/dV kernel (dQ summed there), GQA 4:1, d64: two warpgroups
+      // splitting the kv rows of dQ += dS K.
+      {"bwd_dkdv_fast_bf16_d64_gqa4",
+       [] {
+         KernelSpec s;
+         s.family = Family::bwd_dkdv;
+         s.head_dim = s.head_dim_v = 64;
+         s.gqa_group = 4;
+         s.config = BlockConfig::parse("m64n128w8s2g");
+         s.mask_mod = Expr::parse(ModKind::mask, mods::causal());
+         s.has_block_mask = s.has_full_blocks = true;
+         s.dq_accumulate = true;
+         return s;
+       }},
   };
 }
 
@@ -274,7 +288,8 @@ TEST_P(CodegenGolden, ContextSourceAndVariantHeader) {
                                                "flexjit_expr.cuh",      "flexjit_mma.cuh",      "flexjit_params.cuh",
                                                "flexjit_softmax.cuh",   "flexjit_tma.cuh",      "flexjit_variant.cuh",
                                                "flexjit_warp_gemm.cuh"};
-  if (c.name.find("wgmma") != std::string::npos || c.name.find("_ws_") != std::string::npos)
+  if (c.name.find("wgmma") != std::string::npos || c.name.find("_ws_") != std::string::npos ||
+      c.name.find("_fast_") != std::string::npos)
     expected_headers.push_back("flexjit_wgmma.cuh");
   expected_headers.push_back("flexjit_wgmma_ops.cuh");
   std::sort(expected_headers.begin(), expected_headers.end());

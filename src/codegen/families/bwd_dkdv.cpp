@@ -22,20 +22,65 @@ void wgmma_checks(const KernelSpec& s) {
                      "64-column slices (use the mma.sync path: drop the trailing 'g')");
 }
 
+// The fast mode's dQ += dS K: each warpgroup takes one 64-query block of the tile and either a
+// column share of the slice (over every kv row of the CTA) or, when the shares would not be whole
+// 64-column slabs, the whole slice over its own share of the kv rows (more atomics, same GEMM).
+struct DqPlan {
+  int groups_per_block = 0;  // warpgroups per 64-query block
+  bool split_columns = false;
+  int n = 0;                 // dQ columns per warpgroup (N of its wgmma)
+  int kv_rows = 0;           // kv rows (K of its wgmma)
+};
+
+DqPlan dq_plan(const KernelSpec& s) {
+  DqPlan plan;
+  const int warpgroups = s.config.num_warps / 4, blocks = s.config.block_m / 64;
+  const int splits = dkdv_splits(s.head_dim, s.head_dim_v);
+  if (blocks == 0 || splits == 0 || warpgroups % blocks != 0) return plan;
+  plan.groups_per_block = warpgroups / blocks;
+  const int slice = s.head_dim / splits;
+  plan.split_columns = (slice / plan.groups_per_block) % 64 == 0 && slice % plan.groups_per_block == 0;
+  plan.n = plan.split_columns ? slice / plan.groups_per_block : slice;
+  plan.kv_rows = plan.split_columns ? s.config.block_n : s.config.block_n / plan.groups_per_block;
+  return plan;
+}
+
+void dq_checks(const KernelSpec& s) {
+  if (!s.dq_accumulate) return;
+  const std::string fix = " (e.g. m64n128w8s2g), or run the deterministic mode (CallOptions::backward_mode, "
+                          "FLEXJIT_DETERMINISTIC=1, --bwd-mode deterministic)";
+  if (!s.config.wgmma)
+    throw UsageError("config " + s.config.str() + ": the fast backward computes dQ in the dK/dV kernel with wgmma; "
+                     "use a config ending in 'g'" + fix);
+  if (s.config.block_m % 64 != 0 || dq_plan(s).groups_per_block == 0)
+    throw UsageError("config " + s.config.str() + ": the fast backward's dK/dV kernel needs query tiles of 64 rows "
+                     "per warpgroup share (m64 or m128 with as many warpgroups as 64-row blocks or a multiple)" + fix);
+  // A warpgroup holds its dQ share beside dK and dV: 64 columns (32 registers) fit, 128 spill.
+  if (dq_plan(s).n > 64)
+    throw UsageError("config " + s.config.str() + ": in the fast backward each warpgroup of the dK/dV kernel would hold " +
+                     std::to_string(dq_plan(s).n) + " dQ columns, which spill beside dK and dV (at most 64); use more "
+                     "warpgroups per 64 queries" + fix);
+}
+
 void split_checks(const KernelSpec& s) {
   if (dkdv_splits(s.head_dim, s.head_dim_v) == 0)
     throw UsageError("backward: head dims " + std::to_string(s.head_dim) + "/" + std::to_string(s.head_dim_v) +
                      " cannot be split into 16-column slices whose dK/dV accumulators fit in registers");
 }
 
-void validate(const KernelSpec& s) { validate_tiles(s, /*kv_rows=*/true, wgmma_checks, split_checks); }
+void validate(const KernelSpec& s) {
+  validate_tiles(s, /*kv_rows=*/true, wgmma_checks, split_checks);
+  dq_checks(s);
+}
 
 // K and V tiles, then STAGES stages of (Q, dO, LSE and delta rows); wgmma stages 1024-aligned.
+// The fast mode adds the tile's dSᵀ (kv rows x queries), the A operand of dQ += dS K.
 size_t shared_memory_bytes(const KernelSpec& s) {
   const size_t e = 2, m = s.config.block_m, n = s.config.block_n, d = s.head_dim, dv = s.head_dim_v;
   size_t stage = m * (d + dv) * e + 2 * m * 4;
   if (s.config.wgmma) stage = (stage + 1023) / 1024 * 1024;
-  return n * (d + dv) * e + s.config.stages * stage + (s.config.wgmma ? 1024 : 0);
+  return n * (d + dv) * e + s.config.stages * stage + (s.config.wgmma ? 1024 : 0) +
+         (s.dq_accumulate ? n * m * e : 0);
 }
 
 int threads(const KernelSpec& s, int) { return s.config.num_warps * 32; }
@@ -43,6 +88,12 @@ int threads(const KernelSpec& s, int) { return s.config.num_warps * 32; }
 void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& constants) {
   constants.push_back(int_constant("SPLITS", dkdv_splits(s.head_dim, s.head_dim_v)));
   add_tile_constants(s, ctx, constants);
+  const DqPlan plan = s.dq_accumulate ? dq_plan(s) : DqPlan{};
+  constants.push_back(bool_constant("DQ_ACCUMULATE", s.dq_accumulate));
+  constants.push_back(int_constant("DQ_GROUPS_PER_BLOCK", plan.groups_per_block));
+  constants.push_back(bool_constant("DQ_SPLIT_COLUMNS", plan.split_columns));
+  constants.push_back(int_constant("DQ_N", plan.n));
+  constants.push_back(int_constant("DQ_KV_ROWS", plan.kv_rows));
 }
 
 // One CTA per (kv tile, column slice), kv head, batch.
@@ -95,7 +146,10 @@ const char* hopper_default(const KernelSpec& s) {
 
 std::vector<WgmmaShape> wgmma_shapes(const KernelSpec& s) {
   const int splits = dkdv_splits(s.head_dim, s.head_dim_v);
-  return {{s.config.block_m, false, false}, {s.head_dim_v / splits, true, true}, {s.head_dim / splits, true, true}};
+  std::vector<WgmmaShape> shapes = {
+      {s.config.block_m, false, false}, {s.head_dim_v / splits, true, true}, {s.head_dim / splits, true, true}};
+  if (s.dq_accumulate) shapes.push_back({dq_plan(s).n, false, true, true});
+  return shapes;
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
-// Family `bwd_preprocess`: delta = rowsum(O * dO) in fp32, the row term of the softmax gradient.
-// Row-wise (no tiles, no mods): THREADS_PER_ROW lanes read a row in 16-byte chunks, ROWS_PER_CTA
-// rows per CTA; both are computed here and handed to the template as constants, so the launch
-// grid and the kernel cannot disagree. Template: templates/attention_bwd_preprocess.cu.j2.
+// Family `bwd_preprocess`: the backward's row-wise kernels (no tiles, no mods). Kernel 0: delta =
+// rowsum(O * dO) in fp32, the row term of the softmax gradient; THREADS_PER_ROW lanes read a row
+// in 16-byte chunks, ROWS_PER_CTA rows per CTA, both computed here and handed to the template as
+// constants, so the launch grid and the kernel cannot disagree. Kernel 1 (the fast mode's
+// epilogue): dQ = scale * the fp32 dQ accumulator, in the element type, 8 columns per thread.
+// Template: templates/attention_bwd_preprocess.cu.j2.
 #include "codegen/families/attention_common.hpp"
 #include "flexjit/error.hpp"
 
@@ -30,17 +32,25 @@ int rows_per_cta(const KernelSpec& s) { return threads(s, 0) / threads_per_row(s
 
 void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& constants) {
   ctx["element_type"] = element_type(s);
+  ctx["preprocess_kernel_name"] = descriptor(s.family).kernel_names[0];
+  ctx["convert_kernel_name"] = descriptor(s.family).kernel_names[1];
+  constants.push_back(int_constant("D", s.head_dim));
   constants.push_back(int_constant("DV", s.head_dim_v));
   constants.push_back(int_constant("THREADS", threads(s, 0)));
   constants.push_back(int_constant("THREADS_PER_ROW", threads_per_row(s)));
   constants.push_back(int_constant("ROWS_PER_CTA", rows_per_cta(s)));
 }
 
-LaunchGeometry geometry(const KernelSpec& s, const CallShape& shape, int) {
+LaunchGeometry geometry(const KernelSpec& s, const CallShape& shape, int index) {
   LaunchGeometry g;
+  g.block = {static_cast<unsigned>(threads(s, 0)), 1, 1};
+  if (index == 1) {  // dQ conversion: one thread per 8 columns of a row
+    const long long chunks = static_cast<long long>(shape.q_len) * (s.head_dim / 8);
+    g.grid = {ceil_div(chunks, threads(s, 0)), static_cast<unsigned>(shape.heads), static_cast<unsigned>(shape.batch)};
+    return g;
+  }
   g.grid = {ceil_div(shape.q_len, rows_per_cta(s)), static_cast<unsigned>(shape.heads),
             static_cast<unsigned>(shape.batch)};
-  g.block = {static_cast<unsigned>(threads(s, 0)), 1, 1};
   return g;
 }
 
@@ -52,7 +62,7 @@ FamilyDescriptor bwd_preprocess_family() {
   f.name = "bwd_preprocess";
   f.template_name = "attention_bwd_preprocess.cu.j2";
   f.source_name = "attention_bwd_preprocess.cu";
-  f.kernel_names = {"flexjit_attention_bwd_preprocess"};
+  f.kernel_names = {"flexjit_attention_bwd_preprocess", "flexjit_attention_bwd_dq_convert"};
   f.attention = true;
   f.default_config = default_config;
   f.validate = validate;

@@ -30,6 +30,11 @@ constexpr bool ROWS_GUARANTEED_SAFE = false;
 constexpr bool WGMMA = true;
 constexpr bool SEQ_LENS = false;
 constexpr flexjit::MmaPath MMA_PATH = flexjit::MmaPath::wgmma;
+constexpr bool DQ_ACCUMULATE = false;
+constexpr int DQ_GROUPS_PER_BLOCK = 0;
+constexpr bool DQ_SPLIT_COLUMNS = false;
+constexpr int DQ_N = 0;
+constexpr int DQ_KV_ROWS = 0;
 
 // Here BLOCK_N (kv rows) is the CTA's fixed tile and BLOCK_M (query rows) the streamed one.
 constexpr int THREADS = NUM_WARPS * 32;
@@ -59,7 +64,12 @@ constexpr int STATS_BYTES = 2 * BLOCK_M * 4;  // lse (base 2) and delta of the t
 // wgmma tiles must start on 1024-byte boundaries, so each ring stage is padded to one.
 constexpr int STAGE_BYTES = WGMMA ? (QTile::kBytes + DOTile::kBytes + STATS_BYTES + 1023) / 1024 * 1024
                                   : QTile::kBytes + DOTile::kBytes + STATS_BYTES;
-constexpr int SMEM_BYTES = KTile::kBytes + VTile::kBytes + STAGES * STAGE_BYTES + (WGMMA ? 1024 : 0);
+// The fast mode's dSᵀ tile (kv rows x queries), the A operand of dQ += dS K.
+using DsTile = WgmmaTile<BLOCK_N, DQ_ACCUMULATE ? BLOCK_M : 64>;
+constexpr int DS_BYTES = DQ_ACCUMULATE ? DsTile::kBytes : 0;
+static_assert(!DQ_ACCUMULATE || (WGMMA && BLOCK_M % 64 == 0 && DQ_N % 8 == 0 && DQ_KV_ROWS % 64 == 0),
+              "the fast dQ runs on wgmma with 64-query blocks");
+constexpr int SMEM_BYTES = KTile::kBytes + VTile::kBytes + STAGES * STAGE_BYTES + (WGMMA ? 1024 : 0) + DS_BYTES;
 static_assert(SMEM_BYTES == EXPECTED_SMEM_BYTES, "host and kernel disagree on the shared-memory size");
 
 template <typename Tile>
@@ -125,6 +135,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   const u32 smem_k = WGMMA ? (smem_addr(smem) + 1023u) & ~1023u : smem_addr(smem);
   const u32 smem_v = smem_k + KTile::kBytes;
   const u32 smem_ring = smem_v + VTile::kBytes;
+  const u32 smem_ds = smem_ring + STAGES * STAGE_BYTES;  // the fast mode's dSᵀ (1024-aligned: whole stages)
   unsigned char* ring_ptr = smem + (smem_k - smem_addr(smem)) + KTile::kBytes + VTile::kBytes;
 
   // Q, dO and the row statistics of tile t into ring stage `stage`.
@@ -263,8 +274,17 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
           acc_dp[mt][j][i] = prob == 0.f ? 0.f : ds;
         }
 
-    // dK += dSᵀ Q.
-    bwd_dkdv_gemm_dk<MMA_PATH, T, M_TILES, BLOCK_M, DK_SLICE, QTile>(acc_dk, da, acc_dp, smem_q, split, lanes);
+    if constexpr (DQ_ACCUMULATE) {
+      // dK += dSᵀ Q, and dQ += dS K for this warpgroup's share of the tile, added to the fp32
+      // accumulator (the sum over kv tiles and heads' CTAs is the fast mode's nondeterminism).
+      bwd_dkdv_gemm_dk_dq<DQ_ACCUMULATE, T, BLOCK_M, DK_SLICE, D, DQ_N, DQ_KV_ROWS, DQ_GROUPS_PER_BLOCK, DQ_SPLIT_COLUMNS,
+                          QTile, KTile, DsTile>(acc_dk, da, acc_dp, smem_q, smem_k, smem_ds, warp, lane, split,
+                                                p.dq_accum + (static_cast<long long>(b) * p.num_q_heads + h) * p.q_len * D,
+                                                q_start, q_len);
+    } else {
+      // dK += dSᵀ Q.
+      bwd_dkdv_gemm_dk<MMA_PATH, T, M_TILES, BLOCK_M, DK_SLICE, QTile>(acc_dk, da, acc_dp, smem_q, split, lanes);
+    }
   }
 
   // Epilogue: dK = scale * sum and dV. One slice: staged through the K and V regions for 16-byte

@@ -5,6 +5,7 @@
 namespace bwd_pre {
 using namespace flexjit;
 using T = bf16;
+constexpr int D = 128;
 constexpr int DV = 192;
 constexpr int THREADS = 256;
 constexpr int THREADS_PER_ROW = 32;
@@ -41,4 +42,21 @@ flexjit_attention_bwd_preprocess(const FlexjitBwdParams p) {
   for (int offset = THREADS_PER_ROW / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
   if (row < p.q_len && lane_in_row == 0)
     p.delta[(static_cast<long long>(b) * p.num_q_heads + h) * p.q_len + row] = sum;
+}
+
+extern "C" __global__ void __launch_bounds__(bwd_pre::THREADS)
+flexjit_attention_bwd_dq_convert(const FlexjitBwdParams p) {
+  using namespace bwd_pre;
+  static_assert(D % 8 == 0, "dQ rows convert in 8-column chunks");
+  const int h = static_cast<int>(blockIdx.y), b = static_cast<int>(blockIdx.z);
+  const long long chunk = static_cast<long long>(blockIdx.x) * THREADS + threadIdx.x;
+  if (chunk >= static_cast<long long>(p.q_len) * (D / 8)) return;
+  const long long row = chunk / (D / 8);
+  const int col = static_cast<int>(chunk % (D / 8)) * 8;
+  const float* acc = p.dq_accum + ((static_cast<long long>(b) * p.num_q_heads + h) * p.q_len + row) * D + col;
+  const float4 lo = *reinterpret_cast<const float4*>(acc);
+  const float4 hi = *reinterpret_cast<const float4*>(acc + 4);
+  u32 out[4] = {pack2<T>(lo.x * p.scale, lo.y * p.scale), pack2<T>(lo.z * p.scale, lo.w * p.scale),
+                pack2<T>(hi.x * p.scale, hi.y * p.scale), pack2<T>(hi.z * p.scale, hi.w * p.scale)};
+  st_global_v4(static_cast<T*>(p.dq) + b * p.dq_stride_b + h * p.dq_stride_h + row * p.dq_stride_s + col, out);
 }
