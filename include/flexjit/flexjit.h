@@ -29,6 +29,7 @@
  * `flexjit_call_options.buffer_grads`). Callers built against 1000 are unaffected: their
  * smaller structs read the new fields as zero. 1002 added per-sequence lengths of padded tensors
  * to forward and backward (`flexjit_call_options.q_lens` / `kv_lens` and their host copies).
+ * 1003 added the backward's mode (`flexjit_call_options.backward_mode`, FLEXJIT_BACKWARD_*).
  */
 
 #include <stddef.h>
@@ -42,7 +43,7 @@ extern "C" {
 
 /** Version of this C API: the major part changes on an incompatible change, the minor part when
  * functions or struct fields are added. Encoded as major * 1000 + minor. */
-#define FLEXJIT_C_API_VERSION 1002
+#define FLEXJIT_C_API_VERSION 1003
 
 /** Symbol visibility of the API functions (the shared library exports nothing else that is C). */
 #if defined(_WIN32)
@@ -165,7 +166,19 @@ typedef struct flexjit_call_options {
   const DLTensor* kv_lens;            /**< [B] int32 keys of each sequence, 0 to Skv; NULL: all Skv */
   const int32_t* host_q_lens;         /**< GPU: optional host copy of q_lens (B values), checked */
   const int32_t* host_kv_lens;        /**< GPU: optional host copy of kv_lens (B values), checked */
+  /* ---- since 1003 ---- */
+  /** flexjit_backward only: how dQ is summed (the C++ `BackwardMode`). FLEXJIT_BACKWARD_DEFAULT:
+   * the environment decides (deterministic unless FLEXJIT_DETERMINISTIC=0);
+   * FLEXJIT_BACKWARD_DETERMINISTIC: a dQ kernel, the same bits every run; FLEXJIT_BACKWARD_FAST:
+   * dQ summed by the dK/dV kernel on sm_90a (varies in its last bits). Other calls reject a
+   * non-zero value. */
+  int32_t backward_mode;
 } flexjit_call_options;
+
+/** Values of flexjit_call_options.backward_mode. */
+#define FLEXJIT_BACKWARD_DEFAULT 0
+#define FLEXJIT_BACKWARD_DETERMINISTIC 1
+#define FLEXJIT_BACKWARD_FAST 2
 
 /** A compiled attention variant (opaque). */
 typedef struct flexjit_variant flexjit_variant;

@@ -277,6 +277,18 @@ CallOptions gpu_options(const flexjit_call_options* given, const Declarations& d
         device_view(b.tensor, function, "buffer '" + std::string(b.name) + "'", -1, devices);
   }
   if (o.has_scale) out.scale = o.scale;
+  if (o.backward_mode != FLEXJIT_BACKWARD_DEFAULT) {  // since 1003
+    if (grads != Grads::written)
+      throw UsageError(std::string(function) + ": options->backward_mode is " + std::to_string(o.backward_mode) +
+                       "; only flexjit_backward takes a backward mode (leave it 0)");
+    if (o.backward_mode == FLEXJIT_BACKWARD_DETERMINISTIC)
+      out.backward_mode = BackwardMode::deterministic;
+    else if (o.backward_mode == FLEXJIT_BACKWARD_FAST)
+      out.backward_mode = BackwardMode::fast;
+    else
+      throw UsageError(std::string(function) + ": options->backward_mode is " + std::to_string(o.backward_mode) +
+                       ", not FLEXJIT_BACKWARD_DEFAULT (0), FLEXJIT_BACKWARD_DETERMINISTIC (1) or FLEXJIT_BACKWARD_FAST (2)");
+  }
   for (const auto& [name, tensor] : read_buffer_grads(o, declarations, function, grads)) {
     const std::string what = "the gradient of buffer '" + name + "'";
     const TensorView g = device_view(tensor, function, what, -1, devices);
@@ -325,6 +337,9 @@ HostCall host_options(const flexjit_call_options* given, const Declarations& dec
                       Grads grads = Grads::refused, Lengths lengths = Lengths::refused) {
   const flexjit_call_options o = read_versioned(given, function, "options", "flexjit_call_options");
   refuse_lengths(o, function, lengths);
+  if (o.backward_mode != FLEXJIT_BACKWARD_DEFAULT)  // since 1003
+    throw UsageError(std::string(function) + ": options->backward_mode is " + std::to_string(o.backward_mode) +
+                     "; only flexjit_backward takes a backward mode (leave it 0)");
   HostCall out;
   if (o.q_lens != nullptr) out.q_lens = host_lengths(o.q_lens, function, "options->q_lens");
   if (o.kv_lens != nullptr) out.kv_lens = host_lengths(o.kv_lens, function, "options->kv_lens");

@@ -137,4 +137,34 @@ TEST(CApiSeqLens, GpuForwardChecksTheLengthsBeforeTheDevice) {
   EXPECT_EQ(last_error(), "forward: seq_lens.host_kv_lens[1] = 3 is outside [0, 2] (Skv, the padded length of k and v)");
 }
 
+// C API 1003: flexjit_call_options.backward_mode. The GPU forward and the references refuse a mode
+// by name (only flexjit_backward takes one); flexjit_backward refuses values outside the three
+// named ones before it touches the device.
+TEST(CApiBackwardMode, OnlyTheBackwardTakesAModeAndOnlyTheNamedOnes) {
+  Tiny t;
+  Variant variant(t.desc);
+  t.options.q_lens = t.options.kv_lens = nullptr;
+  t.options.backward_mode = FLEXJIT_BACKWARD_FAST;
+  EXPECT_EQ(flexjit_reference_forward(variant.handle, &t.tq, &t.tk, &t.tv, &t.tout, &t.tlse, &t.options),
+            FLEXJIT_ERROR_USAGE);
+  EXPECT_EQ(last_error(), "flexjit_reference_forward: options->backward_mode is 2; only flexjit_backward takes a "
+                          "backward mode (leave it 0)");
+  uint16_t fake[256];  // never dereferenced
+  int64_t shape4[4] = {2, 1, 2, 64}, shape3[3] = {2, 1, 2};
+  auto on_device = [&](DLDataType dtype, int ndim, int64_t* shape) {
+    DLTensor d = host(fake, dtype, ndim, shape);
+    d.device = {kDLCUDA, 0};
+    return d;
+  };
+  DLTensor x = on_device(kBF16, 4, shape4), lse = on_device(kF32, 3, shape3);
+  EXPECT_EQ(flexjit_forward(variant.handle, &x, &x, &x, &x, &lse, nullptr, nullptr, &t.options), FLEXJIT_ERROR_USAGE);
+  EXPECT_EQ(last_error(), "flexjit_forward: options->backward_mode is 2; only flexjit_backward takes a backward "
+                          "mode (leave it 0)");
+  t.options.backward_mode = 7;
+  EXPECT_EQ(flexjit_backward(variant.handle, &x, &x, &x, &x, &lse, &x, &x, &x, &x, nullptr, nullptr, &t.options),
+            FLEXJIT_ERROR_USAGE);
+  EXPECT_EQ(last_error(), "flexjit_backward: options->backward_mode is 7, not FLEXJIT_BACKWARD_DEFAULT (0), "
+                          "FLEXJIT_BACKWARD_DETERMINISTIC (1) or FLEXJIT_BACKWARD_FAST (2)");
+}
+
 }  // namespace

@@ -107,10 +107,10 @@ TEST(FamilyGeometry, PreprocessRowsPerCtaFromTheValueHeadDim) {
   expect_dim(g.grid, 125, 5, 2, "preprocess grid d192");
   // ... and the template receives the same numbers as constants.
   const nlohmann::json ctx = template_context(pre);
-  EXPECT_EQ(ctx["constants"][2]["name"], "THREADS_PER_ROW");
-  EXPECT_EQ(ctx["constants"][2]["value"], "32");
-  EXPECT_EQ(ctx["constants"][3]["name"], "ROWS_PER_CTA");
-  EXPECT_EQ(ctx["constants"][3]["value"], "8");
+  EXPECT_EQ(ctx["constants"][3]["name"], "THREADS_PER_ROW");
+  EXPECT_EQ(ctx["constants"][3]["value"], "32");
+  EXPECT_EQ(ctx["constants"][4]["name"], "ROWS_PER_CTA");
+  EXPECT_EQ(ctx["constants"][4]["value"], "8");
 }
 
 TEST(FamilyGeometry, BlockMaskClassifiesThenCompacts) {

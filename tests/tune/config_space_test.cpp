@@ -166,7 +166,6 @@ TEST(ConfigSpace, SmallInsideFullWithTheDefaultFirst) {
 TEST(ConfigSpace, DefaultsFitEveryDeviceClass) {
   // Where the built-in default fits, it stays.
   EXPECT_EQ(tune::default_for(spec_of(Family::fwd, 128), "sm_86").str(), "m128n32w4s2");
-  EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dkdv, 256), "sm_90a").str(), "m32n64w4s2");
   // On Hopper the forward defaults to its warp-specialised path, except at d64 without a mask
   // (the synchronous wgmma path is faster there).
   EXPECT_EQ(tune::default_for(spec_of(Family::fwd, 64), "sm_90a").str(), "m128n128w8s2g");
@@ -180,10 +179,14 @@ TEST(ConfigSpace, DefaultsFitEveryDeviceClass) {
   EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dq, 256), "sm_86").str(), "m32n32w2s2");
   EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dkdv, 256), "sm_80").str(), "m32n64w4s2");
   EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dkdv, 256), "sm_86").str(), "m16n64w4s2");
-  // On Hopper the backward's wgmma kernels up to d128; d256 keeps mma.sync.
+  // On Hopper the backward's wgmma kernels at every head dim; at d192 the dK/dV kernel's column
+  // slices are not whole 64-column slabs, so it keeps its mma.sync default there.
   EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dq, 128), "sm_90a").str(), "m64n64w4s2g");
   EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dkdv, 64), "sm_90a").str(), "m64n128w8s2g");
-  EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dq, 256), "sm_90a").str(), "m64n32w4s2");
+  EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dq, 256), "sm_90a").str(), "m64n32w4s2g");
+  EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dkdv, 256), "sm_90a").str(), "m32n64w4s2g");
+  EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dq, 192), "sm_90a").str(), "m64n32w4s2g");
+  EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dkdv, 192), "sm_90a").str(), "m32n64w4s2");
   // Families without a search space keep their built-in default: 8 warps, no tiles.
   EXPECT_EQ(tune::default_for(spec_of(Family::bwd_preprocess, 128), "sm_80").str(), "m0n0w8s0");
 }
