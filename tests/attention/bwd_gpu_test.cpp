@@ -358,7 +358,9 @@ TEST(BwdGpu, FastAndDeterministicModes) {
 }
 
 // One small fast backward per head dim with a causal mask and GQA: what compute-sanitizer runs on
-// (memcheck, racecheck, synccheck; README, "Testing").
+// (memcheck, racecheck, synccheck; README, "Testing"). Its forward takes the synchronous wgmma
+// kernel: racecheck reports the persistent forward's published tile slot, which it cannot see
+// through the mbarrier (design-changes.md, "Persistent grid"), and that is not this test's subject.
 TEST(BwdGpu, FastModeOnePerHeadDim) {
   FLEXJIT_REQUIRE_GPU();
   if (current_device().default_arch() != "sm_90a")
@@ -367,6 +369,7 @@ TEST(BwdGpu, FastModeOnePerHeadDim) {
     FwdProblem p = base(200, D);
     p.B = 1, p.Hq = 4, p.Hkv = 2, p.Sq = 200, p.Skv = 150;
     p.mask_mod = "q_idx >= kv_idx";
+    p.config = BlockConfig::parse("m128n128w8s2g");
     p.backward_mode = BackwardMode::fast;
     const BwdOutcome r = run_backward_check(p);
     EXPECT_EQ(r.mode, "fast") << r.mode_reason;
