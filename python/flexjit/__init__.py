@@ -189,7 +189,7 @@ def _variant(score_mod, mask_mod, buffer_decls, param_decls, dtype=_lib.BF16, he
 class _Options:
     """flexjit_call_options for a call, with the DLTensors it points to kept alive."""
 
-    def __init__(self, buffers, params, scale, stream=None, grads=None):
+    def __init__(self, buffers, params, scale, stream=None, grads=None, backward_mode=None):
         self.keep = []
         glist = list((grads or {}).items())
         gvalues = (_lib.BufferValue * max(len(glist), 1))()
@@ -214,7 +214,8 @@ class _Options:
         self.struct = _lib.CallOptions.new(buffers=values, num_buffers=len(items), params=pvalues,
                                            num_params=len(plist), has_scale=scale is not None,
                                            scale=float(scale) if scale is not None else 0.0, buffer_grads=gvalues,
-                                           num_buffer_grads=len(glist))
+                                           num_buffer_grads=len(glist),
+                                           backward_mode=_lib.BACKWARD_MODES[backward_mode])
 
     @property
     def pointer(self):
@@ -316,8 +317,10 @@ def _check_qkv(q, k, v):
 class _GpuCall:
     """Everything one GPU attention call needs, kept for its backward."""
 
-    def __init__(self, q, k, v, score_mod, mask_mod, buffers, params, block_mask_, scale, learnable=None):
+    def __init__(self, q, k, v, score_mod, mask_mod, buffers, params, block_mask_, scale, learnable=None,
+                 backward_mode=None):
         self.sizes = _check_qkv(q, k, v)
+        self.backward_mode = backward_mode
         B, Hq, Sq, D, Hkv, Skv, Dv = self.sizes
         dtype = _tensors.dtype_name(q)
         if dtype not in ("bfloat16", "float16"):
@@ -373,7 +376,7 @@ class _GpuCall:
                                                                (dv, "dv"))]
             grads = {n: _tensors.empty_like(q, _tensors.shape_of(self.buffers[n]), "float32")
                      for n in sorted(self.learnable)}
-            options = _Options(self.buffers, self.params, self.scale, stream, grads)
+            options = _Options(self.buffers, self.params, self.scale, stream, grads, self.backward_mode)
             mask = self.block_mask._handle if self.block_mask is not None else None
             _lib.check(_lib.lib().flexjit_backward(self.variant.handle, *[d.pointer for d in ds], mask,
                                                    ctypes.c_void_p(stream), options.pointer))
@@ -413,7 +416,7 @@ def _current_device_key():
 
 
 def attention(q, k, v, score_mod=None, mask_mod=None, buffers=None, params=None, block_mask=None, return_lse=False,
-              scale=None, learnable=None):
+              scale=None, learnable=None, backward_mode=None):
     """Attention with a score_mod and a mask_mod given as flexjit expressions.
 
     q [B, Hq, S, D], k [B, Hkv, Skv, D], v [B, Hkv, Skv, Dv] (Hkv divides Hq: GQA). On a CUDA
@@ -433,7 +436,13 @@ def attention(q, k, v, score_mod=None, mask_mod=None, buffers=None, params=None,
     require grad, get d(loss)/d(buffer) through autograd (`.grad` after `loss.backward()`), from
     the deterministic GPU backward or the CPU reference. They must be float buffers read by
     score_mod.
+
+    `backward_mode` ("deterministic", "fast" or None: FLEXJIT_DETERMINISTIC decides, deterministic
+    unless it is 0) picks how the GPU backward sums dQ: a separate dQ kernel, the same bits every
+    run, or (sm_90a, head dims up to 128, no learnable buffers) atomic adds in the dK/dV kernel.
     """
+    if backward_mode not in _lib.BACKWARD_MODES:
+        raise UsageError(f"backward_mode is {backward_mode!r}: pass 'deterministic', 'fast' or None")
     if block_mask is not None and not isinstance(block_mask, BlockMask):
         raise UsageError(f"block_mask is a {type(block_mask).__name__}: pass a flexjit.BlockMask (flexjit.block_mask(...))")
     if learnable and _tensors.framework(q) != "torch":
@@ -441,7 +450,7 @@ def attention(q, k, v, score_mod=None, mask_mod=None, buffers=None, params=None,
                          f"{type(q).__name__}: pass torch tensors, or call flexjit.reference_backward(..., "
                          "learnable=...) on host arrays")
     if _tensors.is_gpu(q):
-        call = _GpuCall(q, k, v, score_mod, mask_mod, buffers, params, block_mask, scale, learnable)
+        call = _GpuCall(q, k, v, score_mod, mask_mod, buffers, params, block_mask, scale, learnable, backward_mode)
         if _tensors.framework(q) == "torch":
             from . import _torch
             out, lse = _torch.apply(call, q, k, v)

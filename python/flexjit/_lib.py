@@ -111,7 +111,18 @@ class CallOptions(_Versioned):
         ("scale", ctypes.c_float),
         ("buffer_grads", ctypes.POINTER(BufferValue)),
         ("num_buffer_grads", ctypes.c_size_t),
+        # since 1002 (left NULL here: the package passes no per-sequence lengths)
+        ("q_lens", ctypes.POINTER(DLTensor)),
+        ("kv_lens", ctypes.POINTER(DLTensor)),
+        ("host_q_lens", ctypes.POINTER(ctypes.c_int32)),
+        ("host_kv_lens", ctypes.POINTER(ctypes.c_int32)),
+        # since 1003
+        ("backward_mode", ctypes.c_int32),
     ]
+
+
+# flexjit_call_options.backward_mode
+BACKWARD_MODES = {None: 0, "deterministic": 1, "fast": 2}
 
 
 class DecodeArgs(_Versioned):

@@ -176,6 +176,9 @@ def test_usage_and_shape_errors_name_what_is_wrong():
     assert str(e.value) == ("unknown kernel family 'fwdd' (known: fwd, bwd_preprocess, bwd_dq, bwd_dkdv, "
                             "bwd_buffer_grad, decode, decode_combine, block_mask, builtin)")
     with pytest.raises(flexjit.UsageError) as e:
+        flexjit.attention(q, q, q, backward_mode="quick")
+    assert str(e.value) == "backward_mode is 'quick': pass 'deterministic', 'fast' or None"
+    with pytest.raises(flexjit.UsageError) as e:
         flexjit.attention(q, q, q, mask_mod="q_idx >= kv_idx", block_mask="causal")
     assert str(e.value) == "block_mask is a str: pass a flexjit.BlockMask (flexjit.block_mask(...))"
     with pytest.raises(flexjit.UsageError) as e:
@@ -212,3 +215,17 @@ def test_gpu_calls_without_a_gpu_raise_driver_error():
         flexjit.tune(1, 1, 1, 128, 128, mask_mod="q_idx >= kv_idx", head_dim=64)
     if reason.startswith("no CUDA driver found"):
         assert str(e.value).startswith("no CUDA driver found (libcuda.so.1)")
+
+
+def test_call_options_struct_matches_the_c_header():
+    # flexjit_call_options of C API 1003: the fields the package fills, in the header's order,
+    # ending with backward_mode (FLEXJIT_BACKWARD_DEFAULT / DETERMINISTIC / FAST = 0 / 1 / 2).
+    from flexjit import _lib
+    names = [name for name, _ in _lib.CallOptions._fields_]
+    assert names == ["struct_size", "buffers", "num_buffers", "params", "num_params", "has_scale", "scale",
+                     "buffer_grads", "num_buffer_grads", "q_lens", "kv_lens", "host_q_lens", "host_kv_lens",
+                     "backward_mode"]
+    assert _lib.BACKWARD_MODES == {None: 0, "deterministic": 1, "fast": 2}
+    options = _lib.CallOptions.new(backward_mode=2)
+    assert options.struct_size == _lib.ctypes.sizeof(_lib.CallOptions)
+    assert options.backward_mode == 2
