@@ -12,6 +12,7 @@
 #include "expr/declarations.hpp"
 #include "expr/diagnostics.hpp"
 #include "expr/emitter.hpp"
+#include "expr/equalities.hpp"
 #include "expr/gradient.hpp"
 #include "expr/interpreter.hpp"
 #include "expr/lexer.hpp"
@@ -168,7 +169,9 @@ Expr Expr::substitute(std::string_view variable, double value) const {
 }
 
 std::string Expr::emit_cuda(const std::string& function_name, const std::string& line_file) const {
-  return expr::emit_cuda_function(*root_, kind_, function_name, line_file);
+  // The emitted code reads a key's row-side equal where an `&&` guarantees it (equalities.hpp).
+  const NodePtr emitted = expr::propagate_equalities(root_);
+  return expr::emit_cuda_function(*emitted, kind_, function_name, line_file);
 }
 
 double Expr::evaluate(const EvalPoint& point, const EvalInputs& inputs) const { return bind(inputs)(point); }
