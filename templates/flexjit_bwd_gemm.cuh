@@ -343,8 +343,9 @@ __device__ __forceinline__ void red_add_v2(float* address, float a, float b) {
 // warpgroup's rows are there, dQ is issued ahead of dK, so it is waited for alone while dK runs on
 // into the next tile, and its vector reductions go out meanwhile. (Staging the share in shared
 // memory for one bulk reduction per row measured 12 % slower on an H100.) The share: 64 queries
-// (the warpgroup's block) by DQ_N columns over DQ_KV_ROWS kv rows (see DqPlan in bwd_dkdv.cpp). A template on DQ so
-// that kernels without the fast mode (the mma.sync path among them) never instantiate it.
+// (the warpgroup's block) by DQ_N columns over DQ_KV_ROWS kv rows (see DqPlan in bwd_dkdv.cpp).
+// A template on DQ so that kernels without the fast mode (the mma.sync path among them) never
+// instantiate it.
 template <bool DQ, typename T, int BLOCK_M, int DK_SLICE, int D, int DQ_N, int DQ_KV_ROWS, int DQ_GROUPS,
           bool DQ_SPLIT_COLUMNS, typename QTile, typename KTile, typename DsTile, int M_TILES, int D_TILES, int STEPS,
           int N_TILES>

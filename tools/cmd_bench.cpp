@@ -9,6 +9,7 @@
 #include <fstream>
 #include <random>
 
+#include "backward_mode_option.hpp"
 #include "command.hpp"
 #include "flexjit/error.hpp"
 #include "nlohmann/json.hpp"
@@ -28,7 +29,7 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
     std::string only, json_path, config, decode_config, dq_config, dkdv_config;
     std::vector<std::string> grad;
     bool no_bwd = false;
-    std::string bwd_mode;
+    BackwardModeOption bwd_mode;
   };
   auto o = std::make_shared<Options>();
   app.add_option("--suite", o->suite, "problem suite (JSON, schema of bench/suite.json)")->capture_default_str();
@@ -39,10 +40,7 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
   app.add_option("--dq-config", o->dq_config, "backward dQ kernel block config, e.g. m64n64w4s2g");
   app.add_option("--dkdv-config", o->dkdv_config, "backward dK/dV kernel block config, e.g. m64n64w4s2g");
   app.add_flag("--no-bwd", o->no_bwd, "forward only");
-  app.add_option("--bwd-mode", o->bwd_mode,
-                 "backward mode: deterministic (the default; a dQ kernel, the same bits every run) or fast (dQ summed "
-                 "by the dK/dV kernel on sm_90a; FLEXJIT_DETERMINISTIC=0)")
-      ->check(CLI::IsMember({"fast", "deterministic"}));
+  o->bwd_mode.add_option(app);
   app.add_option("--grad", o->grad, "make this float buffer learnable: the backward also computes its gradient");
   return [o]() {
     auto problems = select_problems(load_suite(o->suite), o->only);
@@ -78,7 +76,7 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
       const Attention attention(spec);
       const bool backward = !o->no_bwd && !p.decode;  // decode problems are forward only
       ProblemInputs in = ProblemInputs::create(p, attention, backward, rng);
-      if (!o->bwd_mode.empty()) in.call.backward_mode = o->bwd_mode == "fast" ? BackwardMode::fast : BackwardMode::deterministic;
+      o->bwd_mode.apply(in.call);
       Row row;
       row.name = p.name;
       row.density = in.density;

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "backward_mode_option.hpp"
 #include "command.hpp"
 #include "codegen/kernel_spec.hpp"
 #include "common/npy.hpp"
@@ -88,7 +89,7 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
     std::string device = "gpu";
     bool check = false;
     bool no_block_mask = false;
-    std::string bwd_mode;
+    BackwardModeOption bwd_mode;
     std::string scale;
     std::string seq_lens, k_pages, v_pages, page_table;  // decoding: see run_decode.hpp
     int page_size = 0;
@@ -120,13 +121,10 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
       ->check(CLI::IsMember({"gpu", "cpu"}))->capture_default_str();
   app.add_flag("--check", o->check, "compare the GPU result with the float64 CPU reference");
   app.add_flag("--no-block-mask", o->no_block_mask, "evaluate mask_mod on every tile instead of building a block mask");
-  app.add_option("--bwd-mode", o->bwd_mode,
-                 "backward mode: deterministic (the default; a dQ kernel, the same bits every run) or fast (dQ summed "
-                 "by the dK/dV kernel on sm_90a; FLEXJIT_DETERMINISTIC=0)")
-      ->check(CLI::IsMember({"fast", "deterministic"}));
+  o->bwd_mode.add_option(app);
   o->grads.add_option(app);
   return [o]() {
-    if (!o->bwd_mode.empty() && o->dout.empty())
+    if (o->bwd_mode.given() && o->dout.empty())
       throw UsageError("--bwd-mode picks the backward's mode; it needs --do (the output gradient)");
     const bool padded_lengths = !o->dout.empty() || !o->lens.q_file.empty();  // forward / backward with lengths
     if ((!o->seq_lens.empty() && !padded_lengths) || !o->k_pages.empty() || o->page_size > 0) {
@@ -260,7 +258,7 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
       lse_dev.fill_bytes(0xff);
       CallOptions call;
       call.scale = static_cast<float>(scale);
-      if (!o->bwd_mode.empty()) call.backward_mode = o->bwd_mode == "fast" ? BackwardMode::fast : BackwardMode::deterministic;
+      o->bwd_mode.apply(call);
       call.values.params = param_values;
       std::vector<DeviceBuffer> buffer_storage;
       for (size_t i = 0; i < buffer_arrays.size(); ++i) {

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <random>
 
+#include "backward_mode_option.hpp"
 #include "command.hpp"
 #include "flexjit/autotune.hpp"
 #include "flexjit/error.hpp"
@@ -33,7 +34,7 @@ CommandRegistrar registrar("tune", "Autotune block configs for a problem suite a
     int jobs = 0;
     bool max = false;
     bool no_bwd = false;
-    std::string bwd_mode;
+    BackwardModeOption bwd_mode;
   };
   auto o = std::make_shared<Options>();
   app.add_option("--suite", o->suite, "problem suite (JSON, schema of bench/suite.json)")->capture_default_str();
@@ -41,10 +42,7 @@ CommandRegistrar registrar("tune", "Autotune block configs for a problem suite a
   app.add_option("--jobs", o->jobs, "parallel NVRTC compiles (default: one per core)");
   app.add_flag("--max", o->max, "search every config that fits (FLEXJIT_AUTOTUNE=max) instead of the small space");
   app.add_flag("--no-bwd", o->no_bwd, "forward kernels only");
-  app.add_option("--bwd-mode", o->bwd_mode,
-                 "backward mode: deterministic (the default; a dQ kernel, the same bits every run) or fast (dQ summed "
-                 "by the dK/dV kernel on sm_90a; FLEXJIT_DETERMINISTIC=0)")
-      ->check(CLI::IsMember({"fast", "deterministic"}));
+  o->bwd_mode.add_option(app);
   app.add_option("--arch", o->arch, "target when there is no GPU (compile only)")->capture_default_str();
   return [o]() {
     if (o->max) setenv("FLEXJIT_AUTOTUNE", "max", 1);
@@ -91,7 +89,7 @@ CommandRegistrar registrar("tune", "Autotune block configs for a problem suite a
       const Attention attention(problem_spec(p));
       const bool backward = !o->no_bwd && !p.decode;  // decode problems are forward only
       ProblemInputs in = ProblemInputs::create(p, attention, backward, rng);
-      if (!o->bwd_mode.empty()) in.call.backward_mode = o->bwd_mode == "fast" ? BackwardMode::fast : BackwardMode::deterministic;
+      o->bwd_mode.apply(in.call);
       in.forward(attention, nullptr);
       if (backward) in.backward(attention, nullptr);
       synchronize();

@@ -296,8 +296,7 @@ std::shared_ptr<const Attention::Impl::Resolved> resolve(Attention::Impl& impl, 
 // The backward mode a call runs, and why it is deterministic when the fast mode was asked for.
 // Asked for in CallOptions, the fast mode with a fixed dK/dV config that has no fast form is the
 // caller's error (named by the config's validation); asked for by FLEXJIT_DETERMINISTIC=0, such a
-// config, and
-// defaults without a fast form (no sm_90a, head dims above 128), run deterministically.
+// config, and defaults without a fast form (no sm_90a, head dims above 128), run deterministically.
 struct BackwardPlan {
   bool fast = false;
   std::string reason;
@@ -313,29 +312,20 @@ BackwardPlan plan_backward(const Attention::Impl& impl, const std::string& arch,
     return plan;
   }
   shape.fast_dq = true;
-  const codegen::KernelSpec base =
-      attention_spec(codegen::Family::bwd_dkdv, impl.spec, impl.score, impl.mask, shape, block_mask, std::nullopt);
-  if (impl.spec.bwd_dkdv_config) {
-    try {
-      attention_spec(codegen::Family::bwd_dkdv, impl.spec, impl.score, impl.mask, shape, block_mask,
-                     impl.spec.bwd_dkdv_config)
-          .validate();
-    } catch (const UsageError& e) {
-      if (options.backward_mode) throw;  // the caller asked for both
-      plan.reason = std::string("the fixed dK/dV config has no fast form: ") + e.what();
-      return plan;
-    }
-    plan.fast = true;
-    return plan;
-  }
-  const BlockConfig fallback = tune::default_for(base, arch);
+  const auto fast_spec = [&](const std::optional<BlockConfig>& config) {
+    return attention_spec(codegen::Family::bwd_dkdv, impl.spec, impl.score, impl.mask, shape, block_mask, config);
+  };
+  const std::optional<BlockConfig>& fixed = impl.spec.bwd_dkdv_config;
+  const BlockConfig config = fixed ? *fixed : tune::default_for(fast_spec(std::nullopt), arch);
   try {
-    attention_spec(codegen::Family::bwd_dkdv, impl.spec, impl.score, impl.mask, shape, block_mask, fallback).validate();
-  } catch (const UsageError&) {
-    plan.reason = arch != "sm_90a" ? "the fast dK/dV kernel runs on sm_90a (wgmma); this call compiles for " + arch
-                                   : "head dims " + std::to_string(impl.spec.head_dim) + "/" +
-                                         std::to_string(impl.spec.head_dim_v) +
-                                         " have no fast dK/dV tiles (the default " + fallback.str() + " has no fast form)";
+    fast_spec(config).validate();
+  } catch (const UsageError& e) {
+    if (fixed && options.backward_mode) throw;  // the caller asked for both
+    plan.reason = fixed ? std::string("the fixed dK/dV config has no fast form: ") + e.what()
+                  : arch != "sm_90a"
+                      ? "the fast dK/dV kernel runs on sm_90a (wgmma); this call compiles for " + arch
+                      : "head dims " + std::to_string(impl.spec.head_dim) + "/" + std::to_string(impl.spec.head_dim_v) +
+                            " have no fast dK/dV tiles (the default " + config.str() + " has no fast form)";
     return plan;
   }
   plan.fast = true;

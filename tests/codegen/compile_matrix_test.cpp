@@ -317,12 +317,10 @@ TEST(CodegenCompileMatrix, HopperKernelsCompileForF16AndWideHeads) {
   }
 }
 
-// Compiles the warp-specialised forward jobs in parallel and checks each: no errors, no ptxas
-// wgmma warnings (C7515 / C7519), no spills (but for the labels in `may_spill`), and PTX that
-// holds TMA loads, mbarrier waits, wgmma and the register split of its consumer warpgroups.
-void check_warp_specialized_compiles(const std::vector<Job>& jobs, const std::set<std::string>& may_spill) {
+// Compiles `jobs` in parallel: each job's kernel, or its error text in `errors`.
+std::vector<jit::CompiledKernel> compile_jobs(const std::vector<Job>& jobs, std::vector<std::string>& errors) {
   std::vector<jit::CompiledKernel> compiled(jobs.size());
-  std::vector<std::string> errors(jobs.size());
+  errors.assign(jobs.size(), "");
   parallel_for(jobs.size(), 0, [&](size_t i) {
     try {
       compiled[i] = compile_kernel(jobs[i].spec, jobs[i].arch);
@@ -330,6 +328,15 @@ void check_warp_specialized_compiles(const std::vector<Job>& jobs, const std::se
       errors[i] = e.what();
     }
   });
+  return compiled;
+}
+
+// Compiles the warp-specialised forward jobs in parallel and checks each: no errors, no ptxas
+// wgmma warnings (C7515 / C7519), no spills (but for the labels in `may_spill`), and PTX that
+// holds TMA loads, mbarrier waits, wgmma and the register split of its consumer warpgroups.
+void check_warp_specialized_compiles(const std::vector<Job>& jobs, const std::set<std::string>& may_spill) {
+  std::vector<std::string> errors;
+  const std::vector<jit::CompiledKernel> compiled = compile_jobs(jobs, errors);
   for (size_t i = 0; i < jobs.size(); ++i) {
     const std::string what = jobs[i].label + " " + jobs[i].spec.describe();
     ASSERT_EQ(errors[i], "") << what;
@@ -518,15 +525,8 @@ TEST(CodegenCompileMatrix, FastBackwardDkdvCompilesForEverySuiteModAndHeadDim) {
       add(v.name + "_dense", spec, d == 64 ? "m64n64w4s2g" : "m64n128w8s2g");
     }
   ASSERT_GE(jobs.size(), 20u);
-  std::vector<jit::CompiledKernel> compiled(jobs.size());
-  std::vector<std::string> errors(jobs.size());
-  parallel_for(jobs.size(), 0, [&](size_t i) {
-    try {
-      compiled[i] = compile_kernel(jobs[i].spec, jobs[i].arch);
-    } catch (const Error& e) {
-      errors[i] = e.what();
-    }
-  });
+  std::vector<std::string> errors;
+  const std::vector<jit::CompiledKernel> compiled = compile_jobs(jobs, errors);
   for (size_t i = 0; i < jobs.size(); ++i) {
     const std::string what = jobs[i].label + " " + jobs[i].spec.describe();
     ASSERT_EQ(errors[i], "") << what;

@@ -52,13 +52,14 @@ void dq_checks(const KernelSpec& s) {
   if (!s.config.wgmma)
     throw UsageError("config " + s.config.str() + ": the fast backward computes dQ in the dK/dV kernel with wgmma; "
                      "use a config ending in 'g'" + fix);
-  if (s.config.block_m % 64 != 0 || dq_plan(s).groups_per_block == 0)
+  const DqPlan plan = dq_plan(s);
+  if (s.config.block_m % 64 != 0 || plan.groups_per_block == 0)
     throw UsageError("config " + s.config.str() + ": the fast backward's dK/dV kernel needs query tiles of 64 rows "
                      "per warpgroup share (m64 or m128 with as many warpgroups as 64-row blocks or a multiple)" + fix);
   // A warpgroup holds its dQ share beside dK and dV: 64 columns (32 registers) fit, 128 spill.
-  if (dq_plan(s).n > 64)
+  if (plan.n > 64)
     throw UsageError("config " + s.config.str() + ": in the fast backward each warpgroup of the dK/dV kernel would hold " +
-                     std::to_string(dq_plan(s).n) + " dQ columns, which spill beside dK and dV (at most 64); use more "
+                     std::to_string(plan.n) + " dQ columns, which spill beside dK and dV (at most 64); use more "
                      "warpgroups per 64 queries" + fix);
 }
 

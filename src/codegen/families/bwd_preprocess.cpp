@@ -32,8 +32,7 @@ int rows_per_cta(const KernelSpec& s) { return threads(s, 0) / threads_per_row(s
 
 void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& constants) {
   ctx["element_type"] = element_type(s);
-  ctx["kernel_name"] = descriptor(s.family).kernel_names[0];  // the family's first kernel, as before
-  ctx["preprocess_kernel_name"] = descriptor(s.family).kernel_names[0];
+  ctx["kernel_name"] = descriptor(s.family).kernel_names[0];  // delta, the family's first kernel
   ctx["convert_kernel_name"] = descriptor(s.family).kernel_names[1];
   constants.push_back(int_constant("D", s.head_dim));
   constants.push_back(int_constant("DV", s.head_dim_v));

@@ -1,0 +1,27 @@
+#pragma once
+// `--bwd-mode fast|deterministic` of `run`, `bench` and `tune`: the backward's mode, handed to
+// CallOptions (left unset when the flag is absent, so FLEXJIT_DETERMINISTIC decides).
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "flexjit/attention.hpp"
+
+namespace flexjit::cli {
+
+struct BackwardModeOption {
+  std::string text;
+
+  void add_option(CLI::App& app) {
+    app.add_option("--bwd-mode", text,
+                   "backward mode: deterministic (the default; a dQ kernel, the same bits every run) or fast (dQ "
+                   "summed by the dK/dV kernel on sm_90a; FLEXJIT_DETERMINISTIC=0)")
+        ->check(CLI::IsMember({"fast", "deterministic"}));
+  }
+  bool given() const { return !text.empty(); }
+  void apply(CallOptions& call) const {
+    if (given()) call.backward_mode = text == "fast" ? BackwardMode::fast : BackwardMode::deterministic;
+  }
+};
+
+}  // namespace flexjit::cli
