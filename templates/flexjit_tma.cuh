@@ -19,6 +19,20 @@ __device__ __forceinline__ void mbarrier_init_fence() {
 __device__ __forceinline__ void mbarrier_arrive_expect_tx(u32 bar, u32 bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
 }
+// Announces `bytes` more asynchronous transactions for the current phase without arriving.
+__device__ __forceinline__ void mbarrier_expect_tx(u32 bar, u32 bytes) {
+  asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+// One arrival, made when every cp.async this thread issued before it has landed (the barrier's
+// expected count includes it: no pending-count increment).
+__device__ __forceinline__ void cp_async_mbarrier_arrive_noinc(u32 bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(bar) : "memory");
+}
+// Orders this thread's earlier generic-proxy accesses of shared memory (ldmatrix reads, cp.async
+// writes) before its later async-proxy (TMA) writes to the same bytes.
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
 __device__ __forceinline__ void mbarrier_arrive(u32 bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }

@@ -18,6 +18,7 @@
 #include "codegen/launch.hpp"
 #include "codegen/kernel_store.hpp"
 #include "codegen/mod_args.hpp"
+#include "codegen/tma_maps.hpp"
 #include "flexjit/error.hpp"
 #include "jit/driver.hpp"
 
@@ -274,9 +275,16 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   codegen::CallShape shape;
   shape.batch = B, shape.heads = Hq, shape.kv_heads = Hkv, shape.q_len = Sq, shape.splits = split.num_splits;
   shape.classify_parts = lists.parts;
+  // TMA configs: the maps first, so a tensor TMA cannot describe fails before anything runs.
+  FlexjitDecodeTma maps;
+  if (ks.config.tma) maps = codegen::encode_decode_tma(kv.k, kv.v, paged, page_size, ks.config, p.tma_box_rows);
   if (masked)
     codegen::ConfiguredKernel(*kernel, shape, 1).launch(stream, {&p, const_cast<unsigned char*>(mod_args.data())});
-  codegen::ConfiguredKernel(*kernel, shape).launch(stream, {&p, const_cast<unsigned char*>(mod_args.data())});
+  if (ks.config.tma) {
+    codegen::ConfiguredKernel(*kernel, shape).launch(stream, {&p, const_cast<unsigned char*>(mod_args.data()), &maps});
+  } else {
+    codegen::ConfiguredKernel(*kernel, shape).launch(stream, {&p, const_cast<unsigned char*>(mod_args.data())});
+  }
   if (split.num_splits > 1) {
     codegen::KernelSpec cs;
     cs.family = codegen::Family::decode_combine;

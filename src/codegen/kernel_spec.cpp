@@ -150,6 +150,10 @@ void check_shared_memory(const KernelSpec& spec, const std::string& arch) {
     throw UsageError(std::string(family_name(spec.family)) + " config " + spec.config.str() +
                      " uses wgmma, which needs the sm_90a target (Hopper); the target is " + arch +
                      " — drop the trailing 'g' for the portable mma.sync path");
+  if (spec.config.tma && arch != "sm_90a")
+    throw UsageError(std::string(family_name(spec.family)) + " config " + spec.config.str() +
+                     " loads through TMA, which needs the sm_90a target (Hopper); the target is " + arch +
+                     " — drop the trailing 't' for the cp.async loads");
   const size_t need = spec.shared_memory_bytes(), limit = max_shared_memory_for_arch(arch);
   if (need > limit)
     throw UsageError(std::string(family_name(spec.family)) + " config " + spec.config.str() + " needs " +

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <utility>
+#include <algorithm>
 
 #include "flexjit/error.hpp"
 #include "jit/driver.hpp"
@@ -16,13 +18,13 @@ namespace {
 constexpr int kBoxColumns = 64;  // 128 bytes of 16-bit elements: one 128-byte-swizzle row
 
 // The map of one [B, H, S, D] view with boxes of 64 x `rows`.
-CUtensorMap encode(const TensorView& t, const char* name, int rows) {
-  const std::string why = tma_unsupported_reason(t, name);
+CUtensorMap encode(const TensorView& t, const char* name, int rows, const TmaReader& reader = kForwardTmaReader) {
+  const std::string why = tma_unsupported_reason(t, name, reader);
   if (!why.empty()) throw UsageError(why);
   const jit::Driver& d = jit::driver();
   if (d.cuTensorMapEncodeTiled == nullptr)
-    throw DriverError("the CUDA driver has no cuTensorMapEncodeTiled (it predates CUDA 12); the "
-                      "warp-specialised forward needs it — update the driver or use a config ending in 'g'",
+    throw DriverError(std::string("the CUDA driver has no cuTensorMapEncodeTiled (it predates CUDA 12); ") + reader.who +
+                          " needs it — update the driver or " + reader.fix,
                       -1);
   const uint64_t element = 2;
   // Innermost first: D, S, H, B.
@@ -50,21 +52,21 @@ void copy_map(FlexjitTensorMap& dst, const CUtensorMap& src) {
 
 }  // namespace
 
-std::string tma_unsupported_reason(const TensorView& t, const char* name) {
+std::string tma_unsupported_reason(const TensorView& t, const char* name, const TmaReader& reader) {
   const auto address = reinterpret_cast<std::uintptr_t>(t.data);
   if (address % 16 != 0)
-    return std::string("the warp-specialised forward reads ") + name + " through TMA, which needs its first element "
+    return std::string(reader.who) + " reads " + name + " through TMA, which needs its first element "
            "16-byte aligned (it is at 0x" + [&] {
              char buf[32];
              std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(address));
              return std::string(buf);
-           }() + ") — pass an aligned tensor or choose a config ending in 'g'";
+           }() + ") — pass an aligned tensor or " + reader.fix;
   for (int dim = 0; dim < 3; ++dim) {
     const int64_t bytes = t.strides[dim] * 2;
     if (bytes % 16 != 0 || bytes <= 0 || bytes >= (int64_t{1} << 40))
-      return std::string("the warp-specialised forward reads ") + name + " through TMA, which needs every stride "
+      return std::string(reader.who) + " reads " + name + " through TMA, which needs every stride "
              "but the last dimension's to be a positive multiple of 16 bytes below 2^40; " + name + " is " +
-             t.describe() + " — make it contiguous or choose a config ending in 'g'";
+             t.describe() + " — make it contiguous or " + reader.fix;
   }
   return "";
 }
@@ -75,6 +77,40 @@ FlexjitFwdTma encode_forward_tma(const TensorView& q, const TensorView& k, const
   copy_map(maps.q, encode(q, "q", config.block_m));
   copy_map(maps.k, encode(k, "k", config.block_n));
   copy_map(maps.v, encode(v, "v", config.block_n));
+  return maps;
+}
+
+FlexjitDecodeTma encode_decode_tma(const TensorView& k, const TensorView& v, bool paged, int page_size,
+                                   const BlockConfig& config, int& box_rows) {
+  // A paged pool [page, slot, head, D] seen as [page, head, slot, D]: the map's rows are a page's
+  // slots. TMA takes the strides in any order.
+  const auto rows_view = [paged](const TensorView& t) {
+    if (!paged) return t;
+    TensorView r = t;
+    std::swap(r.shape[1], r.shape[2]);
+    std::swap(r.strides[1], r.strides[2]);
+    return r;
+  };
+  int rows = config.block_n;
+  if (paged) {
+    int a = page_size, b = config.block_n;
+    while (b != 0) a = std::exchange(b, a % b);
+    rows = a;
+    if (rows % 8 != 0)
+      throw UsageError("decode config " + config.str() + " reads the pages through TMA in boxes of gcd(page size, " +
+                       "block_n) = gcd(" + std::to_string(page_size) + ", " + std::to_string(config.block_n) + ") = " +
+                       std::to_string(rows) + " rows, which must be a multiple of 8 (the 128-byte swizzle's 8-row " +
+                       "atom) — use a page size that is a multiple of 8 or " + kDecodeTmaReader.fix);
+  }
+  const TensorView k_rows = rows_view(k), v_rows = rows_view(v);
+  // A cache shorter than one box has no tile wholly before its end, so no box is ever copied; the
+  // map still has to be valid.
+  const int64_t extent = k_rows.shape[2];
+  const int map_rows = extent < rows ? static_cast<int>(std::max<int64_t>(extent, 1)) : rows;
+  FlexjitDecodeTma maps;
+  copy_map(maps.k, encode(k_rows, paged ? "k_pages" : "k", map_rows, kDecodeTmaReader));
+  copy_map(maps.v, encode(v_rows, paged ? "v_pages" : "v", map_rows, kDecodeTmaReader));
+  box_rows = rows;
   return maps;
 }
 

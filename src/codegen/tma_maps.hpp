@@ -10,9 +10,18 @@
 
 namespace flexjit::codegen {
 
+// Who reads a tensor through TMA and how a caller avoids it, for the error messages.
+struct TmaReader {
+  const char* who;  // "the warp-specialised forward"
+  const char* fix;  // "choose a config ending in 'g'"
+};
+inline constexpr TmaReader kForwardTmaReader{"the warp-specialised forward", "choose a config ending in 'g'"};
+inline constexpr TmaReader kDecodeTmaReader{"decoding with a TMA config ('t')",
+                                            "use a decode config without the trailing 't'"};
+
 // Why `t` (named `name`) cannot be read through TMA, or "" when it can: the first element must be
 // 16-byte aligned and every stride but the last dimension's a multiple of 16 bytes.
-std::string tma_unsupported_reason(const TensorView& t, const char* name);
+std::string tma_unsupported_reason(const TensorView& t, const char* name, const TmaReader& reader = kForwardTmaReader);
 
 // Encodes the three maps for a forward call with `config`'s tiles (q, k, v as checked by
 // check_forward_tensors: [B, H, S, D] views, last dimension contiguous). Throws UsageError naming
@@ -20,5 +29,13 @@ std::string tma_unsupported_reason(const TensorView& t, const char* name);
 // driver lacks cuTensorMapEncodeTiled or rejects the map.
 FlexjitFwdTma encode_forward_tma(const TensorView& q, const TensorView& k, const TensorView& v,
                                  const BlockConfig& config);
+
+// Encodes the decode kernel's K and V maps (`config` is a TMA config): a paged pool
+// [num_pages, page_size, Hkv, D] as (D, slot, head, page) with boxes of gcd(page_size, block_n)
+// rows, a contiguous cache [B, Hkv, S, D] as (D, S, head, B) with boxes of block_n rows. Returns
+// the box rows through `box_rows`. Throws UsageError when a tensor cannot be read through TMA or
+// the box rows are not a multiple of 8 (the swizzle's atom), naming the fix.
+FlexjitDecodeTma encode_decode_tma(const TensorView& k, const TensorView& v, bool paged, int page_size,
+                                   const BlockConfig& config, int& box_rows);
 
 }  // namespace flexjit::codegen

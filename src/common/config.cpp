@@ -8,7 +8,7 @@ namespace flexjit {
 
 std::string BlockConfig::str() const {
   return "m" + std::to_string(block_m) + "n" + std::to_string(block_n) + "w" +
-         std::to_string(num_warps) + "s" + std::to_string(stages) + (warp_specialized ? "ws" : wgmma ? "g" : "");
+         std::to_string(num_warps) + "s" + std::to_string(stages) + (warp_specialized ? "ws" : wgmma ? "g" : tma ? "t" : "");
 }
 
 BlockConfig BlockConfig::parse(const std::string& text) {
@@ -35,11 +35,14 @@ BlockConfig BlockConfig::parse(const std::string& text) {
   } else if (text.compare(pos, 2, "ws") == 0) {
     config.wgmma = config.warp_specialized = true;
     pos += 2;
+  } else if (pos < text.size() && text[pos] == 't') {
+    config.tma = true;
+    ++pos;
   }
   if (pos != text.size())
     throw UsageError("bad block config '" + text + "': unexpected '" + text.substr(pos) +
                      "' after the stages (e.g. m128n64w4s2, m128n128w8s2g for the wgmma path, m128n128w8s2ws for the "
-                     "warp-specialised one)");
+                     "warp-specialised one, m16n128w8s3t for decoding through TMA)");
   return config;
 }
 

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <tuple>
 
 #include "flexjit/error.hpp"
 #include "flexjit/paged_kv.hpp"
@@ -321,6 +322,110 @@ TEST(DecodeGpu, MaskClassificationWithManyLists) {
   EXPECT_TRUE(r.rerun_identical) << "a second run gave other bits";
 }
 
+// TMA configs ('t', sm_90a): tiles wholly before a sequence's end come through the tensor memory
+// accelerator (a box per page, or per run of a page, for a paged pool), the tile that crosses the
+// end row by row with cp.async. Page sizes 16, 48 (boxes of gcd(48, 128) = 16 rows), 64, 256 and
+// a contiguous cache; GQA 1, 4, 7; Sq 1, 3, 16; lengths 0, 1, odd, a multiple of the tile and of
+// no page; masks (the classification path), buffers and params; f16 and head dims 64 and 256;
+// the same answer as the cp.async config, and bitwise identical reruns.
+bool decode_on_hopper() { return no_gpu_reason().empty() && current_device().default_arch() == "sm_90a"; }
+#define FLEXJIT_REQUIRE_HOPPER_DECODE()                                                                   \
+  FLEXJIT_REQUIRE_GPU();                                                                                  \
+  if (!decode_on_hopper()) GTEST_SKIP() << "TMA decode configs need an sm_90a GPU, this is " << current_device().name
+
+TEST(DecodeGpu, TmaPagesOfEverySizeAndContiguous) {
+  FLEXJIT_REQUIRE_HOPPER_DECODE();
+  for (int page : {16, 48, 64, 256, 0}) {
+    DecodeProblem p;
+    p.B = 5, p.Hq = 16, p.Hkv = 4, p.Sq = 1, p.S = 1500;
+    p.lens = {1500, 1, 0, 1024, 1153};  // the longest is no multiple of a page or a tile; 1024 is of every tile
+    p.page_size = page;
+    p.config = BlockConfig::parse("m16n128w8s3t");
+    const DecodeOutcome r = run_decode_check(p, /*rerun=*/true);
+    const std::string what = page > 0 ? "TMA page " + std::to_string(page) : "TMA contiguous";
+    EXPECT_LT(r.out_error, tolerance(p.dtype)) << what << ": output, seed " << r.seed;
+    EXPECT_LT(r.lse_error, tolerance(p.dtype)) << what << ": LSE, seed " << r.seed;
+    EXPECT_TRUE(r.rerun_identical) << what << ": a second run gave other bits";
+    for (int h = 0; h < p.Hq; ++h) {  // sequence 2 is empty: out 0, lse -inf
+      EXPECT_EQ(r.lse[size_t(2) * p.Hq + h], -std::numeric_limits<double>::infinity()) << what << " head " << h;
+      for (int d = 0; d < p.Dv; ++d) ASSERT_EQ(r.out[(size_t(2) * p.Hq + h) * p.Dv + d], 0.0) << what << " head " << h;
+    }
+    // The same inputs through cp.async: the same tiles, the same order, so the same bits.
+    DecodeProblem plain = p;
+    plain.config = BlockConfig::parse("m16n128w8s3");
+    const DecodeOutcome q = run_decode_check(plain, false, r.seed);
+    EXPECT_EQ(q.out, r.out) << what << ": TMA and cp.async configs disagree, seed " << r.seed;
+  }
+}
+
+TEST(DecodeGpu, TmaRatiosQueryCountsModsAndLongSplits) {
+  FLEXJIT_REQUIRE_HOPPER_DECODE();
+  for (auto [hq, hkv, sq] : {std::tuple<int, int, int>{4, 4, 1}, {14, 2, 3}, {8, 2, 16}}) {
+    DecodeProblem p;
+    p.B = 2, p.Hq = hq, p.Hkv = hkv, p.Sq = sq, p.S = 2000;
+    p.lens = {2000, 383};
+    p.page_size = 64;
+    p.mask_mod = kCausalDecode;
+    p.config = BlockConfig::parse(sq == 16 ? "m32n64w4s3t" : "m16n64w4s4t");
+    expect_close(p, "TMA Hq " + std::to_string(hq) + " Hkv " + std::to_string(hkv) + " Sq " + std::to_string(sq));
+  }
+  DecodeProblem p;  // ALiBi and a window from a param, GQA 8, pages of 32, many splits
+  p.B = 3, p.Hq = 8, p.Hkv = 1, p.Sq = 1, p.S = 20000;
+  p.lens = {20000, 97, 13001};
+  p.page_size = 32;
+  p.buffers.push_back(alibi_slopes(p.Hq));
+  p.param_decls.push_back(ParamDecl::parse("window:int"));
+  p.params["window"] = 4100;
+  p.score_mod = "score - slope[h] * float(q_idx + kv_len - q_len - kv_idx)";
+  p.mask_mod = "q_idx + kv_len - q_len >= kv_idx && q_idx + kv_len - q_len - kv_idx < window";
+  p.config = BlockConfig::parse("m16n128w8s3t");
+  const DecodeOutcome r = run_decode_check(p, /*rerun=*/true);
+  EXPECT_LT(r.out_error, tolerance(p.dtype)) << "TMA alibi window, seed " << r.seed;
+  EXPECT_LT(r.lse_error, tolerance(p.dtype)) << "TMA alibi window, seed " << r.seed;
+  EXPECT_TRUE(r.rerun_identical) << "a second run gave other bits";
+  p.mask_mod = "";  // no mask: the splits of a long sequence, no classification
+  p.buffers.clear();
+  p.param_decls.clear();
+  p.params.clear();
+  p.score_mod = "";
+  expect_close(p, "TMA unmasked long sequences");
+}
+
+TEST(DecodeGpu, TmaHalfPrecisionHeadDimsAndUnequalDv) {
+  FLEXJIT_REQUIRE_HOPPER_DECODE();
+  for (auto [d, dv, config] : {std::tuple<int, int, const char*>{64, 64, "m16n128w4s3t"}, {256, 256, "m16n64w4s3t"},
+                               {64, 128, "m16n64w4s3t"}}) {
+    DecodeProblem p;
+    p.dtype = DType::f16;
+    p.D = d, p.Dv = dv;
+    p.B = 2, p.Hq = 6, p.Hkv = 2, p.Sq = 2, p.S = 900;
+    p.lens = {900, 31};
+    p.page_size = 128;
+    p.mask_mod = kCausalDecode;
+    p.config = BlockConfig::parse(config);
+    expect_close(p, std::string("TMA f16 ") + config + " d" + std::to_string(d) + "/" + std::to_string(dv));
+  }
+}
+
+// A page size whose boxes would not be whole swizzle atoms is a named error before any launch.
+TEST(DecodeGpu, TmaPageSizeThatIsNoMultipleOfEight) {
+  FLEXJIT_REQUIRE_HOPPER_DECODE();
+  DecodeProblem p;
+  p.B = 1, p.Hq = 2, p.Hkv = 1, p.S = 100;
+  p.lens = {100};
+  p.page_size = 20;
+  p.config = BlockConfig::parse("m16n64w4s3t");
+  try {
+    run_decode_check(p);
+    ADD_FAILURE() << "expected a UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(),
+                 "decode config m16n64w4s3t reads the pages through TMA in boxes of gcd(page size, block_n) = gcd(20, "
+                 "64) = 4 rows, which must be a multiple of 8 (the 128-byte swizzle's 8-row atom) — use a page size "
+                 "that is a multiple of 8 or use a decode config without the trailing 't'");
+  }
+}
+
 TEST(DecodeGpu, BadPageTableIsNeverReadAndIsReported) {
   FLEXJIT_REQUIRE_GPU();
   const int B = 2, Hq = 4, Hkv = 1, D = 128, page = 16, pages = 4, max_pages = 4;
@@ -342,15 +447,26 @@ TEST(DecodeGpu, BadPageTableIsNeverReadAndIsReported) {
                               TensorView::contiguous(v.data(), DType::bf16, {pages, page, Hkv, D}),
                               TensorView::contiguous(table_dev.data(), DType::i32, {B, max_pages}),
                               TensorView::contiguous(lens_dev.data(), DType::i32, {B}));
-  poison_with_nan(dout.buffer, DType::bf16);
-  attention.decode(dq.view, kv, dout.view, TensorView{}, nullptr);
-  synchronize();  // a wild read would fault here
-  try {
-    check_buffer_errors();
-    ADD_FAILURE() << "the bad page table was not reported";
-  } catch (const ShapeError& e) {
-    EXPECT_NE(std::string(e.what()).find("decode met a page-table entry outside the page pool"), std::string::npos)
-        << e.what();
+  // Through cp.async and, on Hopper, through TMA (16-key tiles: sequence 0's tiles 0 to 2, two of
+  // them on bad pages, are boxes of a whole page; the tile crossing its end is read row by row).
+  std::vector<Attention> readers;
+  readers.push_back(attention);
+  if (decode_on_hopper()) {
+    AttentionSpec tma_spec;
+    tma_spec.decode_config = BlockConfig::parse("m16n16w1s3t");
+    readers.emplace_back(tma_spec);
+  }
+  for (const Attention& reader : readers) {
+    poison_with_nan(dout.buffer, DType::bf16);
+    reader.decode(dq.view, kv, dout.view, TensorView{}, nullptr);
+    synchronize();  // a wild read would fault here
+    try {
+      check_buffer_errors();
+      ADD_FAILURE() << "the bad page table was not reported";
+    } catch (const ShapeError& e) {
+      EXPECT_NE(std::string(e.what()).find("decode met a page-table entry outside the page pool"), std::string::npos)
+          << e.what();
+    }
   }
   // The same table visible on the host: a named error before any launch.
   kv.host_seq_lens = lens.data();

@@ -86,6 +86,56 @@ TEST(DecodeCompile, SharedMemoryCountsRingAndQueryTile) {
   EXPECT_EQ(s.shared_memory_bytes(), 4096u + 98304u);
 }
 
+// TMA configs ('t'): compile for sm_90a, contiguous and paged, masked and not, every head dim and
+// D != Dv, without spills at head dims up to 128; the shared memory adds 1024 alignment bytes and
+// one mbarrier per stage; other targets and families are named errors.
+TEST(DecodeCompile, TmaConfigsCompileForHopperOnly) {
+  for (int d : {64, 128, 256})
+    for (bool paged : {false, true}) {
+      KernelSpec s = decode_spec(d, 7, paged, "score - 0.5 * float(kv_len - kv_idx)", paged ? "kv_len - kv_idx < 4096" : "",
+                                 d == 64 ? DType::f16 : DType::bf16);
+      s.config = BlockConfig::parse(d == 256 ? "m16n64w4s3t" : "m16n128w8s3t");
+      const jit::CompiledKernel c = compile_kernel(s, "sm_90a");
+      ASSERT_EQ(c.resources.count(kernel_name(Family::decode)), 1u) << s.describe();
+      if (d <= 128) {
+        EXPECT_EQ(c.resources.at(kernel_name(Family::decode)).spill_store_bytes, 0) << s.describe();
+      }
+      const std::string ptx = c.ptx;
+      EXPECT_NE(ptx.find("cp.async.bulk.tensor.4d"), std::string::npos) << s.describe();
+      EXPECT_NE(ptx.find("cp.async.mbarrier.arrive.noinc"), std::string::npos) << s.describe();
+    }
+  KernelSpec unequal = decode_spec(64, 4, true, "", "");
+  unequal.head_dim_v = 128;
+  unequal.config = BlockConfig::parse("m16n64w4s3t");
+  EXPECT_EQ(compile_kernel(unequal, "sm_90a").resources.count(kernel_name(Family::decode)), 1u);
+
+  KernelSpec s = decode_spec(128, 4, true, "", "");
+  s.config = BlockConfig::parse("m16n64w4s3t");
+  EXPECT_EQ(s.config.str(), "m16n64w4s3t");
+  EXPECT_TRUE(s.config.tma);
+  EXPECT_NE(s.config, BlockConfig::parse("m16n64w4s3"));
+  // Q 16x128x2 + 3 stages x 64 x (128 + 128) x 2 + 1024 + 3 x 8.
+  EXPECT_EQ(s.shared_memory_bytes(), 4096u + 98304u + 1024u + 24u);
+  try {
+    check_shared_memory(s, "sm_80");
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "decode config m16n64w4s3t loads through TMA, which needs the sm_90a target (Hopper); the "
+                           "target is sm_80 — drop the trailing 't' for the cp.async loads");
+  }
+  KernelSpec fwd;
+  fwd.family = Family::fwd;
+  fwd.head_dim = fwd.head_dim_v = 128;
+  fwd.config = BlockConfig::parse("m128n64w4s2t");
+  try {
+    fwd.validate();
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "config m128n64w4s2t: TMA loads ('t') exist for the decode family only; fwd takes 'g' or "
+                           "'ws' for its Hopper paths");
+  }
+}
+
 TEST(DecodeCompile, DefaultTilesFollowTheCacheAndTheArchitecture) {
   auto config = [](int d, bool paged, const char* arch) {
     return decode_default_config(Family::decode, d, d, 4, paged, arch).str();

@@ -220,7 +220,7 @@ TEST(ConfigSpace, WarpSpecializedConfigs) {
   } catch (const UsageError& e) {
     EXPECT_STREQ(e.what(),
                  "bad block config 'm128n128w8s2wx': unexpected 'wx' after the stages (e.g. m128n64w4s2, m128n128w8s2g "
-                 "for the wgmma path, m128n128w8s2ws for the warp-specialised one)");
+                 "for the wgmma path, m128n128w8s2ws for the warp-specialised one, m16n128w8s3t for decoding through TMA)");
   }
   // Only the forward has the path, with one or two consumer warpgroups, and without lengths.
   EXPECT_EQ(tune::prune_reason(with(spec_of(Family::bwd_dq, 128), "m64n64w4s2ws"), "sm_90a"),

@@ -63,6 +63,9 @@ void validate_tiles(const KernelSpec& s, bool kv_rows, void (*wgmma_extra)(const
     throw UsageError("config " + c.str() + ": " + streamed_name + " must be 16, 32, 64 or 128");
   if ((!is_power_of_two(warp_tile) || warp_tile > 128) && !(ws_three_warpgroups && warp_tile == 192))
     throw UsageError("config " + c.str() + ": " + warp_name + " must be a power of two up to 128");
+  if (c.tma)
+    throw UsageError("config " + c.str() + ": TMA loads ('t') exist for the decode family only; " +
+                     std::string(descriptor(s.family).name) + " takes 'g' or 'ws' for its Hopper paths");
   if (c.warp_specialized && s.family != Family::fwd)
     throw UsageError("config " + c.str() + ": the warp-specialised path ('ws') exists for the forward only; use "
                      "'g' for the wgmma path of " + std::string(descriptor(s.family).name));

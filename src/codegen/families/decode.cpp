@@ -16,12 +16,13 @@ namespace flexjit::codegen {
 namespace {
 
 // Shared memory of a decode kernel: the Q tile, then the K/V ring or (after the walk) the warps'
-// accumulators for their merge, whichever is larger.
+// accumulators for their merge, whichever is larger. TMA configs add the ring's mbarriers and
+// 1024 bytes to align the tiles to the 128-byte swizzle's atoms.
 size_t decode_smem_bytes(const BlockConfig& c, int head_dim, int head_dim_v) {
   const size_t m = c.block_m, n = c.block_n, d = head_dim, dv = head_dim_v;
   const size_t ring = c.stages * n * (d + dv) * 2;
   const size_t merge = c.num_warps * m * (dv + 2) * 4;
-  return m * d * 2 + (ring > merge ? ring : merge);
+  return m * d * 2 + (ring > merge ? ring : merge) + (c.tma ? 1024 + 8 * c.stages : 0);
 }
 
 }  // namespace
@@ -65,7 +66,7 @@ void validate_decode(const KernelSpec& s) {
     throw UsageError("decode: gqa_group must be at least 1 (query heads per kv head), got " +
                      std::to_string(s.gqa_group));
   if (!c.is_set()) throw UsageError("decode config " + c.str() + " has unset fields");
-  if (c.wgmma) throw UsageError("decode config " + c.str() + ": decoding has no wgmma path (drop the trailing 'g')");
+  if (c.wgmma) throw UsageError("decode config " + c.str() + ": decoding has no wgmma path (drop the trailing 'g'; 't' loads through TMA on Hopper)");
   if (c.block_m != 16 && c.block_m != 32 && c.block_m != 64)
     throw UsageError("decode config " + c.str() + ": block_m (packed query rows) must be 16, 32 or 64");
   if (c.num_warps != 1 && c.num_warps != 2 && c.num_warps != 4 && c.num_warps != 8)
@@ -116,6 +117,8 @@ void add_decode_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::js
   constants.push_back(int_constant("MAX_CLASSIFY_PARTS", kDecodeMaxClassifyParts));
   constants.push_back(int_constant("EXPECTED_SMEM_BYTES", static_cast<long long>(decode_smem(s))));
   constants.push_back(bool_constant("PAGED", s.paged));
+  constants.push_back(bool_constant("TMA", s.config.tma));
+  ctx["tma"] = s.config.tma;
   constants.push_back(bool_constant("HAS_MASK", s.has_mask()));
   constants.push_back(bool_constant("MASK_USES_H", s.mask_mod.uses("h")));
   constants.push_back(bool_constant("MASK_USES_Q", s.mask_mod.uses("q_idx")));
