@@ -52,6 +52,7 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
     bool divisible = false;
     bool no_block_mask = false;
     bool paged = false;
+    int page_size = 0;
     bool seq_lens = false;
     int q_block = 128, kv_block = 128;
   };
@@ -66,6 +67,10 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
   app.add_flag("--divisible", o->divisible, "specialise for lengths that are multiples of the tiles");
   app.add_flag("--no-block-mask", o->no_block_mask, "visit every tile (no block-sparse tables)");
   app.add_flag("--paged", o->paged, "decode: read K/V from a page pool through a page table");
+  app.add_option("--page-size", o->page_size,
+                 "decode with --paged: the call's page size, for the default tiles (on sm_90a a page size whose "
+                 "TMA boxes are multiples of 8 rows takes the TMA tiles); 0: the cp.async tiles")
+      ->check(CLI::Range(0, 1 << 30))->capture_default_str();
   app.add_flag("--seq-lens", o->seq_lens, "fwd, bwd_dq, bwd_dkdv, block_mask: the per-sequence lengths variant (SeqLens)");
   app.add_option("--q-block", o->q_block, "block-mask query block")->capture_default_str();
   app.add_option("--kv-block", o->kv_block, "block-mask kv block")->capture_default_str();
@@ -124,7 +129,8 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
       // Decoding picks its tiles per call (one query row per kv-head group here, as a decode step).
       const BlockConfig launched =
           family == codegen::Family::decode
-              ? codegen::decode_default_config(family, spec.head_dim, spec.head_dim_v, spec.gqa_group, spec.paged, o->arch)
+              ? codegen::decode_default_config(family, spec.head_dim, spec.head_dim_v, spec.gqa_group, spec.paged, o->arch,
+                                              spec.paged ? o->page_size : 0)
               : tune::default_for(spec, o->arch);
       spec.config = o->variant.block_config(launched).value_or(launched);
       codegen::check_shared_memory(spec, o->arch);

@@ -160,14 +160,20 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   ks.declarations = spec.declarations;
   ks.score_mod = variant.score;
   ks.mask_mod = variant.mask;
-  ks.config = spec.decode_config.value_or(
-      codegen::decode_default_config(codegen::Family::decode, spec.head_dim, spec.head_dim_v, Sq * group, paged, variant.arch));
+  // The default reads a paged pool through TMA where TMA can describe both pools (aligned bases,
+  // 16-byte strides); otherwise its default is the cp.async tiles.
+  const bool tma_describes_pools =
+      paged && codegen::tma_unsupported_reason(kv.k, "k_pages", codegen::kDecodeTmaReader).empty() &&
+      codegen::tma_unsupported_reason(kv.v, "v_pages", codegen::kDecodeTmaReader).empty();
+  const BlockConfig default_config = codegen::decode_default_config(
+      codegen::Family::decode, spec.head_dim, spec.head_dim_v, Sq * group, paged, variant.arch,
+      tma_describes_pools ? kv.page_size() : 0);
+  ks.config = spec.decode_config.value_or(default_config);
   KernelChoice choice;
   choice.family = "decode";
   choice.config = ks.config;
   choice.source = spec.decode_config ? "fixed" : "defaults";
-  choice.default_config =
-      codegen::decode_default_config(codegen::Family::decode, spec.head_dim, spec.head_dim_v, Sq * group, paged, variant.arch);
+  choice.default_config = default_config;
   codegen::check_shared_memory(ks, variant.arch);
   const auto kernel = codegen::ready_kernel(ks, variant.arch);
   choice.compile_ms = kernel->compiled.compile_ms;
@@ -280,10 +286,22 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   if (ks.config.tma) maps = codegen::encode_decode_tma(kv.k, kv.v, paged, page_size, ks.config, p.tma_box_rows);
   if (masked)
     codegen::ConfiguredKernel(*kernel, shape, 1).launch(stream, {&p, const_cast<unsigned char*>(mod_args.data())});
+  // Behind the classification, the decode kernel may start as a programmatic dependent (sm_90+):
+  // it loads its Q while the lists are written and waits for them (griddepcontrol).
+  static const bool overlap_env = [] {
+    const char* text = std::getenv("FLEXJIT_DECODE_PDL");
+    return text != nullptr && std::string(text) == "1";
+  }();
+  const bool overlap = masked && overlap_env && std::atoi(variant.arch.c_str() + 3) >= 90;
+  const codegen::ConfiguredKernel decode_kernel(*kernel, shape);
+  void* const params = &p;
+  void* const mods = const_cast<unsigned char*>(mod_args.data());
   if (ks.config.tma) {
-    codegen::ConfiguredKernel(*kernel, shape).launch(stream, {&p, const_cast<unsigned char*>(mod_args.data()), &maps});
+    if (overlap) decode_kernel.launch_overlapping_previous(stream, {params, mods, &maps});
+    else decode_kernel.launch(stream, {params, mods, &maps});
   } else {
-    codegen::ConfiguredKernel(*kernel, shape).launch(stream, {&p, const_cast<unsigned char*>(mod_args.data())});
+    if (overlap) decode_kernel.launch_overlapping_previous(stream, {params, mods});
+    else decode_kernel.launch(stream, {params, mods});
   }
   if (split.num_splits > 1) {
     codegen::KernelSpec cs;

@@ -17,6 +17,15 @@ void ConfiguredKernel::launch(Stream stream, std::initializer_list<void*> args) 
 }
 
 void ConfiguredKernel::launch(Stream stream, Stream owner, std::initializer_list<void*> args) const {
+  launch_with(stream, owner, args, false);
+}
+
+void ConfiguredKernel::launch_overlapping_previous(Stream stream, std::initializer_list<void*> args) const {
+  launch_with(stream, stream, args, true);
+}
+
+void ConfiguredKernel::launch_with(Stream stream, Stream owner, std::initializer_list<void*> args,
+                                   bool overlap_previous) const {
   std::vector<void*> all(args);
   // Only the kernels that evaluate mods take the word (block_mask's compact kernel does not).
   CUdeviceptr word = 0;
@@ -24,7 +33,8 @@ void ConfiguredKernel::launch(Stream stream, Stream owner, std::initializer_list
     word = error_word(owner, kernel_.description);
     all.push_back(&word);
   }
-  kernel_.kernel(index_).launch(geometry_.grid, geometry_.block, geometry_.dynamic_smem, stream, all.data());
+  kernel_.kernel(index_).launch(geometry_.grid, geometry_.block, geometry_.dynamic_smem, stream, all.data(),
+                                overlap_previous);
 }
 
 }  // namespace flexjit::codegen

@@ -36,6 +36,7 @@ struct DecodeOutcome {
   uint64_t seed = 0;
   std::vector<double> out, lse, ref_out, ref_lse;
   bool rerun_identical = true;
+  std::string config;  // the tiles the call launched
 };
 
 DecodeOutcome run_decode_check(const DecodeProblem& p, bool rerun = false, uint64_t seed = fresh_seed()) {
@@ -100,6 +101,8 @@ DecodeOutcome run_decode_check(const DecodeProblem& p, bool rerun = false, uint6
     poison_with_nan(dout.buffer, p.dtype);
     poison_with_nan(lse, DType::f32);
     attention.decode(dq.view, kv, dout.view, lse_view, nullptr, options);
+    for (const KernelChoice& c : attention.last_choices())
+      if (c.family == "decode") r.config = c.config.str();
     synchronize();
     check_buffer_errors();
   };
@@ -404,6 +407,23 @@ TEST(DecodeGpu, TmaHalfPrecisionHeadDimsAndUnequalDv) {
     p.mask_mod = kCausalDecode;
     p.config = BlockConfig::parse(config);
     expect_close(p, std::string("TMA f16 ") + config + " d" + std::to_string(d) + "/" + std::to_string(dv));
+  }
+}
+
+// The Hopper default for a paged d128 cache reads it through TMA when the page size makes whole
+// swizzle atoms, and by cp.async when it does not.
+TEST(DecodeGpu, HopperPagedDefaultReadsThroughTmaWherePagesAllow) {
+  FLEXJIT_REQUIRE_HOPPER_DECODE();
+  for (auto [page, expected] : {std::pair<int, const char*>{64, "m16n128w4s3t"}, {40, "m16n128w4s3t"}, {20, "m16n128w8s3"}}) {
+    DecodeProblem p;
+    p.B = 3, p.Hq = 12, p.Hkv = 3, p.Sq = 1, p.S = 3001;
+    p.lens = {3001, 129, 2048};
+    p.page_size = page;
+    p.mask_mod = page == 40 ? kCausalDecode : "";
+    const DecodeOutcome r = run_decode_check(p);
+    EXPECT_EQ(r.config, expected) << "page " << page;
+    EXPECT_LT(r.out_error, tolerance(p.dtype)) << "page " << page << ": output, seed " << r.seed;
+    EXPECT_LT(r.lse_error, tolerance(p.dtype)) << "page " << page << ": LSE, seed " << r.seed;
   }
 }
 

@@ -142,6 +142,19 @@ TEST(DecodeCompile, DefaultTilesFollowTheCacheAndTheArchitecture) {
   };
   // Hopper: a paged cache takes 8 warps over 128 keys (196 KiB), a contiguous one 4 over 64.
   EXPECT_EQ(config(128, true, "sm_90a"), "m16n128w8s3");
+  // ... and 4 warps over 128 keys through TMA when the pools and the page size allow it: boxes
+  // of gcd(page, 128) rows, whole 8-row swizzle atoms.
+  auto paged_with = [](int page, const char* arch) {
+    return decode_default_config(Family::decode, 128, 128, 4, true, arch, page).str();
+  };
+  EXPECT_EQ(paged_with(64, "sm_90a"), "m16n128w4s3t");
+  EXPECT_EQ(paged_with(16, "sm_90a"), "m16n128w4s3t");
+  EXPECT_EQ(paged_with(24, "sm_90a"), "m16n128w4s3t");
+  EXPECT_EQ(paged_with(256, "sm_90a"), "m16n128w4s3t");
+  EXPECT_EQ(paged_with(20, "sm_90a"), "m16n128w8s3");
+  EXPECT_EQ(paged_with(12, "sm_90a"), "m16n128w8s3");
+  EXPECT_EQ(paged_with(64, "sm_80"), "m16n64w4s3");
+  EXPECT_EQ(decode_default_config(Family::decode, 128, 128, 4, false, "sm_90a", 64).str(), "m16n64w4s3");
   EXPECT_EQ(config(128, false, "sm_90a"), "m16n64w4s3");
   // sm_80 allows 163 KiB a block: the paged cache keeps the 100 KiB tiles.
   EXPECT_EQ(config(128, true, "sm_80"), "m16n64w4s3");

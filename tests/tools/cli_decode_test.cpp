@@ -141,6 +141,15 @@ TEST_F(CliDecode, EmitDecodePaged) {
       << r.out.substr(0, 300);
   EXPECT_TRUE(has_text(r.out, "constexpr bool PAGED = true;"));
   EXPECT_TRUE(has_text(r.out, "constexpr int GQA_GROUP = 7;"));
+  // With the page size the call will use, the Hopper default reads the pages through TMA.
+  const ProcessResult t = cli({"emit", "--family", "decode", "--paged", "--page-size", "64", "--gqa", "4", "--format", "cu"});
+  ASSERT_EQ(t.exit_code, 0) << t.describe();
+  EXPECT_TRUE(has_text(t.out, "decode bf16 d128/128 m16n128w4s3t gqa4 paged=1 ")) << t.out.substr(0, 300);
+  EXPECT_TRUE(has_text(t.out, "constexpr bool TMA = true;"));
+  // A page size of 20 makes 4-row boxes, which TMA's swizzle cannot take: the cp.async tiles.
+  const ProcessResult c = cli({"emit", "--family", "decode", "--paged", "--page-size", "20", "--gqa", "4", "--format", "cu"});
+  ASSERT_EQ(c.exit_code, 0) << c.describe();
+  EXPECT_TRUE(has_text(c.out, "decode bf16 d128/128 m16n128w8s3 gqa4 paged=1 ")) << c.out.substr(0, 300);
 }
 
 }  // namespace

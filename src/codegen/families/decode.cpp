@@ -6,6 +6,7 @@
 // templates/attention_decode.cu.j2, templates/attention_decode_combine.cu.j2.
 #include "codegen/families/decode.hpp"
 
+#include <numeric>
 #include <string>
 
 #include "codegen/families/attention_common.hpp"
@@ -28,18 +29,26 @@ size_t decode_smem_bytes(const BlockConfig& c, int head_dim, int head_dim_v) {
 }  // namespace
 
 BlockConfig decode_default_config(Family family, int head_dim, int head_dim_v, int packed_rows, bool paged,
-                                  const std::string& arch) {
+                                  const std::string& arch, int tma_page_size) {
   if (family == Family::decode_combine) return {0, 0, 4, 0};
   const int d = head_dim > head_dim_v ? head_dim : head_dim_v;
   const size_t limit = max_shared_memory_for_arch(arch);
   // 16 packed rows cover a decode step of up to 16 heads per kv head; more rows (speculative or
   // chunked steps) take 32-row tiles where the registers allow, so K/V are re-read less often.
   const int m = packed_rows > 16 && (head_dim_v / 2 + head_dim / 4) * 2 <= 192 ? 32 : 16;
-  // A paged cache wants more warps issuing loads per SM (each 256-byte row is its own page-table
-  // lookup and address; H100, page 64: 8 warps x 128 keys 2.98 TB/s, 4 warps x 64 keys 2.92).
-  const BlockConfig wide_paged{16, 128, 8, 3};
-  if (d <= 128 && d > 64 && paged && m == 16 && decode_smem_bytes(wide_paged, head_dim, head_dim_v) <= limit)
-    return wide_paged;
+  // A paged cache wants many loads in flight per SM with few address computations: each 256-byte
+  // row is its own page-table lookup and address for cp.async. On Hopper, TMA copies a page (or
+  // the part of one inside a tile) per box instead (H100, page 64, B=16 32k: 4 warps x 128 keys
+  // through TMA 3001-3011 GB/s, 8 warps x 128 keys by cp.async 2972-2974, contiguous 3084).
+  if (d <= 128 && d > 64 && paged && m == 16) {
+    if (arch == "sm_90a" && tma_page_size > 0 && std::gcd(tma_page_size, 128) % 8 == 0) {
+      BlockConfig tma_paged{16, 128, 4, 3};
+      tma_paged.tma = true;
+      if (decode_smem_bytes(tma_paged, head_dim, head_dim_v) <= limit) return tma_paged;
+    }
+    const BlockConfig wide_paged{16, 128, 8, 3};
+    if (decode_smem_bytes(wide_paged, head_dim, head_dim_v) <= limit) return wide_paged;
+  }
   BlockConfig c = d <= 64 ? BlockConfig{m, 128, 4, 3} : d <= 128 ? BlockConfig{m, 64, 4, 3} : BlockConfig{16, 32, 2, 3};
   // GPUs with less shared memory per block (sm_86, sm_89, sm_120: 99 KiB) take fewer stages.
   while (c.stages > 2 && decode_smem_bytes(c, head_dim, head_dim_v) > limit) --c.stages;

@@ -12,7 +12,10 @@ constexpr int kDecodeMaxClassifyParts = 8;
 
 // Tiles for `packed_rows` query rows per kv head (Sq x GQA group; 0 means "typical decode") read
 // from a contiguous or a paged (`paged`) cache, within the shared memory of `arch`.
+// `tma_page_size`: the page size of a paged cache whose pools TMA can describe (0 when unknown or
+// when it cannot); on sm_90a such a cache, with a page size whose boxes are whole swizzle atoms,
+// takes the TMA tiles.
 BlockConfig decode_default_config(Family family, int head_dim, int head_dim_v, int packed_rows = 0,
-                                  bool paged = false, const std::string& arch = "sm_90a");
+                                  bool paged = false, const std::string& arch = "sm_90a", int tma_page_size = 0);
 
 }  // namespace flexjit::codegen
