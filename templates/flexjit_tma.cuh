@@ -6,22 +6,6 @@
 
 namespace flexjit {
 
-// ---- programmatic dependent launch (sm_90+; nothing on older targets) -------------------------
-
-// Lets the stream's next kernel, launched as a programmatic dependent, start its CTAs now.
-__device__ __forceinline__ void grid_launch_dependents() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
-// Waits until the stream's previous kernel has completed and its writes are visible (returns at
-// once when this kernel was launched the ordinary way).
-__device__ __forceinline__ void grid_dependency_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
-
 // ---- mbarriers (64-bit, in shared memory) -----------------------------------------------------
 
 __device__ __forceinline__ void mbarrier_init(u32 bar, u32 arrivals) {

@@ -286,22 +286,10 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   if (ks.config.tma) maps = codegen::encode_decode_tma(kv.k, kv.v, paged, page_size, ks.config, p.tma_box_rows);
   if (masked)
     codegen::ConfiguredKernel(*kernel, shape, 1).launch(stream, {&p, const_cast<unsigned char*>(mod_args.data())});
-  // Behind the classification, the decode kernel may start as a programmatic dependent (sm_90+):
-  // it loads its Q while the lists are written and waits for them (griddepcontrol).
-  static const bool overlap_env = [] {
-    const char* text = std::getenv("FLEXJIT_DECODE_PDL");
-    return text != nullptr && std::string(text) == "1";
-  }();
-  const bool overlap = masked && overlap_env && std::atoi(variant.arch.c_str() + 3) >= 90;
-  const codegen::ConfiguredKernel decode_kernel(*kernel, shape);
-  void* const params = &p;
-  void* const mods = const_cast<unsigned char*>(mod_args.data());
   if (ks.config.tma) {
-    if (overlap) decode_kernel.launch_overlapping_previous(stream, {params, mods, &maps});
-    else decode_kernel.launch(stream, {params, mods, &maps});
+    codegen::ConfiguredKernel(*kernel, shape).launch(stream, {&p, const_cast<unsigned char*>(mod_args.data()), &maps});
   } else {
-    if (overlap) decode_kernel.launch_overlapping_previous(stream, {params, mods});
-    else decode_kernel.launch(stream, {params, mods});
+    codegen::ConfiguredKernel(*kernel, shape).launch(stream, {&p, const_cast<unsigned char*>(mod_args.data())});
   }
   if (split.num_splits > 1) {
     codegen::KernelSpec cs;

@@ -17,15 +17,6 @@ void ConfiguredKernel::launch(Stream stream, std::initializer_list<void*> args) 
 }
 
 void ConfiguredKernel::launch(Stream stream, Stream owner, std::initializer_list<void*> args) const {
-  launch_with(stream, owner, args, false);
-}
-
-void ConfiguredKernel::launch_overlapping_previous(Stream stream, std::initializer_list<void*> args) const {
-  launch_with(stream, stream, args, true);
-}
-
-void ConfiguredKernel::launch_with(Stream stream, Stream owner, std::initializer_list<void*> args,
-                                   bool overlap_previous) const {
   std::vector<void*> all(args);
   // Only the kernels that evaluate mods take the word (block_mask's compact kernel does not).
   CUdeviceptr word = 0;
@@ -33,8 +24,7 @@ void ConfiguredKernel::launch_with(Stream stream, Stream owner, std::initializer
     word = error_word(owner, kernel_.description);
     all.push_back(&word);
   }
-  kernel_.kernel(index_).launch(geometry_.grid, geometry_.block, geometry_.dynamic_smem, stream, all.data(),
-                                overlap_previous);
+  kernel_.kernel(index_).launch(geometry_.grid, geometry_.block, geometry_.dynamic_smem, stream, all.data());
 }
 
 }  // namespace flexjit::codegen

@@ -24,12 +24,8 @@ class ConfiguredKernel {
   // stream on behalf of the caller's stream reports to the caller's.
   void launch(Stream stream, std::initializer_list<void*> args) const;
   void launch(Stream stream, Stream owner, std::initializer_list<void*> args) const;
-  // Like launch(stream, args), as a programmatic dependent launch behind the stream's previous
-  // kernel (LoadedKernel::launch's overlap_previous): for kernels that wait on griddepcontrol.
-  void launch_overlapping_previous(Stream stream, std::initializer_list<void*> args) const;
 
  private:
-  void launch_with(Stream stream, Stream owner, std::initializer_list<void*> args, bool overlap_previous) const;
   const ReadyKernel& kernel_;
   const FamilyDescriptor& family_;
   int index_;

@@ -1,7 +1,5 @@
 #include "jit/module.hpp"
 
-#include <cstring>
-
 #include "flexjit/error.hpp"
 #include "jit/driver.hpp"
 #include "jit/memo.hpp"
@@ -119,8 +117,8 @@ void LoadedKernel::set_max_dynamic_smem(size_t bytes) const {
   state->dynamic_smem_limit = bytes;
 }
 
-void LoadedKernel::launch(Dim3 grid, Dim3 block, size_t dynamic_smem, Stream stream, void** args,
-                          bool overlap_previous) const {
+void LoadedKernel::launch(Dim3 grid, Dim3 block, size_t dynamic_smem, Stream stream,
+                          void** args) const {
   if (!state) throw UsageError("LoadedKernel used before LoadedModule::kernel() set it up");
   const unsigned long long threads =
       static_cast<unsigned long long>(block.x) * block.y * block.z;
@@ -136,25 +134,9 @@ void LoadedKernel::launch(Dim3 grid, Dim3 block, size_t dynamic_smem, Stream str
   CUcontext current = nullptr;
   FLEXJIT_CU(d.cuCtxGetCurrent(&current));
   if (!current) FLEXJIT_CU(d.cuCtxSetCurrent(module->context()));
-  CUresult rc;
-  if (overlap_previous) {
-    CUlaunchAttribute attribute;
-    std::memset(&attribute, 0, sizeof attribute);
-    attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-    attribute.value.programmaticStreamSerializationAllowed = 1;
-    CUlaunchConfig config;
-    std::memset(&config, 0, sizeof config);
-    config.gridDimX = grid.x, config.gridDimY = grid.y, config.gridDimZ = grid.z;
-    config.blockDimX = block.x, config.blockDimY = block.y, config.blockDimZ = block.z;
-    config.sharedMemBytes = static_cast<unsigned>(dynamic_smem);
-    config.hStream = stream;
-    config.attrs = &attribute;
-    config.numAttrs = 1;
-    rc = d.cuLaunchKernelEx(&config, function, args, nullptr);
-  } else {
-    rc = d.cuLaunchKernel(function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-                          static_cast<unsigned>(dynamic_smem), stream, args, nullptr);
-  }
+  const CUresult rc =
+      d.cuLaunchKernel(function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                       static_cast<unsigned>(dynamic_smem), stream, args, nullptr);
   if (rc != CUDA_SUCCESS)
     throw_driver_error(rc,
                        "cuLaunchKernel(" + name + ", grid " + shape(grid) + ", block " +

@@ -53,11 +53,7 @@ struct LoadedKernel {
   // `dynamic_smem` needs it. Throws UsageError for a block larger than max_threads, DriverError
   // when the launch fails (the message names the kernel and the launch shape). Asynchronous:
   // errors inside the kernel surface at the next synchronisation.
-  // `overlap_previous`: programmatic dependent launch (sm_90+): the kernel may start while the
-  // stream's previous kernel runs, once that kernel's CTAs executed griddepcontrol.launch_dependents
-  // (or exited); it must execute griddepcontrol.wait before reading anything that kernel writes.
-  void launch(Dim3 grid, Dim3 block, size_t dynamic_smem, Stream stream, void** args,
-              bool overlap_previous = false) const;
+  void launch(Dim3 grid, Dim3 block, size_t dynamic_smem, Stream stream, void** args) const;
 
   std::shared_ptr<const LoadedModule> module;  // keeps the CUmodule alive
   FunctionState* state = nullptr;              // owned by `module`
