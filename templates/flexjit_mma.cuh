@@ -65,6 +65,13 @@ __device__ __forceinline__ float log2_approx(float x) {
 }
 __device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
 __device__ __forceinline__ float pos_inf() { return __int_as_float(0x7f800000); }
+// The larger of a and b, NaN when either is: fmaxf drops a NaN, so a row whose every score is NaN
+// would keep a -inf maximum and read as "no key seen" (out 0, LSE -inf) instead of NaN.
+__device__ __forceinline__ float max_nan(float a, float b) {
+  float r;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
 
 // ---- tensor cores: D = A * B + C, m16n8k16, fp32 accumulate ----------------------------------
 // Fragment layout (g = lane / 4, t = lane % 4):

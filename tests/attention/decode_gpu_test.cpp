@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <cstring>
 #include <limits>
 #include <tuple>
@@ -29,6 +30,8 @@ struct DecodeProblem {
   int max_seq_len = 0;
   DType dtype = DType::bf16;
   std::optional<BlockConfig> config;
+  // Edits the random inputs (q [B,Hq,Sq,D], k [B,Hkv,S,D], v [B,Hkv,S,Dv]) before they are used.
+  std::function<void(std::vector<double>& q, std::vector<double>& k, std::vector<double>& v)> edit_inputs;
 };
 
 struct DecodeOutcome {
@@ -54,9 +57,10 @@ DecodeOutcome run_decode_check(const DecodeProblem& p, bool rerun = false, uint6
   spec.decode_config = p.config;
   const Attention attention(spec);
 
-  const auto q = random_values(size_t(p.B) * p.Hq * p.Sq * p.D, rng, p.dtype);
-  const auto k = random_values(size_t(p.B) * p.Hkv * p.S * p.D, rng, p.dtype);
-  const auto v = random_values(size_t(p.B) * p.Hkv * p.S * p.Dv, rng, p.dtype);
+  auto q = random_values(size_t(p.B) * p.Hq * p.Sq * p.D, rng, p.dtype);
+  auto k = random_values(size_t(p.B) * p.Hkv * p.S * p.D, rng, p.dtype);
+  auto v = random_values(size_t(p.B) * p.Hkv * p.S * p.Dv, rng, p.dtype);
+  if (p.edit_inputs) p.edit_inputs(q, k, v);
   auto dq = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.D, p.dtype, false);
   auto dout = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.Dv, p.dtype, false);
   dq.upload(q);
@@ -425,6 +429,54 @@ TEST(DecodeGpu, HopperPagedDefaultReadsThroughTmaWherePagesAllow) {
     EXPECT_LT(r.out_error, tolerance(p.dtype)) << "page " << page << ": output, seed " << r.seed;
     EXPECT_LT(r.lse_error, tolerance(p.dtype)) << "page " << page << ": LSE, seed " << r.seed;
   }
+}
+
+// NaN in, NaN out: a NaN in a query row makes that row's output and LSE NaN; a NaN in a kept key
+// of a sequence makes every row of that sequence and kv head NaN; other rows stay finite and right.
+// Contiguous and paged (on Hopper: the TMA default), with and without a mask_mod (the NaN key is
+// then at a kept position).
+TEST(DecodeGpu, NanInputsGiveNanOutputsOnlyWhereTheyAreRead) {
+  FLEXJIT_REQUIRE_GPU();
+  for (int page : {0, 64})
+    for (const char* mask : {"", kCausalDecode}) {
+      DecodeProblem p;
+      p.B = 2, p.Hq = 8, p.Hkv = 2, p.Sq = 2, p.S = 700;
+      p.lens = {700, 333};
+      p.page_size = page;
+      p.mask_mod = mask;
+      const double nan = std::numeric_limits<double>::quiet_NaN();
+      p.edit_inputs = [&](std::vector<double>& q, std::vector<double>&, std::vector<double>&) {
+        q[((size_t(0) * p.Hq + 5) * p.Sq + 1) * p.D + 17] = nan;  // b 0, head 5, query 1
+      };
+      auto edit_k = p.edit_inputs;
+      p.edit_inputs = [&, edit_k](std::vector<double>& q, std::vector<double>& k, std::vector<double>& v) {
+        edit_k(q, k, v);
+        k[((size_t(1) * p.Hkv + 1) * p.S + 100) * p.D + 3] = nan;  // b 1, kv head 1 (heads 4-7), key 100
+      };
+      const DecodeOutcome r = run_decode_check(p);
+      const std::string what = std::string(page ? "paged" : "contiguous") + (*mask ? " masked" : "");
+      std::vector<double> out, ref, lse, ref_lse;
+      for (int b = 0; b < p.B; ++b)
+        for (int h = 0; h < p.Hq; ++h)
+          for (int qi = 0; qi < p.Sq; ++qi) {
+            const size_t row = (size_t(b) * p.Hq + h) * p.Sq + qi;
+            const bool expect_nan = (b == 0 && h == 5 && qi == 1) || (b == 1 && h >= 4);
+            EXPECT_EQ(std::isnan(r.lse[row]), expect_nan) << what << " b " << b << " h " << h << " q " << qi;
+            for (int d = 0; d < p.Dv; ++d) {
+              const double o = r.out[row * p.Dv + d];
+              if (expect_nan) {
+                ASSERT_TRUE(std::isnan(o)) << what << " b " << b << " h " << h << " q " << qi << " d " << d;
+              } else {
+                ASSERT_FALSE(std::isnan(o)) << what << " b " << b << " h " << h << " q " << qi << " d " << d;
+                out.push_back(o);
+                ref.push_back(r.ref_out[row * p.Dv + d]);
+              }
+            }
+            if (!expect_nan) lse.push_back(r.lse[row]), ref_lse.push_back(r.ref_lse[row]);
+          }
+      EXPECT_LT(flexjit::relative_error(out, ref), tolerance(p.dtype)) << what << ": seed " << r.seed;
+      EXPECT_LT(flexjit::relative_error(lse, ref_lse), tolerance(p.dtype)) << what << ": seed " << r.seed;
+    }
 }
 
 // A page size whose boxes would not be whole swizzle atoms is a named error before any launch.
