@@ -391,9 +391,11 @@ __device__ __forceinline__ void bwd_dkdv_gemm_dk_dq(float (&acc_dk)[M_TILES][D_T
     for (int r = 0; r < 2; ++r) {
       const int q_idx = q_start + q_block * 64 + (warp % 4) * 16 + g8 + 8 * r;
       if (q_idx < q_len) {
-        float* row = dq_head + static_cast<long long>(q_idx) * D + col0 + 2 * t4;
+        float* row = dq_head + static_cast<long long>(q_idx) * D;
 #pragma unroll
-        for (int j = 0; j < DQ_N / 8; ++j) red_add_v2(row + j * 8, acc_dq[j][2 * r], acc_dq[j][2 * r + 1]);
+        for (int j = 0; j < DQ_N / 8; ++j)
+          red_add_v2(row + flexjit_dq_accum_column(q_idx, col0 + j * 8 + 2 * t4, D), acc_dq[j][2 * r],
+                     acc_dq[j][2 * r + 1]);
       }
     }
   }

@@ -68,6 +68,26 @@ struct FlexjitFwdTma {
   FlexjitTensorMap v;  // box 64 x BLOCK_N
 };
 
+// The warp-specialised dK/dV kernel's tensor maps (the fast backward), laid out as the forward's.
+struct FlexjitBwdTma {
+  FlexjitTensorMap q;     // box 64 x BLOCK_M
+  FlexjitTensorMap k;     // box 64 x BLOCK_N
+  FlexjitTensorMap v;     // box 64 x BLOCK_N
+  FlexjitTensorMap dout;  // box 64 x BLOCK_M
+};
+
+// Where column `col` of row `row` of the fast backward's dQ accumulator lives in that row. Head
+// dims that are multiples of 32 XOR the row's 16-byte chunk index with row % 8: the warp-specialised
+// dK/dV kernel stages a query tile's dQ rows in shared memory in exactly this layout, so the eight
+// rows a warp stores at once fall on different banks, and adds the whole tile with one bulk
+// reduction. Pairs of columns (2i, 2i + 1) and aligned 4-column chunks stay together.
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+__host__ __device__
+#endif
+constexpr int flexjit_dq_accum_column(int row, int col, int head_dim) {
+  return head_dim % 32 == 0 ? col ^ ((row & 7) << 2) : col;
+}
+
 // Block-mask builder. Tables are laid out [table_batch * table_heads][rows][row length], int32.
 struct FlexjitBlockMaskParams {
   unsigned char* classes;  // [bh][num_q_blocks][num_kv_blocks]: 0 empty, 1 partial, 2 full
@@ -99,7 +119,8 @@ struct FlexjitBwdParams {
   void* dq;          // [B, Hq, Sq, D]
   void* dk;          // [B, Hkv, Skv, D]
   void* dv;          // [B, Hkv, Skv, Dv]
-  float* dq_accum;   // [B, Hq, Sq, D] fp32, contiguous, zeroed: the fast mode's dQ / scale, summed by the dK/dV kernel
+  float* dq_accum;   // [B, Hq, Sq, D] fp32, contiguous, zeroed: the fast mode's dQ / scale, summed by the dK/dV
+                     // kernel; columns permuted within each row (flexjit_dq_accum_column)
   long long q_stride_b, q_stride_h, q_stride_s;
   long long k_stride_b, k_stride_h, k_stride_s;
   long long v_stride_b, v_stride_h, v_stride_s;
@@ -120,6 +141,12 @@ struct FlexjitBwdParams {
   int num_kv_tiles;
   float scale;
   float scale_log2;
+  // The warp-specialised dK/dV kernel's row statistics, [B, Hq, 2, row_stats_len] fp32: per row
+  // the LSE in base 2 (+inf for a row with no key, so its probabilities are 0) and delta, rows
+  // padded to whole 64-row tiles (padding: +inf and 0), so that a tile's rows are one aligned
+  // bulk copy. Written by the preprocess kernel when not null.
+  float* row_stats;
+  int row_stats_len;
 };
 
 // Split-KV decoding over a contiguous or paged KV cache with per-sequence lengths. The query rows

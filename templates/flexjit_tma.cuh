@@ -67,6 +67,35 @@ __device__ __forceinline__ void tma_load_4d(u32 dst, const void* map, u32 bar, i
       : "memory");
 }
 
+// Copies `bytes` (a multiple of 16; both addresses 16-byte aligned) from global `src` to shared
+// `dst` as one bulk copy that completes on `bar` (counted in its transaction bytes).
+__device__ __forceinline__ void bulk_load(u32 dst, const void* src, u32 bytes, u32 bar) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
+               "l"(src), "r"(bytes), "r"(bar)
+               : "memory");
+}
+
+// ---- bulk reductions (shared -> global, the async proxy) -----------------------------------------
+
+// Adds `bytes` (a multiple of 16) of fp32 values at shared `src` element-wise into global `dst`
+// (16-byte aligned), as one asynchronous bulk operation of this thread's current bulk group.
+__device__ __forceinline__ void bulk_reduce_add_f32(float* dst, u32 src, u32 bytes) {
+  asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], %2;" ::"l"(dst), "r"(src),
+               "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void bulk_commit_group() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+// Waits until at most N of this thread's bulk groups still read their shared-memory sources.
+template <int N>
+__device__ __forceinline__ void bulk_wait_group_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+// Waits until at most N of this thread's bulk groups are incomplete (their writes done).
+template <int N>
+__device__ __forceinline__ void bulk_wait_group() {
+  asm volatile("cp.async.bulk.wait_group %0;" ::"n"(N) : "memory");
+}
+
 // ---- warpgroup roles --------------------------------------------------------------------------------
 
 // Register reallocation between warpgroups (every warp of the warpgroup executes it): producers
@@ -102,10 +131,11 @@ struct RingSlot {
   }
 };
 
-// A ring of STAGES slots, each with a "full" barrier (the producer's expect_tx plus the TMA
-// bytes) and an "empty" barrier (CONSUMERS arrivals). A slot's fill of round r is complete in
-// phase r of its full barrier; the producer refills it after phase r of its empty barrier.
-template <int STAGES, int CONSUMERS>
+// A ring of STAGES slots, each with a "full" barrier (FILLERS arrivals, the producer's
+// expect_tx among them, plus the TMA bytes) and an "empty" barrier (CONSUMERS arrivals). A slot's
+// fill of round r is complete in phase r of its full barrier; the producer refills it after phase
+// r of its empty barrier.
+template <int STAGES, int CONSUMERS, int FILLERS = 1>
 struct MbarrierRing {
   static constexpr int kBytes = 2 * STAGES * 8;
   using Slot = RingSlot<STAGES>;
@@ -116,7 +146,7 @@ struct MbarrierRing {
   __device__ __forceinline__ void init() const {
 #pragma unroll
     for (int s = 0; s < STAGES; ++s) {
-      mbarrier_init(full(s), 1);
+      mbarrier_init(full(s), FILLERS);
       mbarrier_init(empty(s), CONSUMERS);
     }
   }

@@ -54,6 +54,7 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
     bool paged = false;
     int page_size = 0;
     bool seq_lens = false;
+    bool fast_dq = false;
     int q_block = 128, kv_block = 128;
   };
   auto o = std::make_shared<Options>();
@@ -72,6 +73,8 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
                  "TMA boxes are multiples of 8 rows takes the TMA tiles); 0: the cp.async tiles")
       ->check(CLI::Range(0, 1 << 30))->capture_default_str();
   app.add_flag("--seq-lens", o->seq_lens, "fwd, bwd_dq, bwd_dkdv, block_mask: the per-sequence lengths variant (SeqLens)");
+  app.add_flag("--fast-dq", o->fast_dq,
+               "bwd_dkdv: the fast backward's kernel, which also sums dQ (sm_90a; configs ending in 'g' or 'ws')");
   app.add_option("--q-block", o->q_block, "block-mask query block")->capture_default_str();
   app.add_option("--kv-block", o->kv_block, "block-mask kv block")->capture_default_str();
   app.add_option("--arch", o->arch, "target architecture, e.g. sm_80, sm_90a (also picks the default block config)")
@@ -121,6 +124,7 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
       spec.paged = o->paged && family == codegen::Family::decode;
       spec.seq_lens = o->seq_lens && (family == codegen::Family::fwd || family == codegen::Family::bwd_dq ||
                                       family == codegen::Family::bwd_dkdv || family == codegen::Family::block_mask);
+      spec.dq_accumulate = o->fast_dq && family == codegen::Family::bwd_dkdv;
       spec.sparse_q_block = o->q_block;
       spec.sparse_kv_block = o->kv_block;
       // Without a config, the one a call on `arch` launches when tuning is off (the wgmma kernels on

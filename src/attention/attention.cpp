@@ -442,6 +442,11 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
   const FlexjitSeqLens lens =
       mask::check_seq_lens(options.seq_lens, shape.batch, shape.q_len, shape.kv_len, impl_->mask, block_mask, "backward");
   shape.seq_lens = !options.seq_lens.empty();
+  // The warp-specialised dK/dV kernel (fast mode) reads Q, K, V and dO through TMA in whole boxes
+  // of its 64-query and 128-key tiles; other tensors, and shorter ones, take its 'g' twin.
+  shape.tma_ok = shape.q_len >= 64 && shape.kv_len >= 128;
+  for (auto [t, name] : {std::pair<const TensorView*, const char*>{&q, "q"}, {&k, "k"}, {&v, "v"}, {&dout, "dout"}})
+    shape.tma_ok = shape.tma_ok && codegen::tma_unsupported_reason(*t, name, codegen::kBackwardTmaReader).empty();
 
   using codegen::Family;
   const auto pre_kernel = resolve(*impl_, Family::bwd_preprocess,
@@ -483,6 +488,16 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
   p.scale = scale;
   p.scale_log2 = scale * FLEXJIT_LOG2E;
 
+  // The fast mode's warp-specialised dK/dV kernel (its default on sm_90a, and a tuning candidate)
+  // copies each query tile's LSE and delta rows in one piece: the preprocess kernel also writes them
+  // side by side, padded to whole tiles.
+  const BackwardPlan plan = plan_backward(*impl_, impl_->target_arch(), shape, block_mask, options);
+  std::optional<attention::StreamScratch> row_stats;
+  if (plan.fast) {
+    p.row_stats_len = static_cast<int>((int64_t(shape.q_len) + 63) / 64 * 64);
+    row_stats.emplace(size_t(shape.batch) * shape.q_heads * 2 * p.row_stats_len * sizeof(float), stream);
+    p.row_stats = static_cast<float*>(row_stats->data());
+  }
   codegen::ConfiguredKernel(*pre_kernel->kernel, call_shape(shape)).launch(stream, {&p});
   // dQ and dK/dV read delta, so their tuning (when it happens) runs after the preprocess. dQ runs
   // on a side stream; its buffer errors belong to the caller's stream.
@@ -507,12 +522,14 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
     FlexjitBwdParams call = p;
     call.num_kv_tiles = configured.tiles();
     FlexjitSeqLens call_lens = lens;
-    if (ks.seq_lens)
+    if (ks.config.warp_specialized) {
+      FlexjitBwdTma maps = codegen::encode_backward_tma(q, k, v, dout, ks.config);
+      configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data()), &maps});
+    } else if (ks.seq_lens)
       configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data()), &call_lens});
     else
       configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data())});
   };
-  const BackwardPlan plan = plan_backward(*impl_, impl_->target_arch(), shape, block_mask, options);
   const auto note_mode = [&] {
     std::lock_guard<std::mutex> lock(impl_->choices_mutex);
     KernelChoice& dkdv = impl_->choices["bwd_dkdv"];

@@ -80,6 +80,16 @@ FlexjitFwdTma encode_forward_tma(const TensorView& q, const TensorView& k, const
   return maps;
 }
 
+FlexjitBwdTma encode_backward_tma(const TensorView& q, const TensorView& k, const TensorView& v,
+                                  const TensorView& dout, const BlockConfig& config) {
+  FlexjitBwdTma maps;
+  copy_map(maps.q, encode(q, "q", config.block_m, kBackwardTmaReader));
+  copy_map(maps.k, encode(k, "k", config.block_n, kBackwardTmaReader));
+  copy_map(maps.v, encode(v, "v", config.block_n, kBackwardTmaReader));
+  copy_map(maps.dout, encode(dout, "dout", config.block_m, kBackwardTmaReader));
+  return maps;
+}
+
 FlexjitDecodeTma encode_decode_tma(const TensorView& k, const TensorView& v, bool paged, int page_size,
                                    const BlockConfig& config, int& box_rows) {
   // A paged pool [page, slot, head, D] seen as [page, head, slot, D]: the map's rows are a page's

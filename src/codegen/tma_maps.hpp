@@ -16,6 +16,8 @@ struct TmaReader {
   const char* fix;  // "choose a config ending in 'g'"
 };
 inline constexpr TmaReader kForwardTmaReader{"the warp-specialised forward", "choose a config ending in 'g'"};
+inline constexpr TmaReader kBackwardTmaReader{"the warp-specialised dK/dV kernel of the fast backward",
+                                              "choose a dK/dV config ending in 'g' or run the deterministic backward"};
 inline constexpr TmaReader kDecodeTmaReader{"decoding with a TMA config ('t')",
                                             "use a decode config without the trailing 't'"};
 
@@ -29,6 +31,11 @@ std::string tma_unsupported_reason(const TensorView& t, const char* name, const 
 // driver lacks cuTensorMapEncodeTiled or rejects the map.
 FlexjitFwdTma encode_forward_tma(const TensorView& q, const TensorView& k, const TensorView& v,
                                  const BlockConfig& config);
+
+// Encodes the maps of the warp-specialised dK/dV kernel (q, k, v, dout as checked by the
+// backward: [B, H, S, D] views, last dimension contiguous); throws as encode_forward_tma.
+FlexjitBwdTma encode_backward_tma(const TensorView& q, const TensorView& k, const TensorView& v,
+                                  const TensorView& dout, const BlockConfig& config);
 
 // Encodes the decode kernel's K and V maps (`config` is a TMA config): a paged pool
 // [num_pages, page_size, Hkv, D] as (D, slot, head, page) with boxes of gcd(page_size, block_n)

@@ -357,6 +357,82 @@ TEST(BwdGpu, FastAndDeterministicModes) {
   }
 }
 
+// The warp-specialised dK/dV kernel of the fast mode ('ws': Q, K, V and dO by TMA from a producer
+// warp, dQ staged in shared memory and added by a writer warp's bulk reductions) against the
+// float64 reference: every suite-like mod at both head dims; GQA 8:1 in [B,S,H,D]; D != Dv; f16;
+// a mask_mod on every tile (no tables); one consumer warpgroup at d64; more keys than queries
+// under a causal mask (kv tiles no query sees: dK = dV = 0); lengths that cross tiles everywhere.
+TEST(BwdGpu, WarpSpecializedFastDkdv) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the warp-specialised backward runs on sm_90a GPUs, this is " << current_device().name;
+  std::mt19937_64 rng(fresh_seed());
+  struct Mod { const char* name; const char* score; const char* mask; };
+  const Mod mods[] = {
+      {"noop", "", ""},
+      {"causal", "", "q_idx >= kv_idx"},
+      {"document_causal", "", "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx"},
+      {"alibi_causal", "score + slope[h] * (kv_idx - q_idx)", "q_idx >= kv_idx"},
+      {"softcap", "30.0 * tanh(score / 30.0)", ""},
+  };
+  for (const Mod& m : mods)
+    for (int D : {64, 128}) {
+      FwdProblem p = base(700, D);
+      p.Sq = 1000, p.Skv = 777;
+      p.Hq = 6, p.Hkv = 2;
+      p.score_mod = m.score, p.mask_mod = m.mask;
+      p.backward_mode = BackwardMode::fast;
+      p.dkdv_config = BlockConfig::parse("m64n128w8s2ws");
+      if (std::string(m.mask).find("doc") != std::string::npos) p.buffers.push_back(document_ids(p.Sq, rng));
+      if (std::string(m.score).find("slope") != std::string::npos) p.buffers.push_back(alibi_slopes(p.Hq));
+      const std::string what = std::string(m.name) + " d" + std::to_string(D) + " ws";
+      const BwdOutcome r = [&] {  // an exception (a failed launch) names the case, then fails the test
+        try {
+          return run_backward_check(p);
+        } catch (const std::exception&) {
+          ADD_FAILURE() << what << ": threw";
+          throw;
+        }
+      }();
+      EXPECT_EQ(r.mode, "fast") << what << ": " << r.mode_reason;
+      EXPECT_LT(r.dq_error, tolerance(p.dtype)) << what << ": dq, seed " << r.seed;
+      EXPECT_LT(r.dk_error, tolerance(p.dtype)) << what << ": dk, seed " << r.seed;
+      EXPECT_LT(r.dv_error, tolerance(p.dtype)) << what << ": dv, seed " << r.seed;
+    }
+  struct Shape { int hq, hkv, sq, skv, d, dv; DType dtype; bool bshd, tables; const char* mask; const char* dkdv; };
+  const Shape shapes[] = {
+      {8, 1, 333, 513, 128, 128, DType::bf16, true, true, "q_idx >= kv_idx && q_idx - kv_idx <= 180", "m64n128w8s2ws"},
+      {4, 2, 129, 200, 128, 64, DType::f16, false, true, "q_idx >= kv_idx && q_idx - kv_idx <= 180", "m64n128w8s2ws"},
+      {4, 2, 129, 200, 64, 128, DType::bf16, false, false, "q_idx >= kv_idx && q_idx - kv_idx <= 180", "m64n128w8s2ws"},
+      {6, 3, 250, 250, 64, 64, DType::f16, true, false, "q_idx >= kv_idx && q_idx - kv_idx <= 180", "m64n64w4s2ws"},
+      {3, 3, 300, 700, 128, 128, DType::bf16, false, true, "q_idx >= kv_idx", "m64n128w8s2ws"},
+      {7, 7, 64, 128, 128, 128, DType::bf16, true, true, "", "m64n128w8s2ws"},
+  };
+  for (const Shape& s : shapes) {
+    FwdProblem p = base();
+    p.Hq = s.hq, p.Hkv = s.hkv, p.Sq = s.sq, p.Skv = s.skv, p.D = s.d, p.Dv = s.dv;
+    p.dtype = s.dtype, p.bshd = s.bshd, p.use_block_mask = s.tables;
+    p.mask_mod = s.mask;
+    p.backward_mode = BackwardMode::fast;
+    p.dkdv_config = BlockConfig::parse(s.dkdv);
+    const std::string what = std::string(s.dkdv) + " " + std::to_string(s.hq) + ":" + std::to_string(s.hkv) + " " +
+                             std::to_string(s.sq) + "x" + std::to_string(s.skv) + " d" + std::to_string(s.d) + "/" +
+                             std::to_string(s.dv) + (s.bshd ? " bshd" : "") + (s.tables ? "" : " no tables");
+    const BwdOutcome r = [&] {  // an exception (a failed launch) names the case, then fails the test
+      try {
+        return run_backward_check(p);
+      } catch (const std::exception&) {
+        ADD_FAILURE() << what << ": threw";
+        throw;
+      }
+    }();
+    EXPECT_EQ(r.mode, "fast") << what << ": " << r.mode_reason;
+    EXPECT_LT(r.dq_error, tolerance(p.dtype)) << what << ": dq, seed " << r.seed;
+    EXPECT_LT(r.dk_error, tolerance(p.dtype)) << what << ": dk, seed " << r.seed;
+    EXPECT_LT(r.dv_error, tolerance(p.dtype)) << what << ": dv, seed " << r.seed;
+  }
+}
+
 // One small fast backward per head dim with a causal mask and GQA: what compute-sanitizer runs on
 // (memcheck, racecheck, synccheck; README, "Testing"). Its forward takes the synchronous wgmma
 // kernel: racecheck reports the persistent forward's published tile slot, which it cannot see
@@ -365,18 +441,20 @@ TEST(BwdGpu, FastModeOnePerHeadDim) {
   FLEXJIT_REQUIRE_GPU();
   if (current_device().default_arch() != "sm_90a")
     GTEST_SKIP() << "the fast mode runs on sm_90a GPUs, this is " << current_device().name;
-  for (int D : {64, 128}) {
-    FwdProblem p = base(200, D);
-    p.B = 1, p.Hq = 4, p.Hkv = 2, p.Sq = 200, p.Skv = 150;
-    p.mask_mod = "q_idx >= kv_idx";
-    p.config = BlockConfig::parse("m128n128w8s2g");
-    p.backward_mode = BackwardMode::fast;
-    const BwdOutcome r = run_backward_check(p);
-    EXPECT_EQ(r.mode, "fast") << r.mode_reason;
-    EXPECT_LT(r.dq_error, tolerance(p.dtype)) << "d" << D << " dq, seed " << r.seed;
-    EXPECT_LT(r.dk_error, tolerance(p.dtype)) << "d" << D << " dk, seed " << r.seed;
-    EXPECT_LT(r.dv_error, tolerance(p.dtype)) << "d" << D << " dv, seed " << r.seed;
-  }
+  for (int D : {64, 128})
+    for (const char* dkdv : {"", "m64n128w8s2ws"}) {
+      FwdProblem p = base(200, D);
+      p.B = 1, p.Hq = 4, p.Hkv = 2, p.Sq = 200, p.Skv = 150;
+      p.mask_mod = "q_idx >= kv_idx";
+      p.config = BlockConfig::parse("m128n128w8s2g");
+      p.backward_mode = BackwardMode::fast;
+      if (*dkdv) p.dkdv_config = BlockConfig::parse(dkdv);
+      const BwdOutcome r = run_backward_check(p);
+      EXPECT_EQ(r.mode, "fast") << r.mode_reason;
+      EXPECT_LT(r.dq_error, tolerance(p.dtype)) << "d" << D << " " << dkdv << " dq, seed " << r.seed;
+      EXPECT_LT(r.dk_error, tolerance(p.dtype)) << "d" << D << " " << dkdv << " dk, seed " << r.seed;
+      EXPECT_LT(r.dv_error, tolerance(p.dtype)) << "d" << D << " " << dkdv << " dv, seed " << r.seed;
+    }
 }
 
 // Where the fast mode cannot run, a call that asked for it through FLEXJIT_DETERMINISTIC=0 runs

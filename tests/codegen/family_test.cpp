@@ -92,19 +92,20 @@ TEST(FamilyGeometry, DkdvWalksKvTilesTimesColumnSlicesPerKvHead) {
 }
 
 TEST(FamilyGeometry, PreprocessRowsPerCtaFromTheValueHeadDim) {
-  // Dv 128: 16 chunks of 16 bytes, 16 lanes a row, 256 threads: 16 rows a CTA.
+  // Dv 128: 16 chunks of 16 bytes, 16 lanes a row, 256 threads: 16 rows a CTA. The grid covers the
+  // rows up to whole 64-row tiles (the row statistics' padding): 1000 -> 1024 rows, 64 CTAs.
   KernelSpec pre;
   pre.family = Family::bwd_preprocess;
   pre.head_dim = pre.head_dim_v = 128;
   pre.config.num_warps = 8;
   LaunchGeometry g = descriptor(Family::bwd_preprocess).geometry(pre, call(2, 5, 5, 1000, 1000), 0);
-  expect_dim(g.grid, 63, 5, 2, "preprocess grid d128");
+  expect_dim(g.grid, 64, 5, 2, "preprocess grid d128");
   expect_dim(g.block, 256, 1, 1, "preprocess block");
   EXPECT_EQ(g.dynamic_smem, 0u);
-  // Dv 192: 24 chunks, 32 lanes a row: 8 rows a CTA.
+  // Dv 192: 24 chunks, 32 lanes a row: 8 rows a CTA, 1024 rows.
   pre.head_dim_v = 192;
   g = descriptor(Family::bwd_preprocess).geometry(pre, call(2, 5, 5, 1000, 1000), 0);
-  expect_dim(g.grid, 125, 5, 2, "preprocess grid d192");
+  expect_dim(g.grid, 128, 5, 2, "preprocess grid d192");
   // ... and the template receives the same numbers as constants.
   const nlohmann::json ctx = template_context(pre);
   EXPECT_EQ(ctx["constants"][3]["name"], "THREADS_PER_ROW");

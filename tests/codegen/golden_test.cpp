@@ -266,6 +266,21 @@ std::vector<GoldenCase> golden_cases() {
          s.dq_accumulate = true;
          return s;
        }},
+      // The warp-specialised dK/dV kernel of the fast backward, d128, ALiBi + causal: a producer
+      // warp (TMA), a dQ writer warp (bulk reductions) and two consumer warpgroups.
+      {"bwd_dkdv_ws_bf16_d128_alibi",
+       [] {
+         KernelSpec s;
+         s.family = Family::bwd_dkdv;
+         s.head_dim = s.head_dim_v = 128;
+         s.config = BlockConfig::parse("m64n128w8s2ws");
+         s.declarations.buffers.push_back(BufferDecl::parse("slope:f32:?"));
+         s.score_mod = Expr::parse(ModKind::score, "score + slope[h] * (kv_idx - q_idx)", s.declarations);
+         s.mask_mod = Expr::parse(ModKind::mask, mods::causal());
+         s.has_block_mask = s.has_full_blocks = true;
+         s.dq_accumulate = true;
+         return s;
+       }},
   };
 }
 

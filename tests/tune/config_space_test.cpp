@@ -222,19 +222,42 @@ TEST(ConfigSpace, WarpSpecializedConfigs) {
                  "bad block config 'm128n128w8s2wx': unexpected 'wx' after the stages (e.g. m128n64w4s2, m128n128w8s2g "
                  "for the wgmma path, m128n128w8s2ws for the warp-specialised one, m16n128w8s3t for decoding through TMA)");
   }
-  // Only the forward has the path, with one or two consumer warpgroups, and without lengths.
+  // Only the forward and the fast backward's dK/dV kernel have the path, with one or two consumer
+  // warpgroups, and without lengths.
   EXPECT_EQ(tune::prune_reason(with(spec_of(Family::bwd_dq, 128), "m64n64w4s2ws"), "sm_90a"),
-            "config m64n64w4s2ws: the warp-specialised path ('ws') exists for the forward only; use 'g' for the wgmma "
-            "path of bwd_dq");
+            "config m64n64w4s2ws: the warp-specialised path ('ws') exists for the forward and the fast backward's "
+            "dK/dV kernel only; use 'g' for the wgmma path of bwd_dq");
   EXPECT_EQ(tune::prune_reason(with(spec_of(Family::fwd, 128), "m32n128w2s2ws"), "sm_90a"),
             "config m32n128w2s2ws: the wgmma path needs whole warpgroups (warps a multiple of 4) and block_m = 16 * "
             "warps = 32");
   KernelSpec lens = with(spec_of(Family::fwd, 128), "m128n128w8s2ws");
   lens.seq_lens = true;
   EXPECT_EQ(tune::prune_reason(lens, "sm_90a"),
-            "config m128n128w8s2ws: the warp-specialised forward takes no per-sequence lengths (seq_lens); use the "
+            "config m128n128w8s2ws: the warp-specialised kernels take no per-sequence lengths (seq_lens); use the "
             "config ending in 'g' (calls with lengths do so by themselves unless a 'ws' config is fixed)");
   EXPECT_TRUE(tune::prune_reason(with(spec_of(Family::fwd, 128), "m128n128w8s2ws"), "sm_80").has_value());
+}
+
+// The fast backward's warp-specialised dK/dV kernel: the fast mode only, 64-query tiles with one or
+// two consumer warpgroups, whole dK / dV rows (head dims up to 128).
+TEST(ConfigSpace, WarpSpecializedDkdvTakesTheFastModeOnly) {
+  KernelSpec fast = spec_of(Family::bwd_dkdv, 128);
+  fast.dq_accumulate = true;
+  EXPECT_FALSE(tune::prune_reason(with(fast, "m64n128w8s2ws"), "sm_90a").has_value());
+  KernelSpec fast64 = spec_of(Family::bwd_dkdv, 64);
+  fast64.dq_accumulate = true;
+  EXPECT_FALSE(tune::prune_reason(with(fast64, "m64n64w4s2ws"), "sm_90a").has_value());
+  EXPECT_FALSE(tune::prune_reason(with(fast64, "m64n128w8s2ws"), "sm_90a").has_value());
+  EXPECT_EQ(tune::prune_reason(with(spec_of(Family::bwd_dkdv, 128), "m64n128w8s2ws"), "sm_90a"),
+            "config m64n128w8s2ws: the warp-specialised dK/dV kernel exists for the fast backward only (it also "
+            "sums dQ); run the fast mode (CallOptions::backward_mode, FLEXJIT_DETERMINISTIC=0, --bwd-mode fast) or "
+            "use m64n128w8s2g");
+  EXPECT_EQ(tune::prune_reason(with(fast64, "m128n128w8s2ws"), "sm_90a"),
+            "config m128n128w8s2ws: the warp-specialised dK/dV kernel takes 64-query tiles and one or two consumer "
+            "warpgroups (m64n64w4s2ws, m64n128w8s2ws)");
+  KernelSpec fast256 = spec_of(Family::bwd_dkdv, 256);
+  fast256.dq_accumulate = true;
+  EXPECT_TRUE(tune::prune_reason(with(fast256, "m64n128w8s2ws"), "sm_90a").has_value());
 }
 
 // The wide warp-specialised tiles (issue 12): three consumer warpgroups over 192 query rows

@@ -66,9 +66,10 @@ void validate_tiles(const KernelSpec& s, bool kv_rows, void (*wgmma_extra)(const
   if (c.tma)
     throw UsageError("config " + c.str() + ": TMA loads ('t') exist for the decode family only; " +
                      std::string(descriptor(s.family).name) + " takes 'g' or 'ws' for its Hopper paths");
-  if (c.warp_specialized && s.family != Family::fwd)
-    throw UsageError("config " + c.str() + ": the warp-specialised path ('ws') exists for the forward only; use "
-                     "'g' for the wgmma path of " + std::string(descriptor(s.family).name));
+  if (c.warp_specialized && s.family != Family::fwd && s.family != Family::bwd_dkdv)
+    throw UsageError("config " + c.str() + ": the warp-specialised path ('ws') exists for the forward and the fast "
+                     "backward's dK/dV kernel only; use 'g' for the wgmma path of " +
+                     std::string(descriptor(s.family).name));
   if (c.wgmma) {
     if (c.num_warps % 4 != 0 || warp_tile != 16 * c.num_warps)
       throw UsageError("config " + c.str() + ": the wgmma path needs whole warpgroups (warps a multiple of 4) "
@@ -85,7 +86,7 @@ void validate_tiles(const KernelSpec& s, bool kv_rows, void (*wgmma_extra)(const
   if (c.stages < 2 || c.stages > 4) throw UsageError("config " + c.str() + ": stages must be 2, 3 or 4");
   if (s.has_full_blocks && !s.has_block_mask) throw UsageError("has_full_blocks needs has_block_mask");
   if (s.seq_lens && c.warp_specialized)
-    throw UsageError("config " + c.str() + ": the warp-specialised forward takes no per-sequence lengths (seq_lens); "
+    throw UsageError("config " + c.str() + ": the warp-specialised kernels take no per-sequence lengths (seq_lens); "
                      "use the config ending in 'g' (calls with lengths do so by themselves unless a 'ws' config is fixed)");
   if (s.seq_lens && s.is_divisible)
     throw UsageError("a kernel with per-sequence lengths (seq_lens) takes any length: is_divisible must be false");

@@ -63,6 +63,28 @@ void dq_checks(const KernelSpec& s) {
                      "warpgroups per 64 queries" + fix);
 }
 
+// The warp-specialised kernel ('ws') is the fast mode's: a producer warp loads Q and dO by TMA and
+// a writer warp adds the staged dQ shares with bulk reductions.
+void warp_specialized_checks(const KernelSpec& s) {
+  if (!s.config.warp_specialized) return;
+  const std::string twin = [&] {
+    BlockConfig c = s.config;
+    c.warp_specialized = false;
+    return c.str();
+  }();
+  if (!s.dq_accumulate)
+    throw UsageError("config " + s.config.str() + ": the warp-specialised dK/dV kernel exists for the fast backward "
+                     "only (it also sums dQ); run the fast mode (CallOptions::backward_mode, FLEXJIT_DETERMINISTIC=0, "
+                     "--bwd-mode fast) or use " + twin);
+  if (s.config.block_m != 64 || (s.config.num_warps != 4 && s.config.num_warps != 8))
+    throw UsageError("config " + s.config.str() + ": the warp-specialised dK/dV kernel takes 64-query tiles and one or "
+                     "two consumer warpgroups (m64n64w4s2ws, m64n128w8s2ws)");
+  if (dkdv_splits(s.head_dim, s.head_dim_v) != 1)
+    throw UsageError("config " + s.config.str() + ": the warp-specialised dK/dV kernel holds whole dK and dV rows "
+                     "(head dims up to 128); head dims " + std::to_string(s.head_dim) + "/" +
+                     std::to_string(s.head_dim_v) + " take " + twin);
+}
+
 void split_checks(const KernelSpec& s) {
   if (dkdv_splits(s.head_dim, s.head_dim_v) == 0)
     throw UsageError("backward: head dims " + std::to_string(s.head_dim) + "/" + std::to_string(s.head_dim_v) +
@@ -72,19 +94,54 @@ void split_checks(const KernelSpec& s) {
 void validate(const KernelSpec& s) {
   validate_tiles(s, /*kv_rows=*/true, wgmma_checks, split_checks);
   dq_checks(s);
+  warp_specialized_checks(s);
+}
+
+// The warp-specialised kernel's shared memory without its dQ staging buffers, and one buffer's
+// bytes (fp32 rows of the query tile; one set per warpgroup when they split the kv rows).
+struct WsLayout {
+  size_t fixed = 0;
+  size_t dq_buffer = 0;
+};
+WsLayout ws_layout(const KernelSpec& s) {
+  const size_t e = 2, m = s.config.block_m, n = s.config.block_n, d = s.head_dim, dv = s.head_dim_v;
+  const DqPlan plan = dq_plan(s);
+  const size_t parts = plan.split_columns ? 1 : static_cast<size_t>(std::max(plan.groups_per_block, 1));
+  // K, V; the ring of (Q, dO) stages, each 1024-aligned for wgmma; the alignment slack; two dSᵀ
+  // tiles; the ring's LSE / delta rows (apart, so that the stages stay whole 1024-byte blocks);
+  // the mbarriers.
+  const size_t stage = (m * (d + dv) * e + 1023) / 1024 * 1024;
+  WsLayout l;
+  l.fixed = n * (d + dv) * e + s.config.stages * stage + 1024 + 2 * n * m * e + s.config.stages * 2 * m * 4 + 128;
+  l.dq_buffer = parts * m * d * 4;
+  return l;
+}
+
+// Two dQ staging buffers where they fit (the consumers fill one while the writer's reductions
+// read the other), else one.
+int ws_dq_buffers(const KernelSpec& s) {
+  const WsLayout l = ws_layout(s);
+  return l.fixed + 2 * l.dq_buffer <= max_shared_memory_for_arch("sm_90a") ? 2 : 1;
 }
 
 // K and V tiles, then STAGES stages of (Q, dO, LSE and delta rows); wgmma stages 1024-aligned.
-// The fast mode adds the tile's dSᵀ (kv rows x queries), the A operand of dQ += dS K.
+// The fast mode adds the tile's dSᵀ (kv rows x queries), the A operand of dQ += dS K. The
+// warp-specialised kernel: see ws_layout.
 size_t shared_memory_bytes(const KernelSpec& s) {
+  if (s.config.warp_specialized) {
+    const WsLayout l = ws_layout(s);
+    return l.fixed + ws_dq_buffers(s) * l.dq_buffer;
+  }
   const size_t e = 2, m = s.config.block_m, n = s.config.block_n, d = s.head_dim, dv = s.head_dim_v;
   size_t stage = m * (d + dv) * e + 2 * m * 4;
   if (s.config.wgmma) stage = (stage + 1023) / 1024 * 1024;
-  return n * (d + dv) * e + s.config.stages * stage + (s.config.wgmma ? 1024 : 0) +
-         (s.dq_accumulate ? n * m * e : 0);
+  return n * (d + dv) * e + s.config.stages * stage + (s.config.wgmma ? 1024 : 0) + (s.dq_accumulate ? n * m * e : 0);
 }
 
-int threads(const KernelSpec& s, int) { return s.config.num_warps * 32; }
+constexpr int kProducerThreads = 128;  // the warp-specialised kernel's producer warpgroup
+int threads(const KernelSpec& s, int) {
+  return s.config.num_warps * 32 + (s.config.warp_specialized ? kProducerThreads : 0);
+}
 
 void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& constants) {
   constants.push_back(int_constant("SPLITS", dkdv_splits(s.head_dim, s.head_dim_v)));
@@ -95,6 +152,9 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(bool_constant("DQ_SPLIT_COLUMNS", plan.split_columns));
   constants.push_back(int_constant("DQ_N", plan.n));
   constants.push_back(int_constant("DQ_KV_ROWS", plan.kv_rows));
+  constants.push_back(bool_constant("WARP_SPECIALIZED", s.config.warp_specialized));
+  constants.push_back(int_constant("DQ_BUFFERS", s.config.warp_specialized ? ws_dq_buffers(s) : 0));
+  ctx["warp_specialized"] = s.config.warp_specialized;
 }
 
 // One CTA per (kv tile, column slice), kv head, batch.
@@ -127,10 +187,10 @@ std::vector<const char*> curated_configs(HeadClass hc) {
   switch (hc) {
     case HeadClass::d64:
       return {"m64n128w8s2", "m64n64w4s2", "m128n128w8s2", "m32n128w8s2", "m64n128w8s3", "m64n64w4s3",
-              "m64n128w8s2g", "m64n64w4s2g"};
+              "m64n128w8s2g", "m64n64w4s2g", "m64n128w8s2ws", "m64n64w4s2ws"};
     case HeadClass::d128:
       return {"m64n64w4s2", "m32n64w4s2", "m64n128w8s2", "m32n128w8s2", "m64n64w4s3", "m16n64w4s2",
-              "m64n64w4s2g", "m32n64w4s2g", "m64n128w8s2g"};
+              "m64n64w4s2g", "m32n64w4s2g", "m64n128w8s2g", "m64n128w8s2ws"};
     case HeadClass::d256:
       return {"m64n64w4s2", "m32n64w4s2", "m16n64w4s2", "m32n32w2s2", "m32n128w8s2", "m16n128w8s2",
               "m16n32w2s2", "m32n64w4s2g"};
@@ -143,8 +203,12 @@ std::vector<const char*> curated_configs(HeadClass hc) {
 // most 1.05x. Wider heads: one warpgroup of 64 kv rows over 32-query tiles, in column slices (the
 // tuner's pick for causal d256 on an H100, 1.31x the mma.sync default; head dims whose slices are
 // not whole 64-column slabs fall back to that default).
+// The fast mode takes the warp-specialised kernel (H100, one run against 'g': noop d128 backward
+// 390 -> 467 TF/s, d64 237 -> 358; notes/perf.md, session (i)); calls it cannot serve (per-sequence
+// lengths, tensors TMA cannot describe) take its 'g' twin (attention.cpp, choose_config).
 const char* hopper_default(const KernelSpec& s) {
-  return std::max(s.head_dim, s.head_dim_v) <= 128 ? "m64n128w8s2g" : "m32n64w4s2g";
+  if (std::max(s.head_dim, s.head_dim_v) > 128) return "m32n64w4s2g";
+  return s.dq_accumulate && !s.seq_lens ? "m64n128w8s2ws" : "m64n128w8s2g";
 }
 
 std::vector<WgmmaShape> wgmma_shapes(const KernelSpec& s) {

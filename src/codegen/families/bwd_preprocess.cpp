@@ -49,7 +49,9 @@ LaunchGeometry geometry(const KernelSpec& s, const CallShape& shape, int index) 
     g.grid = {ceil_div(chunks, threads(s, 0)), static_cast<unsigned>(shape.heads), static_cast<unsigned>(shape.batch)};
     return g;
   }
-  g.grid = {ceil_div(shape.q_len, rows_per_cta(s)), static_cast<unsigned>(shape.heads),
+  // Rows up to whole 64-row tiles: the padding rows of the warp-specialised kernel's row statistics.
+  const long long rows = (static_cast<long long>(shape.q_len) + 63) / 64 * 64;
+  g.grid = {ceil_div(rows, rows_per_cta(s)), static_cast<unsigned>(shape.heads),
             static_cast<unsigned>(shape.batch)};
   return g;
 }

@@ -5,6 +5,7 @@
 #include "flexjit_expr.cuh"
 #include "flexjit_params.cuh"
 #include "flexjit_variant.cuh"  // FlexjitModArgs, flexjit_score_mod, flexjit_mask_mod, flexjit_score_grad
+#include "flexjit_tma.cuh"      // TMA, mbarrier rings, warpgroup roles (warp-specialised path)
 #include "flexjit_wgmma.cuh"    // warpgroup MMA wrappers for this kernel's shapes (sm_90a)
 
 namespace bwd_dkdv {
@@ -35,6 +36,8 @@ constexpr int DQ_GROUPS_PER_BLOCK = 2;
 constexpr bool DQ_SPLIT_COLUMNS = false;
 constexpr int DQ_N = 64;
 constexpr int DQ_KV_ROWS = 64;
+constexpr bool WARP_SPECIALIZED = false;
+constexpr int DQ_BUFFERS = 0;
 
 // Here BLOCK_N (kv rows) is the CTA's fixed tile and BLOCK_M (query rows) the streamed one.
 constexpr int THREADS = NUM_WARPS * 32;
@@ -60,16 +63,28 @@ using QTile = Select<WGMMA, WgmmaTile<BLOCK_M, D>, SwizzledTile<BLOCK_M, D>>::ty
 using DOTile = Select<WGMMA, WgmmaTile<BLOCK_M, DV>, SwizzledTile<BLOCK_M, DV>>::type;
 using KStage = SwizzledTile<BLOCK_N, D>;   // dK / dV staging for the epilogue (read only by this kernel)
 using VStage = SwizzledTile<BLOCK_N, DV>;
-constexpr int STATS_BYTES = 2 * BLOCK_M * 4;  // lse (base 2) and delta of the tile's rows
-// wgmma tiles must start on 1024-byte boundaries, so each ring stage is padded to one.
-constexpr int STAGE_BYTES = WGMMA ? (QTile::kBytes + DOTile::kBytes + STATS_BYTES + 1023) / 1024 * 1024
-                                  : QTile::kBytes + DOTile::kBytes + STATS_BYTES;
+constexpr int STATS_BYTES = 2 * BLOCK_M * 4;  // lse and delta of the tile's rows
+// wgmma tiles must start on 1024-byte boundaries, so each ring stage is padded to one. The
+// warp-specialised kernel keeps its stages' statistics apart, so its stages pad nothing.
+constexpr int STAGE_STATS_BYTES = WARP_SPECIALIZED ? 0 : STATS_BYTES;
+constexpr int STAGE_BYTES = WGMMA ? (QTile::kBytes + DOTile::kBytes + STAGE_STATS_BYTES + 1023) / 1024 * 1024
+                                  : QTile::kBytes + DOTile::kBytes + STAGE_STATS_BYTES;
 // The fast mode's dSᵀ tile (kv rows x queries), the A operand of dQ += dS K.
 using DsTile = WgmmaTile<BLOCK_N, DQ_ACCUMULATE ? BLOCK_M : 64>;
-constexpr int DS_BYTES = DQ_ACCUMULATE ? DsTile::kBytes : 0;
+constexpr int DS_BYTES = DQ_ACCUMULATE ? DsTile::kBytes * (WARP_SPECIALIZED ? 2 : 1) : 0;
+// The warp-specialised kernel's stage statistics, then DQ_BUFFERS dQ staging buffers: fp32, the
+// tile's rows of the accumulator as they lie in global memory (columns permuted by
+// flexjit_dq_accum_column, so the rows a warp stores to fall on different banks). Split columns:
+// one set per buffer, each warpgroup fills its columns; split kv rows: one set per warpgroup, both
+// added. Then its mbarriers.
+constexpr int DQ_PARTS = DQ_SPLIT_COLUMNS ? 1 : DQ_GROUPS_PER_BLOCK;
+constexpr int DQ_ROW_BYTES = D * 4;
+constexpr int DQ_PART_BYTES = BLOCK_M * DQ_ROW_BYTES;
+constexpr int DQ_BUFFER_BYTES = DQ_PARTS * DQ_PART_BYTES;
+constexpr int WS_BYTES = WARP_SPECIALIZED ? STAGES * STATS_BYTES + DQ_BUFFERS * DQ_BUFFER_BYTES + 128 : 0;
 static_assert(!DQ_ACCUMULATE || (WGMMA && BLOCK_M % 64 == 0 && DQ_N % 8 == 0 && DQ_KV_ROWS % 64 == 0),
               "the fast dQ runs on wgmma with 64-query blocks");
-constexpr int SMEM_BYTES = KTile::kBytes + VTile::kBytes + STAGES * STAGE_BYTES + (WGMMA ? 1024 : 0) + DS_BYTES;
+constexpr int SMEM_BYTES = KTile::kBytes + VTile::kBytes + STAGES * STAGE_BYTES + (WGMMA ? 1024 : 0) + DS_BYTES + WS_BYTES;
 static_assert(SMEM_BYTES == EXPECTED_SMEM_BYTES, "host and kernel disagree on the shared-memory size");
 
 template <typename Tile>
@@ -92,6 +107,62 @@ struct GroupWalk {
     local = t - first[g];
   }
 };
+
+// Pᵀ of a tile in place of Sᵀ (acc_s), from the forward's LSE (stats: the LSE of the tile's rows,
+// natural (-inf rows give 0) or, LSE_BASE2, already in base 2 with +inf for such rows); with a
+// score_mod, its derivative in `grad`. MASKED: the tile runs mask_mod; BOUNDS: it crosses an end
+// (positions clamped for the mods, the range test applied). kv0: the first kv row of this warp's
+// m-tiles.
+template <bool MASKED, bool BOUNDS, bool LSE_BASE2 = false>
+__device__ __forceinline__ void tile_probabilities(float (&acc_s)[M_TILES][N_TILES][4], float (&grad)[M_TILES][N_TILES][4],
+                                                   const float* stats, const FlexjitBwdParams& p,
+                                                   const FlexjitModArgs& mod, int b, int h, int kv0, int q_start,
+                                                   int q_len, int kv_len, int g8, int t4, unsigned& errors) {
+#pragma unroll
+  for (int mt = 0; mt < M_TILES; ++mt)
+#pragma unroll
+    for (int j = 0; j < N_TILES; ++j)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const int kv_idx = kv0 + mt * 16 + g8 + 8 * (i / 2);
+        const int col = j * 8 + 2 * t4 + (i & 1);
+        const int q_idx = q_start + col;
+        const int q_eval = BOUNDS ? min(q_idx, q_len - 1) : q_idx;
+        const int kv_eval = BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx;
+        const float lse = stats[col];
+        const float lse2 = LSE_BASE2 ? lse : lse == neg_inf() ? pos_inf() : lse * LOG2E;
+        const float acc = acc_s[mt][j][i];
+        bool keep = !BOUNDS || (q_idx < q_len && kv_idx < kv_len);
+        if constexpr (MASKED) keep = keep & flexjit_mask_mod(b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
+        float s2;
+        if constexpr (SCORE_IS_IDENTITY) {
+          s2 = acc * p.scale_log2;
+        } else {
+          const float score = acc * p.scale;
+          s2 = flexjit_score_mod(score, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors) * LOG2E;
+          grad[mt][j][i] = flexjit_score_grad(score, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
+        }
+        acc_s[mt][j][i] = keep ? exp2_approx(s2 - lse2) : 0.f;
+      }
+}
+
+// dSᵀ = Pᵀ (dPᵀ - delta) d(score_mod)/d(score), into acc_dp (delta: stats + BLOCK_M).
+__device__ __forceinline__ void tile_score_gradient(float (&acc_dp)[M_TILES][N_TILES][4],
+                                                    const float (&acc_s)[M_TILES][N_TILES][4],
+                                                    const float (&grad)[M_TILES][N_TILES][4], const float* stats,
+                                                    int t4) {
+#pragma unroll
+  for (int mt = 0; mt < M_TILES; ++mt)
+#pragma unroll
+    for (int j = 0; j < N_TILES; ++j)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const float prob = acc_s[mt][j][i];
+        float ds = prob * (acc_dp[mt][j][i] - stats[BLOCK_M + j * 8 + 2 * t4 + (i & 1)]);
+        if constexpr (!SCORE_IS_IDENTITY) ds *= grad[mt][j][i];
+        acc_dp[mt][j][i] = prob == 0.f ? 0.f : ds;
+      }
+}
 
 }  // namespace bwd_dkdv
 
@@ -228,33 +299,8 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
     const bool bounds_tile = !IS_DIVISIBLE && (kv_start + BLOCK_N > kv_len || q_start + BLOCK_M > q_len);
     float grad[M_TILES][N_TILES][4];
     auto probabilities = [&](auto masked, auto bounds) {
-#pragma unroll
-      for (int mt = 0; mt < M_TILES; ++mt)
-#pragma unroll
-        for (int j = 0; j < N_TILES; ++j)
-#pragma unroll
-          for (int i = 0; i < 4; ++i) {
-            const int kv_idx = kv_start + warp_row0 + mt * 16 + g8 + 8 * (i / 2);
-            const int col = j * 8 + 2 * t4 + (i & 1);
-            const int q_idx = q_start + col;
-            const int q_eval = decltype(bounds)::value ? min(q_idx, q_len - 1) : q_idx;
-            const int kv_eval = decltype(bounds)::value ? min(kv_idx, kv_len - 1) : kv_idx;
-            const float lse = stats[col];
-            const float lse2 = lse == neg_inf() ? pos_inf() : lse * LOG2E;
-            const float acc = acc_s[mt][j][i];
-            bool keep = !decltype(bounds)::value || (q_idx < q_len && kv_idx < kv_len);
-            if constexpr (decltype(masked)::value)
-              keep = keep & flexjit_mask_mod(b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
-            float s2;
-            if constexpr (SCORE_IS_IDENTITY) {
-              s2 = acc * p.scale_log2;
-            } else {
-              const float score = acc * p.scale;
-              s2 = flexjit_score_mod(score, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors) * LOG2E;
-              grad[mt][j][i] = flexjit_score_grad(score, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
-            }
-            acc_s[mt][j][i] = keep ? exp2_approx(s2 - lse2) : 0.f;
-          }
+      tile_probabilities<decltype(masked)::value, decltype(bounds)::value>(
+          acc_s, grad, stats, p, mod, b, h, kv_start + warp_row0, q_start, q_len, kv_len, g8, t4, errors);
     };
     run_tile_pass<HAS_MASK, IS_DIVISIBLE>(bounds_tile, masked_tile, /*plain=*/true, probabilities);
 
@@ -262,17 +308,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
     // (into acc_dp).
     bwd_dkdv_gemm_dv_dp<MMA_PATH, T, M_TILES, BLOCK_M, DV, DV_SLICE, VTile, DOTile>(acc_dv, acc_dp, pa, acc_s, smem_v,
                                                                                   smem_do, split, lanes);
-#pragma unroll
-    for (int mt = 0; mt < M_TILES; ++mt)
-#pragma unroll
-      for (int j = 0; j < N_TILES; ++j)
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          const float prob = acc_s[mt][j][i];
-          float ds = prob * (acc_dp[mt][j][i] - stats[BLOCK_M + j * 8 + 2 * t4 + (i & 1)]);
-          if constexpr (!SCORE_IS_IDENTITY) ds *= grad[mt][j][i];
-          acc_dp[mt][j][i] = prob == 0.f ? 0.f : ds;
-        }
+    tile_score_gradient(acc_dp, acc_s, grad, stats, t4);
 
     if constexpr (DQ_ACCUMULATE) {
       // dK += dSᵀ Q, and dQ += dS K for this warpgroup's share of the tile, added to the fp32

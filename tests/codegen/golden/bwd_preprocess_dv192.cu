@@ -42,6 +42,16 @@ flexjit_attention_bwd_preprocess(const FlexjitBwdParams p) {
   for (int offset = THREADS_PER_ROW / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
   if (row < p.q_len && lane_in_row == 0)
     p.delta[(static_cast<long long>(b) * p.num_q_heads + h) * p.q_len + row] = sum;
+  if (p.row_stats != nullptr && row < p.row_stats_len && lane_in_row == 0) {
+    float lse2 = pos_inf();
+    if (row < p.q_len) {
+      const float lse = p.lse[b * p.lse_stride_b + h * p.lse_stride_h + row * p.lse_stride_s];
+      lse2 = lse == neg_inf() ? pos_inf() : lse * FLEXJIT_LOG2E;
+    }
+    float* stats = p.row_stats + (static_cast<long long>(b) * p.num_q_heads + h) * 2 * p.row_stats_len;
+    stats[row] = lse2;
+    stats[p.row_stats_len + row] = row < p.q_len ? sum : 0.f;
+  }
 }
 
 extern "C" __global__ void __launch_bounds__(bwd_pre::THREADS)
@@ -53,9 +63,10 @@ flexjit_attention_bwd_dq_convert(const FlexjitBwdParams p) {
   if (chunk >= static_cast<long long>(p.q_len) * (D / 8)) return;
   const long long row = chunk / (D / 8);
   const int col = static_cast<int>(chunk % (D / 8)) * 8;
-  const float* acc = p.dq_accum + ((static_cast<long long>(b) * p.num_q_heads + h) * p.q_len + row) * D + col;
-  const float4 lo = *reinterpret_cast<const float4*>(acc);
-  const float4 hi = *reinterpret_cast<const float4*>(acc + 4);
+  const float* acc = p.dq_accum + ((static_cast<long long>(b) * p.num_q_heads + h) * p.q_len + row) * D;
+  const int r8 = static_cast<int>(row & 7);
+  const float4 lo = *reinterpret_cast<const float4*>(acc + flexjit_dq_accum_column(r8, col, D));
+  const float4 hi = *reinterpret_cast<const float4*>(acc + flexjit_dq_accum_column(r8, col + 4, D));
   u32 out[4] = {pack2<T>(lo.x * p.scale, lo.y * p.scale), pack2<T>(lo.z * p.scale, lo.w * p.scale),
                 pack2<T>(hi.x * p.scale, hi.y * p.scale), pack2<T>(hi.z * p.scale, hi.w * p.scale)};
   st_global_v4(static_cast<T*>(p.dq) + b * p.dq_stride_b + h * p.dq_stride_h + row * p.dq_stride_s + col, out);
