@@ -14,8 +14,8 @@ struct BackwardModeOption {
 
   void add_option(CLI::App& app) {
     app.add_option("--bwd-mode", text,
-                   "backward mode: deterministic (the default; a dQ kernel, the same bits every run) or fast (dQ "
-                   "summed by the dK/dV kernel on sm_90a; FLEXJIT_DETERMINISTIC=0)")
+                   "backward mode: fast (the default: dQ summed by the dK/dV kernel on sm_90a, head dims up to 128) "
+                   "or deterministic (a dQ kernel, the same bits every run; FLEXJIT_DETERMINISTIC=1)")
         ->check(CLI::IsMember({"fast", "deterministic"}));
   }
   bool given() const { return !text.empty(); }

@@ -75,23 +75,24 @@ struct KernelChoice {
   /// bwd_dkdv only: "fast" (dQ summed by the dK/dV kernel, no dQ kernel) or "deterministic" (a
   /// separate dQ kernel; the same bits every run).
   std::string backward_mode;
-  /// bwd_dkdv only: why the call ran deterministically when the fast mode was asked for (learnable
-  /// buffers, a GPU without sm_90a, head dims without fast tiles); empty otherwise.
+  /// bwd_dkdv only: why the call ran deterministically when the fast mode was asked for (the
+  /// default; learnable buffers, a GPU without sm_90a, head dims without fast tiles); empty
+  /// otherwise.
   std::string backward_mode_reason;
 };
 
 /// How the backward sums dQ over the kv tiles.
 enum class BackwardMode {
-  /// dQ summed in fp32 by the dK/dV kernel with atomic adds, then converted: 5 GEMMs instead of 7.
-  /// dQ varies in its last bits from run to run. Runs on sm_90a for head dims up to 128 without
-  /// learnable buffers; elsewhere the call runs deterministically (KernelChoice says why). Not
-  /// the default: on an H100 it is faster only on dense problems so far (notes/perf.md, "(f)").
+  /// dQ summed in fp32 by the dK/dV kernel (on sm_90a the warp-specialised one: a writer warp adds
+  /// each tile's dQ with bulk reductions), then converted: 5 GEMMs instead of 7. dQ varies in its
+  /// last bits from run to run. Runs on sm_90a for head dims up to 128 without learnable buffers;
+  /// elsewhere the call runs deterministically (KernelChoice says why). The default.
   fast,
-  /// A separate dQ kernel recomputes the scores: the same bits on every run and stream. The default.
+  /// A separate dQ kernel recomputes the scores: the same bits on every run and stream.
   deterministic,
 };
 
-/// The mode `FLEXJIT_DETERMINISTIC` asks for: unset, empty or 1: deterministic; 0: fast. Throws
+/// The mode `FLEXJIT_DETERMINISTIC` asks for: unset, empty or 0: fast; 1: deterministic. Throws
 /// UsageError for any other value.
 BackwardMode backward_mode_from_env();
 
@@ -108,7 +109,7 @@ struct CallOptions {
   /// SeqLens for what is read and written). Empty: every sequence has the tensors' lengths. The
   /// backward must get the lengths its forward got.
   SeqLens seq_lens;
-  /// backward only: how dQ is summed; unset: FLEXJIT_DETERMINISTIC decides (default deterministic).
+  /// backward only: how dQ is summed; unset: FLEXJIT_DETERMINISTIC decides (default fast).
   std::optional<BackwardMode> backward_mode;
 };
 

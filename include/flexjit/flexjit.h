@@ -168,7 +168,7 @@ typedef struct flexjit_call_options {
   const int32_t* host_kv_lens;        /**< GPU: optional host copy of kv_lens (B values), checked */
   /* ---- since 1003 ---- */
   /** flexjit_backward only: how dQ is summed (the C++ `BackwardMode`). FLEXJIT_BACKWARD_DEFAULT:
-   * the environment decides (deterministic unless FLEXJIT_DETERMINISTIC=0);
+   * the environment decides (fast unless FLEXJIT_DETERMINISTIC=1);
    * FLEXJIT_BACKWARD_DETERMINISTIC: a dQ kernel, the same bits every run; FLEXJIT_BACKWARD_FAST:
    * dQ summed by the dK/dV kernel on sm_90a (varies in its last bits). Other calls reject a
    * non-zero value. */

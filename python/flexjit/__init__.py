@@ -437,8 +437,8 @@ def attention(q, k, v, score_mod=None, mask_mod=None, buffers=None, params=None,
     the deterministic GPU backward or the CPU reference. They must be float buffers read by
     score_mod.
 
-    `backward_mode` ("deterministic", "fast" or None: FLEXJIT_DETERMINISTIC decides, deterministic
-    unless it is 0) picks how the GPU backward sums dQ: a separate dQ kernel, the same bits every
+    `backward_mode` ("deterministic", "fast" or None: FLEXJIT_DETERMINISTIC decides, fast unless
+    it is 1) picks how the GPU backward sums dQ: a separate dQ kernel, the same bits every
     run, or (sm_90a, head dims up to 128, no learnable buffers) atomic adds in the dK/dV kernel.
     """
     if backward_mode not in _lib.BACKWARD_MODES:

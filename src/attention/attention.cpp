@@ -295,8 +295,9 @@ std::shared_ptr<const Attention::Impl::Resolved> resolve(Attention::Impl& impl, 
 
 // The backward mode a call runs, and why it is deterministic when the fast mode was asked for.
 // Asked for in CallOptions, the fast mode with a fixed dK/dV config that has no fast form is the
-// caller's error (named by the config's validation); asked for by FLEXJIT_DETERMINISTIC=0, such a
-// config, and defaults without a fast form (no sm_90a, head dims above 128), run deterministically.
+// caller's error (named by the config's validation); asked for by default (or FLEXJIT_DETERMINISTIC=0),
+// such a config, and defaults without a fast form (no sm_90a, head dims above 128), run
+// deterministically.
 struct BackwardPlan {
   bool fast = false;
   std::string reason;
@@ -336,10 +337,10 @@ BackwardPlan plan_backward(const Attention::Impl& impl, const std::string& arch,
 
 BackwardMode backward_mode_from_env() {
   const char* value = std::getenv("FLEXJIT_DETERMINISTIC");
-  if (value == nullptr || *value == '\0' || std::string(value) == "1") return BackwardMode::deterministic;
-  if (std::string(value) == "0") return BackwardMode::fast;
+  if (value == nullptr || *value == '\0' || std::string(value) == "0") return BackwardMode::fast;
+  if (std::string(value) == "1") return BackwardMode::deterministic;
   throw UsageError(std::string("FLEXJIT_DETERMINISTIC='") + value +
-                   "' is not 0 or 1 (0: the fast backward; unset or 1: the deterministic one)");
+                   "' is not 0 or 1 (1: the deterministic backward; unset or 0: the fast one)");
 }
 
 void Attention::forward(const TensorView& q, const TensorView& k, const TensorView& v,
@@ -646,7 +647,7 @@ std::vector<WarmedKernel> Attention::warm_up(const ProblemSize& size, bool backw
   add_family(Family::fwd, spec.fwd_config);
   if (backward) {
     specs.push_back(attention_spec(Family::bwd_preprocess, spec, impl_->score, impl_->mask, shape, nullptr, std::nullopt));
-    // The kernels of the mode FLEXJIT_DETERMINISTIC selects (a call that picks the other mode in
+    // The kernels of the mode FLEXJIT_DETERMINISTIC selects (default fast; a call that picks the other mode in
     // CallOptions compiles its kernels on first use).
     if (plan_backward(*impl_, target, shape, mask_ptr, CallOptions{}).fast) {
       family_shape.fast_dq = true;

@@ -1,5 +1,5 @@
-// The backward mode asked for by FLEXJIT_DETERMINISTIC (issue 13): unset, empty or 1 is the
-// deterministic mode (the default), 0 the fast one, anything else a UsageError that names the variable and the
+// The backward mode asked for by FLEXJIT_DETERMINISTIC (issue 13): unset, empty or 0 is the
+// fast mode (the default), 1 the deterministic one, anything else a UsageError that names the variable and the
 // values it takes. CPU only.
 #include <gtest/gtest.h>
 
@@ -29,9 +29,9 @@ struct RestoreEnv {
 TEST(BackwardMode, FromTheEnvironment) {
   const RestoreEnv restore;
   ::unsetenv("FLEXJIT_DETERMINISTIC");
-  EXPECT_EQ(backward_mode_from_env(), BackwardMode::deterministic);
+  EXPECT_EQ(backward_mode_from_env(), BackwardMode::fast);
   ::setenv("FLEXJIT_DETERMINISTIC", "", 1);
-  EXPECT_EQ(backward_mode_from_env(), BackwardMode::deterministic);
+  EXPECT_EQ(backward_mode_from_env(), BackwardMode::fast);
   ::setenv("FLEXJIT_DETERMINISTIC", "0", 1);
   EXPECT_EQ(backward_mode_from_env(), BackwardMode::fast);
   ::setenv("FLEXJIT_DETERMINISTIC", "1", 1);
@@ -43,7 +43,7 @@ TEST(BackwardMode, FromTheEnvironment) {
       ADD_FAILURE() << "'" << bad << "' was accepted";
     } catch (const UsageError& e) {
       EXPECT_EQ(std::string(e.what()), std::string("FLEXJIT_DETERMINISTIC='") + bad +
-                                           "' is not 0 or 1 (0: the fast backward; unset or 1: the deterministic one)");
+                                           "' is not 0 or 1 (1: the deterministic backward; unset or 0: the fast one)");
     }
   }
 }
