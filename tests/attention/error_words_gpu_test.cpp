@@ -77,14 +77,26 @@ TEST(ErrorWordsGpu, EachStreamReadsOnlyItsOwnCalls) {
   EXPECT_NE(on_context.find("mask_mod=doc[q_idx + 10] == doc[kv_idx]"), std::string::npos) << on_context;
   EXPECT_EQ(thrown_by([&] { check_buffer_errors(b.stream); }), "");
 
-  // Backward on stream a: dQ runs on a side stream but reports to a; dK/dV on a itself.
+  // Deterministic backward on stream a: dQ runs on a side stream but reports to a; dK/dV on a itself.
   good.forward(q.view, k.view, v.view, out.view, lse_view, nullptr, a.stream, options);
+  CallOptions deterministic = options;
+  deterministic.backward_mode = BackwardMode::deterministic;
   bad.backward(q.view, k.view, v.view, out.view, lse_view, dout.view, dq.view, dk.view, dv.view, nullptr, a.stream,
-               options);
+               deterministic);
   EXPECT_EQ(thrown_by([&] { check_buffer_errors(b.stream); }), "");
   const std::string backward = thrown_by([&] { check_buffer_errors(a.stream); });
   EXPECT_NE(backward.find("\n  bwd_dq bf16 d64/64"), std::string::npos) << backward;
   EXPECT_NE(backward.find("\n  bwd_dkdv bf16 d64/64"), std::string::npos) << backward;
+  // The fast backward (the default where it runs): one dK/dV kernel, which also sums dQ, reports to a.
+  bad.backward(q.view, k.view, v.view, out.view, lse_view, dout.view, dq.view, dk.view, dv.view, nullptr, a.stream,
+               options);
+  EXPECT_EQ(thrown_by([&] { check_buffer_errors(b.stream); }), "");
+  const std::string fast = thrown_by([&] { check_buffer_errors(a.stream); });
+  EXPECT_NE(fast.find("\n  bwd_dkdv bf16 d64/64"), std::string::npos) << fast;
+  if (current_device().default_arch() == "sm_90a") {
+    EXPECT_EQ(fast.find("\n  bwd_dq bf16"), std::string::npos) << fast;
+    EXPECT_NE(fast.find("dq_accumulate=1"), std::string::npos) << fast;
+  }
 }
 
 }  // namespace
