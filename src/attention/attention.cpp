@@ -321,7 +321,8 @@ BackwardPlan plan_backward(const Attention::Impl& impl, const std::string& arch,
   try {
     fast_spec(config).validate();
   } catch (const UsageError& e) {
-    if (fixed && options.backward_mode) throw;  // the caller asked for both
+    // The caller asked for both; a fixed warp-specialised config exists only in the fast mode.
+    if (fixed && (options.backward_mode || fixed->warp_specialized)) throw;
     plan.reason = fixed ? std::string("the fixed dK/dV config has no fast form: ") + e.what()
                   : arch != "sm_90a"
                       ? "the fast dK/dV kernel runs on sm_90a (wgmma); this call compiles for " + arch

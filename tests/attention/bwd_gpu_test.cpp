@@ -497,6 +497,21 @@ TEST(BwdGpu, FastModeFallsBackOnlyWhereItMustAndSaysWhy) {
           << e.what();
     }
   }
+  {  // a fixed warp-specialised config (fast only) without a fast form at this head dim, the mode
+     // left to the default: the config's own error, not a deterministic fallback
+    FwdProblem p = base(200, 128);
+    p.dkdv_config = BlockConfig::parse("m64n64w4s2ws");
+    try {
+      run_backward_check(p);
+      ADD_FAILURE() << "m64n64w4s2ws at d128 ran";
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("config m64n64w4s2ws: in the fast backward each warpgroup of the dK/dV "
+                                            "kernel would hold 128 dQ columns",
+                                            0),
+                0u)
+          << e.what();
+    }
+  }
   {  // one warpgroup holding 128 dQ columns
     FwdProblem p = base(200, 128);
     p.dkdv_config = BlockConfig::parse("m64n64w4s2g");

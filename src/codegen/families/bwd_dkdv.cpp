@@ -207,8 +207,10 @@ std::vector<const char*> curated_configs(HeadClass hc) {
 // 390 -> 467 TF/s, d64 237 -> 358; notes/perf.md, session (i)); calls it cannot serve (per-sequence
 // lengths, tensors TMA cannot describe) take its 'g' twin (attention.cpp, choose_config).
 const char* hopper_default(const KernelSpec& s) {
-  if (std::max(s.head_dim, s.head_dim_v) > 128) return "m32n64w4s2g";
-  return s.dq_accumulate && !s.seq_lens ? "m64n128w8s2ws" : "m64n128w8s2g";
+  const int d = std::max(s.head_dim, s.head_dim_v);
+  if (d > 128) return "m32n64w4s2g";
+  if (!s.dq_accumulate || s.seq_lens) return "m64n128w8s2g";
+  return d <= 64 ? "m64n128w8s3ws" : "m64n128w8s2ws";  // d64: a third stage, H200 noop 368 -> 386 TF/s
 }
 
 std::vector<WgmmaShape> wgmma_shapes(const KernelSpec& s) {
