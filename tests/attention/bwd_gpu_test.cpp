@@ -292,6 +292,17 @@ TEST(BwdGpu, HopperWgmmaPath) {
 namespace flexjit::test {
 namespace {
 
+// Mods like the suite's, for the tests of the fast backward: one of each kind (none, a mask, a
+// buffer-indexed mask, a score_mod reading a buffer, a score_mod with a non-trivial derivative).
+struct SuiteLikeMod { const char* name; const char* score; const char* mask; };
+const SuiteLikeMod kSuiteLikeMods[] = {
+    {"noop", "", ""},
+    {"causal", "", "q_idx >= kv_idx"},
+    {"document_causal", "", "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx"},
+    {"alibi_causal", "score + slope[h] * (kv_idx - q_idx)", "q_idx >= kv_idx"},
+    {"softcap", "30.0 * tanh(score / 30.0)", ""},
+};
+
 // The two backward modes (issue 13). Fast: dQ summed in fp32 by the dK/dV kernel, no dQ kernel;
 // deterministic: the separate dQ kernel, the same bits every run. Both against the float64
 // reference on the shapes that stress the fast kernel's dQ shares: GQA groups whose heads add into
@@ -301,15 +312,7 @@ TEST(BwdGpu, FastAndDeterministicModes) {
   if (current_device().default_arch() != "sm_90a")
     GTEST_SKIP() << "the fast mode runs on sm_90a GPUs, this is " << current_device().name;
   std::mt19937_64 rng(fresh_seed());
-  struct Mod { const char* name; const char* score; const char* mask; };
-  const Mod mods[] = {
-      {"noop", "", ""},
-      {"causal", "", "q_idx >= kv_idx"},
-      {"document_causal", "", "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx"},
-      {"alibi_causal", "score + slope[h] * (kv_idx - q_idx)", "q_idx >= kv_idx"},
-      {"softcap", "30.0 * tanh(score / 30.0)", ""},
-  };
-  for (const Mod& m : mods)
+  for (const SuiteLikeMod& m : kSuiteLikeMods)
     for (int D : {64, 128})
       for (BackwardMode mode : {BackwardMode::fast, BackwardMode::deterministic}) {
         FwdProblem p = base(700, D);
@@ -367,15 +370,7 @@ TEST(BwdGpu, WarpSpecializedFastDkdv) {
   if (current_device().default_arch() != "sm_90a")
     GTEST_SKIP() << "the warp-specialised backward runs on sm_90a GPUs, this is " << current_device().name;
   std::mt19937_64 rng(fresh_seed());
-  struct Mod { const char* name; const char* score; const char* mask; };
-  const Mod mods[] = {
-      {"noop", "", ""},
-      {"causal", "", "q_idx >= kv_idx"},
-      {"document_causal", "", "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx"},
-      {"alibi_causal", "score + slope[h] * (kv_idx - q_idx)", "q_idx >= kv_idx"},
-      {"softcap", "30.0 * tanh(score / 30.0)", ""},
-  };
-  for (const Mod& m : mods)
+  for (const SuiteLikeMod& m : kSuiteLikeMods)
     for (int D : {64, 128}) {
       FwdProblem p = base(700, D);
       p.Sq = 1000, p.Skv = 777;
