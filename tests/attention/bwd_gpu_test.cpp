@@ -437,7 +437,7 @@ TEST(BwdGpu, FastModeOnePerHeadDim) {
   if (current_device().default_arch() != "sm_90a")
     GTEST_SKIP() << "the fast mode runs on sm_90a GPUs, this is " << current_device().name;
   for (int D : {64, 128})
-    for (const char* dkdv : {"", "m64n128w8s2ws"}) {
+    for (const char* dkdv : {"m64n128w8s2g", "m64n128w8s2ws"}) {  // the synchronous and the ws fast kernels
       FwdProblem p = base(200, D);
       p.B = 1, p.Hq = 4, p.Hkv = 2, p.Sq = 200, p.Skv = 150;
       p.mask_mod = "q_idx >= kv_idx";
