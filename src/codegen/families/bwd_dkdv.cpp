@@ -187,7 +187,7 @@ std::vector<const char*> curated_configs(HeadClass hc) {
   switch (hc) {
     case HeadClass::d64:
       return {"m64n128w8s2", "m64n64w4s2", "m128n128w8s2", "m32n128w8s2", "m64n128w8s3", "m64n64w4s3",
-              "m64n128w8s2g", "m64n64w4s2g", "m64n128w8s2ws", "m64n64w4s2ws"};
+              "m64n128w8s2g", "m64n64w4s2g", "m64n128w8s3ws", "m64n128w8s2ws", "m64n64w4s2ws"};
     case HeadClass::d128:
       return {"m64n64w4s2", "m32n64w4s2", "m64n128w8s2", "m32n128w8s2", "m64n64w4s3", "m16n64w4s2",
               "m64n64w4s2g", "m32n64w4s2g", "m64n128w8s2g", "m64n128w8s2ws"};
