@@ -146,6 +146,60 @@ __device__ __forceinline__ void tile_probabilities(float (&acc_s)[M_TILES][N_TIL
       }
 }
 
+// The warp-specialised kernel's mask ahead of its tile: bit j * 4 + i of the result says whether
+// element [j][i] of this thread's one m-tile is kept (mask_mod, and with BOUNDS the range test),
+// as tile_probabilities<true, BOUNDS> would decide it. Computed while the registers of the
+// scores are free, so mask_mod's buffer reads do not compete with them.
+template <bool BOUNDS>
+__device__ __forceinline__ u32 tile_keep_bits(const FlexjitModArgs& mod, int b, int h, int kv0, int q_start, int q_len,
+                                              int kv_len, int g8, int t4, unsigned& errors) {
+  // Checked where it is used (the warp-specialised kernel): sizeof makes the condition dependent.
+  static_assert(sizeof(BoolConstant<BOUNDS>) > 0 && M_TILES == 1 && N_TILES * 4 <= 32, "one m-tile: 4 * N_TILES bits");
+  u32 bits = 0;
+#pragma unroll
+  for (int j = 0; j < N_TILES; ++j)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int kv_idx = kv0 + g8 + 8 * (i / 2);
+      const int q_idx = q_start + j * 8 + 2 * t4 + (i & 1);
+      const int q_eval = BOUNDS ? min(q_idx, q_len - 1) : q_idx;
+      const int kv_eval = BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx;
+      bool keep = !BOUNDS || (q_idx < q_len && kv_idx < kv_len);
+      keep = keep & flexjit_mask_mod(b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
+      bits |= static_cast<u32>(keep) << (j * 4 + i);
+    }
+  return bits;
+}
+
+// tile_probabilities for a tile whose kept elements are already known (tile_keep_bits).
+__device__ __forceinline__ void tile_probabilities_from_bits(float (&acc_s)[M_TILES][N_TILES][4],
+                                                             float (&grad)[M_TILES][N_TILES][4], const float* stats,
+                                                             const FlexjitBwdParams& p, const FlexjitModArgs& mod,
+                                                             int b, int h, int kv0, int q_start, int q_len, int kv_len,
+                                                             int g8, int t4, u32 keep_bits, unsigned& errors) {
+#pragma unroll
+  for (int j = 0; j < N_TILES; ++j)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int kv_idx = kv0 + g8 + 8 * (i / 2);
+      const int q_idx = q_start + j * 8 + 2 * t4 + (i & 1);
+      // Positions clamped as the bounds variant does: a score_mod never reads past an end.
+      const int q_eval = min(q_idx, q_len - 1);
+      const int kv_eval = min(kv_idx, kv_len - 1);
+      const float lse2 = stats[j * 8 + 2 * t4 + (i & 1)];
+      const float acc = acc_s[0][j][i];
+      float s2;
+      if constexpr (SCORE_IS_IDENTITY) {
+        s2 = acc * p.scale_log2;
+      } else {
+        const float score = acc * p.scale;
+        s2 = flexjit_score_mod(score, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors) * LOG2E;
+        grad[0][j][i] = flexjit_score_grad(score, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
+      }
+      acc_s[0][j][i] = (keep_bits >> (j * 4 + i)) & 1u ? exp2_approx(s2 - lse2) : 0.f;
+    }
+}
+
 // dSᵀ = Pᵀ (dPᵀ - delta) d(score_mod)/d(score), into acc_dp (delta: stats + BLOCK_M).
 __device__ __forceinline__ void tile_score_gradient(float (&acc_dp)[M_TILES][N_TILES][4],
                                                     const float (&acc_s)[M_TILES][N_TILES][4],
@@ -356,6 +410,27 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
   const int dq_kv0 = DQ_SPLIT_COLUMNS ? 0 : part * DQ_KV_ROWS;
   const u32 dq_part = smem_dq + (DQ_SPLIT_COLUMNS ? 0 : part * DQ_PART_BYTES);
 
+  // mask_mod's verdicts for tile t, computed at the end of tile t - 1 (before the loop for t = 0),
+  // where the score registers are free (tile_keep_bits).
+  const auto keep_bits_of = [&](int t) -> u32 {
+    if constexpr (!HAS_MASK) {
+      return 0u;
+    } else {
+      // The tiles run_tile_pass hands a masked pass: partial ones, and (with a mask_mod) every
+      // tile that crosses an end.
+      int gi, local;
+      walk.locate(t, gi, local);
+      const int h = kv_h * GQA_GROUP + gi;
+      const int q_start = walk.heads[gi].start(local);
+      const int kv0 = kv_start + warp_row0;
+      if (!IS_DIVISIBLE && (kv_start + BLOCK_N > kv_len || q_start + BLOCK_M > q_len))
+        return tile_keep_bits<true>(mod, b, h, kv0, q_start, q_len, kv_len, g8, t4, errors);
+      if (!walk.heads[gi].is_partial(local)) return 0u;
+      return tile_keep_bits<false>(mod, b, h, kv0, q_start, q_len, kv_len, g8, t4, errors);
+    }
+  };
+  u32 keep_bits = num_tiles > 0 ? keep_bits_of(0) : 0u;
+
   mbarrier_wait(kv_full, 0);
   QdoRing::Slot slot, previous;
   for (int t = 0; t < num_tiles; ++t) {
@@ -393,8 +468,12 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
     const bool bounds_tile = !IS_DIVISIBLE && (kv_start + BLOCK_N > kv_len || q_start + BLOCK_M > q_len);
     float grad[1][N_TILES][4];
     auto probabilities = [&](auto masked, auto bounds) {
-      tile_probabilities<decltype(masked)::value, decltype(bounds)::value, /*LSE_BASE2=*/true>(
-          acc_s, grad, stats, p, mod, b, h, kv_start + warp_row0, q_start, q_len, kv_len, g8, t4, errors);
+      if constexpr (decltype(masked)::value)
+        tile_probabilities_from_bits(acc_s, grad, stats, p, mod, b, h, kv_start + warp_row0, q_start, q_len, kv_len,
+                                     g8, t4, keep_bits, errors);
+      else
+        tile_probabilities<false, decltype(bounds)::value, /*LSE_BASE2=*/true>(
+            acc_s, grad, stats, p, mod, b, h, kv_start + warp_row0, q_start, q_len, kv_len, g8, t4, errors);
     };
     run_tile_pass<HAS_MASK, IS_DIVISIBLE>(bounds_tile, masked_tile, /*plain=*/true, probabilities);
 
@@ -471,6 +550,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
     fence_proxy_async_shared();  // the bulk copies (async proxy) read what st.shared wrote
     __syncwarp();
     if (lane == 0) mbarrier_arrive(dq_full + 8 * buffer);
+    if (t + 1 < num_tiles) keep_bits = keep_bits_of(t + 1);
     previous = slot;
     slot.advance();
   }
