@@ -546,5 +546,63 @@ TEST(CodegenCompileMatrix, FastBackwardDkdvCompilesForEverySuiteModAndHeadDim) {
 }
 
 
+// The fast backward's warp-specialised dK/dV kernel (its default on sm_90a: m64n128w8s2ws at d128,
+// m64n128w8s3ws at d64) for every suite mod, and GQA, f16, D != Dv, odd lengths and dense masks:
+// NVRTC compiles it with no serialised wgmma; the PTX holds the TMA loads, the bulk copies of the
+// row statistics, the bulk dQ reductions, the mbarriers and the register hand-over. The consumers
+// hold dK, dV, the scores in flight and dQ's share in 240 registers: most mods fit; score_mods with
+// a derivative of their own (soft-capping) and buffer-indexed masks spill a little (measured at
+// most 192 bytes at d128, nothing at d64).
+TEST(CodegenCompileMatrix, WarpSpecializedBackwardDkdvCompilesForEverySuiteModAndHeadDim) {
+  const TempCacheDir cache;
+  std::vector<Job> jobs;
+  std::set<std::string> seen;
+  auto add = [&](const std::string& label, KernelSpec spec) {
+    spec.config = BlockConfig::parse(std::max(spec.head_dim, spec.head_dim_v) <= 64 ? "m64n128w8s3ws" : "m64n128w8s2ws");
+    spec.dq_accumulate = true;
+    if (seen.insert(spec.describe() + "|" + emit_mod_args_struct(spec.declarations)).second)
+      jobs.push_back({label, spec, "sm_90a"});
+  };
+  for (const SuiteVariant& v : read_suite(FLEXJIT_SOURCE_DIR "/bench/suite.json")) {
+    if (v.head_dim > 128 || v.name.rfind("decode", 0) == 0 || v.name.find("learnable") != std::string::npos) continue;
+    add(v.name, attention_kernel(Family::bwd_dkdv, v));
+  }
+  for (DType dtype : {DType::bf16, DType::f16})
+    for (auto [d, dv] : {std::pair{64, 64}, {128, 128}, {128, 64}, {64, 128}}) {
+      SuiteVariant v;
+      v.name = std::string("ws_") + std::string(dtype_name(dtype)) + "_d" + std::to_string(d) + "_" + std::to_string(dv);
+      v.q_len = 1000, v.kv_len = 777;
+      v.head_dim = d, v.head_dim_v = dv, v.dtype = dtype;
+      v.q_heads = 8, v.kv_heads = 2;
+      v.mask_mod = "q_idx >= kv_idx";
+      KernelSpec spec = attention_kernel(Family::bwd_dkdv, v);
+      spec.is_divisible = false;
+      add(v.name, spec);
+      spec.has_block_mask = spec.has_full_blocks = false;  // mask_mod on every tile
+      add(v.name + "_dense", spec);
+    }
+  ASSERT_GE(jobs.size(), 20u);
+  std::vector<std::string> errors;
+  const std::vector<jit::CompiledKernel> compiled = compile_jobs(jobs, errors);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const std::string what = jobs[i].label + " " + jobs[i].spec.describe();
+    ASSERT_EQ(errors[i], "") << what;
+    const jit::CompiledKernel& c = compiled[i];
+    EXPECT_EQ(c.log.find("C75"), std::string::npos) << what << ": ptxas warned about the wgmma pipeline or setmaxnreg:\n"
+                                                   << c.log;
+    ASSERT_EQ(c.resources.count("flexjit_attention_bwd_dkdv"), 1u) << what;
+    const int spills = c.resources.at("flexjit_attention_bwd_dkdv").spill_store_bytes;
+    EXPECT_LE(spills, std::max(jobs[i].spec.head_dim, jobs[i].spec.head_dim_v) <= 64 ? 0 : 256) << what << ":\n"
+                                                                                            << c.log;
+    for (const char* instruction : {"cp.async.bulk.tensor.4d", "cp.async.bulk.shared::cluster.global.mbarrier",
+                                    "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32", "mbarrier.try_wait",
+                                    "setmaxnreg.inc", "setmaxnreg.dec"})
+      EXPECT_NE(c.ptx.find(instruction), std::string::npos) << what << ": no " << instruction;
+    // At head dim 128 the warpgroups split dQ's columns and hand each other their dSᵀ rows
+    // (bar.arrive, then bar.sync on the other's barrier); at 64 they split the kv rows and need none.
+    EXPECT_EQ(c.ptx.find("bar.arrive") != std::string::npos, jobs[i].spec.head_dim == 128) << what;
+  }
+}
+
 }  // namespace
 }  // namespace flexjit::codegen
