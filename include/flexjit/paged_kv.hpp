@@ -80,10 +80,13 @@ HostPagedKV page_kv_on_host(const std::vector<double>& k, const std::vector<doub
                             int kv_len, int head_dim, int head_dim_v, const std::vector<int32_t>& seq_lens,
                             int page_size, uint64_t seed);
 
-/// The contiguous [B][Hkv][max_pages * page_size][D] view of a host paged cache (zeros past each
-/// sequence's pages), for the CPU reference. Validates the table first (validate_kv_on_host).
+/// The contiguous [B][Hkv][view_len][D] view of a host paged cache (zeros past each sequence's
+/// length), for the CPU reference. `view_len` -1 means the table's capacity, max_pages * page_size;
+/// any value from the longest length up keeps every key (a wide table with short sequences then
+/// costs no memory). Validates the table first (validate_kv_on_host); throws UsageError for a
+/// view_len below the longest length.
 std::vector<double> gather_pages_on_host(const std::vector<double>& pages, const std::vector<int32_t>& page_table,
                                          const std::vector<int32_t>& seq_lens, int batch, int kv_heads, int head_dim,
-                                         int page_size, int max_pages, int num_pages);
+                                         int page_size, int max_pages, int num_pages, int64_t view_len = -1);
 
 }  // namespace flexjit

@@ -569,7 +569,7 @@ void Attention::decode(const TensorView& q, const KVCache& kv, const TensorView&
   if (!options.seq_lens.empty())
     throw UsageError("decode takes each sequence's length from the cache (KVCache::seq_lens); "
                      "CallOptions::seq_lens is for forward and backward");
-  const attention::DecodeVariant variant{impl_->spec, impl_->score, impl_->mask, impl_->target_arch()};
+  const attention::DecodeVariant variant{impl_->spec, impl_->score, impl_->mask, [this] { return impl_->target_arch(); }};
   KernelChoice choice = attention::run_decode(variant, q, kv, out, lse, stream, options);
   std::lock_guard<std::mutex> lock(impl_->choices_mutex);
   impl_->choices[choice.family] = choice;

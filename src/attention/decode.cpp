@@ -49,6 +49,10 @@ void check_pool(const TensorView& t, const char* name, DType dtype) {
     expect(t.strides[d] % vector == 0, std::string(name) + " stride of dimension " + std::to_string(d) + " is " +
                                            std::to_string(t.strides[d]) + " elements; kernels load 16-byte vectors, "
                                            "so strides must be multiples of " + std::to_string(vector) + " elements");
+  expect(reinterpret_cast<uintptr_t>(t.data) % 16 == 0,
+         std::string(name) + " data pointer is not 16-byte aligned; kernels load 16-byte vectors (allocations from "
+                             "cuMemAlloc/cudaMalloc are aligned; a pool sliced from a larger buffer must start on 16 "
+                             "bytes)");
 }
 
 void check_int_tensor(const TensorView& t, const char* name, std::initializer_list<int64_t> shape, const char* layout) {
@@ -63,6 +67,7 @@ void check_int_tensor(const TensorView& t, const char* name, std::initializer_li
     ++d;
   }
   expect(t.strides.back() == 1, std::string(name) + " must have a contiguous last dimension, got " + t.describe());
+  expect(reinterpret_cast<uintptr_t>(t.data) % 4 == 0, std::string(name) + " data pointer is not 4-byte aligned");
 }
 
 int ceil_div(int64_t a, int64_t b) { return static_cast<int>((a + b - 1) / b); }
@@ -132,11 +137,18 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   expect(Hq % Hkv == 0, "q has " + extent(Hq) + " heads, not a multiple of the cache's " + extent(Hkv) + " kv heads");
   check_int_tensor(kv.seq_lens, "seq_lens", {B}, "[B] int32");
   if (lse.data != nullptr) {
-    expect(lse.dtype == DType::f32 && lse.rank() == 3 && lse.shape == std::vector<int64_t>{B, Hq, Sq},
+    expect(lse.dtype == DType::f32 && lse.shape == std::vector<int64_t>{B, Hq, Sq} && lse.strides.size() == 3,
            "lse must be f32 [B, Hq, Sq] = [" + extent(B) + ", " + extent(Hq) + ", " + extent(Sq) + "], got " + lse.describe());
+    expect(reinterpret_cast<uintptr_t>(lse.data) % 4 == 0, "lse data pointer is not 4-byte aligned");
   }
+  // 2^30 keys: the kernels count keys and tiles in 32-bit integers (a length rounded up to a tile,
+  // a tile's end, the mods' q_idx + kv_len - q_len), with room to spare.
   const int64_t capacity = kv.capacity();
-  expect(capacity <= INT32_MAX, "the cache holds " + extent(capacity) + " keys per sequence; at most 2^31-1");
+  expect(capacity <= (int64_t{1} << 30),
+         "the cache holds " + extent(capacity) + " keys per sequence (" +
+             (paged ? "max_pages " + extent(kv.page_table.shape[1]) + " x page_size " + extent(kv.k.shape[1])
+                    : "S = " + extent(kv.k.shape[2])) +
+             "); decoding takes at most 2^30 = 1073741824");
   const int page_size = kv.page_size();
   const int max_pages = paged ? static_cast<int>(kv.page_table.shape[1]) : 0;
   const int64_t num_pages = paged ? kv.k.shape[0] : 0;
@@ -165,8 +177,12 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   const bool tma_describes_pools =
       paged && codegen::tma_unsupported_reason(kv.k, "k_pages", codegen::kDecodeTmaReader).empty() &&
       codegen::tma_unsupported_reason(kv.v, "v_pages", codegen::kDecodeTmaReader).empty();
+  if (int64_t(Sq) * group > INT32_MAX)
+    throw ShapeError("decode: " + extent(int64_t(Sq) * group) + " query rows per kv head (Sq x Hq/Hkv) are beyond "
+                     "2^31-1; split the queries into calls");
+  const std::string arch = variant.arch();
   const BlockConfig default_config = codegen::decode_default_config(
-      codegen::Family::decode, spec.head_dim, spec.head_dim_v, Sq * group, paged, variant.arch,
+      codegen::Family::decode, spec.head_dim, spec.head_dim_v, Sq * group, paged, arch,
       tma_describes_pools ? kv.page_size() : 0);
   ks.config = spec.decode_config.value_or(default_config);
   KernelChoice choice;
@@ -174,8 +190,8 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   choice.config = ks.config;
   choice.source = spec.decode_config ? "fixed" : "defaults";
   choice.default_config = default_config;
-  codegen::check_shared_memory(ks, variant.arch);
-  const auto kernel = codegen::ready_kernel(ks, variant.arch);
+  codegen::check_shared_memory(ks, arch);
+  const auto kernel = codegen::ready_kernel(ks, arch);
   choice.compile_ms = kernel->compiled.compile_ms;
   choice.from_disk_cache = kernel->compiled.from_disk_cache;
 
@@ -298,7 +314,7 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
     cs.head_dim = spec.head_dim;
     cs.head_dim_v = spec.head_dim_v;
     cs.config = codegen::decode_default_config(codegen::Family::decode_combine, spec.head_dim, spec.head_dim_v);
-    const auto combine = codegen::ready_kernel(cs, variant.arch);
+    const auto combine = codegen::ready_kernel(cs, arch);
     FlexjitDecodeCombineParams c;
     std::memset(&c, 0, sizeof(c));
     c.o_partial = p.o_partial;

@@ -1,6 +1,7 @@
 #pragma once
 // Split-KV decoding on the GPU: checks, kernel choice, split choice and the two launches behind
 // Attention::decode.
+#include <functional>
 #include <string>
 
 #include "flexjit/attention.hpp"
@@ -8,12 +9,14 @@
 
 namespace flexjit::attention {
 
-// What Attention::decode knows about its variant.
+// What Attention::decode knows about its variant. The target architecture is asked for only
+// after every argument is checked (it may query the driver), so bad arguments are named errors
+// with or without a GPU.
 struct DecodeVariant {
   const AttentionSpec& spec;
   const Expr& score;
   const Expr& mask;
-  const std::string& arch;
+  std::function<std::string()> arch;
 };
 
 // Runs decode and returns the choice it made (for Attention::last_choices).

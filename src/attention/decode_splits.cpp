@@ -26,7 +26,7 @@ DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<
     // About eight CTAs per slot: the last wave's tail (the longest sequences' final splits) stays
     // short, while a CTA still streams enough tiles to hide its start.
     const int64_t per_cta = (work + per_slot * slots - 1) / (per_slot * slots);
-    out.tiles_per_split = static_cast<int>(std::clamp<int64_t>(per_cta, 8, max_tiles));
+    out.tiles_per_split = static_cast<int>(std::clamp<int64_t>(per_cta, std::min(8, max_tiles), max_tiles));
     const int big = out.tiles_per_split;
     const int small = std::max(1, big / std::max(tuning.tail_div, 1));
     if (small < big && max_tiles <= 65535) {  // (so the tail's splits stay within the grid's 65535)

@@ -1,6 +1,7 @@
 #include "flexjit/paged_kv.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 #include <random>
 #include <string>
@@ -73,13 +74,17 @@ HostPagedKV page_kv_on_host(const std::vector<double>& k, const std::vector<doub
   validate_kv_on_host(seq_lens.data(), batch, kv_len);
   HostPagedKV out;
   out.page_size = page_size;
-  out.max_pages = (kv_len + page_size - 1) / page_size;
+  // 64-bit: a page size near 2^31 must not wrap the rounding up.
+  out.max_pages = static_cast<int>((int64_t(kv_len) + page_size - 1) / page_size);
   std::vector<int> pages_of(batch);
+  int64_t num_pages = 0;
   for (int b = 0; b < batch; ++b) {
-    pages_of[b] = (seq_lens[b] + page_size - 1) / page_size;
-    out.num_pages += pages_of[b];
+    pages_of[b] = static_cast<int>((int64_t(seq_lens[b]) + page_size - 1) / page_size);
+    num_pages += pages_of[b];
   }
-  out.num_pages = std::max(out.num_pages, 1);
+  if (num_pages > INT32_MAX)
+    throw UsageError("paging this cache takes " + std::to_string(num_pages) + " pages, more than 2^31-1; use larger pages");
+  out.num_pages = std::max(static_cast<int>(num_pages), 1);
   std::vector<int32_t> order(out.num_pages);
   std::iota(order.begin(), order.end(), 0);
   std::mt19937_64 rng(seed);
@@ -105,20 +110,26 @@ HostPagedKV page_kv_on_host(const std::vector<double>& k, const std::vector<doub
 
 std::vector<double> gather_pages_on_host(const std::vector<double>& pages, const std::vector<int32_t>& page_table,
                                          const std::vector<int32_t>& seq_lens, int batch, int kv_heads, int head_dim,
-                                         int page_size, int max_pages, int num_pages) {
-  if (page_size < 1 || max_pages < 1) throw UsageError("gather_pages_on_host: page size and max_pages must be positive");
+                                         int page_size, int max_pages, int num_pages, int64_t view_len) {
+  if (page_size < 1) throw UsageError("a paged cache needs pages of at least 1 token, got a page size of " + std::to_string(page_size));
+  if (max_pages < 1) throw UsageError("a page table needs at least one column (entries per sequence), got " + std::to_string(max_pages));
   if (seq_lens.size() != size_t(batch) || page_table.size() != size_t(batch) * max_pages ||
       pages.size() != size_t(num_pages) * page_size * kv_heads * head_dim)
     throw UsageError("gather_pages_on_host: sizes of pages / page_table / seq_lens do not match the shape");
   const int64_t capacity = int64_t(max_pages) * page_size;
   validate_kv_on_host(seq_lens.data(), batch, capacity, page_table.data(), max_pages, page_size, num_pages);
-  std::vector<double> out(size_t(batch) * kv_heads * capacity * head_dim, 0.0);
+  const int64_t longest = seq_lens.empty() ? 0 : *std::max_element(seq_lens.begin(), seq_lens.end());
+  if (view_len < 0) view_len = capacity;
+  if (view_len < longest)
+    throw UsageError("gather_pages_on_host: view_len " + std::to_string(view_len) + " is shorter than the longest "
+                     "sequence (" + std::to_string(longest) + " keys)");
+  std::vector<double> out(size_t(batch) * kv_heads * view_len * head_dim, 0.0);
   for (int b = 0; b < batch; ++b)
     for (int t = 0; t < seq_lens[b]; ++t) {
       const size_t page = page_table[size_t(b) * max_pages + t / page_size], slot = t % page_size;
       for (int h = 0; h < kv_heads; ++h)
         std::copy_n(pages.begin() + ((page * page_size + slot) * kv_heads + h) * head_dim, head_dim,
-                    out.begin() + ((size_t(b) * kv_heads + h) * capacity + t) * head_dim);
+                    out.begin() + ((size_t(b) * kv_heads + h) * view_len + t) * head_dim);
     }
   return out;
 }

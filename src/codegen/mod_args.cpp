@@ -1,13 +1,21 @@
 #include "codegen/mod_args.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "flexjit/error.hpp"
 
 namespace flexjit::codegen {
 
 namespace {
+
+std::string shortest(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", value);
+  return text;
+}
 
 template <class T>
 void put(std::vector<unsigned char>& bytes, size_t offset, T value) {
@@ -63,6 +71,11 @@ std::vector<unsigned char> pack_mod_args(const Declarations& declarations, const
                            std::to_string(value) + " is not a 32-bit integer");
         put<int32_t>(bytes, field.offset, static_cast<int32_t>(value));
       } else {
+        // Infinities and NaN pass as given; a finite value beyond a float's range would silently
+        // become an infinity in the kernel (the CPU reference keeps the double).
+        if (std::isfinite(value) && std::isinf(static_cast<float>(value)))
+          throw UsageError(what + ": parameter '" + field.name + "' is a float, but " + shortest(value) +
+                           " is beyond the range of a 32-bit float (largest magnitude about 3.4e38)");
         put<float>(bytes, field.offset, static_cast<float>(value));
       }
       continue;

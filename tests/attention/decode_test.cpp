@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <functional>
 #include <limits>
 #include <random>
 
 #include "attention/decode_splits.hpp"
+#include "flexjit/attention.hpp"
 #include "flexjit/error.hpp"
 #include "flexjit/paged_kv.hpp"
 #include "flexjit/reference.hpp"
@@ -184,6 +187,64 @@ TEST(DecodeHost, TileListsPerSequenceOrPerKvHeadSizedByTheCapacity) {
   EXPECT_EQ(l.units, 4);
   EXPECT_EQ(l.parts, 3);
   EXPECT_EQ(l.bytes, 4u * (1 + 3) * 4);
+}
+
+// Attention::decode checks every tensor before anything touches the GPU (the pointers below are
+// never read): a pool or table that is not aligned for the kernels' vector loads, an lse without
+// three strides, and a capacity the kernels' 32-bit key counts cannot hold are named errors.
+TEST(DecodeHost, PoolsTablesAndStatisticsAreCheckedBeforeTheDevice) {
+  char* const fake = reinterpret_cast<char*>(uintptr_t{1} << 20);
+  AttentionSpec spec;
+  spec.head_dim = spec.head_dim_v = 64;
+  const Attention attention(spec);
+  // B = 2, Hq = 4, Sq = 1; pools of 8 pages of 16 keys, Hkv = 2; a table of 4 pages a sequence.
+  const TensorView q = TensorView::contiguous(fake, DType::bf16, {2, 4, 1, 64});
+  const TensorView pool = TensorView::contiguous(fake, DType::bf16, {8, 16, 2, 64});
+  const TensorView table = TensorView::contiguous(fake, DType::i32, {2, 4});
+  const TensorView lens = TensorView::contiguous(fake, DType::i32, {2});
+  const TensorView lse = TensorView::contiguous(fake, DType::f32, {2, 4, 1});
+  auto decode_error = [&](const KVCache& kv, const TensorView& l) {
+    return error_of([&] { attention.decode(q, kv, q, l, nullptr, {}); });
+  };
+  const std::string vectors = " data pointer is not 16-byte aligned; kernels load 16-byte vectors (allocations from "
+                              "cuMemAlloc/cudaMalloc are aligned; a pool sliced from a larger buffer must start on 16 "
+                              "bytes)";
+  TensorView shifted = pool;
+  shifted.data = fake + 8;  // strides are whole vectors, the start is not
+  EXPECT_EQ(decode_error(KVCache::paged(shifted, pool, table, lens), lse), "k_pages" + vectors);
+  EXPECT_EQ(decode_error(KVCache::paged(pool, shifted, table, lens), lse), "v_pages" + vectors);
+  TensorView odd_table = table;
+  odd_table.data = fake + 2;
+  EXPECT_EQ(decode_error(KVCache::paged(pool, pool, odd_table, lens), lse), "page_table data pointer is not 4-byte aligned");
+  TensorView odd_lens = lens;
+  odd_lens.data = fake + 1;
+  EXPECT_EQ(decode_error(KVCache::paged(pool, pool, table, odd_lens), lse), "seq_lens data pointer is not 4-byte aligned");
+  TensorView short_lse = lse;
+  short_lse.strides.pop_back();
+  EXPECT_EQ(decode_error(KVCache::paged(pool, pool, table, lens), short_lse),
+            "lse must be f32 [B, Hq, Sq] = [2, 4, 1], got " + short_lse.describe());
+  TensorView odd_lse = lse;
+  odd_lse.data = fake + 2;
+  EXPECT_EQ(decode_error(KVCache::paged(pool, pool, table, lens), odd_lse), "lse data pointer is not 4-byte aligned");
+  // 2^26 + 1 table entries of 16 keys: 2^30 + 16 keys a sequence (the pages may repeat).
+  const TensorView wide_table = TensorView::contiguous(fake, DType::i32, {2, (int64_t{1} << 26) + 1});
+  EXPECT_EQ(decode_error(KVCache::paged(pool, pool, wide_table, lens), lse),
+            "the cache holds 1073741840 keys per sequence (max_pages 67108865 x page_size 16); decoding takes at most "
+            "2^30 = 1073741824");
+  // Exactly 2^30 keys pass this check (and go on to the device, absent here or not).
+  const TensorView full_table = TensorView::contiguous(fake, DType::i32, {2, int64_t{1} << 26});
+  EXPECT_EQ(decode_error(KVCache::paged(pool, pool, full_table, lens), lse).find("2^30"), std::string::npos);
+}
+
+// A ragged batch whose longest sequence has fewer than 8 tiles: the floor of 8 tiles a CTA gives
+// way to the longest sequence (one split), never a clamp with its bounds reversed.
+TEST(DecodeHost, RaggedSplitOfShortSequencesIsOneSplit) {
+  using attention::choose_decode_split;
+  const auto s = choose_decode_split(16, 5, {1, 5}, 264, 132);
+  EXPECT_EQ(s.tiles_per_split, 5);
+  EXPECT_EQ(s.num_splits, 1);
+  EXPECT_EQ(s.big_splits, 1);
+  EXPECT_EQ(s.tail_tiles_per_split, 5);
 }
 
 }  // namespace

@@ -1,0 +1,76 @@
+// Packing call-time parameter values into the kernels' argument bytes (src/codegen/mod_args.cpp):
+// the values the kernels read, and the values refused by name because the kernel's 32-bit field
+// could not hold them (a finite double beyond a float's range would silently become an infinity).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "codegen/mod_args.hpp"
+#include "flexjit/error.hpp"
+
+namespace flexjit::codegen {
+namespace {
+
+Declarations one_param(const char* text) {
+  Declarations d;
+  d.params.push_back(ParamDecl::parse(text));
+  return d;
+}
+
+// The packed bytes of one parameter (the struct's only field, at offset 0), or the error.
+std::string pack_error(const Declarations& d, const std::string& name, double value) {
+  try {
+    pack_mod_args(d, ModValues().param(name, value), {name}, "forward");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+float packed_float(double value) {
+  const std::vector<unsigned char> bytes = pack_mod_args(one_param("cap:float"), ModValues().param("cap", value), {"cap"}, "forward");
+  EXPECT_GE(bytes.size(), sizeof(float));
+  float out = 0;
+  std::memcpy(&out, bytes.data(), sizeof out);
+  return out;
+}
+
+TEST(ModArgs, FloatParametersAreNarrowedOnlyWithinRange) {
+  EXPECT_EQ(packed_float(30.0), 30.0f);
+  EXPECT_EQ(packed_float(-0.5), -0.5f);
+  EXPECT_EQ(packed_float(3.0e38), 3.0e38f);
+  // Infinities and NaN are values a caller may mean: they pass as given.
+  EXPECT_EQ(packed_float(std::numeric_limits<double>::infinity()), std::numeric_limits<float>::infinity());
+  EXPECT_EQ(packed_float(-std::numeric_limits<double>::infinity()), -std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(std::isnan(packed_float(std::nan(""))));
+  const Declarations cap = one_param("cap:float");
+  EXPECT_EQ(pack_error(cap, "cap", 1e300),
+            "forward: parameter 'cap' is a float, but 1e+300 is beyond the range of a 32-bit float (largest magnitude "
+            "about 3.4e38)");
+  EXPECT_EQ(pack_error(cap, "cap", -1e39),
+            "forward: parameter 'cap' is a float, but -1e+39 is beyond the range of a 32-bit float (largest magnitude "
+            "about 3.4e38)");
+}
+
+TEST(ModArgs, IntParametersMustBeWhole32BitNumbers) {
+  const Declarations n = one_param("n:int");
+  const std::vector<unsigned char> bytes = pack_mod_args(n, ModValues().param("n", -7), {"n"}, "forward");
+  int32_t out = 0;
+  std::memcpy(&out, bytes.data(), sizeof out);
+  EXPECT_EQ(out, -7);
+  EXPECT_EQ(pack_error(n, "n", 2147483648.0), "forward: parameter 'n' is an int, but 2147483648.000000 is not a 32-bit integer");
+  EXPECT_EQ(pack_error(n, "n", 1.5), "forward: parameter 'n' is an int, but 1.500000 is not a 32-bit integer");
+  EXPECT_EQ(pack_error(n, "m", 1.0), "forward: value given for parameter 'm', which the variant does not declare");
+  try {
+    pack_mod_args(n, ModValues(), {"n"}, "forward");
+    ADD_FAILURE() << "a missing value was packed";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "forward: no value for parameter 'n' (pass it in ModValues::params, or --param n=VALUE)");
+  }
+}
+
+}  // namespace
+}  // namespace flexjit::codegen
