@@ -67,7 +67,7 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
       bool from_cache = false;
     };
     std::vector<Row> rows;
-    for (const SuiteProblem& p : problems) {
+    for (const SuiteProblem& p : problems) for_problem(p, [&] {
       AttentionSpec spec = problem_spec(p);
       if (!o->config.empty()) spec.fwd_config = BlockConfig::parse(o->config);
       if (!o->decode_config.empty()) spec.decode_config = BlockConfig::parse(o->decode_config);
@@ -131,7 +131,7 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
       }
       emit_json(j);
       rows.push_back(row);
-    }
+    });
     std::printf("\n%-27s %9s %9s %10s %10s %9s %8s %8s  %s\n", "problem", "fwd TF/s", "bwd TF/s", "first call",
                 "compile", "load", "density", "fwd GB/s", "configs (fwd; dkdv dq; bwd mode)");
     for (const Row& r : rows)

@@ -48,11 +48,20 @@ std::pair<ParamDecl, double> parse_param_value(const std::string& text) {
 double parse_scale(const std::string& text) {
   size_t used = 0;
   double value = 0;
+  bool out_of_range = false;
   try {
     value = std::stod(text, &used);
+  } catch (const std::out_of_range&) {
+    out_of_range = true;
   } catch (const std::exception&) {
     used = 0;
   }
+  // The kernels take the scale as a 32-bit float: a value it cannot hold would reach them as an
+  // infinity or 0 while the CPU reference kept the double.
+  const float narrowed = static_cast<float>(value);
+  if (out_of_range || (std::isfinite(value) && value != 0 && (std::isinf(narrowed) || narrowed == 0)))
+    throw UsageError("--scale " + text + " is beyond the range of a 32-bit float (magnitudes about 1.4e-45 to "
+                     "3.4e38); the kernels compute in float");
   if (text.empty() || used != text.size())
     throw UsageError("--scale '" + text + "' is not a number");
   if (std::isnan(value) || std::isinf(value) || value == 0)
@@ -91,6 +100,7 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
     bool no_block_mask = false;
     BackwardModeOption bwd_mode;
     std::string scale;
+    CLI::Option* scale_option = nullptr;  // given (even as '') or not
     std::string seq_lens, k_pages, v_pages, page_table;  // decoding: see run_decode.hpp
     int page_size = 0;
     RunSeqLens lens;  // --seq-lens with --do or --q-lens: forward / backward on padded tensors
@@ -104,7 +114,9 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
                  "int32 .npy [B], the keys of each sequence (kv_len in the mods): decode, or with --do / "
                  "--q-lens the forward and backward on padded tensors");
   o->lens.add_option(app);
-  app.add_option("--page-size", o->page_size, "decode: page the K/V cache into a shuffled pool of pages of N tokens");
+  app.add_option("--page-size", o->page_size,
+                 "decode: page the K/V cache into a shuffled pool of pages of N tokens (1 to the cache's S)")
+      ->check(CLI::Range(1, 1 << 30));
   app.add_option("--k-pages", o->k_pages, "decode: paged keys .npy [num_pages, page_size, Hkv, D]");
   app.add_option("--v-pages", o->v_pages, "decode: paged values .npy [num_pages, page_size, Hkv, Dv]");
   app.add_option("--page-table", o->page_table, "decode: int32 .npy [B, max_pages], the pool page of each logical page");
@@ -115,7 +127,8 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
   app.add_option("--param", o->params, "a parameter value: NAME=VALUE or NAME:int|float=VALUE");
   app.add_option("--dtype", o->variant.dtype, "compute dtype of q, k, v: bf16 or f16 (inputs are converted)")->capture_default_str();
   o->variant.add_config_flag(app, "forward block config, e.g. m128n64w4s2");
-  app.add_option("--scale", o->scale, "multiplies q.k before score_mod (default 1/sqrt(D); finite, non-zero, may be negative)");
+  o->scale_option = app.add_option("--scale", o->scale,
+                                   "multiplies q.k before score_mod (default 1/sqrt(D); finite, non-zero, may be negative)");
   app.add_option("--out", o->out_dir, "directory for out.npy and lse.npy (float32)")->required();
   app.add_option("--device", o->device, "gpu (the kernels) or cpu (the float64 reference)")
       ->check(CLI::IsMember({"gpu", "cpu"}))->capture_default_str();
@@ -133,7 +146,7 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
       if (o->no_block_mask) throw UsageError("--no-block-mask does not apply to decoding (it builds no block mask)");
       DecodeRunArgs d{o->q, o->k, o->v, o->k_pages, o->v_pages, o->page_table, o->seq_lens, o->out_dir, o->device,
                       o->variant.score, o->variant.mask, o->variant.config, o->page_size,
-                      o->scale.empty() ? std::optional<double>() : parse_scale(o->scale), o->check,
+                      o->scale_option->count() == 0 ? std::optional<double>() : parse_scale(o->scale), o->check,
                       o->variant.element_type(), {}, {}};
       for (const auto& text : o->buffers) {
         const NamedFile f = split_assignment(text, "--buffer");
@@ -194,7 +207,7 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
       throw UsageError("--grad is not available with --seq-lens / --q-lens (learnable-buffer gradients take no "
                        "per-sequence lengths)");
     const Attention attention(spec);
-    const double scale = o->scale.empty() ? 1.0 / std::sqrt(double(shape.head_dim)) : parse_scale(o->scale);
+    const double scale = o->scale_option->count() == 0 ? 1.0 / std::sqrt(double(shape.head_dim)) : parse_scale(o->scale);
 
     // Inputs rounded to the compute dtype: the reference sees exactly what the kernel sees.
     auto rounded = [&](const NpyArray& a) {

@@ -61,10 +61,12 @@ CommandRegistrar registrar("tune", "Autotune block configs for a problem suite a
                       problems.size(), p.name.c_str());
           continue;
         }
-        const Attention attention(problem_spec(p));
         const auto t0 = std::chrono::steady_clock::now();
-        const auto kernels = attention.warm_up({p.batch, p.q_heads, p.kv_heads, p.q_len, p.kv_len}, !o->no_bwd, o->arch,
-                                               o->jobs);
+        std::vector<WarmedKernel> kernels;
+        for_problem(p, [&] {
+          const Attention attention(problem_spec(p));
+          kernels = attention.warm_up({p.batch, p.q_heads, p.kv_heads, p.q_len, p.kv_len}, !o->no_bwd, o->arch, o->jobs);
+        });
         size_t cached = 0;
         for (const auto& k : kernels) cached += k.from_cache ? 1 : 0;
         std::printf("[%zu/%zu] %-28s %3zu kernels (%zu already cached) in %.1f s\n", i + 1, problems.size(),
@@ -86,15 +88,19 @@ CommandRegistrar registrar("tune", "Autotune block configs for a problem suite a
       if (terminal) std::printf("\r[%zu/%zu] %-28s tuning...%20s", i + 1, problems.size(), p.name.c_str(), "");
       else std::printf("[%zu/%zu] %s\n", i + 1, problems.size(), p.name.c_str());
       std::fflush(stdout);
-      const Attention attention(problem_spec(p));
-      const bool backward = !o->no_bwd && !p.decode;  // decode problems are forward only
-      ProblemInputs in = ProblemInputs::create(p, attention, backward, rng);
-      o->bwd_mode.apply(in.call);
-      in.forward(attention, nullptr);
-      if (backward) in.backward(attention, nullptr);
-      synchronize();
-      check_buffer_errors();
-      for (const KernelChoice& c : attention.last_choices()) {
+      std::vector<KernelChoice> choices;
+      for_problem(p, [&] {
+        const Attention attention(problem_spec(p));
+        const bool backward = !o->no_bwd && !p.decode;  // decode problems are forward only
+        ProblemInputs in = ProblemInputs::create(p, attention, backward, rng);
+        o->bwd_mode.apply(in.call);
+        in.forward(attention, nullptr);
+        if (backward) in.backward(attention, nullptr);
+        synchronize();
+        check_buffer_errors();
+        choices = attention.last_choices();
+      });
+      for (const KernelChoice& c : choices) {
         if (c.family == "bwd_preprocess") continue;  // row-wise, no block config to tune
         rows.push_back({p.name, c});
         if (!terminal)

@@ -4,6 +4,7 @@
 // configuration flags.
 #include <CLI/CLI.hpp>
 
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,11 +37,21 @@ inline std::pair<ParamDecl, std::optional<double>> parse_param(const std::string
   }
   size_t used = 0;
   double value = 0;
+  bool out_of_range = false;
   try {
     value = std::stod(value_text, &used);
+  } catch (const std::out_of_range&) {
+    out_of_range = true;
   } catch (const std::exception&) {
     used = 0;
   }
+  // The kernels read a float parameter as a 32-bit float: a finite value beyond its range would
+  // become an infinity on the GPU while the CPU reference kept the double.
+  if (out_of_range && integer)
+    throw UsageError("--param '" + text + "': " + value_text + " is not a 32-bit integer");
+  if (out_of_range || (!integer && std::isfinite(value) && std::isinf(static_cast<float>(value))))
+    throw UsageError("--param '" + text + "': " + value_text + " is beyond the range of a 32-bit float (largest " +
+                     "magnitude about 3.4e38); the kernels compute in float");
   if (used != value_text.size())
     throw UsageError("--param '" + text + "': '" + value_text + "' is not a number");
   return {ParamDecl::parse(name + (integer ? ":int" : ":float")), value};
@@ -83,7 +94,7 @@ struct VariantOptions {
   void add_kernel_flags(CLI::App& app) {
     app.add_option("--dtype", dtype, "element type of q, k, v, o: bf16 or f16")->capture_default_str();
     app.add_option("--head-dim", head_dim, "head dim of q and k")->capture_default_str();
-    app.add_option("--head-dim-v", head_dim_v, "head dim of v and o (default: --head-dim)");
+    given_.head_dim_v = app.add_option("--head-dim-v", head_dim_v, "head dim of v and o (default: --head-dim)");
     add_config_flag(app, "block config, e.g. m128n64w4s2 (or the four flags below)");
     given_.block_m = app.add_option("--block-m", block_m, "query rows per CTA");
     given_.block_n = app.add_option("--block-n", block_n, "kv rows per step");
@@ -116,7 +127,9 @@ struct VariantOptions {
       throw UsageError("--dtype must be bf16 or f16, got '" + dtype + "'");
     return *parsed;
   }
-  int value_head_dim() const { return head_dim_v > 0 ? head_dim_v : head_dim; }
+  // A given --head-dim-v is used as given (a bad one is the kernel family's named error), never
+  // replaced by --head-dim.
+  int value_head_dim() const { return given_.head_dim_v && given_.head_dim_v->count() > 0 ? head_dim_v : head_dim; }
   // The config the flags describe, merged over `fallback` (flags override single fields). A flag
   // given with 0 or a negative value is an error that names it, not "unset".
   std::optional<BlockConfig> block_config(const BlockConfig& fallback) const {
@@ -149,6 +162,7 @@ struct VariantOptions {
     CLI::Option* block_n = nullptr;
     CLI::Option* warps = nullptr;
     CLI::Option* stages = nullptr;
+    CLI::Option* head_dim_v = nullptr;
   } given_;
 };
 

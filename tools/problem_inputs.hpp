@@ -1,11 +1,13 @@
 #pragma once
 // Device inputs for one suite problem (random q, k, v, dO; the suite's buffers; the block mask),
 // shared by `flexjit bench` and `flexjit tune`.
+#include <cstdio>
 #include <optional>
 #include <random>
 #include <vector>
 
 #include "flexjit/attention.hpp"
+#include "flexjit/error.hpp"
 #include "flexjit/problem_suite.hpp"
 
 namespace flexjit::cli {
@@ -15,6 +17,19 @@ void mark_grad_buffers(std::vector<SuiteProblem>& problems, const std::vector<st
 
 // The AttentionSpec of a suite problem (configs left to the autotuner).
 AttentionSpec problem_spec(const SuiteProblem& p);
+
+// Runs `work` for one suite problem; an error names the problem on stderr before it propagates
+// (to the CLI's one error line), so a failure in a long suite says which problem failed.
+template <class Work>
+void for_problem(const SuiteProblem& p, Work&& work) {
+  try {
+    work();
+  } catch (const Error&) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "\nsuite problem '%s' failed:\n", p.name.c_str());
+    throw;
+  }
+}
 
 struct ProblemInputs {
   std::vector<DeviceBuffer> storage;  // owns every device allocation below

@@ -1,5 +1,6 @@
 #include "run_decode.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -14,11 +15,26 @@ namespace flexjit::cli {
 
 namespace {
 
+// Every extent of a tensor the kernels and the reference index: from 1 (a cache of zero heads or
+// slots has nothing to decode against; lengths of 0 are given by --seq-lens) to 2^31-1.
+void check_extents(const std::vector<int64_t>& shape, const char* flag, const char* layout) {
+  static const char* const names[] = {"0", "1", "2", "3"};
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] < 1 || shape[d] > INT32_MAX)
+      throw ShapeError(std::string(flag) + " " + layout + ": dimension " + names[d] + " has extent " +
+                       std::to_string(shape[d]) + "; extents must be between 1 and 2^31-1 (a sequence of no keys is "
+                       "a length of 0 in --seq-lens, not an empty cache)");
+}
+
 std::vector<int64_t> as_bhsd(const NpyArray& a, const char* flag) {
-  if (a.shape.size() == 4) return a.shape;
-  if (a.shape.size() == 3) return {1, a.shape[0], a.shape[1], a.shape[2]};
-  throw UsageError(std::string(flag) + ": expected a [B, H, S, D] (or [H, S, D]) array, got rank " +
-                   std::to_string(a.shape.size()));
+  std::vector<int64_t> shape;
+  if (a.shape.size() == 4) shape = a.shape;
+  else if (a.shape.size() == 3) shape = {1, a.shape[0], a.shape[1], a.shape[2]};
+  else
+    throw UsageError(std::string(flag) + ": expected a [B, H, S, D] (or [H, S, D]) array, got rank " +
+                     std::to_string(a.shape.size()));
+  check_extents(shape, flag, "[B, H, S, D]");
+  return shape;
 }
 
 std::vector<int32_t> as_ints(const NpyArray& a, const char* flag, size_t rank) {
@@ -57,6 +73,8 @@ int run_decode(const DecodeRunArgs& a) {
   if (lens.size() != size_t(B))
     throw ShapeError("--seq-lens holds " + std::to_string(lens.size()) + " lengths; q has a batch of " + std::to_string(B));
   const std::vector<double> qd = rounded(q);
+  int view_len = 1;  // keys per sequence in the reference's copy of a paged cache: the longest length
+  for (int32_t len : lens) view_len = std::max(view_len, len);
 
   // The logical contiguous cache (for the reference) and, when paged, the pool the GPU reads.
   int Hkv = 0, Dv = 0, S = 0;
@@ -67,20 +85,25 @@ int run_decode(const DecodeRunArgs& a) {
     if (kp.shape.size() != 4 || vp.shape.size() != 4 || vp.shape[0] != kp.shape[0] || vp.shape[1] != kp.shape[1] ||
         vp.shape[2] != kp.shape[2])
       throw ShapeError("--k-pages/--v-pages must be [num_pages, page_size, Hkv, D] and [num_pages, page_size, Hkv, Dv]");
+    check_extents(kp.shape, "--k-pages", "[num_pages, page_size, Hkv, D]");
+    check_extents(vp.shape, "--v-pages", "[num_pages, page_size, Hkv, Dv]");
     pages.num_pages = static_cast<int>(kp.shape[0]);
     pages.page_size = static_cast<int>(kp.shape[1]);
     pages.page_table = as_ints(table, "--page-table", 2);
     if (table.shape[0] != B)
       throw ShapeError("--page-table has " + std::to_string(table.shape[0]) + " rows; q has a batch of " + std::to_string(B));
+    check_extents(table.shape, "--page-table", "[B, max_pages]");
     pages.max_pages = static_cast<int>(table.shape[1]);
     pages.k_pages = rounded(kp);
     pages.v_pages = rounded(vp);
     Hkv = static_cast<int>(kp.shape[2]);
     Dv = static_cast<int>(vp.shape[3]);
-    S = pages.max_pages * pages.page_size;
     if (kp.shape[3] != D) throw ShapeError("--k-pages head dim " + std::to_string(kp.shape[3]) + " differs from q's " + std::to_string(D));
-    kd = gather_pages_on_host(pages.k_pages, pages.page_table, lens, B, Hkv, D, pages.page_size, pages.max_pages, pages.num_pages);
-    vd = gather_pages_on_host(pages.v_pages, pages.page_table, lens, B, Hkv, Dv, pages.page_size, pages.max_pages, pages.num_pages);
+    // The reference's contiguous copy holds the longest sequence, not the table's capacity (a wide
+    // table of short sequences would otherwise cost its capacity in host memory).
+    S = view_len;
+    kd = gather_pages_on_host(pages.k_pages, pages.page_table, lens, B, Hkv, D, pages.page_size, pages.max_pages, pages.num_pages, S);
+    vd = gather_pages_on_host(pages.v_pages, pages.page_table, lens, B, Hkv, Dv, pages.page_size, pages.max_pages, pages.num_pages, S);
   } else {
     const NpyArray k = read_npy(a.k), v = read_npy(a.v);
     const auto ks = as_bhsd(k, "--k"), vs = as_bhsd(v, "--v");
@@ -92,13 +115,18 @@ int run_decode(const DecodeRunArgs& a) {
     kd = rounded(k);
     vd = rounded(v);
     validate_kv_on_host(lens.data(), B, S);
+    // The pool holds each sequence's pages whole: pages longer than the cache would only pad it
+    // (and a hostile size would ask the host for its size in memory).
+    if (a.page_size > S)
+      throw UsageError("--page-size " + std::to_string(a.page_size) + " is longer than the cache (--k and --v hold S = " +
+                       std::to_string(S) + " positions); give pages of 1 to " + std::to_string(S) + " tokens");
     if (a.page_size > 0) {
       // The reference reads the paged copy back through its page table, so the CPU run checks the
       // paging as well (it must not change a single value).
       pages = page_kv_on_host(kd, vd, B, Hkv, S, D, Dv, lens, a.page_size, /*seed=*/0);
-      S = pages.max_pages * pages.page_size;
-      kd = gather_pages_on_host(pages.k_pages, pages.page_table, lens, B, Hkv, D, pages.page_size, pages.max_pages, pages.num_pages);
-      vd = gather_pages_on_host(pages.v_pages, pages.page_table, lens, B, Hkv, Dv, pages.page_size, pages.max_pages, pages.num_pages);
+      S = view_len;
+      kd = gather_pages_on_host(pages.k_pages, pages.page_table, lens, B, Hkv, D, pages.page_size, pages.max_pages, pages.num_pages, S);
+      vd = gather_pages_on_host(pages.v_pages, pages.page_table, lens, B, Hkv, Dv, pages.page_size, pages.max_pages, pages.num_pages, S);
     }
   }
   if (Hq % Hkv != 0)

@@ -4,6 +4,7 @@
 // lengths are named errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -150,6 +151,64 @@ TEST_F(CliDecode, EmitDecodePaged) {
   const ProcessResult c = cli({"emit", "--family", "decode", "--paged", "--page-size", "20", "--gqa", "4", "--format", "cu"});
   ASSERT_EQ(c.exit_code, 0) << c.describe();
   EXPECT_TRUE(has_text(c.out, "decode bf16 d128/128 m16n128w8s3 gqa4 paged=1 ")) << c.out.substr(0, 300);
+}
+
+// Hostile shapes and sizes: a cache of zero heads or slots, page sizes the cache cannot use, and a
+// wide page table of short sequences (its capacity is not the memory the CPU run takes) — each a
+// named error or a correct result, never a crash.
+TEST_F(CliDecode, EmptyCachesAndHostilePageSizesAreNamed) {
+  write_npy(path("k0.npy"), NpyArray::from_doubles({}, DType::f32, {B, 0, S, D}));
+  auto args = run_args("z");
+  for (const std::string& a : {std::string("--k"), path("k0.npy"), std::string("--v"), path("k0.npy")}) args.push_back(a);
+  ProcessResult r = cli(args);
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_TRUE(has_text(r.err, "--k [B, H, S, D]: dimension 1 has extent 0; extents must be between 1 and 2^31-1 (a "
+                              "sequence of no keys is a length of 0 in --seq-lens, not an empty cache)"))
+      << r.describe();
+
+  auto paged = run_args("p");
+  for (const std::string& a : {std::string("--k"), path("k.npy"), std::string("--v"), path("v.npy")}) paged.push_back(a);
+  paged.push_back("--page-size");
+  paged.push_back("-5");
+  r = cli(paged);
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_TRUE(has_text(r.err, "--page-size")) << r.describe();
+  paged.back() = "2147483647";
+  r = cli(paged);
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  paged.back() = "38";
+  r = cli(paged);
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_TRUE(has_text(r.err, "--page-size 38 is longer than the cache (--k and --v hold S = 37 positions); give pages "
+                              "of 1 to 37 tokens"))
+      << r.describe();
+  paged.back() = "37";  // one page a sequence: the same result as the contiguous cache
+  ASSERT_EQ(cli(paged).exit_code, 0);
+
+  // One head pair, one query, lengths 1 and 2 in a table of 2^20 columns of 64-token pages: the
+  // capacity is 2^26 keys a sequence, but the sequences hold 1 and 2. Keys are all zero, so every
+  // kept key scores 0 and the output is the mean of the kept values: 3 and (5 + 7) / 2 = 6 in
+  // every column.
+  const int pages = 2, page = 64, columns = 1 << 20;
+  std::vector<double> kp(size_t(pages) * page * D, 0.0), vp(kp.size(), 0.0);
+  for (int d = 0; d < D; ++d) {
+    vp[(size_t(1) * page + 0) * D + d] = 3;  // sequence 0's key 0: page 1, slot 0
+    vp[size_t(0) * D + d] = 5;               // sequence 1's keys 0, 1: page 0, slots 0, 1
+    vp[size_t(1) * D + d] = 7;
+  }
+  std::vector<double> table(size_t(2) * columns, 1.0);
+  table[columns] = 0;  // sequence 1's first page
+  write_npy(path("wkp.npy"), NpyArray::from_doubles(kp, DType::f32, {pages, page, 1, D}));
+  write_npy(path("wvp.npy"), NpyArray::from_doubles(vp, DType::f32, {pages, page, 1, D}));
+  write_npy(path("wt.npy"), NpyArray::from_doubles(table, DType::i32, {2, columns}));
+  write_npy(path("wq.npy"), NpyArray::from_doubles(std::vector<double>(size_t(2) * D, 0.5), DType::f32, {2, 1, 1, D}));
+  write_npy(path("wl.npy"), NpyArray::from_doubles({1, 2}, DType::i32, {2}));
+  r = cli({"run", "--device", "cpu", "--q", path("wq.npy"), "--seq-lens", path("wl.npy"), "--k-pages", path("wkp.npy"),
+           "--v-pages", path("wvp.npy"), "--page-table", path("wt.npy"), "--out", path("w")});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  std::vector<double> expected(size_t(2) * D, 3.0);
+  std::fill(expected.begin() + D, expected.end(), 6.0);
+  EXPECT_EQ(load("w/out.npy"), expected);
 }
 
 }  // namespace

@@ -241,6 +241,8 @@ TEST_F(CliEmitRun, EmitUsageErrors) {
        "error: head_dim -64 is not supported: the tensor-core path takes 64, 128, 192 or 256\n"},
       {{"--family", "bwd_dkdv", "--head-dim-v", "4096"},
        "error: head_dim_v 4096 is not supported: the tensor-core path takes 64, 128, 192 or 256\n"},
+      // Given is used as given: a negative one is not replaced by --head-dim.
+      {{"--head-dim-v", "-1"}, "error: head_dim_v -1 is not supported: the tensor-core path takes 64, 128, 192 or 256\n"},
       {{"--config", "m999n1w3s9"}, "error: config m999n1w3s9: warps must be 1, 2, 4 or 8\n"},
   };
   for (const Case& c : cases) {
@@ -466,6 +468,30 @@ TEST_F(CliRun, ScaleIsHonouredOrRefused) {
     const ProcessResult r = cli(args);
     EXPECT_EQ(r.exit_code, 2) << r.describe();
     EXPECT_EQ(r.err, "error: --scale '0.5x' is not a number\n");
+  }
+  {  // given but empty is refused, not the default
+    auto args = inputs("s");
+    args.insert(args.end(), {"--device", "cpu", "--scale", ""});
+    const ProcessResult r = cli(args);
+    EXPECT_EQ(r.exit_code, 2) << r.describe();
+    EXPECT_EQ(r.err, "error: --scale '' is not a number\n");
+  }
+  // Beyond a float's range: the kernels would see an infinity or 0 where the CPU keeps the double.
+  for (const std::string big : {"1e308", "-1e39", "1e-50", "1e309"}) {
+    auto args = inputs("s");
+    args.insert(args.end(), {"--device", "cpu", "--scale", big});
+    const ProcessResult r = cli(args);
+    EXPECT_EQ(r.exit_code, 2) << r.describe();
+    EXPECT_EQ(r.err, "error: --scale " + big + " is beyond the range of a 32-bit float (magnitudes about 1.4e-45 to "
+                     "3.4e38); the kernels compute in float\n");
+  }
+  {
+    auto args = inputs("s");
+    args.insert(args.end(), {"--device", "cpu", "--score", "score + x", "--param", "x:float=1e300"});
+    const ProcessResult r = cli(args);
+    EXPECT_EQ(r.exit_code, 2) << r.describe();
+    EXPECT_EQ(r.err, "error: --param 'x:float=1e300': 1e300 is beyond the range of a 32-bit float (largest magnitude "
+                     "about 3.4e38); the kernels compute in float\n");
   }
   auto args = inputs("neg");
   args.insert(args.end(), {"--device", "cpu", "--scale", "-0.25", "--mask", "q_idx >= kv_idx"});
