@@ -144,8 +144,9 @@ CommandRegistrar registrar("run", "Run attention on .npy inputs and write out.np
       if (!o->dout.empty()) throw UsageError("--do (the backward) is not available with pages");
       if (!o->lens.q_file.empty()) throw UsageError("--q-lens is not available with pages (decoding has Sq rows per sequence)");
       if (o->no_block_mask) throw UsageError("--no-block-mask does not apply to decoding (it builds no block mask)");
+      const std::optional<BlockConfig> config = o->variant.parsed_config();  // a given '' is refused
       DecodeRunArgs d{o->q, o->k, o->v, o->k_pages, o->v_pages, o->page_table, o->seq_lens, o->out_dir, o->device,
-                      o->variant.score, o->variant.mask, o->variant.config, o->page_size,
+                      o->variant.score, o->variant.mask, config ? config->str() : std::string(), o->page_size,
                       o->scale_option->count() == 0 ? std::optional<double>() : parse_scale(o->scale), o->check,
                       o->variant.element_type(), {}, {}};
       for (const auto& text : o->buffers) {
