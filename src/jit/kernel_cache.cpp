@@ -4,16 +4,20 @@
 //   kernels/<key>.cubin   the ELF image NVRTC produced
 //   kernels/<key>.ptx     the PTX (so `flexjit emit` can reuse it)
 //   kernels/<key>.json    the entry's description, written last:
-//     { "format": "flexjit-kernel-cache-1", "key": "<32 hex>", "key_text": "<full key text>"
+//     { "format": "flexjit-kernel-cache-2", "key": "<32 hex>", "key_text": "<full key text>"
 //       (or "key_text_hex" when the text is not UTF-8), "source_name", "kernel_names": [...],
 //       "arch", "options": [...], "nvrtc_version", "flexjit_version", "created" (ISO 8601 UTC),
 //       "created_unix", "compile_ms", "cubin": {"file", "bytes", "xxh3_64"},
 //       "ptx": {"file", "bytes", "xxh3_64"}, "resources": {"<kernel>": {"registers", ...}},
-//       "log": "<NVRTC log>" }
+//       "log": "<NVRTC log>", "metadata_xxh3_64": "<16 hex>" }
 //   failed/               sources that failed to compile (see compiler.cpp)
 //   autotune.json         autotuning results (src/tune)
 // A .json present means its .cubin and .ptx were completely written before it (rename order);
 // their sizes and checksums are still verified, since another writer may have replaced them.
+// "metadata_xxh3_64" covers every other field of the .json (canonical_json() below): the kernel
+// names pick the entry point a launch uses, so a flipped byte there must be damage, not a hit.
+// Format 1 had no such checksum: its entries are recompiled (with the damage warning) and
+// rewritten, since nothing vouches for the kernel names they record.
 #include "jit/kernel_cache.hpp"
 
 #include "common/files.hpp"
@@ -30,6 +34,7 @@
 #include <atomic>
 #include <cctype>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -54,7 +59,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-constexpr const char* kFormat = "flexjit-kernel-cache-1";
+constexpr const char* kFormat = "flexjit-kernel-cache-2";
+constexpr const char* kFormat1 = "flexjit-kernel-cache-1";  // before "metadata_xxh3_64"
+constexpr const char* kMetadataChecksum = "metadata_xxh3_64";
 std::atomic<bool> g_warned{false};
 
 std::string env(const char* name) {
@@ -164,8 +171,137 @@ std::map<std::string, KernelResources> resources_from_json(const json& j) {
   return out;
 }
 
+void append_field(std::string& out, const char* label, const std::string& value) {
+  out += label;
+  out += ' ';
+  out += std::to_string(value.size());
+  out += '\n';
+  out += value;
+  out += '\n';
+}
+
+// The key text up to and including the source name (the source text and headers follow). Every
+// field is length-prefixed, so the head parses one way only: a key text that starts with the head
+// built from an entry's recorded fields was computed from exactly those fields.
+std::string key_text_head(const std::string& flexjit_version, const std::string& nvrtc_version,
+                          const std::string& arch, const std::vector<std::string>& options,
+                          const std::vector<std::string>& kernel_names, const std::string& source_name) {
+  std::string out = "flexjit kernel key v1\n";
+  append_field(out, "flexjit", flexjit_version);
+  append_field(out, "nvrtc", nvrtc_version);
+  append_field(out, "arch", arch);
+  out += "options " + std::to_string(options.size()) + "\n";
+  for (const auto& o : options) append_field(out, "option", o);
+  out += "kernels " + std::to_string(kernel_names.size()) + "\n";
+  for (const auto& k : kernel_names) append_field(out, "kernel", k);
+  append_field(out, "source-name", source_name);
+  return out;
+}
+
+// An injective encoding of a JSON value (type tag, then length-prefixed or fixed-form content),
+// independent of how nlohmann::json prints numbers or escapes strings. Objects come out in key
+// order (json's objects are sorted maps).
+void canonical_json(const json& value, std::string& out) {
+  switch (value.type()) {
+    case json::value_t::null:
+      out += "n;";
+      break;
+    case json::value_t::boolean:
+      out += value.get<bool>() ? "t;" : "f;";
+      break;
+    // The parser types a non-negative integer as unsigned and a negative one as signed, whatever
+    // the writer held: both encode by value.
+    case json::value_t::number_integer:
+      out += 'i' + std::to_string(value.get<int64_t>()) + ';';
+      break;
+    case json::value_t::number_unsigned:
+      out += 'i' + std::to_string(value.get<uint64_t>()) + ';';
+      break;
+    case json::value_t::number_float: {
+      const double d = value.get<double>();
+      uint64_t bits = 0;
+      std::memcpy(&bits, &d, sizeof bits);
+      out += 'd' + hex64(bits) + ';';
+      break;
+    }
+    case json::value_t::string: {
+      const std::string& s = value.get_ref<const std::string&>();
+      out += 's' + std::to_string(s.size()) + ':' + s;
+      break;
+    }
+    case json::value_t::array:
+      out += 'a' + std::to_string(value.size()) + ':';
+      for (const json& item : value) canonical_json(item, out);
+      break;
+    case json::value_t::object:
+      out += 'o' + std::to_string(value.size()) + ':';
+      for (const auto& [name, item] : value.items()) {
+        out += 's' + std::to_string(name.size()) + ':' + name;
+        canonical_json(item, out);
+      }
+      break;
+    default:  // binary and discarded values never come out of the parser
+      out += "x;";
+      break;
+  }
+}
+
+// XXH3-64 of every top-level field of an entry's .json except "metadata_xxh3_64" itself. A new
+// field is covered without anyone remembering to add it here.
+std::string metadata_checksum(const json& j) {
+  std::string out = 'o' + std::to_string(j.size() - j.count(kMetadataChecksum)) + ':';
+  for (const auto& [name, item] : j.items()) {
+    if (name == kMetadataChecksum) continue;
+    out += 's' + std::to_string(name.size()) + ':' + name;
+    canonical_json(item, out);
+  }
+  return checksum(out);
+}
+
+// The key text an entry records, or nullopt when its hex form does not decode.
+std::optional<std::string> stored_key_text(const json& j) {
+  if (j.contains("key_text")) return j.at("key_text").get<std::string>();
+  return from_hex(j.at("key_text_hex").get<std::string>());
+}
+
+// Why the parsed <key>.json cannot be trusted, or "" when its own fields are sound: right format
+// and key, the metadata checksum matches, the fields a load uses agree with the recorded key text,
+// and every resource value is a count. Files and the requested key text are the caller's to check.
+// Throws json::exception for a missing field or one of the wrong type.
+std::string metadata_problem(const json& j, const std::string& key) {
+  const std::string& format = j.at("format").get_ref<const std::string&>();
+  if (format == kFormat1)
+    return key + ".json was written by an older flexjit (format " + kFormat1 + ")";
+  if (format != kFormat || j.at("key").get<std::string>() != key)
+    return key + ".json has another format or key";
+  if (!j.contains(kMetadataChecksum)) return key + ".json has no metadata checksum";
+  if (j.at(kMetadataChecksum).get_ref<const std::string&>() != metadata_checksum(j))
+    return key + ".json does not match the metadata checksum recorded in it";
+  // A checksum only shows that the fields are those a writer wrote; these show that they are sane.
+  const std::optional<std::string> key_text = stored_key_text(j);
+  if (!key_text) return key + ".json records a key text that is not hex";
+  const std::string head = key_text_head(
+      j.at("flexjit_version").get<std::string>(), j.at("nvrtc_version").get<std::string>(),
+      j.at("arch").get<std::string>(), j.at("options").get<std::vector<std::string>>(),
+      j.at("kernel_names").get<std::vector<std::string>>(), j.at("source_name").get<std::string>());
+  if (key_text->compare(0, head.size(), head) != 0)
+    return key + ".json records kernel names, arch, options, source name or versions that "
+                 "differ from its key text";
+  for (const auto& [name, r] : j.at("resources").get_ref<const json::object_t&>()) {
+    for (const char* field : {"registers", "spill_store_bytes", "spill_load_bytes",
+                              "stack_frame_bytes", "static_smem_bytes", "barriers"}) {
+      const json& value = r.at(field);
+      if (!value.is_number_unsigned() || value.get<uint64_t>() > static_cast<uint64_t>(INT_MAX))
+        return key + ".json records " + field + " = " + value.dump() + " for kernel " + name +
+               ", not a count";
+    }
+  }
+  return "";
+}
+
 // Parses one <key>.json for listing. Returns nullopt unless it is a well-formed entry named after
-// its key whose .cubin and .ptx exist with the recorded sizes (checksums are left to the loader).
+// its key, with sound metadata (metadata_problem()), whose .cubin and .ptx exist with the recorded
+// sizes (their checksums are left to the loader: listing reads no payload).
 std::optional<KernelCacheEntry> parse_entry(const fs::path& json_path, bool with_key_text) {
   std::string text;
   if (!read_file(json_path, &text)) return std::nullopt;
@@ -173,9 +309,8 @@ std::optional<KernelCacheEntry> parse_entry(const fs::path& json_path, bool with
   if (j.is_discarded() || !j.is_object()) return std::nullopt;
   try {
     KernelCacheEntry e;
-    if (j.at("format").get<std::string>() != kFormat) return std::nullopt;
-    e.key = j.at("key").get<std::string>();
-    if (!is_key(e.key) || json_path.stem().string() != e.key) return std::nullopt;
+    e.key = json_path.stem().string();
+    if (!is_key(e.key) || !metadata_problem(j, e.key).empty()) return std::nullopt;
     e.json_path = fs::absolute(json_path).lexically_normal().string();
     e.source_name = j.at("source_name").get<std::string>();
     e.kernel_names = j.at("kernel_names").get<std::vector<std::string>>();
@@ -196,15 +331,7 @@ std::optional<KernelCacheEntry> parse_entry(const fs::path& json_path, bool with
     const auto ptx_size = fs::file_size(dir / (e.key + ".ptx"), ec);
     if (ec || ptx_size != ptx_bytes) return std::nullopt;
     e.total_bytes = cubin_size + ptx_size + text.size();
-    if (with_key_text) {
-      if (j.contains("key_text")) {
-        e.key_text = j.at("key_text").get<std::string>();
-      } else {
-        auto decoded = from_hex(j.at("key_text_hex").get<std::string>());
-        if (!decoded) return std::nullopt;
-        e.key_text = std::move(*decoded);
-      }
-    }
+    if (with_key_text) e.key_text = *stored_key_text(j);  // metadata_problem() decoded it
     return e;
   } catch (const json::exception&) {
     return std::nullopt;
@@ -374,15 +501,6 @@ CacheClearReport clear_cache(bool dry_run, const std::string& directory) {
 namespace flexjit::jit {
 namespace {
 
-void append_field(std::string& out, const char* label, const std::string& value) {
-  out += label;
-  out += ' ';
-  out += std::to_string(value.size());
-  out += '\n';
-  out += value;
-  out += '\n';
-}
-
 void warn_once(const std::string& message) {
   if (g_warned.exchange(true)) return;
   std::fprintf(stderr, "flexjit: warning: %s\n", message.c_str());
@@ -393,15 +511,8 @@ void warn_once(const std::string& message) {
 
 std::string kernel_key_text(const Source& source, const std::string& arch,
                             const std::vector<std::string>& options) {
-  std::string out = "flexjit kernel key v1\n";
-  append_field(out, "flexjit", FLEXJIT_VERSION_STRING);
-  append_field(out, "nvrtc", nvrtc_version_string());
-  append_field(out, "arch", arch);
-  out += "options " + std::to_string(options.size()) + "\n";
-  for (const auto& o : options) append_field(out, "option", o);
-  out += "kernels " + std::to_string(source.kernel_names.size()) + "\n";
-  for (const auto& k : source.kernel_names) append_field(out, "kernel", k);
-  append_field(out, "source-name", source.name);
+  std::string out = key_text_head(FLEXJIT_VERSION_STRING, nvrtc_version_string(), arch, options,
+                                  source.kernel_names, source.name);
   append_field(out, "source", source.text);
   out += "headers " + std::to_string(source.headers.size()) + "\n";
   for (const auto& [name, text] : source.headers) {
@@ -436,22 +547,12 @@ std::optional<CompiledKernel> load_entry(const std::string& directory, const std
     return std::nullopt;
   }
   try {
-    if (j.at("format").get<std::string>() != kFormat || j.at("key").get<std::string>() != key) {
-      *damage = key + ".json has another format or key";
-      return std::nullopt;
-    }
+    *damage = metadata_problem(j, key);
+    if (!damage->empty()) return std::nullopt;
     // The full text, not the hash, decides: a collision or a foreign file is a miss.
-    if (j.contains("key_text")) {
-      if (j.at("key_text").get_ref<const std::string&>() != key_text) {
-        *damage = key + ".json records a different key text";
-        return std::nullopt;
-      }
-    } else {
-      auto decoded = from_hex(j.at("key_text_hex").get<std::string>());
-      if (!decoded || *decoded != key_text) {
-        *damage = key + ".json records a different key text";
-        return std::nullopt;
-      }
+    if (*stored_key_text(j) != key_text) {  // metadata_problem() decoded it
+      *damage = key + ".json records a different key text";
+      return std::nullopt;
     }
     CompiledKernel out;
     for (const char* part : {"cubin", "ptx"}) {
@@ -476,6 +577,13 @@ std::optional<CompiledKernel> load_entry(const std::string& directory, const std
     out.key = key;
     out.source_name = j.at("source_name").get<std::string>();
     out.kernel_names = j.at("kernel_names").get<std::vector<std::string>>();
+    // compile() refuses a module without every entry point; a launch looks them up by name.
+    for (const auto& name : out.kernel_names) {
+      if (out.ptx.find(".entry " + name + "(") == std::string::npos) {
+        *damage = key + ".ptx has no entry point " + name + " (listed in " + key + ".json)";
+        return std::nullopt;
+      }
+    }
     out.arch = j.at("arch").get<std::string>();
     out.options = j.at("options").get<std::vector<std::string>>();
     out.log = j.at("log").get<std::string>();
@@ -555,7 +663,11 @@ bool store_cached_kernel(const std::string& directory, const CompiledKernel& ker
   } catch (const json::type_error&) {
     j["key_text_hex"] = to_hex(key_text);
   }
-  const std::string text = j.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
+  // The checksum must cover what a reader will parse, and printing changes some values (bytes of
+  // the log that are not UTF-8 become U+FFFD, a NaN becomes null): so checksum the re-parsed text.
+  json stored = json::parse(j.dump(-1, ' ', false, json::error_handler_t::replace));
+  stored[kMetadataChecksum] = metadata_checksum(stored);
+  const std::string text = stored.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
   const bool ok = write_file_atomically((kernels / (kernel.key + ".cubin")).string(), kernel.cubin, error) &&
                   write_file_atomically((kernels / (kernel.key + ".ptx")).string(), kernel.ptx, error) &&
                   write_file_atomically((kernels / (kernel.key + ".json")).string(), text, error);
@@ -595,5 +707,24 @@ CompiledKernel get_or_compile(const Source& source, const CompileOptions& option
 }
 
 void reset_cache_warning_for_testing() { g_warned = false; }
+
+bool reseal_kernel_entry_for_testing(const std::string& directory, const std::string& key) {
+  const std::string path = kernel_entry_path(directory, key, ".json");
+  std::string text;
+  if (!read_file(path, &text)) return false;
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return false;
+  for (const char* ext : {"cubin", "ptx"}) {
+    std::string data;
+    const std::string extension = std::string(".") + ext;
+    if (!read_file(kernel_entry_path(directory, key, extension.c_str()), &data)) return false;
+    j[ext]["bytes"] = data.size();
+    j[ext]["xxh3_64"] = checksum(data);
+  }
+  j[kMetadataChecksum] = metadata_checksum(j);
+  std::string error;
+  return write_file_atomically(path, j.dump(1, ' ', false, json::error_handler_t::replace) + "\n",
+                               &error);
+}
 
 }  // namespace flexjit::jit

@@ -2,10 +2,11 @@
 // The on-disk cache of compiled kernels (format in kernel_cache.cpp's header comment).
 //
 // Correctness rests on two rules: an entry is only trusted when its stored key text equals the
-// key text of the request byte for byte and its files match the sizes and checksums recorded in
-// the .json; and every file is written to a unique temporary name and renamed into place, the
-// .json last. So concurrent writers (threads or processes) need no lock, and a torn, foreign or
-// colliding entry is a miss that the next compile overwrites, never a wrong kernel.
+// key text of the request byte for byte, its .json matches the checksum it records over all its
+// other fields, and its files match the sizes and checksums recorded in the .json; and every file
+// is written to a unique temporary name and renamed into place, the .json last. So concurrent
+// writers (threads or processes) need no lock, and a torn, foreign, edited or colliding entry is
+// a miss that the next compile overwrites, never a wrong kernel.
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,5 +45,9 @@ std::string kernel_entry_path(const std::string& directory, const std::string& k
 
 // Lets a test see the "cache not writable" warning again.
 void reset_cache_warning_for_testing();
+// Rewrites the sizes and checksums that the entry for `key` in `directory` records (of its files
+// and of its other fields) as a writer would, so that a test can forge an edited entry that only
+// the loader's sanity checks can refuse. Returns false when the entry cannot be read or written.
+bool reseal_kernel_entry_for_testing(const std::string& directory, const std::string& key);
 
 }  // namespace flexjit::jit

@@ -11,9 +11,13 @@
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "flexjit/error.hpp"
 #include "flexjit/kernel_cache.hpp"
@@ -114,7 +118,10 @@ TEST_F(CacheTest, JsonRecordsTheEntry) {
   CompiledKernel k;
   compiled(s, &k);
   const auto j = nlohmann::json::parse(read_text(entry(dir, k.key, ".json")));
-  EXPECT_EQ(j.at("format"), "flexjit-kernel-cache-1");
+  EXPECT_EQ(j.at("format"), "flexjit-kernel-cache-2");
+  const std::string metadata_checksum = j.at("metadata_xxh3_64");
+  EXPECT_EQ(metadata_checksum.size(), 16u);
+  EXPECT_EQ(metadata_checksum.find_first_not_of("0123456789abcdef"), std::string::npos) << metadata_checksum;
   EXPECT_EQ(j.at("key"), k.key);
   EXPECT_EQ(j.at("key_text"), jit::kernel_key_text(s, "sm_90a", CompileOptions{}.canonical()));
   EXPECT_EQ(j.at("kernel_names"), std::vector<std::string>{"saxpy"});
@@ -297,6 +304,230 @@ TEST_F(CacheTest, TruncationAndFlipsAreReportedOnce) {
                          k.key + ".cubin does not match the size and checksum recorded in " + k.key + ".json");
   write_text(entry(dir, k.key, ".json"), "");
   expect_reported_repair(*this, s, k.key, k.key + ".json is not a JSON object");
+}
+
+// ---- the .json's own fields: the kernel names pick the entry point a launch uses ----
+
+// A module with two kernels, so that their order in "kernel_names" matters.
+jit::Source two_kernel_source(const std::string& salt) {
+  jit::Source s;
+  s.name = "pair.cu";
+  s.text = "// " + salt +
+           "\n"
+           "extern \"C\" __global__ void first(int* p) { p[0] = 1; }\n"
+           "extern \"C\" __global__ void second(int* p) { p[1] = 2; }\n";
+  s.kernel_names = {"first", "second"};
+  return s;
+}
+
+nlohmann::json read_json(const fs::path& path) { return nlohmann::json::parse(read_text(path)); }
+
+std::string checksum_damage(const std::string& key) {
+  return key + ".json does not match the metadata checksum recorded in it";
+}
+
+TEST_F(CacheTest, FlippedByteInAKernelNameIsReported) {
+  const jit::Source s = saxpy_source("flipped name");
+  CompiledKernel k;
+  compiled(s, &k);
+  // The probe's edit: one byte of the .json's text, "saxpy" -> "saxpz" in "kernel_names".
+  std::string text = read_text(entry(dir, k.key, ".json"));
+  const size_t at = text.find("\"saxpy\"", text.find("\"kernel_names\""));
+  ASSERT_NE(at, std::string::npos) << text;
+  text[at + 5] = 'z';
+  write_text(entry(dir, k.key, ".json"), text);
+  ASSERT_EQ(read_json(entry(dir, k.key, ".json")).at("kernel_names"), std::vector<std::string>{"saxpz"});
+  const std::string key_text = jit::kernel_key_text(s, "sm_90a", CompileOptions{}.canonical());
+  EXPECT_FALSE(jit::load_cached_kernel(dir.str(), k.key, key_text).has_value());
+  // Listing shows no entry with a made-up kernel name: its three files are damage.
+  const KernelCacheListing listing = list_kernel_cache(dir.str());
+  EXPECT_TRUE(listing.entries.empty());
+  EXPECT_EQ(listing.damaged.size(), 3u);
+  EXPECT_THROW(find_kernel_cache_entry(k.key, dir.str()), UsageError);
+  expect_reported_repair(*this, s, k.key, checksum_damage(k.key));
+  CompiledKernel repaired;
+  EXPECT_FALSE(compiled(s, &repaired));
+  EXPECT_EQ(repaired.kernel_names, std::vector<std::string>{"saxpy"});
+}
+
+TEST_F(CacheTest, SwappedKernelNamesAreReported) {
+  const jit::Source s = two_kernel_source("swapped");
+  CompiledKernel k;
+  compiled(s, &k);
+  ASSERT_EQ(k.kernel_names, (std::vector<std::string>{"first", "second"}));
+  auto j = read_json(entry(dir, k.key, ".json"));
+  j["kernel_names"] = nlohmann::json::array({"second", "first"});
+  write_text(entry(dir, k.key, ".json"), j.dump());
+  expect_reported_repair(*this, s, k.key, checksum_damage(k.key));
+  CompiledKernel repaired;
+  EXPECT_FALSE(compiled(s, &repaired));
+  EXPECT_EQ(repaired.kernel_names, (std::vector<std::string>{"first", "second"}));
+}
+
+TEST_F(CacheTest, NegativeRegisterCountIsReported) {
+  const jit::Source s = saxpy_source("negative registers");
+  CompiledKernel k;
+  compiled(s, &k);
+  auto j = read_json(entry(dir, k.key, ".json"));
+  j["resources"]["saxpy"]["registers"] = -7;
+  write_text(entry(dir, k.key, ".json"), j.dump());
+  expect_reported_repair(*this, s, k.key, checksum_damage(k.key));
+  CompiledKernel repaired;
+  EXPECT_FALSE(compiled(s, &repaired));
+  EXPECT_GT(repaired.resources.at("saxpy").registers, 0);
+}
+
+TEST_F(CacheTest, EntryWithoutMetadataChecksumIsReported) {
+  const jit::Source s = saxpy_source("no metadata checksum");
+  CompiledKernel k;
+  compiled(s, &k);
+  auto j = read_json(entry(dir, k.key, ".json"));
+  j.erase("metadata_xxh3_64");
+  write_text(entry(dir, k.key, ".json"), j.dump());
+  expect_reported_repair(*this, s, k.key, k.key + ".json has no metadata checksum");
+  // What the previous flexjit wrote: format 1, no metadata checksum.
+  j["format"] = "flexjit-kernel-cache-1";
+  write_text(entry(dir, k.key, ".json"), j.dump());
+  expect_reported_repair(*this, s, k.key,
+                         k.key + ".json was written by an older flexjit (format flexjit-kernel-cache-1)");
+  EXPECT_EQ(read_json(entry(dir, k.key, ".json")).at("format"), "flexjit-kernel-cache-2");
+}
+
+TEST_F(CacheTest, EveryFieldOfTheJsonIsChecked) {
+  const jit::Source s = saxpy_source("every field");
+  CompiledKernel k;
+  compiled(s, &k);
+  const auto original = read_json(entry(dir, k.key, ".json"));
+  std::set<std::string> fields;
+  for (const auto& [name, value] : original.items()) fields.insert(name);
+  // A field added later must be added here too, after making sure a load checks it.
+  EXPECT_EQ(fields, (std::set<std::string>{"arch", "compile_ms", "created", "created_unix", "cubin",
+                                           "flexjit_version", "format", "kernel_names", "key", "key_text",
+                                           "log", "metadata_xxh3_64", "nvrtc_version", "options", "ptx",
+                                           "resources", "source_name"}));
+  const std::map<std::string, nlohmann::json> edits = {
+      {"arch", "sm_80"},
+      {"compile_ms", original.at("compile_ms").get<double>() + 1},
+      {"created", "2001-01-01T00:00:00Z"},
+      {"created_unix", 978307200},
+      {"cubin", {{"file", "other.cubin"}, {"bytes", original.at("cubin").at("bytes")},
+                 {"xxh3_64", original.at("cubin").at("xxh3_64")}}},
+      {"flexjit_version", "0.0.1"},
+      {"kernel_names", nlohmann::json::array({"saxpy", "saxpy"})},
+      {"key_text", original.at("key_text").get<std::string>() + " "},
+      {"log", "another log"},
+      {"nvrtc_version", "1.0"},
+      {"options", nlohmann::json::array({"-arch=sm_90a"})},
+      {"ptx", {{"file", "other.ptx"}, {"bytes", original.at("ptx").at("bytes")},
+               {"xxh3_64", original.at("ptx").at("xxh3_64")}}},
+      {"resources", nlohmann::json::object()},
+      {"source_name", "other.cu"},
+      {"metadata_xxh3_64", "0123456789abcdef"},
+  };
+  for (const auto& [field, value] : edits) {
+    SCOPED_TRACE(field);
+    auto j = original;
+    j[field] = value;
+    write_text(entry(dir, k.key, ".json"), j.dump());
+    expect_reported_repair(*this, s, k.key, checksum_damage(k.key));
+  }
+  // A field that no writer wrote counts too.
+  auto j = original;
+  j["extra"] = 1;
+  write_text(entry(dir, k.key, ".json"), j.dump());
+  expect_reported_repair(*this, s, k.key, checksum_damage(k.key));
+  // "format" and "key" are checked before the checksum, with their own message.
+  for (const char* field : {"format", "key"}) {
+    SCOPED_TRACE(field);
+    j = original;
+    j[field] = j.at(field).get<std::string>() + "0";
+    write_text(entry(dir, k.key, ".json"), j.dump());
+    expect_reported_repair(*this, s, k.key, k.key + ".json has another format or key");
+  }
+}
+
+// Forged entries with valid checksums (what a buggy writer could leave): the loader's own sanity
+// checks refuse them.
+TEST_F(CacheTest, ResealedEntryWithWrongFieldsIsReported) {
+  const jit::Source s = two_kernel_source("resealed");
+  CompiledKernel k;
+  compiled(s, &k);
+  const auto original = read_json(entry(dir, k.key, ".json"));
+  const std::string differ =
+      k.key +
+      ".json records kernel names, arch, options, source name or versions that differ from its key text";
+  const std::vector<std::pair<std::string, nlohmann::json>> edits = {
+      {"kernel_names", nlohmann::json::array({"second", "first"})},
+      {"kernel_names", nlohmann::json::array({"first", "secone"})},
+      {"kernel_names", nlohmann::json::array({"first"})},
+      {"kernel_names", nlohmann::json::array()},
+      {"arch", "sm_80"},
+      {"options", nlohmann::json::array({"-arch=sm_90a"})},
+      {"source_name", "other.cu"},
+      {"flexjit_version", "0.0.1"},
+  };
+  for (const auto& [field, value] : edits) {
+    SCOPED_TRACE(field + " = " + value.dump());
+    auto j = original;
+    j[field] = value;
+    write_text(entry(dir, k.key, ".json"), j.dump());
+    ASSERT_TRUE(jit::reseal_kernel_entry_for_testing(dir.str(), k.key));
+    expect_reported_repair(*this, s, k.key, differ);
+  }
+
+  auto j = original;
+  j["resources"]["second"]["registers"] = -7;
+  write_text(entry(dir, k.key, ".json"), j.dump());
+  ASSERT_TRUE(jit::reseal_kernel_entry_for_testing(dir.str(), k.key));
+  expect_reported_repair(*this, s, k.key,
+                         k.key + ".json records registers = -7 for kernel second, not a count");
+  j = original;
+  j["resources"]["first"]["spill_load_bytes"] = 1.5;
+  write_text(entry(dir, k.key, ".json"), j.dump());
+  ASSERT_TRUE(jit::reseal_kernel_entry_for_testing(dir.str(), k.key));
+  expect_reported_repair(*this, s, k.key,
+                         k.key + ".json records spill_load_bytes = 1.5 for kernel first, not a count");
+  j = original;
+  j["resources"]["first"]["barriers"] = 4294967296;
+  write_text(entry(dir, k.key, ".json"), j.dump());
+  ASSERT_TRUE(jit::reseal_kernel_entry_for_testing(dir.str(), k.key));
+  expect_reported_repair(*this, s, k.key,
+                         k.key + ".json records barriers = 4294967296 for kernel first, not a count");
+
+  // The PTX, checksummed, but without one of the entry points the .json lists.
+  std::string ptx = read_text(entry(dir, k.key, ".ptx"));
+  const size_t at = ptx.find(".entry second(");
+  ASSERT_NE(at, std::string::npos);
+  ptx.replace(at, 14, ".entry secone(");
+  write_text(entry(dir, k.key, ".ptx"), ptx);
+  ASSERT_TRUE(jit::reseal_kernel_entry_for_testing(dir.str(), k.key));
+  expect_reported_repair(*this, s, k.key,
+                         k.key + ".ptx has no entry point second (listed in " + k.key + ".json)");
+
+  // Resealing alone is not what the loader refuses: a resealed edit of the log, which no sanity
+  // check reads, is a hit.
+  j = original;
+  j["log"] = "another log";
+  write_text(entry(dir, k.key, ".json"), j.dump());
+  ASSERT_TRUE(jit::reseal_kernel_entry_for_testing(dir.str(), k.key));
+  CompiledKernel hit;
+  EXPECT_FALSE(compiled(s, &hit));
+  EXPECT_EQ(hit.log, "another log");
+}
+
+TEST_F(CacheTest, LogThatIsNotUtf8StillHits) {
+  // The .json stores such bytes as U+FFFD; the checksum must cover the stored form.
+  const jit::Source s = saxpy_source("latin-1 log");
+  CompiledKernel k;
+  compiled(s, &k);
+  const std::string key_text = jit::kernel_key_text(s, "sm_90a", CompileOptions{}.canonical());
+  k.log = "caf\xe9\n";
+  std::string error;
+  ASSERT_TRUE(jit::store_cached_kernel(dir.str(), k, key_text, &error)) << error;
+  const auto loaded = jit::load_cached_kernel(dir.str(), k.key, key_text);
+  ASSERT_TRUE(loaded.has_value());
+  EXPECT_EQ(loaded->log, "caf\xef\xbf\xbd\n");
+  EXPECT_FALSE(compiled(s));
 }
 
 TEST_F(CacheTest, DirectoryInPlaceOfAnEntryIsMovedAside) {
@@ -542,6 +773,7 @@ TEST_F(CacheTest, ListFindAndClear) {
   auto j = nlohmann::json::parse(read_text(entry(dir, a.key, ".json")));
   j["key"] = twin;
   write_text(entry(dir, twin, ".json"), j.dump());
+  ASSERT_TRUE(jit::reseal_kernel_entry_for_testing(dir.str(), twin));  // "key" is checksummed
   try {
     find_kernel_cache_entry(a.key.substr(0, 31), dir.str());
     FAIL() << "expected UsageError";
