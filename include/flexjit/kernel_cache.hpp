@@ -76,7 +76,8 @@ struct CacheClearReport {
 /// The cache directory after applying the environment (see the file comment). Does not create it.
 std::string cache_directory();
 
-/// False when `FLEXJIT_CACHE` is `off`, `0`, `false` or `no` (any case).
+/// False when `FLEXJIT_CACHE` is `off`, `0`, `false` or `no` (any case); true when it is unset,
+/// empty, `on`, `1`, `true` or `yes`; UsageError for anything else.
 bool kernel_cache_enabled();
 
 /// Lists the kernel cache in `directory`. A missing directory is an empty cache, not an error.

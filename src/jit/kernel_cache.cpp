@@ -367,7 +367,11 @@ bool kernel_cache_enabled() {
   std::string value = env("FLEXJIT_CACHE");
   std::transform(value.begin(), value.end(), value.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return !(value == "off" || value == "0" || value == "false" || value == "no");
+  if (value.empty() || value == "on" || value == "1" || value == "true" || value == "yes") return true;
+  if (value == "off" || value == "0" || value == "false" || value == "no") return false;
+  // A misspelt "of" must not silently keep the cache on (or off).
+  throw UsageError("FLEXJIT_CACHE='" + env("FLEXJIT_CACHE") +
+                   "' is not on or off (on, 1, true, yes: the disk cache; off, 0, false, no: none)");
 }
 
 KernelCacheListing list_kernel_cache(const std::string& directory) {

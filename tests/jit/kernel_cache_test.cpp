@@ -650,9 +650,20 @@ TEST_F(CacheTest, CacheOffCompilesEveryTimeAndWritesNothing) {
     ScopedEnv disable("FLEXJIT_CACHE", off);
     EXPECT_FALSE(kernel_cache_enabled()) << off;
   }
-  for (const char* on : {"on", "1", "", "yes"}) {
+  for (const char* on : {"on", "1", "", "yes", "True"}) {
     ScopedEnv enable("FLEXJIT_CACHE", on);
     EXPECT_TRUE(kernel_cache_enabled()) << on;
+  }
+  for (const char* bogus : {"of", "bogus", "2"}) {  // neither: named, never read as on
+    ScopedEnv bad("FLEXJIT_CACHE", bogus);
+    try {
+      kernel_cache_enabled();
+      ADD_FAILURE() << bogus << " was accepted";
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()), std::string("FLEXJIT_CACHE='") + bogus +
+                                           "' is not on or off (on, 1, true, yes: the disk cache; off, 0, false, no: "
+                                           "none)");
+    }
   }
   ScopedEnv disable("FLEXJIT_CACHE", "off");
   const jit::Source s = saxpy_source("cache off");
