@@ -1,6 +1,7 @@
 // `flexjit cache list | show KEY | clear`: inspect and reset the on-disk kernel cache.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -57,6 +58,15 @@ int run_list(bool as_json) {
   }
   if (listing.entries.empty()) {
     std::printf("no compiled kernels cached in %s/kernels\n", listing.directory.c_str());
+    // Say why when the cache cannot hold any (a path that is a file, or kernels/ that is one).
+    std::error_code ec;
+    for (const std::filesystem::path& p : {std::filesystem::path(listing.directory),
+                                          std::filesystem::path(listing.directory) / "kernels"})
+      if (std::filesystem::exists(p, ec) && !std::filesystem::is_directory(p, ec)) {
+        std::fprintf(stderr, "flexjit: warning: %s is not a directory, so nothing can be cached there (set "
+                             "FLEXJIT_CACHE_DIR to a directory)\n", p.string().c_str());
+        break;
+      }
   } else {
     size_t kernels_width = 7;
     for (const auto& e : listing.entries)

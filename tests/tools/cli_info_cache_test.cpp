@@ -156,6 +156,16 @@ TEST_F(CliTest, InfoJson) {
   }
 }
 
+TEST_F(CliTest, CacheListSaysWhenTheCacheIsAFile) {
+  cache_ = root_ / "a_file";
+  std::ofstream(cache_) << "x";
+  const Result r = run({"cache", "list"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "no compiled kernels cached in " + cache_.string() + "/kernels\n");
+  EXPECT_EQ(r.err, "flexjit: warning: " + cache_.string() +
+                       " is not a directory, so nothing can be cached there (set FLEXJIT_CACHE_DIR to a directory)\n");
+}
+
 TEST_F(CliTest, CacheListEmptyAndFilled) {
   Result r = run({"cache", "list"});
   EXPECT_EQ(r.code, 0) << r.err;
