@@ -493,14 +493,27 @@ class Renderer {
     const std::int64_t stop = numbers.size() == 1 ? numbers[0] : numbers[1];
     const std::int64_t step = numbers.size() == 3 ? numbers[2] : 1;
     if (step == 0) fail(pos, "range() step must not be zero");
-    // Python's len(range()): ceil((stop - start) / step), in long double since stop - start
-    // may not fit in 64 bits.
-    const long double span = static_cast<long double>(stop) - static_cast<long double>(start);
-    const long double count = std::max<long double>(0, std::ceil(span / static_cast<long double>(step)));
-    if (count > Limits::kMaxRangeLength)
+    // Python's len(range()): ceil(|stop - start| / |step|) when stop lies ahead of start in the
+    // step's direction, else 0. Exact in unsigned 64-bit arithmetic: the distance and the step's
+    // magnitude are below 2^64 (2^63 for step = INT64_MIN), where a signed stop - start may overflow.
+    const bool up = step > 0;
+    std::uint64_t count = 0;
+    if (up ? stop > start : stop < start) {
+      const std::uint64_t distance = up ? static_cast<std::uint64_t>(stop) - static_cast<std::uint64_t>(start)
+                                        : static_cast<std::uint64_t>(start) - static_cast<std::uint64_t>(stop);
+      const std::uint64_t stride = up ? static_cast<std::uint64_t>(step) : std::uint64_t{0} - static_cast<std::uint64_t>(step);
+      count = distance / stride + (distance % stride != 0 ? 1 : 0);
+    }
+    if (count > static_cast<std::uint64_t>(Limits::kMaxRangeLength))
       fail(pos, "range() would produce more than " + std::to_string(Limits::kMaxRangeLength) + " items");
+    // Each element by adding step to the previous one (start + i * step would overflow in i * step
+    // for a large step): an element lies between start and stop, so every sum fits in 64 bits.
     Json list = Json::array();
-    for (std::int64_t i = 0, n = static_cast<std::int64_t>(count); i < n; ++i) list.push_back(start + i * step);
+    std::int64_t value = start;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      list.push_back(value);
+      if (i + 1 < count) value += step;
+    }
     return Value::owning(std::move(list));
   }
 
