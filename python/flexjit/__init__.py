@@ -102,7 +102,7 @@ def _desc(score_mod, mask_mod, buffer_decls, param_decls, dtype=_lib.BF16, head_
     """A flexjit_variant_desc; `keep` collects the ctypes objects it points into."""
     buffers = (_lib.BufferDecl * max(len(buffer_decls), 1))()
     for i, (name, dt, shape, flags) in enumerate(buffer_decls):
-        extents = (ctypes.c_int64 * max(len(shape), 1))(*shape)
+        extents = _lib.int_array(ctypes.c_int64, shape, f"buffer '{name}' shape")
         keep.append(extents)
         buffers[i] = _lib.BufferDecl(name.encode(), dt, len(shape), extents, flags)
     params = (_lib.ParamDecl * max(len(param_decls), 1))()
@@ -514,7 +514,9 @@ def _int32_array(values, name, count):
     flat = numpy.asarray(values).reshape(-1)
     if flat.size != count:
         raise ShapeError(f"{name} holds {flat.size} values; expected {count}")
-    return (ctypes.c_int32 * max(count, 1))(*[int(x) for x in flat])
+    if flat.dtype.kind not in "iu":
+        raise ShapeError(f"{name} must hold integers, got dtype {flat.dtype}")
+    return _lib.int_array(ctypes.c_int32, [int(x) for x in flat], name)
 
 
 def decode(q, k_cache, v_cache, seq_lens, page_table=None, score_mod=None, mask_mod=None, buffers=None, params=None,

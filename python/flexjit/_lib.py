@@ -24,6 +24,63 @@ kDLCPU, kDLCUDA, kDLCUDAHost, kDLCUDAManaged = 1, 2, 3, 13
 kDLInt, kDLUInt, kDLFloat, kDLBfloat = 0, 1, 2, 4
 
 
+_INT_TYPES = (ctypes.c_int8, ctypes.c_int16, ctypes.c_int32, ctypes.c_int64, ctypes.c_uint8, ctypes.c_uint16,
+              ctypes.c_uint32, ctypes.c_uint64, ctypes.c_int, ctypes.c_uint, ctypes.c_long, ctypes.c_ulong,
+              ctypes.c_longlong, ctypes.c_ulonglong, ctypes.c_size_t)
+
+
+def checked_int(value, ctype, what):
+    """`value` as an int that `ctype` holds exactly; ValueError naming `what` otherwise (ctypes
+    itself would keep the low bits and pass another number to C)."""
+    import operator
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what} must be an integer, got {type(value).__name__} {value!r}") from None
+    bits = 8 * ctypes.sizeof(ctype)
+    signed = ctype(-1).value < 0
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    if not lo <= number <= hi:
+        raise ValueError(f"{what} = {number} does not fit in a {'signed' if signed else 'unsigned'} {bits}-bit integer "
+                         f"({lo} to {hi})")
+    return number
+
+
+def checked_text(value, what):
+    """`value` (str or bytes) as bytes for a C string; a NUL inside would silently cut it short."""
+    data = value.encode() if isinstance(value, str) else value
+    if not isinstance(data, bytes):
+        raise TypeError(f"{what} must be a str, got {type(value).__name__}")
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise ValueError(f"{what} contains a NUL character at index {nul}: a C string ends there")
+    return data
+
+
+def int_array(ctype, values, what):
+    """A ctypes array of `values`, each checked to fit `ctype` (see checked_int)."""
+    items = [checked_int(v, ctype, f"{what}[{i}]") for i, v in enumerate(values)]
+    return (ctype * max(len(items), 1))(*items)
+
+
+class _CheckedStructure(ctypes.Structure):
+    """A ctypes struct whose integer fields refuse values they cannot hold and whose string fields
+    refuse embedded NULs (plain ctypes truncates both silently)."""
+
+    def __init__(self, *args, **fields):
+        types = dict((f[0], f[1]) for f in self._fields_)
+        names = [f[0] for f in self._fields_]
+        checked = {}
+        for name, value in list(zip(names, args)) + list(fields.items()):
+            ctype = types.get(name)
+            if ctype in _INT_TYPES and value is not None:
+                value = checked_int(value, ctype, f"{type(self).__name__}.{name}")
+            elif ctype is ctypes.c_char_p and value is not None:
+                value = checked_text(value, f"{type(self).__name__}.{name}")
+            checked[name] = value
+        super().__init__(**checked)
+
+
 class DLDevice(ctypes.Structure):
     _fields_ = [("device_type", ctypes.c_int), ("device_id", ctypes.c_int)]
 
@@ -44,7 +101,7 @@ class DLTensor(ctypes.Structure):
     ]
 
 
-class _Versioned(ctypes.Structure):
+class _Versioned(_CheckedStructure):
     @classmethod
     def new(cls, **fields):
         value = cls(**fields)
@@ -52,7 +109,7 @@ class _Versioned(ctypes.Structure):
         return value
 
 
-class BufferDecl(ctypes.Structure):
+class BufferDecl(_CheckedStructure):
     _fields_ = [
         ("name", ctypes.c_char_p),
         ("dtype", ctypes.c_int),
@@ -62,7 +119,7 @@ class BufferDecl(ctypes.Structure):
     ]
 
 
-class ParamDecl(ctypes.Structure):
+class ParamDecl(_CheckedStructure):
     _fields_ = [("name", ctypes.c_char_p), ("type", ctypes.c_int)]
 
 
@@ -87,11 +144,11 @@ class VariantDesc(_Versioned):
     ]
 
 
-class BufferValue(ctypes.Structure):
+class BufferValue(_CheckedStructure):
     _fields_ = [("name", ctypes.c_char_p), ("tensor", ctypes.POINTER(DLTensor))]
 
 
-class ParamValue(ctypes.Structure):
+class ParamValue(_CheckedStructure):
     _fields_ = [
         ("name", ctypes.c_char_p),
         ("type", ctypes.c_int),

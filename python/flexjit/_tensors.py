@@ -106,6 +106,11 @@ def describe(x, name="tensor", stream=None):
         if key not in _NUMPY_KINDS:
             raise ShapeError(f"{name} has dtype {x.dtype}: use float16, float32, float64, int32 or uint8")
         code, bits = _NUMPY_KINDS[key]
+        # DLPack tensors are in the machine's byte order: a swapped array would be read as other
+        # numbers (a single byte has no order).
+        if x.dtype.itemsize > 1 and not x.dtype.isnative:
+            raise ShapeError(f"{name} has dtype {x.dtype.str}, in the other byte order than this machine's: "
+                             f"convert it with {name}.astype({name}.dtype.newbyteorder('='))")
         if any(s % x.itemsize for s in x.strides):
             raise ShapeError(f"{name} has strides {x.strides} bytes, not a multiple of its {x.itemsize}-byte elements")
         strides = tuple(s // x.itemsize for s in x.strides)

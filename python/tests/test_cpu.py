@@ -186,6 +186,33 @@ def test_usage_and_shape_errors_name_what_is_wrong():
     assert str(e.value).startswith("a str is not an array flexjit can read")
 
 
+def test_hostile_arrays_and_values_are_refused_not_misread():
+    q = np.ones((1, 1, 2, 2), np.float32)
+    # The other byte order would be read as other numbers.
+    with pytest.raises(flexjit.ShapeError) as e:
+        flexjit.attention(q.astype(">f4"), q, q)
+    assert str(e.value) == ("q has dtype >f4, in the other byte order than this machine's: convert it with "
+                            "q.astype(q.dtype.newbyteorder('='))")
+    # ctypes would keep the low 64 bits: 2**64 + 3 would run as 3.
+    with pytest.raises(ValueError) as e:
+        flexjit.attention(q, q, q, score_mod="score * w", params={"w": 2**64 + 3})
+    assert str(e.value) == ("ParamValue.int_value = 18446744073709551619 does not fit in a signed 64-bit integer "
+                            "(-9223372036854775808 to 9223372036854775807)")
+    # A C string ends at a NUL: the rest of the mask would be dropped.
+    with pytest.raises(ValueError) as e:
+        flexjit.attention(q, q, q, mask_mod="true\x00 && q_idx >= kv_idx")
+    assert str(e.value) == "VariantDesc.mask_mod contains a NUL character at index 4: a C string ends there"
+    # A cache with no kv heads: a named error (it divided by zero).
+    with pytest.raises(flexjit.ShapeError) as e:
+        flexjit.decode(q, np.zeros((1, 0, 2, 2), np.float32), np.zeros((1, 0, 2, 2), np.float32),
+                       np.array([1], np.int32))
+    assert str(e.value) == ("flexjit_reference_decode: args->k has extent 0 in dimension 1 (shape [1, 0, 2, 2]); "
+                            "every extent must be between 1 and 2^31-1")
+    with pytest.raises(flexjit.UsageError) as e:
+        flexjit.attention(q, q, q, scale=float("nan"))
+    assert str(e.value) == "reference attention: scale must be a finite non-zero number (negative is allowed), got nan"
+
+
 def test_out_of_bounds_buffer_read_on_the_cpu_is_an_error():
     q = np.ones((1, 1, 3, 2), np.float32)
     with pytest.raises(flexjit.ExprError) as e:

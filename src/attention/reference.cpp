@@ -43,6 +43,7 @@ ReferenceForward reference_forward(const Expr& score_mod, const Expr& mask_mod,
                                    const std::vector<double>& q, const std::vector<double>& k,
                                    const std::vector<double>& v, double scale) {
   check_sizes(s, q.size(), k.size(), v.size());
+  attention::check_reference_scale(scale);
   const bool identity = score_mod.is_identity();
   const bool unmasked = mask_mod.is_always_true();
   const expr::BoundEvaluator score_eval = score_mod.bind(inputs);
@@ -112,6 +113,7 @@ ReferenceBackward backward_with_lengths(const Expr& score_mod, const Expr& mask_
                                         const std::vector<double>& dout, double scale, const int32_t* q_lens,
                                         const int32_t* kv_lens) {
   check_sizes(s, q.size(), k.size(), v.size());
+  attention::check_reference_scale(scale);
   if (dout.size() != size_t(s.batch) * s.q_heads * s.q_len * s.head_dim_v)
     throw UsageError("reference backward: dout holds " + std::to_string(dout.size()) +
                      " values; [B][Hq][Sq][Dv] needs " +
@@ -248,6 +250,7 @@ std::map<std::string, std::vector<double>> reference_buffer_gradients(
     const std::vector<double>& q, const std::vector<double>& k, const std::vector<double>& v,
     const std::vector<double>& dout, double scale) {
   check_sizes(s, q.size(), k.size(), v.size());
+  attention::check_reference_scale(scale);
   if (dout.size() != size_t(s.batch) * s.q_heads * s.q_len * s.head_dim_v)
     throw UsageError("reference buffer gradients: dout holds " + std::to_string(dout.size()) +
                      " values; [B][Hq][Sq][Dv] needs " +

@@ -1,5 +1,6 @@
 #pragma once
-// Checks of the per-sequence lengths the float64 reference takes (reference_*_varlen).
+// Checks of the arguments the float64 reference takes: per-sequence lengths (reference_*_varlen)
+// and the scale.
 #include <cstdint>
 #include <vector>
 
@@ -11,5 +12,9 @@ namespace flexjit::attention {
 // sequence and the bound otherwise.
 void check_reference_lengths(const ReferenceShape& s, const std::vector<int32_t>& q_lens,
                              const std::vector<int32_t>& kv_lens);
+
+// The scale the reference multiplies q.k by: finite and non-zero (negative is allowed), as the
+// GPU calls require; throws UsageError naming the value otherwise.
+void check_reference_scale(double scale);
 
 }  // namespace flexjit::attention

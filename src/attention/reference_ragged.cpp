@@ -14,6 +14,12 @@ namespace flexjit {
 
 namespace attention {
 
+void check_reference_scale(double scale) {
+  if (std::isnan(scale) || std::isinf(scale) || scale == 0)
+    throw UsageError("reference attention: scale must be a finite non-zero number (negative is allowed), got " +
+                     std::string(std::isnan(scale) ? "nan" : std::isinf(scale) ? (scale > 0 ? "inf" : "-inf") : "0"));
+}
+
 void check_reference_lengths(const ReferenceShape& s, const std::vector<int32_t>& q_lens,
                              const std::vector<int32_t>& kv_lens) {
   for (auto [lens, what, bound] : {std::tuple<const std::vector<int32_t>*, const char*, int>{&q_lens, "q", s.q_len},
@@ -51,6 +57,7 @@ ReferenceForward reference_forward_varlen(const Expr& score_mod, const Expr& mas
       v.size() != size_t(s.batch) * s.kv_heads * s.kv_len * s.head_dim_v)
     throw UsageError("reference attention: q/k/v sizes do not match the shape");
   attention::check_reference_lengths(s, q_lens, kv_lens);
+  attention::check_reference_scale(scale);
   const bool identity = score_mod.is_identity();
   const bool unmasked = mask_mod.is_always_true();
   const expr::BoundEvaluator score_eval = score_mod.bind(inputs);

@@ -4,7 +4,9 @@
 // and the argument, before the C++ API sees them as TensorViews.
 #include "flexjit/flexjit.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -329,7 +331,7 @@ std::vector<int32_t> host_lengths(const DLTensor* t, const char* function, const
     throw ShapeError(std::string(function) + ": " + name + " must be [B] int32, got " +
                      std::string(dtype_name(a.dtype)) + " of " + std::to_string(a.shape.size()) + " dimensions");
   std::vector<int32_t> out(static_cast<size_t>(a.shape[0]));
-  std::memcpy(out.data(), a.bytes.data(), out.size() * sizeof(int32_t));
+  if (!out.empty()) std::memcpy(out.data(), a.bytes.data(), out.size() * sizeof(int32_t));
   return out;
 }
 
@@ -876,7 +878,7 @@ flexjit_status flexjit_reference_decode(const flexjit_variant* variant, const fl
     auto int_values = [&](const DLTensor* t, const char* name) {
       const HostArray raw = host_copy(t, fn, std::string("args->") + name);
       std::vector<int32_t> out(raw.bytes.size() / 4);
-      std::memcpy(out.data(), raw.bytes.data(), out.size() * 4);
+      if (!out.empty()) std::memcpy(out.data(), raw.bytes.data(), out.size() * 4);
       return std::make_pair(out, raw.shape);
     };
     const auto [lens, lens_shape] = int_values(a.seq_lens, "seq_lens");
@@ -897,14 +899,20 @@ flexjit_status flexjit_reference_decode(const flexjit_variant* variant, const fl
       if (table_shape[0] != B)
         throw ShapeError(std::string(fn) + ": args->page_table has " + std::to_string(table_shape[0]) +
                          " rows; q has a batch of " + std::to_string(B));
+      if (table_shape[1] < 1 || table_shape[1] > INT32_MAX)
+        throw ShapeError(std::string(fn) + ": args->page_table has " + std::to_string(table_shape[1]) +
+                         " columns; it needs 1 to 2^31-1 (entries per sequence)");
       const int max_pages = static_cast<int>(table_shape[1]);
+      // The reference's contiguous copy holds the longest sequence, not the table's capacity.
+      int view_len = 1;
+      for (int32_t len : lens) view_len = std::max(view_len, len);
       k = gather_pages_on_host(hk.values, table, lens, static_cast<int>(B), static_cast<int>(Hkv),
                                static_cast<int>(hk.shape[3]), static_cast<int>(page_size), max_pages,
-                               static_cast<int>(pages));
+                               static_cast<int>(pages), view_len);
       v = gather_pages_on_host(hv.values, table, lens, static_cast<int>(B), static_cast<int>(Hkv),
                                static_cast<int>(hv.shape[3]), static_cast<int>(page_size), max_pages,
-                               static_cast<int>(pages));
-      shape.kv_len = max_pages * static_cast<int>(page_size);
+                               static_cast<int>(pages), view_len);
+      shape.kv_len = view_len;
     } else {
       Hkv = hk.shape[1];
       if (hk.shape[0] != B || hv.shape[0] != B || hv.shape[1] != Hkv || hv.shape[2] != hk.shape[2])

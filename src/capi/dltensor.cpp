@@ -1,6 +1,7 @@
 // DLTensor validation and conversion for the C API (see dltensor.hpp).
 #include "capi/dltensor.hpp"
 
+#include <cstdint>
 #include <cstring>
 #include <limits>
 
@@ -78,6 +79,25 @@ Layout checked_layout(const DLTensor* t, const char* function, const std::string
         throw ShapeError(prefix(function, name) + " has a negative stride " + std::to_string(l.strides[i]) +
                          " in dimension " + std::to_string(i) + ": pass a tensor with non-negative strides (e.g. a copy)");
   }
+  // The bytes the tensor spans, from data + byte_offset to its last element: beyond 2^62 no real
+  // tensor exists, and the address arithmetic below would overflow (and wrap onto other memory).
+  if (l.numel > 0) {
+    constexpr uint64_t kMaxSpan = uint64_t{1} << 62;
+    uint64_t span = 0;
+    bool overflow = false;
+    for (size_t d = 0; d < l.shape.size(); ++d) {
+      uint64_t reach = 0;
+      overflow |= __builtin_mul_overflow(static_cast<uint64_t>(l.shape[d] - 1), static_cast<uint64_t>(l.strides[d]), &reach);
+      overflow |= __builtin_add_overflow(span, reach, &span);
+    }
+    overflow |= __builtin_add_overflow(span, uint64_t{1}, &span);
+    overflow |= __builtin_mul_overflow(span, static_cast<uint64_t>(elem_size), &span);
+    overflow |= __builtin_add_overflow(span, static_cast<uint64_t>(t->byte_offset), &span);
+    if (overflow || span > kMaxSpan)
+      throw ShapeError(prefix(function, name) + " spans more than 2^62 bytes (shape " + shape_text(l.shape) +
+                       ", strides " + shape_text(l.strides) + ", byte_offset " + std::to_string(t->byte_offset) +
+                       "): no memory holds it; check the strides and byte_offset");
+  }
   if (t->byte_offset % elem_size != 0)
     throw ShapeError(prefix(function, name) + ".byte_offset " + std::to_string(t->byte_offset) +
                      " is not a multiple of the element size " + std::to_string(elem_size) + " bytes");
@@ -90,10 +110,20 @@ void require_tensor(const DLTensor* t, const char* function, const std::string& 
   if (t == nullptr) throw UsageError(prefix(function, name) + " is NULL: pass a DLTensor");
 }
 
+// The device type as the int the caller stored: a value outside this header's enum (a newer
+// DLPack's, or garbage) must not be loaded as the enum.
+int raw_device_type(const DLTensor* t) {
+  int value = 0;
+  static_assert(sizeof(t->device.device_type) == sizeof(int), "DLDeviceType is an int-sized enum");
+  std::memcpy(&value, &t->device.device_type, sizeof value);
+  return value;
+}
+
 void require_host(const DLTensor* t, const char* function, const std::string& name) {
-  if (t->device.device_type != kDLCPU && t->device.device_type != kDLCUDAHost)
-    throw ShapeError(prefix(function, name) + " is in " + device_type_name(t->device.device_type) +
-                     " memory (device_type " + std::to_string(static_cast<int>(t->device.device_type)) +
+  const int type = raw_device_type(t);
+  if (type != kDLCPU && type != kDLCUDAHost)
+    throw ShapeError(prefix(function, name) + " is in " + device_type_name(type) +
+                     " memory (device_type " + std::to_string(type) +
                      "): the CPU reference needs host tensors (kDLCPU)");
 }
 
@@ -175,9 +205,10 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 TensorView device_view(const DLTensor* t, const char* function, const std::string& name, int ndim,
                        DeviceCheck& devices) {
   require_tensor(t, function, name);
-  if (t->device.device_type != kDLCUDA && t->device.device_type != kDLCUDAManaged)
-    throw ShapeError(prefix(function, name) + " is in " + device_type_name(t->device.device_type) +
-                     " memory (device_type " + std::to_string(static_cast<int>(t->device.device_type)) +
+  const int type = raw_device_type(t);
+  if (type != kDLCUDA && type != kDLCUDAManaged)
+    throw ShapeError(prefix(function, name) + " is in " + device_type_name(type) +
+                     " memory (device_type " + std::to_string(type) +
                      "): GPU calls need CUDA tensors (kDLCUDA); host tensors go to flexjit_reference_forward / "
                      "flexjit_reference_backward");
   if (devices.device_id < 0) {
@@ -206,6 +237,17 @@ HostTensor host_input(const DLTensor* t, const char* function, const std::string
                      ": the CPU reference reads float16, bfloat16, float32 or float64");
   const size_t elem = t->dtype.bits / 8;
   const Layout l = checked_layout(t, function, name, ndim, elem);
+  // Attention operands: every extent from 1 (an empty q, cache or head has nothing to attend; a
+  // sequence of no keys is a length of 0) to the reference's int; the copy is float64 on the host.
+  for (size_t i = 0; i < l.shape.size(); ++i)
+    if (l.shape[i] < 1 || l.shape[i] > std::numeric_limits<int32_t>::max())
+      throw ShapeError(prefix(function, name) + " has extent " + std::to_string(l.shape[i]) + " in dimension " +
+                       std::to_string(i) + " (shape " + shape_text(l.shape) + "); every extent must be between 1 and "
+                       "2^31-1");
+  constexpr int64_t kMaxElements = int64_t{1} << 31;
+  if (l.numel > kMaxElements)
+    throw ShapeError(prefix(function, name) + " has " + std::to_string(l.numel) + " elements; the CPU reference copies "
+                     "its inputs to float64 and takes at most 2^31 elements a tensor");
   HostTensor out;
   out.shape = l.shape;
   out.values.resize(static_cast<size_t>(l.numel));

@@ -20,9 +20,9 @@ struct BlockMask::State {
 
 BlockMask::BlockMask(std::shared_ptr<State> state) : state_(std::move(state)) {}
 
-namespace {
+namespace mask {
 
-void check_shape(const BlockMaskShape& s) {
+void check_block_mask_shape(const BlockMaskShape& s) {
   auto positive = [](int value, const char* name) {
     if (value < 1)
       throw ShapeError(std::string("block mask ") + name + " must be at least 1, got " +
@@ -34,7 +34,22 @@ void check_shape(const BlockMaskShape& s) {
   positive(s.kv_len, "kv_len");
   positive(s.q_block, "q_block");
   positive(s.kv_block, "kv_block");
+  // Lengths and blocks count in int (a length rounded up to whole blocks must not wrap), as the
+  // attention calls do: at most 2^30 each.
+  auto bounded = [](int value, const char* name) {
+    if (value > (1 << 30))
+      throw ShapeError(std::string("block mask ") + name + " must be at most 2^30 = 1073741824, got " +
+                       std::to_string(value));
+  };
+  bounded(s.q_len, "q_len");
+  bounded(s.kv_len, "kv_len");
+  bounded(s.q_block, "q_block");
+  bounded(s.kv_block, "kv_block");
 }
+
+}  // namespace mask
+
+namespace {
 
 std::shared_ptr<BlockMask::State> host_state(const BlockMaskShape& shape, BlockMaskTables tables) {
   auto state = std::make_shared<BlockMask::State>();
@@ -49,9 +64,12 @@ BlockMask BlockMask::build_on_cpu(const Expr& mask, int batch, int heads, int q_
                                   const EvalInputs& inputs, int q_block, int kv_block) {
   if (mask.kind() != ModKind::mask)
     throw UsageError("BlockMask::build_on_cpu needs a mask_mod, got a score_mod");
+  if (batch < 1 || heads < 1)
+    throw ShapeError("block mask sizes must be positive: batch " + std::to_string(batch) + ", heads " +
+                     std::to_string(heads) + ", q_len " + std::to_string(q_len) + ", kv_len " + std::to_string(kv_len));
   BlockMaskShape shape{mask.uses("b") ? batch : 1, mask.uses("h") ? heads : 1, q_len, kv_len,
                        q_block, kv_block};
-  check_shape(shape);
+  mask::check_block_mask_shape(shape);
   const int nq = shape.num_q_blocks(), nk = shape.num_kv_blocks();
   std::vector<unsigned char> classes(static_cast<size_t>(shape.batch) * shape.heads * nq * nk);
   const expr::BoundEvaluator eval = mask.bind(inputs);
@@ -81,7 +99,7 @@ BlockMask BlockMask::build_on_cpu(const Expr& mask, int batch, int heads, int q_
 }
 
 BlockMask BlockMask::from_tables(const BlockMaskShape& shape, BlockMaskTables tables) {
-  check_shape(shape);
+  mask::check_block_mask_shape(shape);
   const std::vector<unsigned char> classes = mask::classes_from_kv_tables(shape, tables);
   BlockMaskTables derived = mask::tables_from_classes(shape, classes);
   const bool has_q = !tables.q_num_blocks.empty() || !tables.q_indices.empty();
@@ -115,7 +133,7 @@ BlockMask BlockMask::from_tables(const BlockMaskShape& shape, BlockMaskTables ta
 }
 
 BlockMask BlockMask::all_full(const BlockMaskShape& shape) {
-  check_shape(shape);
+  mask::check_block_mask_shape(shape);
   std::vector<unsigned char> classes(
       static_cast<size_t>(shape.batch) * shape.heads * shape.num_q_blocks() * shape.num_kv_blocks(),
       mask::kFull);
@@ -127,7 +145,7 @@ BlockMask BlockMask::from_device(const BlockMaskShape& shape, DeviceBuffer stora
 }
 
 BlockMask BlockMask::from_device(const BlockMaskShape& shape, DeviceBuffer storage, BuiltLengths built) {
-  check_shape(shape);
+  mask::check_block_mask_shape(shape);
   const mask::TableLayout layout = mask::table_layout(shape);
   if (storage.bytes() < layout.total_bytes)
     throw ShapeError("block mask device storage holds " + std::to_string(storage.bytes()) +

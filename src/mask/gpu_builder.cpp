@@ -32,6 +32,7 @@ BlockMask BlockMask::build_on_gpu(const Expr& mask, int batch, int heads, int q_
     throw ShapeError("block mask sizes must be positive: batch " + std::to_string(batch) +
                      ", heads " + std::to_string(heads) + ", q_len " + std::to_string(q_len) +
                      ", kv_len " + std::to_string(kv_len));
+  mask::check_block_mask_shape(shape);  // block sizes, and lengths within 2^30, before the grid is sized
   FlexjitSeqLens kernel_lens;
   std::memset(&kernel_lens, 0, sizeof(kernel_lens));
   if (with_lengths) {

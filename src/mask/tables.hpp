@@ -9,6 +9,10 @@
 
 namespace flexjit::mask {
 
+// Every size of a block mask positive, and lengths and block sizes at most 2^30 (rounding a length
+// up to whole blocks counts in int); throws ShapeError naming the size.
+void check_block_mask_shape(const BlockMaskShape& shape);
+
 enum BlockClass : unsigned char { kEmpty = 0, kPartial = 1, kFull = 2 };
 
 // Byte offsets of the tables inside one device allocation (each 256-byte aligned), in the order

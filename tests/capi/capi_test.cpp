@@ -3,7 +3,9 @@
 // only for their argument errors (and, on a machine without a GPU, for the driver's message).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -257,6 +259,55 @@ TEST(CApi, GpuCallsCheckTheirTensors) {
     // Well-formed tensors reach the C++ API, which reports the missing driver.
     EXPECT_EQ(flexjit_forward(variant.handle, &q, &q, &q, &q, &lse, nullptr, nullptr, nullptr), FLEXJIT_ERROR_DRIVER);
     EXPECT_NE(last_error().find("no CUDA driver found"), std::string::npos) << last_error();
+  }
+}
+
+// Hostile host tensors for the reference: an empty head, a span no memory holds, a device type
+// outside DLPack's enum, and a scale the GPU calls refuse are named errors, never a crash or a
+// wrong answer.
+TEST(CApi, ReferenceRefusesTensorsNoMemoryHoldsAndBadScales) {
+  Variant variant(causal_desc());
+  const DLDataType f32{kDLFloat, 32, 1};
+  float data[8] = {0.5f, -1, 2, 0.25f, 1, 1, -2, 3};
+  int64_t shape[4] = {2, 1, 1, 4}, empty[4] = {1, 0, 1, 4}, out_shape[4] = {2, 1, 1, 4};
+  float out[8] = {0};
+  DLTensor q = host(data, f32, 4, shape), o = host(out, f32, 4, out_shape);
+  const char* fn = "flexjit_reference_forward: ";
+
+  DLTensor e = host(data, f32, 4, empty);
+  EXPECT_EQ(flexjit_reference_forward(variant.handle, &e, &e, &e, &o, nullptr, nullptr), FLEXJIT_ERROR_SHAPE);
+  EXPECT_EQ(last_error(), std::string(fn) + "q has extent 0 in dimension 1 (shape [1, 0, 1, 4]); every extent must be "
+                                            "between 1 and 2^31-1");
+
+  int64_t huge[4] = {int64_t{1} << 62, 4, 4, 1};  // batch 1 would wrap onto batch 0's bytes
+  DLTensor far = q;
+  far.strides = huge;
+  EXPECT_EQ(flexjit_reference_forward(variant.handle, &far, &q, &q, &o, nullptr, nullptr), FLEXJIT_ERROR_SHAPE);
+  EXPECT_EQ(last_error(), std::string(fn) + "q spans more than 2^62 bytes (shape [2, 1, 1, 4], strides "
+                                            "[4611686018427387904, 4, 4, 1], byte_offset 0): no memory holds it; check "
+                                            "the strides and byte_offset");
+  DLTensor offset = q;
+  offset.byte_offset = uint64_t{1} << 63;
+  EXPECT_EQ(flexjit_reference_forward(variant.handle, &offset, &q, &q, &o, nullptr, nullptr), FLEXJIT_ERROR_SHAPE);
+  EXPECT_NE(last_error().find("q spans more than 2^62 bytes"), std::string::npos) << last_error();
+
+  DLTensor odd_device = q;
+  const int sixteen = 16;  // kDLHexagon in newer DLPack headers; not in this one's enum
+  std::memcpy(&odd_device.device.device_type, &sixteen, sizeof sixteen);
+  EXPECT_EQ(flexjit_reference_forward(variant.handle, &odd_device, &q, &q, &o, nullptr, nullptr), FLEXJIT_ERROR_SHAPE);
+  EXPECT_EQ(last_error(), std::string(fn) + "q is in an unknown device type memory (device_type 16): the CPU reference "
+                                            "needs host tensors (kDLCPU)");
+
+  flexjit_call_options options{};
+  options.struct_size = sizeof options;
+  options.has_scale = 1;
+  for (double bad : {std::nan(""), double(INFINITY), 0.0}) {
+    options.scale = bad;
+    EXPECT_EQ(flexjit_reference_forward(variant.handle, &q, &q, &q, &o, nullptr, &options), FLEXJIT_ERROR_USAGE);
+    EXPECT_EQ(last_error().rfind("reference attention: scale must be a finite non-zero number (negative is allowed), "
+                                 "got ", 0),
+              0u)
+        << last_error();
   }
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <string>
 
 #include "flexjit/block_mask.hpp"
 #include "flexjit/error.hpp"
@@ -143,6 +144,27 @@ TEST(BlockMaskCpu, FromTablesRejectsBadTablesWithClearMessages) {
 TEST(BlockMaskCpu, RejectsAScoreMod) {
   const Expr score = Expr::parse(ModKind::score, "score * 2");
   EXPECT_THROW(BlockMask::build_on_cpu(score, 1, 1, 10, 10), UsageError);
+}
+
+// Sizes the tables cannot count: lengths or blocks beyond 2^30 (rounding a length up to whole
+// blocks wrapped an int, and the mask came out empty), and a batch or head count below 1 even
+// when the mask ignores b and h.
+TEST(BlockMaskCpu, SizesBeyondWhatTheTablesCountAreNamed) {
+  const Expr causal = Expr::parse(ModKind::mask, "q_idx >= kv_idx");
+  auto error = [&](int batch, int heads, int q_len, int kv_len, int q_block, int kv_block) {
+    try {
+      BlockMask::build_on_cpu(causal, batch, heads, q_len, kv_len, {}, q_block, kv_block);
+    } catch (const ShapeError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(error(1, 1, 2147483647, 2147483647, 2147483647, 2147483647),
+            "block mask q_len must be at most 2^30 = 1073741824, got 2147483647");
+  EXPECT_EQ(error(1, 1, 1024, 1024, 128, (1 << 30) + 1),
+            "block mask kv_block must be at most 2^30 = 1073741824, got 1073741825");
+  EXPECT_EQ(error(0, 1, 16, 16, 128, 128), "block mask sizes must be positive: batch 0, heads 1, q_len 16, kv_len 16");
+  EXPECT_EQ(error(1, -1, 16, 16, 128, 128), "block mask sizes must be positive: batch 1, heads -1, q_len 16, kv_len 16");
 }
 
 }  // namespace
