@@ -98,6 +98,10 @@ Attention::Attention(AttentionSpec spec) {
   codegen::KernelSpec probe = codegen::attention_kernel_spec(codegen::Family::fwd, spec, impl->score, impl->mask);
   if (spec.fwd_config) probe.config = *spec.fwd_config;
   probe.validate();
+  // The decode tiles are checked against the call's GQA group and page size when it runs; a config
+  // with unset fields is wrong whatever the call, so it is named now.
+  if (spec.decode_config && !spec.decode_config->is_set())
+    throw UsageError("decode config " + spec.decode_config->str() + " has unset fields");
   if (!spec.arch.empty()) impl->arch = codegen::resolve_arch(spec.arch);
   impl->spec = std::move(spec);
   impl_ = std::move(impl);
@@ -350,6 +354,8 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
   const AttentionSpec& spec = impl_->spec;
   attention::ProblemShape shape = attention::check_forward_tensors(
       q, k, v, out, lse, spec.dtype, spec.head_dim, spec.head_dim_v);
+  attention::check_written(out, "out");
+  if (lse.data != nullptr) attention::check_written(lse, "lse");
   const float scale = attention::checked_scale(options.scale, spec.head_dim, "forward");
   shape.negative_scale = scale < 0.f;
   shape.tma_ok = codegen::tma_unsupported_reason(q, "q").empty() && codegen::tma_unsupported_reason(k, "k").empty() &&
@@ -426,6 +432,8 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
   attention::check_operand(dq, "dq", spec.dtype);
   attention::check_operand(dk, "dk", spec.dtype);
   attention::check_operand(dv, "dv", spec.dtype);
+  for (auto [t, name] : {std::pair<const TensorView*, const char*>{&dq, "dq"}, {&dk, "dk"}, {&dv, "dv"}})
+    attention::check_written(*t, name);
   auto same_shape = [](const TensorView& a, const TensorView& like, const char* a_name, const char* like_name) {
     if (a.shape != like.shape)
       throw ShapeError(std::string(a_name) + " must have the shape of " + like_name + " " + like.describe() +

@@ -104,6 +104,7 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   const AttentionSpec& spec = variant.spec;
   check_operand(q, "q", spec.dtype);
   check_operand(out, "out", spec.dtype);
+  check_written(out, "out");
   const int B = static_cast<int>(q.shape[0]), Hq = static_cast<int>(q.shape[1]), Sq = static_cast<int>(q.shape[2]);
   expect(q.shape[3] == spec.head_dim, "q dimension 3 (D) is " + extent(q.shape[3]) + ", but the variant was compiled for head_dim " +
                                           std::to_string(spec.head_dim));
@@ -140,6 +141,7 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
     expect(lse.dtype == DType::f32 && lse.shape == std::vector<int64_t>{B, Hq, Sq} && lse.strides.size() == 3,
            "lse must be f32 [B, Hq, Sq] = [" + extent(B) + ", " + extent(Hq) + ", " + extent(Sq) + "], got " + lse.describe());
     expect(reinterpret_cast<uintptr_t>(lse.data) % 4 == 0, "lse data pointer is not 4-byte aligned");
+    check_written(lse, "lse");
   }
   // 2^30 keys: the kernels count keys and tiles in 32-bit integers (a length rounded up to a tile,
   // a tile's end, the mods' q_idx + kv_len - q_len), with room to spare.

@@ -109,6 +109,14 @@ ProblemShape check_forward_tensors(const TensorView& q, const TensorView& k, con
   return s;
 }
 
+void check_written(const TensorView& t, const char* name) {
+  for (int d = 0; d < t.rank() && d < static_cast<int>(t.strides.size()); ++d)
+    if (t.strides[d] == 0 && t.shape[d] > 1)
+      throw ShapeError(std::string(name) + " has stride 0 in dimension " + std::to_string(d) + " (extent " +
+                       std::to_string(t.shape[d]) + "): its elements would overwrite each other; pass an output "
+                       "tensor of its own, got " + t.describe());
+}
+
 void check_row_stats(const TensorView& t, const char* name, const ProblemShape& s) {
   if (t.dtype != DType::f32 || t.shape != std::vector<int64_t>{s.batch, s.q_heads, s.q_len} ||
       t.strides.size() != 3)

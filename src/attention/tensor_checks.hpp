@@ -41,4 +41,8 @@ float checked_scale(std::optional<float> given, int head_dim, const char* what);
 // Checks a [B, H, S] fp32 tensor such as lse or delta.
 void check_row_stats(const TensorView& t, const char* name, const ProblemShape& shape);
 
+// An output a kernel writes: no stride 0 on a dimension of more than one element (broadcast views
+// are for inputs; written, their elements would race and overwrite each other).
+void check_written(const TensorView& t, const char* name);
+
 }  // namespace flexjit::attention

@@ -133,7 +133,7 @@ Declarations declarations_of(const flexjit_variant_desc& desc, const char* funct
                        ": only FLEXJIT_BUFFER_LEARNABLE (1) is defined");
     if (b.ndim < 1 || b.ndim > 8)
       throw UsageError(where + " ('" + b.name + "') has ndim " + std::to_string(b.ndim) + ": buffers have rank 1 to 8");
-    require(b.shape, function, (where + ".shape").c_str());
+    if (b.shape == nullptr) throw UsageError(where + ".shape is NULL");
     BufferDecl decl;
     decl.name = b.name;
     decl.dtype = element_type(b.dtype, where + ".dtype");

@@ -209,8 +209,8 @@ TensorView device_view(const DLTensor* t, const char* function, const std::strin
   if (type != kDLCUDA && type != kDLCUDAManaged)
     throw ShapeError(prefix(function, name) + " is in " + device_type_name(type) +
                      " memory (device_type " + std::to_string(type) +
-                     "): GPU calls need CUDA tensors (kDLCUDA); host tensors go to flexjit_reference_forward / "
-                     "flexjit_reference_backward");
+                     "): GPU calls need CUDA tensors (kDLCUDA); host tensors go to the CPU reference of the same call "
+                     "(flexjit_reference_forward, flexjit_reference_backward or flexjit_reference_decode)");
   if (devices.device_id < 0) {
     devices.device_id = t->device.device_id;
     devices.first = name;
@@ -281,6 +281,11 @@ void check_host_output(const DLTensor* t, const char* function, const std::strin
   const Layout l = checked_layout(t, function, name, static_cast<int>(shape.size()), t->dtype.bits / 8);
   if (l.shape != shape)
     throw ShapeError(prefix(function, name) + " has shape " + shape_text(l.shape) + ": expected " + shape_text(shape));
+  for (size_t d = 0; d < l.shape.size(); ++d)
+    if (l.strides[d] == 0 && l.shape[d] > 1)
+      throw ShapeError(prefix(function, name) + " has stride 0 in dimension " + std::to_string(d) + " (extent " +
+                       std::to_string(l.shape[d]) + "): its elements would overwrite each other; pass an output "
+                       "tensor of its own");
 }
 
 void write_host_output(const DLTensor* t, const std::vector<double>& values) {

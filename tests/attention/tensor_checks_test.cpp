@@ -123,6 +123,36 @@ TEST(TensorChecks, SequenceLengthsBeyond2To30AreRefused) {
                       "integers), got Sq = 16, Skv = 1073741825");
 }
 
+// Broadcast views are for inputs: an output with stride 0 would have its elements race.
+TEST(TensorChecks, OutputsMustNotBroadcast) {
+  Call c;
+  c.out = TensorView::strided(kFake, DType::bf16, {2, 4, 16, 64}, {4096, 1024, 0, 1});
+  EXPECT_EQ(forward_error(c), "out has stride 0 in dimension 2 (extent 16): its elements would overwrite each other; "
+                              "pass an output tensor of its own, got bf16[2, 4, 16, 64] strides [4096, 1024, 0, 1]");
+  c = Call{};
+  c.lse = TensorView::strided(kFake, DType::f32, {2, 4, 16}, {0, 16, 1});
+  EXPECT_EQ(forward_error(c), "lse has stride 0 in dimension 0 (extent 2): its elements would overwrite each other; "
+                              "pass an output tensor of its own, got f32[2, 4, 16] strides [0, 16, 1]");
+  // An extent of 1 may have any stride.
+  c = Call{};
+  c.q = c.out = TensorView::strided(kFake, DType::bf16, {1, 4, 16, 64}, {0, 1024, 64, 1});
+  c.k = c.v = TensorView::strided(kFake, DType::bf16, {1, 2, 24, 64}, {0, 1536, 64, 1});
+  c.lse = TensorView::contiguous(kFake, DType::f32, {1, 4, 16});
+  EXPECT_EQ(forward_error(c).find("stride 0"), std::string::npos);
+  // The backward's gradients likewise.
+  const Attention attention = make_attention();
+  c = Call{};
+  const TensorView shared_dk = TensorView::strided(kFake, DType::bf16, {2, 2, 24, 64}, {3072, 0, 64, 1});
+  std::string backward;
+  try {
+    attention.backward(c.q, c.k, c.v, c.out, c.lse, c.out, c.q, shared_dk, c.v, nullptr, nullptr, {});
+  } catch (const Error& e) {
+    backward = e.what();
+  }
+  EXPECT_EQ(backward, "dk has stride 0 in dimension 1 (extent 2): its elements would overwrite each other; pass an "
+                      "output tensor of its own, got bf16[2, 2, 24, 64] strides [3072, 0, 64, 1]");
+}
+
 TEST(TensorChecks, GridLimitsAreNamed) {
   Call c;
   c.q = c.out = TensorView::strided(kFake, DType::bf16, {65536, 4, 16, 64}, {0, 1024, 64, 1});

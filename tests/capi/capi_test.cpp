@@ -298,6 +298,13 @@ TEST(CApi, ReferenceRefusesTensorsNoMemoryHoldsAndBadScales) {
   EXPECT_EQ(last_error(), std::string(fn) + "q is in an unknown device type memory (device_type 16): the CPU reference "
                                             "needs host tensors (kDLCPU)");
 
+  int64_t broadcast[4] = {0, 4, 4, 1};  // both batches would write the same row
+  DLTensor shared_out = o;
+  shared_out.strides = broadcast;
+  EXPECT_EQ(flexjit_reference_forward(variant.handle, &q, &q, &q, &shared_out, nullptr, nullptr), FLEXJIT_ERROR_SHAPE);
+  EXPECT_EQ(last_error(), std::string(fn) + "out has stride 0 in dimension 0 (extent 2): its elements would overwrite "
+                                            "each other; pass an output tensor of its own");
+
   flexjit_call_options options{};
   options.struct_size = sizeof options;
   options.has_scale = 1;
