@@ -218,6 +218,21 @@ NpyArray parse_npy(const std::string& bytes, const std::string& name) {
   if (!dict.has_fortran) fail("has no 'fortran_order' in its header");
   if (!dict.has_shape) fail("has no 'shape' in its header");
   const std::string& descr = dict.descr;
+  // The descr as a message shows it: a NUL or control byte would cut or garble the message.
+  auto shown = [](const std::string& text) {
+    std::string out;
+    for (unsigned char c : text) {
+      if (c >= 0x20 && c != 0x7f) {
+        out += static_cast<char>(c);
+      } else {
+        static const char* const hex = "0123456789abcdef";
+        out += "\\x";
+        out += hex[c >> 4];
+        out += hex[c & 15];
+      }
+    }
+    return out;
+  };
   NpyArray a;
   if (descr == "<f2") a.dtype = DType::f16;
   else if (descr == "<f4") a.dtype = DType::f32;
@@ -225,9 +240,9 @@ NpyArray parse_npy(const std::string& bytes, const std::string& name) {
   else if (descr == "|u1" || descr == "<u1") a.dtype = DType::u8;
   else if (descr == "<V2" || descr == "bfloat16" || descr == "<bf16") a.dtype = DType::bf16;
   else if (descr.size() > 0 && descr[0] == '>')
-    fail("is big-endian ('" + descr + "'); save it little-endian");
+    fail("is big-endian ('" + shown(descr) + "'); save it little-endian");
   else
-    fail("has element type '" + descr + "'; supported: float16, float32, int32, uint8, bfloat16 "
+    fail("has element type '" + shown(descr) + "'; supported: float16, float32, int32, uint8, bfloat16 "
          "(convert with arr.astype(np.float32))");
   if (dict.fortran_order) fail("is in Fortran order; save a C-ordered array (np.ascontiguousarray)");
   a.shape = dict.shape;

@@ -194,6 +194,13 @@ TEST_F(NpyTest, ErrorMessages) {
   write_bytes("bad.npy", npy_file("{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }", 1, "abcd"));
   EXPECT_EQ(read_error("bad.npy"), "'" + p + "' is big-endian ('>f4'); save it little-endian");
 
+  // A NUL or control byte in the descr is shown escaped, not cutting the message short.
+  write_bytes("bad.npy", npy_file(std::string("{'descr': '<f4") + '\0' + "\x01x', 'fortran_order': False, 'shape': (1,), }",
+                                  1, "abcd"));
+  EXPECT_EQ(read_error("bad.npy"),
+            "'" + p + "' has element type '<f4\\x00\\x01x'; supported: float16, float32, int32, uint8, bfloat16 "
+            "(convert with arr.astype(np.float32))");
+
   write_bytes("bad.npy", npy_file("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", 1, "abcdefgh"));
   EXPECT_EQ(read_error("bad.npy"),
             "'" + p + "' has element type '<f8'; supported: float16, float32, int32, uint8, bfloat16 "
