@@ -138,15 +138,13 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   expect(Hq % Hkv == 0, "q has " + extent(Hq) + " heads, not a multiple of the cache's " + extent(Hkv) + " kv heads");
   check_int_tensor(kv.seq_lens, "seq_lens", {B}, "[B] int32");
   if (lse.data != nullptr) {
-    expect(lse.dtype == DType::f32 && lse.shape == std::vector<int64_t>{B, Hq, Sq} && lse.strides.size() == 3,
-           "lse must be f32 [B, Hq, Sq] = [" + extent(B) + ", " + extent(Hq) + ", " + extent(Sq) + "], got " + lse.describe());
-    expect(reinterpret_cast<uintptr_t>(lse.data) % 4 == 0, "lse data pointer is not 4-byte aligned");
+    ProblemShape rows;
+    rows.batch = B, rows.q_heads = Hq, rows.q_len = Sq;
+    check_row_stats(lse, "lse", rows);
     check_written(lse, "lse");
   }
-  // 2^30 keys: the kernels count keys and tiles in 32-bit integers (a length rounded up to a tile,
-  // a tile's end, the mods' q_idx + kv_len - q_len), with room to spare.
   const int64_t capacity = kv.capacity();
-  expect(capacity <= (int64_t{1} << 30),
+  expect(capacity <= kMaxSequenceLength,
          "the cache holds " + extent(capacity) + " keys per sequence (" +
              (paged ? "max_pages " + extent(kv.page_table.shape[1]) + " x page_size " + extent(kv.k.shape[1])
                     : "S = " + extent(kv.k.shape[2])) +

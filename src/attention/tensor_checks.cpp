@@ -98,11 +98,7 @@ ProblemShape check_forward_tensors(const TensorView& q, const TensorView& k, con
   if (s.batch > 65535 || s.q_heads > 65535)
     throw ShapeError("batch and query heads must each be at most 65535 (grid limits), got B = " +
                      std::to_string(s.batch) + ", Hq = " + std::to_string(s.q_heads));
-  // The kernels count rows, keys and tiles in 32-bit integers (a length rounded up to a tile, a
-  // tile's end, the row statistics padded to whole tiles); 2^30 leaves them room. Broadcast
-  // (stride-0) views make such lengths cheap to ask for.
-  constexpr int64_t kMaxLength = int64_t{1} << 30;
-  if (s.q_len > kMaxLength || s.kv_len > kMaxLength)
+  if (s.q_len > kMaxSequenceLength || s.kv_len > kMaxSequenceLength)
     throw ShapeError("sequence lengths must be at most 2^30 = 1073741824 (the kernels count rows and keys in "
                      "32-bit integers), got Sq = " + std::to_string(s.q_len) + ", Skv = " + std::to_string(s.kv_len));
   if (lse.data != nullptr) check_row_stats(lse, "lse", s);

@@ -10,6 +10,12 @@
 
 namespace flexjit::attention {
 
+// The longest sequence (queries, keys, a cache's capacity) a call takes: the kernels count rows,
+// keys and tiles in 32-bit integers (a length rounded up to a tile, a tile's end, row statistics
+// padded to whole tiles, the mods' q_idx + kv_len - q_len), and 2^30 leaves them room. Broadcast
+// (stride-0) views make longer ones cheap to ask for.
+constexpr int64_t kMaxSequenceLength = int64_t{1} << 30;
+
 struct ProblemShape {
   int batch = 0, q_heads = 0, kv_heads = 0, q_len = 0, kv_len = 0, head_dim = 0, head_dim_v = 0;
   bool negative_scale = false;  // the call's scale is negative (KernelSpec::negative_scale)

@@ -23,28 +23,21 @@ BlockMask::BlockMask(std::shared_ptr<State> state) : state_(std::move(state)) {}
 namespace mask {
 
 void check_block_mask_shape(const BlockMaskShape& s) {
-  auto positive = [](int value, const char* name) {
-    if (value < 1)
-      throw ShapeError(std::string("block mask ") + name + " must be at least 1, got " +
-                       std::to_string(value));
-  };
-  positive(s.batch, "batch");
-  positive(s.heads, "heads");
-  positive(s.q_len, "q_len");
-  positive(s.kv_len, "kv_len");
-  positive(s.q_block, "q_block");
-  positive(s.kv_block, "kv_block");
   // Lengths and blocks count in int (a length rounded up to whole blocks must not wrap), as the
   // attention calls do: at most 2^30 each.
-  auto bounded = [](int value, const char* name) {
-    if (value > (1 << 30))
+  auto check = [](int value, const char* name, bool bounded) {
+    if (value < 1)
+      throw ShapeError(std::string("block mask ") + name + " must be at least 1, got " + std::to_string(value));
+    if (bounded && value > (1 << 30))
       throw ShapeError(std::string("block mask ") + name + " must be at most 2^30 = 1073741824, got " +
                        std::to_string(value));
   };
-  bounded(s.q_len, "q_len");
-  bounded(s.kv_len, "kv_len");
-  bounded(s.q_block, "q_block");
-  bounded(s.kv_block, "kv_block");
+  check(s.batch, "batch", false);
+  check(s.heads, "heads", false);
+  check(s.q_len, "q_len", true);
+  check(s.kv_len, "kv_len", true);
+  check(s.q_block, "q_block", true);
+  check(s.kv_block, "kv_block", true);
 }
 
 }  // namespace mask
