@@ -122,6 +122,7 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
       spec.has_block_mask = !o->no_block_mask && codegen::descriptor(spec.family).tiled;
       spec.has_full_blocks = spec.has_block_mask;
       spec.paged = o->paged && family == codegen::Family::decode;
+      spec.decode_tile_bounds = family == codegen::Family::decode && codegen::decode_classifies_by_bounds(spec.mask_mod);
       spec.seq_lens = o->seq_lens && (family == codegen::Family::fwd || family == codegen::Family::bwd_dq ||
                                       family == codegen::Family::bwd_dkdv || family == codegen::Family::block_mask);
       spec.dq_accumulate = o->fast_dq && family == codegen::Family::bwd_dkdv;

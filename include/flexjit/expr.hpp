@@ -198,6 +198,18 @@ class Expr {
   /// Needs `flexjit_expr.cuh` and the struct from `emit_mod_args_struct`.
   std::string emit_cuda(const std::string& function_name, const std::string& line_file = "") const;
 
+  /// For a mask_mod: true when its tiles can be classified by interval bounds (every
+  /// sub-expression an int or a bool, and no buffer indexed by kv_idx). The decode kernel then
+  /// classifies its own key tiles (no classification kernel); see emit_tile_bounds_cuda.
+  bool has_tile_bounds() const;
+  /// Emits `__device__ __forceinline__ int NAME(int b, FlexjitRange h, FlexjitRange q_idx,
+  /// FlexjitRange kv_idx, int q_len, int kv_len, const FlexjitModArgs& args)`: for the positions
+  /// of a tile (h, q_idx, kv_idx each within its range), 0 when the mask keeps none of them, 2 when
+  /// it keeps all, 1 when some or when the bounds cannot tell. Sound: 0 and 2 are never wrong.
+  /// Needs flexjit_expr.cuh, flexjit_tile_bounds.cuh and the struct from emit_mod_args_struct.
+  /// Throws UsageError when has_tile_bounds() is false or NAME is not a C++ identifier.
+  std::string emit_tile_bounds_cuda(const std::string& function_name) const;
+
   /// Evaluates the expression at one point (float math in double precision, integer math exactly
   /// as on the device). Throws ExprError for an out-of-bounds buffer read, naming the expression,
   /// the index and the shape, and UsageError for missing inputs.

@@ -172,6 +172,9 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   ks.declarations = spec.declarations;
   ks.score_mod = variant.score;
   ks.mask_mod = variant.mask;
+  // A mask whose tiles interval bounds can classify is classified inside the decode kernel;
+  // others (float math, buffers indexed by kv_idx) by the classification kernel.
+  ks.decode_tile_bounds = codegen::decode_classifies_by_bounds(ks.mask_mod);
   // The default reads a paged pool through TMA where TMA can describe both pools (aligned bases,
   // 16-byte strides); otherwise its default is the cp.async tiles.
   const bool tma_describes_pools =
@@ -270,8 +273,10 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   // of the capacity, so no length can overflow a list) and the splits divide the kept tiles; the
   // host's split count from the full lengths is an upper bound on the splits worth having.
   const bool masked = ks.has_mask();
-  const DecodeTileLists lists = plan_decode_tile_lists(B, Hkv, row_tiles, ks.mask_mod.uses("h"), capacity, block_n,
-                                                       sm_cache.second, codegen::kDecodeMaxClassifyParts);
+  // Tile bounds: every CTA lists its own unit's tiles (one list per kv head, no parts).
+  const DecodeTileLists lists =
+      plan_decode_tile_lists(B, Hkv, row_tiles, ks.mask_mod.uses("h") || ks.decode_tile_bounds, capacity, block_n,
+                             sm_cache.second, ks.decode_tile_bounds ? 1 : codegen::kDecodeMaxClassifyParts);
   p.list_heads = lists.list_heads;
   p.classify_parts = lists.parts;
   p.tile_list_stride = lists.stride;
@@ -300,7 +305,7 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   // TMA configs: the maps first, so a tensor TMA cannot describe fails before anything runs.
   FlexjitDecodeTma maps;
   if (ks.config.tma) maps = codegen::encode_decode_tma(kv.k, kv.v, paged, page_size, ks.config, p.tma_box_rows);
-  if (masked)
+  if (masked && !ks.decode_tile_bounds)
     codegen::ConfiguredKernel(*kernel, shape, 1).launch(stream, {&p, const_cast<unsigned char*>(mod_args.data())});
   if (ks.config.tma) {
     codegen::ConfiguredKernel(*kernel, shape).launch(stream, {&p, const_cast<unsigned char*>(mod_args.data()), &maps});

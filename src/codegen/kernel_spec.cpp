@@ -180,6 +180,10 @@ std::string variant_header(const KernelSpec& spec) {
   out += "\n";
   out += spec.mask_mod.emit_cuda("flexjit_mask_mod");
   out += "\n";
+  if (spec.decode_tile_bounds) {
+    out += spec.mask_mod.emit_tile_bounds_cuda("flexjit_mask_mod_bounds");
+    out += "\n";
+  }
   if (descriptor(spec.family).score_gradient) {
     out += spec.score_mod.gradient().emit_cuda("flexjit_score_grad", "score_mod_gradient");
     out += "\n";
@@ -205,6 +209,9 @@ jit::Source render(const KernelSpec& spec) {
     for (const char* header : kSharedHeaders) source.headers[header] = template_registry().read(header);
     source.headers["flexjit_variant.cuh"] = variant_header(spec);
     if (spec.config.wgmma) source.headers["flexjit_wgmma.cuh"] = wgmma_header(spec.dtype, wgmma_shapes(spec));
+    // Decoding classifies key tiles by mask_mod's interval bounds (the decode template includes it).
+    if (spec.family == Family::decode)
+      source.headers["flexjit_tile_bounds.cuh"] = template_registry().read("flexjit_tile_bounds.cuh");
     if (spec.buffer_grads || spec.family == Family::bwd_buffer_grad)
       for (const char* header : {"flexjit_buffer_grad.cuh", "flexjit_buffer_grad_params.cuh"})
         source.headers[header] = template_registry().read(header);

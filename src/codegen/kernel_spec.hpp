@@ -51,6 +51,7 @@ struct KernelSpec {
   bool has_full_blocks = false;    // the tables have full_* lists (mask_mod skipped there)
   bool rows_guaranteed_safe = false;
   bool paged = false;              // decode: K/V come from a page pool through a page table
+  bool decode_tile_bounds = false; // decode: the kernel classifies its key tiles by mask_mod's bounds (no classification kernel)
   bool buffer_grads = false;       // bwd_dq: also accumulate the learnable buffers' gradients
   bool dq_accumulate = false;      // bwd_dkdv: also dQ = dS K, added in fp32 to p.dq_accum (the fast mode)
   bool seq_lens = false;           // fwd, bwd_dq, bwd_dkdv, block_mask: per-sequence lengths (a FlexjitSeqLens parameter)

@@ -19,6 +19,7 @@
 #include "expr/parser.hpp"
 #include "expr/printer.hpp"
 #include "expr/simplify.hpp"
+#include "expr/tile_bounds.hpp"
 #include "flexjit/error.hpp"
 #include "flexjit/expr.hpp"
 
@@ -172,6 +173,13 @@ std::string Expr::emit_cuda(const std::string& function_name, const std::string&
   // The emitted code reads a key's row-side equal where an `&&` guarantees it (equalities.hpp).
   const NodePtr emitted = expr::propagate_equalities(root_);
   return expr::emit_cuda_function(*emitted, kind_, function_name, line_file);
+}
+
+bool Expr::has_tile_bounds() const { return kind_ == ModKind::mask && expr::has_tile_bounds(*root_); }
+
+std::string Expr::emit_tile_bounds_cuda(const std::string& function_name) const {
+  if (kind_ != ModKind::mask) throw UsageError("tile bounds need a mask_mod; a score_mod is not a bool");
+  return expr::emit_tile_bounds_function(*root_, function_name);
 }
 
 double Expr::evaluate(const EvalPoint& point, const EvalInputs& inputs) const { return bind(inputs)(point); }

@@ -8,7 +8,10 @@
 #include <cmath>
 #include <functional>
 #include <cstring>
+#include <cstdlib>
 #include <limits>
+#include <optional>
+#include <string>
 #include <tuple>
 
 #include "flexjit/error.hpp"
@@ -327,6 +330,102 @@ TEST(DecodeGpu, MaskClassificationWithManyLists) {
   EXPECT_LT(r.out_error, tolerance(p.dtype)) << "seed " << r.seed;
   EXPECT_LT(r.lse_error, tolerance(p.dtype)) << "seed " << r.seed;
   EXPECT_TRUE(r.rerun_identical) << "a second run gave other bits";
+}
+
+// Masks whose tiles interval bounds classify (Expr::has_tile_bounds) are classified inside the
+// decode kernel; FLEXJIT_DECODE_CLASSIFY=kernel sends them through the classification kernel.
+// Both against the reference on masks of every bounds rule: windows and causal over ragged
+// lengths (0, 1, odd, long enough for several splits of a unit), GQA 7 with Sq 3 (row tiles
+// spanning several query positions and part of a head group), h in the mask, % and /, abs, min,
+// max, clamp, where, int(bool), an int buffer read at b and a u8 buffer read at h, paged and
+// contiguous, with and without host lengths; bitwise identical reruns.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (old_) setenv(name_, old_->c_str(), 1);
+    else unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+TEST(DecodeGpu, TileBoundsAndTheClassificationKernelBothMatchTheReference) {
+  FLEXJIT_REQUIRE_GPU();
+  TestBuffer limit;  // a per-sequence key limit
+  limit.decl = BufferDecl{"limit", DType::i32, {4}};
+  limit.values = {15000, 3, 700, 0};
+  TestBuffer head_on;
+  head_on.decl = BufferDecl{"head_on", DType::u8, {14}};
+  for (int h = 0; h < 14; ++h) head_on.values.push_back(h % 4 != 2 ? 1 : 0);
+  const char* masks[] = {
+      "q_idx + kv_len - q_len >= kv_idx && q_idx + kv_len - q_len - kv_idx < 2500",
+      "kv_idx < limit[b] || kv_len - kv_idx <= 100",
+      "head_on[h] == 1 && q_idx + kv_len - q_len >= kv_idx",
+      "(kv_idx / 256) % 3 != 1 && abs(kv_idx - kv_len / 2) > 300",
+      "where(h % 2 == 0, kv_idx < min(kv_len, 4000), kv_idx >= max(0, kv_len - 1500)) && "
+      "clamp(kv_idx, 1000, 9000) + int(q_idx > 0) != 1000",
+  };
+  for (const char* mode : {"bounds", "kernel"}) {
+    const ScopedEnv env("FLEXJIT_DECODE_CLASSIFY", mode);
+    for (const char* mask : masks) {
+      for (int variant = 0; variant < 2; ++variant) {
+        DecodeProblem p;
+        p.B = 4, p.Hq = 14, p.Hkv = 2, p.Sq = 3, p.S = 17000;
+        p.lens = {17000, 1, 9001, 0};
+        p.buffers = {limit, head_on};
+        p.mask_mod = mask;
+        p.page_size = variant == 0 ? 64 : 0;
+        p.host_lens = variant == 0;
+        const std::string what = std::string(mode) + ", " + mask + (variant == 0 ? ", paged 64" : ", contiguous");
+        const DecodeOutcome r = run_decode_check(p, /*rerun=*/true);
+        EXPECT_LT(r.out_error, tolerance(p.dtype)) << what << ": seed " << r.seed;
+        EXPECT_LT(r.lse_error, tolerance(p.dtype)) << what << ": seed " << r.seed;
+        EXPECT_TRUE(r.rerun_identical) << what << ": a second run gave other bits";
+      }
+    }
+  }
+  const ScopedEnv env("FLEXJIT_DECODE_CLASSIFY", "sometimes");
+  DecodeProblem p;
+  p.lens = {1000, 1, 517};
+  p.mask_mod = "kv_idx < 10";
+  try {
+    run_decode_check(p);
+    ADD_FAILURE() << "expected a UsageError for FLEXJIT_DECODE_CLASSIFY=sometimes";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("FLEXJIT_DECODE_CLASSIFY='sometimes' is not a classification; use 'bounds'"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// A bounded mask whose buffer read is out of bounds at an exact index: the tiles are "cannot
+// tell", the kernel evaluates the mask per position there and reports the reads.
+TEST(DecodeGpu, TileBoundsLeaveOutOfBoundsReadsToThePerPositionMask) {
+  FLEXJIT_REQUIRE_GPU();
+  check_buffer_errors();  // start clean
+  TestBuffer limit;
+  limit.decl = BufferDecl{"limit", DType::i32, {3}};
+  limit.values = {500, 3, 700};
+  DecodeProblem p;
+  p.lens = {1000, 1, 517};
+  p.buffers = {limit};
+  p.mask_mod = "kv_idx < limit[b + 1]";  // b = 2 reads limit[3]
+  try {
+    run_decode_check(p);
+    ADD_FAILURE() << "expected a ShapeError for the out-of-bounds reads";
+  } catch (const ShapeError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("indexed a buffer out of bounds"), std::string::npos) << what;
+    EXPECT_NE(what.find("mask_mod=kv_idx < limit[b + 1]"), std::string::npos) << what;
+    EXPECT_NE(what.find("tile_bounds=1"), std::string::npos) << what;
+  }
+  check_buffer_errors();
 }
 
 // TMA configs ('t', sm_90a): tiles wholly before a sequence's end come through the tensor memory

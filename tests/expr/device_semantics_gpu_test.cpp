@@ -19,69 +19,10 @@
 
 #include "expr/emitter.hpp"
 #include "expr_test_util.hpp"
+#include "mini_driver.hpp"
 
 namespace flexjit::test {
 namespace {
-
-struct MiniDriver {
-  decltype(&::cuInit) init = nullptr;
-  decltype(&::cuDeviceGet) device_get = nullptr;
-  decltype(&::cuDeviceGetAttribute) attribute = nullptr;
-  decltype(&::cuDevicePrimaryCtxRetain) retain = nullptr;
-  decltype(&::cuCtxSetCurrent) set_current = nullptr;
-  decltype(&::cuModuleLoadData) load = nullptr;
-  decltype(&::cuModuleGetFunction) function = nullptr;
-  decltype(&::cuModuleGetGlobal) global = nullptr;
-  decltype(&::cuMemAlloc) alloc = nullptr;
-  decltype(&::cuMemFree) free = nullptr;
-  decltype(&::cuMemcpyHtoD) upload = nullptr;
-  decltype(&::cuMemcpyDtoH) download = nullptr;
-  decltype(&::cuLaunchKernel) launch = nullptr;
-  decltype(&::cuCtxSynchronize) synchronize = nullptr;
-  CUdevice device = 0;
-  std::string unavailable;  // why not, or ""
-
-  MiniDriver() {
-    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-      unavailable = "libcuda.so.1 not found";
-      return;
-    }
-    auto get = [&](auto& fn, const char* name) { fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name)); };
-    get(init, "cuInit");
-    get(device_get, "cuDeviceGet");
-    get(attribute, "cuDeviceGetAttribute");
-    get(retain, "cuDevicePrimaryCtxRetain");
-    get(set_current, "cuCtxSetCurrent");
-    get(load, "cuModuleLoadData");
-    get(function, "cuModuleGetFunction");
-    get(global, "cuModuleGetGlobal_v2");
-    get(alloc, "cuMemAlloc_v2");
-    get(free, "cuMemFree_v2");
-    get(upload, "cuMemcpyHtoD_v2");
-    get(download, "cuMemcpyDtoH_v2");
-    get(launch, "cuLaunchKernel");
-    get(synchronize, "cuCtxSynchronize");
-    CUcontext context = nullptr;
-    if (!init || init(0) != CUDA_SUCCESS || device_get(&device, 0) != CUDA_SUCCESS ||
-        retain(&context, device) != CUDA_SUCCESS || set_current(context) != CUDA_SUCCESS)
-      unavailable = "no usable CUDA device";
-  }
-};
-
-const MiniDriver& driver() {
-  static const MiniDriver d;
-  return d;
-}
-
-#define CU(call) ASSERT_EQ((call), CUDA_SUCCESS) << #call
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
 
 Declarations declarations() {
   Declarations d;
@@ -181,72 +122,20 @@ TEST(DeviceSemantics, EmittedCodeMatchesTheInterpreter) {
                expr::emit_cuda_expression(*exprs[i].root()) + ";\n  flexjit_report_errors(flexjit_errors, error_word);\n}\n";
   }
   // Compile for this device.
-  int major = 8, minor = 0;
-  if (cu.unavailable.empty()) {
-    CU(cu.attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, cu.device));
-    CU(cu.attribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, cu.device));
-  }
-  const std::string header = read_text(FLEXJIT_SOURCE_DIR "/templates/flexjit_expr.cuh");
-  const char* headers[] = {header.c_str()};
-  const char* names[] = {"flexjit_expr.cuh"};
-  nvrtcProgram prog = nullptr;
-  ASSERT_EQ(nvrtcCreateProgram(&prog, program.c_str(), "semantics.cu", 1, headers, names), NVRTC_SUCCESS);
-  const std::string arch = "-arch=sm_" + std::to_string(major * 10 + minor);
-  const char* options[] = {arch.c_str(), "-std=c++17", "-default-device"};
-  const nvrtcResult compiled = nvrtcCompileProgram(prog, 3, options);
-  size_t log_size = 0;
-  nvrtcGetProgramLogSize(prog, &log_size);
-  std::string log(log_size, '\0');
-  nvrtcGetProgramLog(prog, log.data());
-  ASSERT_EQ(compiled, NVRTC_SUCCESS) << log << program;
-  size_t cubin_size = 0;
-  ASSERT_EQ(nvrtcGetCUBINSize(prog, &cubin_size), NVRTC_SUCCESS);
-  std::vector<char> cubin(cubin_size);
-  ASSERT_EQ(nvrtcGetCUBIN(prog, cubin.data()), NVRTC_SUCCESS);
-  nvrtcDestroyProgram(&prog);
+  std::vector<char> cubin;
+  ASSERT_NO_FATAL_FAILURE(compile_for_device(program, {"flexjit_expr.cuh"}, cubin));
   if (!cu.unavailable.empty()) GTEST_SKIP() << cu.unavailable << " (the program compiled for sm_80)";
   CUmodule module = nullptr;
   CU(cu.load(&module, cubin.data()));
 
   // Device memory and the FlexjitModArgs bytes, laid out by mod_args_layout.
-  auto device_copy = [&](const void* data, size_t bytes) {
-    CUdeviceptr p = 0;
-    EXPECT_EQ(cu.alloc(&p, bytes), CUDA_SUCCESS);
-    EXPECT_EQ(cu.upload(p, data, bytes), CUDA_SUCCESS);
-    return p;
-  };
   const CUdeviceptr d_q = device_copy(qs.data(), qs.size() * 4), d_k = device_copy(ks.data(), ks.size() * 4),
                     d_s = device_copy(scores.data(), scores.size() * 4);
   CUdeviceptr d_out_i = 0, d_out_f = 0;
   CU(cu.alloc(&d_out_i, qs.size() * 4));
   CU(cu.alloc(&d_out_f, qs.size() * 4));
-  const ModArgsLayout layout = mod_args_layout(decls);
-  std::vector<unsigned char> args(layout.size, 0);
   std::vector<CUdeviceptr> buffers;
-  for (const auto& field : layout.fields) {
-    if (!field.is_buffer) {
-      if (field.type == ScalarType::integer) {
-        const int32_t v = static_cast<int32_t>(inputs.params.at(field.name));
-        std::memcpy(&args[field.offset], &v, 4);
-      } else {
-        const float v = static_cast<float>(inputs.params.at(field.name));
-        std::memcpy(&args[field.offset], &v, 4);
-      }
-      continue;
-    }
-    const HostBufferView& view = inputs.buffers.at(field.name);
-    size_t elements = 1;
-    for (int64_t e : view.shape) elements *= static_cast<size_t>(e);
-    buffers.push_back(device_copy(view.data, elements * dtype_size(view.dtype)));
-    const uint64_t pointer = buffers.back();
-    std::memcpy(&args[field.offset], &pointer, 8);
-    int64_t stride = 1;
-    for (size_t d = field.rank; d-- > 0;) {
-      std::memcpy(&args[field.offset + 8 + 8 * d], &view.shape[d], 8);
-      std::memcpy(&args[field.offset + 8 + 8 * field.rank + 8 * d], &stride, 8);
-      stride *= view.shape[d];
-    }
-  }
+  std::vector<unsigned char> args = pack_mod_args_for_test(decls, inputs, buffers);
   const uint32_t no_errors = 0;
   const CUdeviceptr d_flags = device_copy(&no_errors, 4);  // the kernels' error word
 

@@ -6,6 +6,8 @@
 // templates/attention_decode.cu.j2, templates/attention_decode_combine.cu.j2.
 #include "codegen/families/decode.hpp"
 
+#include <cstdlib>
+#include <cstring>
 #include <numeric>
 #include <string>
 
@@ -85,6 +87,9 @@ void validate_decode(const KernelSpec& s) {
                      "16 * warps = " + std::to_string(16 * c.num_warps) + " (each warp owns 16-key slices)");
   if (c.stages < 2 || c.stages > 8)
     throw UsageError("decode config " + c.str() + ": stages must be between 2 and 8");
+  if (s.decode_tile_bounds && !s.mask_mod.has_tile_bounds())
+    throw UsageError("decode: tile bounds were asked for a mask_mod without them (" + s.mask_mod.canonical() +
+                     "); its tiles need the classification kernel");
   // Every warp keeps all block_m rows' output accumulators and Q fragments in registers.
   const int registers = (c.block_m / 16) * (s.head_dim_v / 2 + s.head_dim / 4);
   if (registers > 192)
@@ -131,6 +136,8 @@ void add_decode_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::js
   constants.push_back(bool_constant("HAS_MASK", s.has_mask()));
   constants.push_back(bool_constant("MASK_USES_H", s.mask_mod.uses("h")));
   constants.push_back(bool_constant("MASK_USES_Q", s.mask_mod.uses("q_idx")));
+  constants.push_back(bool_constant("MASK_BOUNDS", s.decode_tile_bounds));
+  ctx["mask_bounds"] = s.decode_tile_bounds;  // flexjit_mask_mod_bounds exists only then
   constants.push_back(bool_constant("SCORE_IS_IDENTITY", s.score_is_identity()));
 }
 
@@ -144,7 +151,8 @@ std::string describe_decode(const KernelSpec& s) {
   return "decode " + std::string(dtype_name(s.dtype)) + " d" + std::to_string(s.head_dim) + "/" +
          std::to_string(s.head_dim_v) + " " + s.config.str() + " gqa" + std::to_string(s.gqa_group) +
          " paged=" + (s.paged ? "1" : "0") + " score_mod=" + s.score_mod.canonical() +
-         " mask_mod=" + s.mask_mod.canonical() + (s.negative_scale ? " negative_scale=1" : "");
+         " mask_mod=" + s.mask_mod.canonical() + (s.decode_tile_bounds ? " tile_bounds=1" : "") +
+         (s.negative_scale ? " negative_scale=1" : "");
 }
 std::string describe_combine(const KernelSpec& s) {
   return "decode_combine " + std::string(dtype_name(s.dtype)) + " d" + std::to_string(s.head_dim) + "/" +
@@ -222,4 +230,15 @@ FamilyDescriptor decode_combine_family() {
 }
 
 }  // namespace families
+
+bool decode_classifies_by_bounds(const Expr& mask) {
+  if (mask.is_always_true() || !mask.has_tile_bounds()) return false;
+  const char* text = std::getenv("FLEXJIT_DECODE_CLASSIFY");
+  if (text == nullptr || std::strcmp(text, "bounds") == 0) return true;
+  if (std::strcmp(text, "kernel") == 0) return false;
+  throw UsageError(std::string("FLEXJIT_DECODE_CLASSIFY='") + text +
+                   "' is not a classification; use 'bounds' (the default: the decode kernel classifies its tiles by "
+                   "the mask's bounds where it can) or 'kernel' (always the classification kernel)");
+}
+
 }  // namespace flexjit::codegen

@@ -18,4 +18,10 @@ constexpr int kDecodeMaxClassifyParts = 8;
 BlockConfig decode_default_config(Family family, int head_dim, int head_dim_v, int packed_rows = 0,
                                   bool paged = false, const std::string& arch = "sm_90a", int tma_page_size = 0);
 
+// True when a decode kernel for this mask classifies its key tiles by the mask's interval bounds
+// (KernelSpec::decode_tile_bounds) instead of running the classification kernel: a mask_mod that
+// has them (Expr::has_tile_bounds), unless FLEXJIT_DECODE_CLASSIFY=kernel asks for the kernel
+// (for A/B measurements; read at every call, UsageError for a value other than bounds or kernel).
+bool decode_classifies_by_bounds(const Expr& mask);
+
 }  // namespace flexjit::codegen
