@@ -122,7 +122,6 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
       spec.has_block_mask = !o->no_block_mask && codegen::descriptor(spec.family).tiled;
       spec.has_full_blocks = spec.has_block_mask;
       spec.paged = o->paged && family == codegen::Family::decode;
-      spec.decode_tile_bounds = family == codegen::Family::decode && codegen::decode_classifies_by_bounds(spec.mask_mod);
       spec.seq_lens = o->seq_lens && (family == codegen::Family::fwd || family == codegen::Family::bwd_dq ||
                                       family == codegen::Family::bwd_dkdv || family == codegen::Family::block_mask);
       spec.dq_accumulate = o->fast_dq && family == codegen::Family::bwd_dkdv;
@@ -138,6 +137,9 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
                                               spec.paged ? o->page_size : 0)
               : tune::default_for(spec, o->arch);
       spec.config = o->variant.block_config(launched).value_or(launched);
+      // Tile bounds as a call whose cache fits the in-kernel list would take them.
+      spec.decode_tile_bounds =
+          family == codegen::Family::decode && codegen::decode_classifies_by_bounds(spec, 0, o->arch);
       codegen::check_shared_memory(spec, o->arch);
       const std::string output = families.size() > 1 && !to_stdout && o->format != "context"
                                      ? path_for_family(o->output, codegen::family_name(family))

@@ -172,9 +172,6 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   ks.declarations = spec.declarations;
   ks.score_mod = variant.score;
   ks.mask_mod = variant.mask;
-  // A mask whose tiles interval bounds can classify is classified inside the decode kernel;
-  // others (float math, buffers indexed by kv_idx) by the classification kernel.
-  ks.decode_tile_bounds = codegen::decode_classifies_by_bounds(ks.mask_mod);
   // The default reads a paged pool through TMA where TMA can describe both pools (aligned bases,
   // 16-byte strides); otherwise its default is the cp.async tiles.
   const bool tma_describes_pools =
@@ -188,6 +185,10 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
       codegen::Family::decode, spec.head_dim, spec.head_dim_v, Sq * group, paged, arch,
       tma_describes_pools ? kv.page_size() : 0);
   ks.config = spec.decode_config.value_or(default_config);
+  // A mask whose tiles interval bounds can classify is classified inside the decode kernel where
+  // its list fits in shared memory; others (float math, buffers indexed by kv_idx, caches of more
+  // than kDecodeBoundsMaxTiles tiles) by the classification kernel.
+  ks.decode_tile_bounds = codegen::decode_classifies_by_bounds(ks, capacity, arch);
   KernelChoice choice;
   choice.family = "decode";
   choice.config = ks.config;
@@ -273,10 +274,10 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   // of the capacity, so no length can overflow a list) and the splits divide the kept tiles; the
   // host's split count from the full lengths is an upper bound on the splits worth having.
   const bool masked = ks.has_mask();
-  // Tile bounds: every CTA lists its own unit's tiles (one list per kv head, no parts).
+  // Tile bounds: every CTA lists its own share of its unit's tiles in shared memory (no parts).
   const DecodeTileLists lists =
-      plan_decode_tile_lists(B, Hkv, row_tiles, ks.mask_mod.uses("h") || ks.decode_tile_bounds, capacity, block_n,
-                             sm_cache.second, ks.decode_tile_bounds ? 1 : codegen::kDecodeMaxClassifyParts);
+      plan_decode_tile_lists(B, Hkv, row_tiles, ks.mask_mod.uses("h"), capacity, block_n, sm_cache.second,
+                             ks.decode_tile_bounds ? 1 : codegen::kDecodeMaxClassifyParts);
   p.list_heads = lists.list_heads;
   p.classify_parts = lists.parts;
   p.tile_list_stride = lists.stride;
@@ -285,7 +286,7 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   const int64_t rows = int64_t(B) * Hq * Sq;
   const size_t partial_bytes =
       split.num_splits > 1 ? size_t(split.num_splits) * rows * (spec.head_dim_v + 1) * sizeof(float) : 0;
-  const size_t list_bytes = masked ? lists.bytes : 0;
+  const size_t list_bytes = masked && !ks.decode_tile_bounds ? lists.bytes : 0;  // tile bounds list in shared memory
   std::optional<StreamScratch> scratch;
   if (partial_bytes + list_bytes > 0) {
     scratch.emplace(partial_bytes + list_bytes, stream);

@@ -338,7 +338,8 @@ TEST(DecodeGpu, MaskClassificationWithManyLists) {
 // lengths (0, 1, odd, long enough for several splits of a unit), GQA 7 with Sq 3 (row tiles
 // spanning several query positions and part of a head group), h in the mask, % and /, abs, min,
 // max, clamp, where, int(bool), an int buffer read at b and a u8 buffer read at h, paged and
-// contiguous, with and without host lengths; bitwise identical reruns.
+// contiguous, with and without host lengths; bitwise identical reruns; and a cache longer than
+// the in-kernel list holds (the classification kernel's then).
 class ScopedEnv {
  public:
   ScopedEnv(const char* name, const char* value) : name_(name) {
@@ -389,6 +390,15 @@ TEST(DecodeGpu, TileBoundsAndTheClassificationKernelBothMatchTheReference) {
         EXPECT_TRUE(r.rerun_identical) << what << ": a second run gave other bits";
       }
     }
+  }
+  {  // A cache of more tiles than the in-kernel list holds takes the classification kernel.
+    DecodeProblem p;
+    p.B = 2, p.Hq = 8, p.Hkv = 2, p.Sq = 2, p.S = 70000;
+    p.lens = {70000, 5};
+    p.mask_mod = "q_idx + kv_len - q_len >= kv_idx && kv_len - kv_idx < 3000";
+    const DecodeOutcome r = run_decode_check(p);
+    EXPECT_LT(r.out_error, tolerance(p.dtype)) << "a long cache: seed " << r.seed;
+    EXPECT_LT(r.lse_error, tolerance(p.dtype)) << "a long cache: seed " << r.seed;
   }
   const ScopedEnv env("FLEXJIT_DECODE_CLASSIFY", "sometimes");
   DecodeProblem p;

@@ -3,6 +3,7 @@
 // and every head dim. The default configs of head dims up to 128 must not spill.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 
 #include "codegen/families/decode.hpp"
@@ -41,6 +42,14 @@ TEST(DecodeCompile, EveryVariantCompilesForAmpereAndHopper) {
         if (d <= 128) {
           EXPECT_EQ(c.resources.at(kernel_name(Family::decode)).spill_store_bytes, 0) << arch << " " << s.describe();
         }
+        // The same mask classified in the kernel by its tile bounds.
+        KernelSpec bounded = s;
+        bounded.decode_tile_bounds = true;
+        const jit::CompiledKernel cb = compile_kernel(bounded, arch);
+        EXPECT_NE(bounded.describe().find("tile_bounds=1"), std::string::npos);
+        if (d <= 128) {
+          EXPECT_EQ(cb.resources.at(kernel_name(Family::decode)).spill_store_bytes, 0) << arch << " " << bounded.describe();
+        }
       }
     const KernelSpec plain = decode_spec(128, 4, true, "", "", DType::bf16, arch);
     const jit::CompiledKernel c = compile_kernel(plain, arch);
@@ -51,6 +60,38 @@ TEST(DecodeCompile, EveryVariantCompilesForAmpereAndHopper) {
     combine.config = decode_default_config(Family::decode_combine, 128, 128);
     EXPECT_EQ(compile_kernel(combine, arch).resources.count(kernel_name(Family::decode_combine)), 1u);
   }
+}
+
+// Which calls classify by tile bounds: masks that have them, caches of at most
+// kDecodeBoundsMaxTiles tiles, lists that fit beside the tiles, unless FLEXJIT_DECODE_CLASSIFY=kernel.
+TEST(DecodeCompile, TileBoundsWhereTheMaskHasThemAndTheListFits) {
+  const KernelSpec window = decode_spec(128, 4, false, "", "q_idx + kv_len - q_len - kv_idx < 4096");
+  ASSERT_EQ(window.config.block_n, 64);  // the contiguous default these counts are made for
+  EXPECT_TRUE(decode_classifies_by_bounds(window, 0, "sm_90a"));
+  EXPECT_TRUE(decode_classifies_by_bounds(window, 64 * 1024, "sm_90a"));       // 1024 tiles
+  EXPECT_FALSE(decode_classifies_by_bounds(window, 64 * 1024 + 1, "sm_90a"));  // 1025 tiles
+  EXPECT_FALSE(decode_classifies_by_bounds(decode_spec(128, 4, false, "", ""), 100, "sm_90a"));  // no mask
+  EXPECT_FALSE(decode_classifies_by_bounds(decode_spec(128, 4, false, "", "kv_idx < 2.5 * q_idx"), 100, "sm_90a"));
+  // d64 on sm_86 (99 KiB): six stages of 64 keys take 98 KiB + the 2 KiB Q tile, which leaves no
+  // room for the 4 KiB list; five stages do.
+  KernelSpec big = decode_spec(64, 4, false, "", "q_idx + kv_len - q_len - kv_idx < 4096", DType::bf16, "sm_86");
+  big.config = BlockConfig::parse("m16n64w4s6");
+  EXPECT_FALSE(decode_classifies_by_bounds(big, 100, "sm_86"));
+  big.config = BlockConfig::parse("m16n64w4s5");
+  EXPECT_TRUE(decode_classifies_by_bounds(big, 100, "sm_86"));
+  setenv("FLEXJIT_DECODE_CLASSIFY", "kernel", 1);
+  EXPECT_FALSE(decode_classifies_by_bounds(window, 100, "sm_90a"));
+  setenv("FLEXJIT_DECODE_CLASSIFY", "bounds", 1);
+  EXPECT_TRUE(decode_classifies_by_bounds(window, 100, "sm_90a"));
+  setenv("FLEXJIT_DECODE_CLASSIFY", "yes", 1);
+  try {
+    decode_classifies_by_bounds(window, 100, "sm_90a");
+    ADD_FAILURE() << "expected a UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("FLEXJIT_DECODE_CLASSIFY='yes' is not a classification"), std::string::npos)
+        << e.what();
+  }
+  unsetenv("FLEXJIT_DECODE_CLASSIFY");
 }
 
 TEST(DecodeCompile, ConfigsOutsideTheFamilyAreNamed) {

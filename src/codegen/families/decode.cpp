@@ -104,7 +104,11 @@ void validate_combine(const KernelSpec& s) {
     throw UsageError("decode_combine config " + s.config.str() + ": warps must be between 1 and 32");
 }
 
-size_t decode_smem(const KernelSpec& s) { return decode_smem_bytes(s.config, s.head_dim, s.head_dim_v); }
+// Tile bounds add the split's list of kept tiles.
+size_t decode_smem(const KernelSpec& s) {
+  return decode_smem_bytes(s.config, s.head_dim, s.head_dim_v) +
+         (s.decode_tile_bounds ? size_t(kDecodeBoundsMaxTiles) * 4 : 0);
+}
 size_t combine_smem(const KernelSpec&) { return 0; }
 
 int threads(const KernelSpec& s, int) { return s.config.num_warps * 32; }
@@ -129,6 +133,7 @@ void add_decode_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::js
   constants.push_back(int_constant("GQA_GROUP", s.gqa_group));
   constants.push_back(int_constant("CLASSIFY_WARPS", kDecodeClassifyWarps));
   constants.push_back(int_constant("MAX_CLASSIFY_PARTS", kDecodeMaxClassifyParts));
+  constants.push_back(int_constant("MAX_BOUNDS_TILES", kDecodeBoundsMaxTiles));
   constants.push_back(int_constant("EXPECTED_SMEM_BYTES", static_cast<long long>(decode_smem(s))));
   constants.push_back(bool_constant("PAGED", s.paged));
   constants.push_back(bool_constant("TMA", s.config.tma));
@@ -231,14 +236,18 @@ FamilyDescriptor decode_combine_family() {
 
 }  // namespace families
 
-bool decode_classifies_by_bounds(const Expr& mask) {
-  if (mask.is_always_true() || !mask.has_tile_bounds()) return false;
+bool decode_classifies_by_bounds(const KernelSpec& spec, int64_t capacity, const std::string& arch) {
+  if (spec.mask_mod.is_always_true() || !spec.mask_mod.has_tile_bounds()) return false;
   const char* text = std::getenv("FLEXJIT_DECODE_CLASSIFY");
-  if (text == nullptr || std::strcmp(text, "bounds") == 0) return true;
-  if (std::strcmp(text, "kernel") == 0) return false;
-  throw UsageError(std::string("FLEXJIT_DECODE_CLASSIFY='") + text +
-                   "' is not a classification; use 'bounds' (the default: the decode kernel classifies its tiles by "
-                   "the mask's bounds where it can) or 'kernel' (always the classification kernel)");
+  if (text != nullptr && std::strcmp(text, "bounds") != 0 && std::strcmp(text, "kernel") != 0)
+    throw UsageError(std::string("FLEXJIT_DECODE_CLASSIFY='") + text +
+                     "' is not a classification; use 'bounds' (the default: the decode kernel classifies its tiles by "
+                     "the mask's bounds where it can) or 'kernel' (always the classification kernel)");
+  if (text != nullptr && std::strcmp(text, "kernel") == 0) return false;
+  if (capacity > int64_t(kDecodeBoundsMaxTiles) * spec.config.block_n) return false;
+  KernelSpec with_bounds = spec;
+  with_bounds.decode_tile_bounds = true;
+  return families::decode_smem(with_bounds) <= max_shared_memory_for_arch(arch);
 }
 
 }  // namespace flexjit::codegen

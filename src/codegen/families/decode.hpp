@@ -9,6 +9,9 @@ namespace flexjit::codegen {
 // (parts of a sequence's tiles) it may give one (sequence, list head, row tile).
 constexpr int kDecodeClassifyWarps = 16;
 constexpr int kDecodeMaxClassifyParts = 8;
+// The most key tiles a decode kernel classifies by tile bounds: its share of the kept tiles is
+// listed in shared memory (4 bytes a tile), so a cache of more tiles takes the classification kernel.
+constexpr int kDecodeBoundsMaxTiles = 1024;
 
 // Tiles for `packed_rows` query rows per kv head (Sq x GQA group; 0 means "typical decode") read
 // from a contiguous or a paged (`paged`) cache, within the shared memory of `arch`.
@@ -18,10 +21,12 @@ constexpr int kDecodeMaxClassifyParts = 8;
 BlockConfig decode_default_config(Family family, int head_dim, int head_dim_v, int packed_rows = 0,
                                   bool paged = false, const std::string& arch = "sm_90a", int tma_page_size = 0);
 
-// True when a decode kernel for this mask classifies its key tiles by the mask's interval bounds
-// (KernelSpec::decode_tile_bounds) instead of running the classification kernel: a mask_mod that
-// has them (Expr::has_tile_bounds), unless FLEXJIT_DECODE_CLASSIFY=kernel asks for the kernel
-// (for A/B measurements; read at every call, UsageError for a value other than bounds or kernel).
-bool decode_classifies_by_bounds(const Expr& mask);
+// True when a decode kernel of `spec` (its mask, tiles and head dims) classifies its key tiles by the
+// mask's interval bounds (KernelSpec::decode_tile_bounds) instead of running the classification
+// kernel: the mask has them (Expr::has_tile_bounds), a cache of `capacity` keys per sequence has at
+// most kDecodeBoundsMaxTiles tiles (0: unknown, taken to fit), the list fits in `arch`'s shared
+// memory beside the tiles, and FLEXJIT_DECODE_CLASSIFY is not `kernel` (for A/B measurements; read
+// at every call, UsageError for a value other than bounds or kernel).
+bool decode_classifies_by_bounds(const KernelSpec& spec, int64_t capacity, const std::string& arch);
 
 }  // namespace flexjit::codegen
