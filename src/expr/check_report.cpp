@@ -7,6 +7,7 @@
 #include "expr/builtins.hpp"
 #include "expr/diagnostics.hpp"
 #include "expr/interpreter.hpp"
+#include "expr/tile_bounds.hpp"
 #include "flexjit/error.hpp"
 
 namespace flexjit::expr {
@@ -59,6 +60,11 @@ std::string describe(const Expr& mod, const Declarations& declarations) {
   } else {
     const char* constant = mod.is_always_true() ? "always true" : mod.is_always_false() ? "always false" : "no";
     out += std::string("  constant:       ") + constant + "\n";
+    const std::string obstacle = tile_bounds_obstacle(*mod.root());
+    out += "  tile bounds:    " +
+           (obstacle.empty() ? std::string("yes (decode bounds its key tiles inside its kernel, on caches of up to 1024 tiles)")
+                             : "no, " + obstacle + " (decode classifies its tiles with a separate kernel)") +
+           "\n";
   }
   return out;
 }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "expr/builtins.hpp"
+#include "expr/printer.hpp"
 #include "flexjit/error.hpp"
 
 namespace flexjit::expr {
@@ -156,6 +157,39 @@ void emit(const Node& node, std::string& out) {
 
 bool has_tile_bounds(const Node& root) {
   return root.type == ScalarType::boolean && all_int_or_bool(root) && !indexes_by_kv(root);
+}
+
+namespace {
+
+// The outermost node, in reading order, that keeps the tree from having bounds, and why.
+const Node* first_obstacle(const Node& node, std::string& why) {
+  if (node.type == ScalarType::floating) {
+    why = "it computes in float";
+    return &node;
+  }
+  if (node.kind == NodeKind::buffer_read)
+    for (const auto& index : node.operands)
+      if (tree_uses(*index, Variable::kv_idx)) {
+        why = "it indexes a buffer by kv_idx";
+        return &node;
+      }
+  for (const auto& operand : node.operands)
+    if (const Node* found = first_obstacle(*operand, why)) return found;
+  if (!all_int_or_bool(node)) {
+    why = "it has no interval rule for";
+    return &node;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::string tile_bounds_obstacle(const Node& root) {
+  if (has_tile_bounds(root)) return "";
+  if (root.type != ScalarType::boolean) return "it is not a mask_mod (a bool)";
+  std::string why;
+  const Node* node = first_obstacle(root, why);
+  return node ? why + ": " + print_canonical(*node) : "it cannot be bounded";
 }
 
 std::string emit_tile_bounds_function(const Node& root, const std::string& function_name) {

@@ -14,6 +14,10 @@ namespace flexjit::expr {
 /// across a key tile, so nearly every tile would be "cannot tell").
 bool has_tile_bounds(const Node& root);
 
+/// Why `root` has no tile bounds, naming the first sub-expression in the way ("it computes in
+/// float: 2.5 * q_idx", "it indexes a buffer by kv_idx: doc[kv_idx]"), or "" when it has them.
+std::string tile_bounds_obstacle(const Node& root);
+
 /// `__device__ __forceinline__ int NAME(int b, FlexjitRange h, FlexjitRange q_idx,
 /// FlexjitRange kv_idx, int q_len, int kv_len, const FlexjitModArgs& args)`. Throws UsageError
 /// when has_tile_bounds(root) is false or NAME is not an identifier.

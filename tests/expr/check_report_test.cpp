@@ -29,7 +29,9 @@ TEST(CheckReport, DescribesBothModsAndTheGeneratedCode) {
                        "  buffers read:   none\n"
                        "  params read:    none\n"
                        "  hash:           97ae9bbe0200dd4f\n"
-                       "  constant:       no\n"))
+                       "  constant:       no\n"
+                       "  tile bounds:    yes (decode bounds its key tiles inside its kernel, on caches of up to 1024 "
+                       "tiles)\n"))
       << report;
   EXPECT_TRUE(contains(report, "struct FlexjitModArgs {\n  FlexjitBuffer<float, 1> buf_slope;\n};\n")) << report;
   EXPECT_TRUE(contains(report, "bool flexjit_mask_mod(")) << report;
@@ -46,6 +48,17 @@ TEST(CheckReport, OneModIsEnough) {
                                                Declarations{{}, {ParamDecl::parse("cap:float")}});
   EXPECT_TRUE(contains(score, "  params read:    cap (float)\n")) << score;
   EXPECT_TRUE(contains(score, "  d/d(score):     cap\n")) << score;
+}
+
+TEST(CheckReport, NamesWhatKeepsAMaskFromTileBounds) {
+  Declarations d;
+  d.buffers.push_back(BufferDecl::parse("doc:i32:?"));
+  EXPECT_TRUE(contains(expr::check_report(std::nullopt, std::string("q_idx >= kv_idx && doc[kv_idx] == doc[q_idx]"), d),
+                       "  tile bounds:    no, it indexes a buffer by kv_idx: doc[kv_idx] (decode classifies its tiles "
+                       "with a separate kernel)\n"));
+  EXPECT_TRUE(contains(expr::check_report(std::nullopt, std::string("kv_idx < 2.5 * q_idx || kv_idx < 3"), d),
+                       "  tile bounds:    no, it computes in float: 2.5 * q_idx (decode classifies its tiles with a "
+                       "separate kernel)\n"));
 }
 
 TEST(CheckReport, ReportsTheErrorsOfBothMods) {

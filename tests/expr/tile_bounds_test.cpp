@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "expr/tile_bounds.hpp"
 #include "expr_test_util.hpp"
 
 namespace flexjit::test {
@@ -37,6 +38,18 @@ TEST(TileBounds, FloatsAndKeyIndexedBuffersHaveNone) {
   EXPECT_FALSE(bounded("slope[h] > 0.5 || kv_idx < 3"));
   EXPECT_FALSE(bounded("int(sqrt(float(kv_idx))) < 4"));
   EXPECT_FALSE(Expr::parse(ModKind::score, "score + kv_idx", declarations()).has_tile_bounds());
+}
+
+TEST(TileBounds, NamesTheFirstObstacle) {
+  auto obstacle = [](const char* mask) {
+    return expr::tile_bounds_obstacle(*Expr::parse(ModKind::mask, mask, declarations()).root());
+  };
+  EXPECT_EQ(obstacle("q_idx >= kv_idx"), "");
+  EXPECT_EQ(obstacle("q_idx >= kv_idx && doc[kv_idx] == doc[q_idx]"), "it indexes a buffer by kv_idx: doc[kv_idx]");
+  EXPECT_EQ(obstacle("limit[kv_idx % 4] > 0"), "it indexes a buffer by kv_idx: limit[kv_idx % 4]");
+  EXPECT_EQ(obstacle("kv_idx < 2.5 * q_idx"), "it computes in float: 2.5 * q_idx");
+  EXPECT_EQ(obstacle("slope[h] > 0.5 || kv_idx < 3"), "it computes in float: slope[h]");
+  EXPECT_EQ(obstacle("int(sqrt(float(kv_idx))) < 4"), "it computes in float: sqrt(float(kv_idx))");
 }
 
 TEST(TileBounds, EmitsOneRangeExpressionOverTheHelpers) {
