@@ -10,16 +10,8 @@
 namespace flexjit::expr {
 namespace {
 
-bool indexes_by_kv(const Node& node) {
-  if (node.kind == NodeKind::buffer_read)
-    for (const auto& index : node.operands)
-      if (tree_uses(*index, Variable::kv_idx)) return true;
-  for (const auto& operand : node.operands)
-    if (indexes_by_kv(*operand)) return true;
-  return false;
-}
-
-bool all_int_or_bool(const Node& node) {
+// True when the node's own operation has an interval rule (its operands are checked on their own).
+bool has_rule(const Node& node) {
   if (node.type == ScalarType::floating) return false;
   if (node.kind == NodeKind::call && node.function != Function::to_int && node.function != Function::abs &&
       node.function != Function::min && node.function != Function::max && node.function != Function::clamp)
@@ -30,9 +22,29 @@ bool all_int_or_bool(const Node& node) {
     if (lhs_bool != rhs_bool) return false;
     if (lhs_bool && node.binary_op != BinaryOp::eq && node.binary_op != BinaryOp::ne) return false;
   }
-  for (const auto& operand : node.operands)
-    if (!all_int_or_bool(*operand)) return false;
   return true;
+}
+
+// The outermost node, in reading order, that keeps the tree from having bounds, and why; null when
+// the tree has them.
+const Node* first_obstacle(const Node& node, std::string& why) {
+  if (node.type == ScalarType::floating) {
+    why = "it computes in float";
+    return &node;
+  }
+  if (node.kind == NodeKind::buffer_read)
+    for (const auto& index : node.operands)
+      if (tree_uses(*index, Variable::kv_idx)) {
+        why = "it indexes a buffer by kv_idx";
+        return &node;
+      }
+  for (const auto& operand : node.operands)
+    if (const Node* found = first_obstacle(*operand, why)) return found;
+  if (!has_rule(node)) {
+    why = "it has no interval rule for";
+    return &node;
+  }
+  return nullptr;
 }
 
 void emit(const Node& node, std::string& out);
@@ -156,33 +168,9 @@ void emit(const Node& node, std::string& out) {
 }  // namespace
 
 bool has_tile_bounds(const Node& root) {
-  return root.type == ScalarType::boolean && all_int_or_bool(root) && !indexes_by_kv(root);
+  std::string why;
+  return root.type == ScalarType::boolean && first_obstacle(root, why) == nullptr;
 }
-
-namespace {
-
-// The outermost node, in reading order, that keeps the tree from having bounds, and why.
-const Node* first_obstacle(const Node& node, std::string& why) {
-  if (node.type == ScalarType::floating) {
-    why = "it computes in float";
-    return &node;
-  }
-  if (node.kind == NodeKind::buffer_read)
-    for (const auto& index : node.operands)
-      if (tree_uses(*index, Variable::kv_idx)) {
-        why = "it indexes a buffer by kv_idx";
-        return &node;
-      }
-  for (const auto& operand : node.operands)
-    if (const Node* found = first_obstacle(*operand, why)) return found;
-  if (!all_int_or_bool(node)) {
-    why = "it has no interval rule for";
-    return &node;
-  }
-  return nullptr;
-}
-
-}  // namespace
 
 std::string tile_bounds_obstacle(const Node& root) {
   if (has_tile_bounds(root)) return "";

@@ -7,7 +7,6 @@
 #include "codegen/families/decode.hpp"
 
 #include <cstdlib>
-#include <cstring>
 #include <numeric>
 #include <string>
 
@@ -239,11 +238,12 @@ FamilyDescriptor decode_combine_family() {
 bool decode_classifies_by_bounds(const KernelSpec& spec, int64_t capacity, const std::string& arch) {
   if (spec.mask_mod.is_always_true() || !spec.mask_mod.has_tile_bounds()) return false;
   const char* text = std::getenv("FLEXJIT_DECODE_CLASSIFY");
-  if (text != nullptr && std::strcmp(text, "bounds") != 0 && std::strcmp(text, "kernel") != 0)
-    throw UsageError(std::string("FLEXJIT_DECODE_CLASSIFY='") + text +
+  const std::string mode = text ? text : "bounds";
+  if (mode == "kernel") return false;
+  if (mode != "bounds")
+    throw UsageError("FLEXJIT_DECODE_CLASSIFY='" + mode +
                      "' is not a classification; use 'bounds' (the default: the decode kernel classifies its tiles by "
                      "the mask's bounds where it can) or 'kernel' (always the classification kernel)");
-  if (text != nullptr && std::strcmp(text, "kernel") == 0) return false;
   if (capacity > int64_t(kDecodeBoundsMaxTiles) * spec.config.block_n) return false;
   KernelSpec with_bounds = spec;
   with_bounds.decode_tile_bounds = true;
