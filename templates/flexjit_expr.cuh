@@ -38,6 +38,9 @@ struct FlexjitBuffer {
 /// Bit 1: decoding met a page-table entry outside the page pool or a sequence length beyond the
 /// cache (those keys were not read).
 #define FLEXJIT_ERROR_KV_OUT_OF_RANGE 2u
+/// Bit 2: the deterministic backward's dQ writer waited about ten seconds for its turn and added
+/// out of order (dQ is right but may differ in its last bits from run to run).
+#define FLEXJIT_ERROR_ORDER_LOST 4u
 
 __device__ __forceinline__ float flexjit_inf() { return __int_as_float(0x7f800000); }
 

@@ -96,6 +96,39 @@ __device__ __forceinline__ void bulk_wait_group() {
   asm volatile("cp.async.bulk.wait_group %0;" ::"n"(N) : "memory");
 }
 
+// ---- ordered admission (the deterministic dQ sums) ---------------------------------------------------
+// A counter in global memory admits the writers of one sum in a fixed order: each waits until the
+// counter equals its rank, adds, waits for its add to complete and passes the counter on. The
+// adds are async-proxy bulk reductions, so both sides fence between the proxies around the
+// counter's acquire and release.
+__device__ __forceinline__ int ld_acquire_gpu(const int* address) {
+  int value;
+  asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(value) : "l"(address) : "memory");
+  return value;
+}
+__device__ __forceinline__ void red_release_gpu_add(int* address, int value) {
+  asm volatile("red.release.gpu.global.add.s32 [%0], %1;" ::"l"(address), "r"(value) : "memory");
+}
+__device__ __forceinline__ void st_release_gpu(int* address, int value) {
+  asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(address), "r"(value) : "memory");
+}
+__device__ __forceinline__ void fence_proxy_async_global() {
+  asm volatile("fence.proxy.async.global;" ::: "memory");
+}
+// Waits until *counter == rank. Gives up after about ten seconds (a counter that never reaches
+// the rank is a bug, and a kernel that never returns would hang the caller's process): returns
+// false, and the caller adds out of order and reports it.
+__device__ __forceinline__ bool wait_for_turn(const int* counter, int rank) {
+  for (long long polls = 0; polls < (1ll << 24); ++polls) {
+    if (ld_acquire_gpu(counter) == rank) {
+      fence_proxy_async_global();
+      return true;
+    }
+    __nanosleep(polls < 32 ? 20 : 256);
+  }
+  return false;
+}
+
 // ---- warpgroup roles --------------------------------------------------------------------------------
 
 // Register reallocation between warpgroups (every warp of the warpgroup executes it): producers

@@ -111,7 +111,8 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
         } else if (c.family != "bwd_preprocess") {
           row.bwd_config += (row.bwd_config.empty() ? "" : " ") + c.config.str();
           if (c.family == "bwd_dkdv")
-            row.bwd_mode = c.backward_mode + (c.backward_mode_reason.empty() ? "" : " (" + c.backward_mode_reason + ")");
+            row.bwd_mode = c.backward_mode + ", " + c.dq_path +
+                           (c.backward_mode_reason.empty() ? "" : " (" + c.backward_mode_reason + ")");
         }
       }
       nlohmann::json j = {{"system", "flexjit"}, {"name", p.name}, {"fwd_ms", round_to(row.fwd_ms, 1e-4)},

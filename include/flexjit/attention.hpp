@@ -72,9 +72,13 @@ struct KernelChoice {
   bool from_disk_cache = false;  ///< the launched kernel came from the disk cache in this process
   double load_ms = 0;          ///< wall time this process spent getting it ready (compile or disk
                                ///< read, plus module load); 0 once it is in the in-process cache
-  /// bwd_dkdv only: "fast" (dQ summed by the dK/dV kernel, no dQ kernel) or "deterministic" (a
-  /// separate dQ kernel; the same bits every run).
+  /// bwd_dkdv only: "fast" (dQ summed by the dK/dV kernel in whatever order its CTAs run) or
+  /// "deterministic" (the same bits every run; dq_path says how).
   std::string backward_mode;
+  /// bwd_dkdv only: how dQ was summed: "reductions" (fast: the dK/dV kernel's fp32 reductions, in
+  /// any order), "ordered reductions" (deterministic: the same reductions, taking turns in a fixed
+  /// order) or "dq kernel" (deterministic: a separate dQ kernel recomputes the scores).
+  std::string dq_path;
   /// bwd_dkdv only: why the call ran deterministically when the fast mode was asked for (the
   /// default; learnable buffers, a GPU without sm_90a, head dims without fast tiles); empty
   /// otherwise.
@@ -88,9 +92,25 @@ enum class BackwardMode {
   /// last bits from run to run. Runs on sm_90a for head dims up to 128 without learnable buffers;
   /// elsewhere the call runs deterministically (KernelChoice says why). The default.
   fast,
-  /// A separate dQ kernel recomputes the scores: the same bits on every run and stream.
+  /// The same bits on every run and stream. Where the fast mode's warp-specialised kernel runs,
+  /// its dQ reductions take turns in a fixed order (each 64-row query tile's sum from the last kv
+  /// tile down); elsewhere (other GPUs, head dims above 128, learnable buffers, per-sequence
+  /// lengths) a separate dQ kernel recomputes the scores (7 GEMMs instead of 5). See
+  /// DeterministicDq.
   deterministic,
 };
+
+/// How the deterministic mode sums dQ where both ways can run.
+enum class DeterministicDq {
+  /// The warp-specialised dK/dV kernel's reductions, in a fixed order. The default.
+  ordered,
+  /// A separate dQ kernel (the only way on other GPUs and shapes).
+  kernel,
+};
+
+/// The way `FLEXJIT_DETERMINISTIC_DQ` asks for: unset, empty or "ordered": ordered; "kernel":
+/// kernel. Throws UsageError for any other value.
+DeterministicDq deterministic_dq_from_env();
 
 /// The mode `FLEXJIT_DETERMINISTIC` asks for: unset, empty or 0: fast; 1: deterministic. Throws
 /// UsageError for any other value.

@@ -169,7 +169,8 @@ typedef struct flexjit_call_options {
   /* ---- since 1003 ---- */
   /** flexjit_backward only: how dQ is summed (the C++ `BackwardMode`). FLEXJIT_BACKWARD_DEFAULT:
    * the environment decides (fast unless FLEXJIT_DETERMINISTIC=1);
-   * FLEXJIT_BACKWARD_DETERMINISTIC: a dQ kernel, the same bits every run; FLEXJIT_BACKWARD_FAST:
+   * FLEXJIT_BACKWARD_DETERMINISTIC: the same bits every run (on sm_90a the dK/dV kernel's dQ sums
+   * taking turns in a fixed order, elsewhere a dQ kernel); FLEXJIT_BACKWARD_FAST:
    * dQ summed by the dK/dV kernel on sm_90a (varies in its last bits). Other calls reject a
    * non-zero value. */
   int32_t backward_mode;

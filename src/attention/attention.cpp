@@ -136,6 +136,7 @@ codegen::KernelSpec attention_spec(codegen::Family family, const AttentionSpec& 
   if (config) ks.config = *config;
   ks.buffer_grads = family == codegen::Family::bwd_dq && !score.buffer_gradients().empty();
   ks.dq_accumulate = family == codegen::Family::bwd_dkdv && shape.fast_dq;
+  ks.dq_ordered = ks.dq_accumulate && shape.ordered_dq;
   // Per-sequence lengths: a kernel variant of its own (kernels without them stay as they are). An
   // empty sequence has rows with nothing to attend to, whatever the spec promised.
   ks.seq_lens = shape.seq_lens && (family == codegen::Family::fwd || family == codegen::Family::bwd_dq ||
@@ -277,8 +278,9 @@ std::shared_ptr<const Attention::Impl::Resolved> resolve(Attention::Impl& impl, 
                                                           const BlockMask* block_mask, const KernelLauncher& launch,
                                                           Stream stream) {
   char signature[160];
-  std::snprintf(signature, sizeof signature, "%s %d %d %d %d %d %d %d %d %d %d %d %d", std::string(codegen::family_name(family)).c_str(),
-                shape.negative_scale ? 1 : 0, shape.tma_ok ? 1 : 0, shape.seq_lens ? 1 : 0, shape.fast_dq ? 1 : 0, shape.batch, shape.q_heads,
+  std::snprintf(signature, sizeof signature, "%s %d %d %d %d %d %d %d %d %d %d %d %d %d", std::string(codegen::family_name(family)).c_str(),
+                shape.negative_scale ? 1 : 0, shape.tma_ok ? 1 : 0, shape.seq_lens ? 1 : 0, shape.fast_dq ? 1 : 0,
+                shape.ordered_dq ? 1 : 0, shape.batch, shape.q_heads,
                 shape.kv_heads, shape.q_len, shape.kv_len,
                 block_mask != nullptr ? 1 : 0,
                 block_mask ? block_mask->shape().q_block : 0, block_mask ? block_mask->shape().kv_block : 0);
@@ -297,33 +299,52 @@ std::shared_ptr<const Attention::Impl::Resolved> resolve(Attention::Impl& impl, 
   return impl.resolved.insert(key, std::move(r));
 }
 
-// The backward mode a call runs, and why it is deterministic when the fast mode was asked for.
-// Asked for in CallOptions, the fast mode with a fixed dK/dV config that has no fast form is the
-// caller's error (named by the config's validation); asked for by default (or FLEXJIT_DETERMINISTIC=0),
-// such a config, and defaults without a fast form (no sm_90a, head dims above 128), run
-// deterministically.
+// The backward mode a call runs, how it sums dQ, and why it is deterministic when the fast mode
+// was asked for. Asked for in CallOptions, the fast mode with a fixed dK/dV config that has no fast
+// form is the caller's error (named by the config's validation); asked for by default (or
+// FLEXJIT_DETERMINISTIC=0), such a config, and defaults without a fast form (no sm_90a, head dims
+// above 128), run deterministically. The deterministic mode sums dQ in order in the
+// warp-specialised dK/dV kernel where that kernel runs (sm_90a, head dims up to 128, tensors TMA
+// can read, no per-sequence lengths or learnable buffers, no fixed config of another kind), and
+// with the separate dQ kernel elsewhere or when FLEXJIT_DETERMINISTIC_DQ=kernel.
 struct BackwardPlan {
   bool fast = false;
+  bool ordered = false;  // deterministic, dQ summed in order by the dK/dV kernel
   std::string reason;
+  const char* dq_path() const { return fast ? "reductions" : ordered ? "ordered reductions" : "dq kernel"; }
 };
 
 BackwardPlan plan_backward(const Attention::Impl& impl, const std::string& arch, attention::ProblemShape shape,
                            const BlockMask* block_mask, const CallOptions& options) {
   BackwardPlan plan;
   const BackwardMode asked = options.backward_mode ? *options.backward_mode : backward_mode_from_env();
-  if (asked == BackwardMode::deterministic) return plan;
-  if (!impl.score.buffer_gradients().empty()) {
+  const bool buffer_grads = !impl.score.buffer_gradients().empty();
+  const std::optional<BlockConfig>& fixed = impl.spec.bwd_dkdv_config;
+  shape.fast_dq = true;
+  shape.ordered_dq = asked == BackwardMode::deterministic;
+  const auto dkdv_spec = [&](const std::optional<BlockConfig>& config) {
+    return attention_spec(codegen::Family::bwd_dkdv, impl.spec, impl.score, impl.mask, shape, block_mask, config);
+  };
+  if (asked == BackwardMode::deterministic) {
+    if (deterministic_dq_from_env() == DeterministicDq::kernel || buffer_grads || arch != "sm_90a" ||
+        !shape.tma_ok || shape.seq_lens || (fixed && !fixed->warp_specialized))
+      return plan;
+    try {
+      dkdv_spec(fixed ? *fixed : tune::default_for(dkdv_spec(std::nullopt), arch)).validate();
+    } catch (const UsageError&) {
+      if (fixed) throw;  // a warp-specialised config the kernel cannot take: its own error
+      return plan;       // head dims without warp-specialised tiles
+    }
+    plan.ordered = true;
+    return plan;
+  }
+  if (buffer_grads) {
     plan.reason = "learnable-buffer gradients are summed by the deterministic dQ kernel";
     return plan;
   }
-  shape.fast_dq = true;
-  const auto fast_spec = [&](const std::optional<BlockConfig>& config) {
-    return attention_spec(codegen::Family::bwd_dkdv, impl.spec, impl.score, impl.mask, shape, block_mask, config);
-  };
-  const std::optional<BlockConfig>& fixed = impl.spec.bwd_dkdv_config;
-  const BlockConfig config = fixed ? *fixed : tune::default_for(fast_spec(std::nullopt), arch);
+  const BlockConfig config = fixed ? *fixed : tune::default_for(dkdv_spec(std::nullopt), arch);
   try {
-    fast_spec(config).validate();
+    dkdv_spec(config).validate();
   } catch (const UsageError& e) {
     // The caller asked for both; a fixed warp-specialised config exists only in the fast mode.
     if (fixed && (options.backward_mode || fixed->warp_specialized)) throw;
@@ -338,7 +359,29 @@ BackwardPlan plan_backward(const Attention::Impl& impl, const std::string& arch,
   return plan;
 }
 
+// (kv head, batch) pairs per start section of the ordered dK/dV kernel (dq_ordered_tile):
+// FLEXJIT_DQ_ORDER_SECTION, default 16.
+int dq_order_section() {
+  const char* value = std::getenv("FLEXJIT_DQ_ORDER_SECTION");
+  if (value == nullptr || *value == '\0') return 16;
+  char* end = nullptr;
+  const long n = std::strtol(value, &end, 10);
+  if (end == value || *end != '\0' || n < 1 || n > 65536)
+    throw UsageError(std::string("FLEXJIT_DQ_ORDER_SECTION='") + value +
+                     "' is not a number of (kv head, batch) pairs from 1 to 65536 (unset: 16)");
+  return static_cast<int>(n);
+}
+
 }  // namespace
+
+DeterministicDq deterministic_dq_from_env() {
+  const char* value = std::getenv("FLEXJIT_DETERMINISTIC_DQ");
+  if (value == nullptr || *value == '\0' || std::string(value) == "ordered") return DeterministicDq::ordered;
+  if (std::string(value) == "kernel") return DeterministicDq::kernel;
+  throw UsageError(std::string("FLEXJIT_DETERMINISTIC_DQ='") + value +
+                   "' is not ordered or kernel (ordered, the default: the dK/dV kernel sums dQ in a fixed order where "
+                   "it can; kernel: a separate dQ kernel)");
+}
 
 BackwardMode backward_mode_from_env() {
   const char* value = std::getenv("FLEXJIT_DETERMINISTIC");
@@ -502,8 +545,9 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
   // copies each query tile's LSE and delta rows in one piece: the preprocess kernel also writes them
   // side by side, padded to whole tiles.
   const BackwardPlan plan = plan_backward(*impl_, impl_->target_arch(), shape, block_mask, options);
+  const bool dkdv_sums_dq = plan.fast || plan.ordered;
   std::optional<attention::StreamScratch> row_stats;
-  if (plan.fast) {
+  if (dkdv_sums_dq) {
     p.row_stats_len = static_cast<int>((int64_t(shape.q_len) + 63) / 64 * 64);
     row_stats.emplace(size_t(shape.batch) * shape.q_heads * 2 * p.row_stats_len * sizeof(float), stream);
     p.row_stats = static_cast<float*>(row_stats->data());
@@ -545,18 +589,31 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
     KernelChoice& dkdv = impl_->choices["bwd_dkdv"];
     dkdv.backward_mode = plan.fast ? "fast" : "deterministic";
     dkdv.backward_mode_reason = plan.reason;
-    if (plan.fast) impl_->choices.erase("bwd_dq");  // no dQ kernel ran
+    dkdv.dq_path = plan.dq_path();
+    if (dkdv_sums_dq) impl_->choices.erase("bwd_dq");  // no dQ kernel ran
   };
-  if (plan.fast) {
+  if (dkdv_sums_dq) {
     // dQ / scale summed in fp32 by the dK/dV kernel (stream-ordered scratch, zeroed after any
     // tuning launches have used it), then scaled and converted by the preprocess family's second
-    // kernel.
+    // kernel. In the deterministic mode the adds take turns on per-query-tile counters (zero
+    // before every launch, tuning ones included: each launch leaves them as it found them).
     shape.fast_dq = true;
+    shape.ordered_dq = plan.ordered;
     const size_t accum_floats = size_t(shape.batch) * shape.q_heads * shape.q_len * spec.head_dim;
     attention::StreamScratch dq_accum(accum_floats * sizeof(float), stream);
     p.dq_accum = static_cast<float*>(dq_accum.data());
+    const size_t counters = plan.ordered ? size_t(shape.batch) * shape.q_heads * (p.row_stats_len / 64) : 0;
+    std::optional<attention::StreamScratch> dq_order;
+    if (plan.ordered) {
+      dq_order.emplace(counters * sizeof(int), stream);
+      p.dq_order = static_cast<int*>(dq_order->data());
+      p.dq_order_section = dq_order_section();
+      FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(p.dq_order), 0, counters * sizeof(int), stream));
+    }
     const auto dkdv_kernel = resolve(*impl_, Family::bwd_dkdv, spec.bwd_dkdv_config, shape, block_mask, launch_dkdv, stream);
     FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(p.dq_accum), 0, accum_floats * sizeof(float), stream));
+    if (plan.ordered)
+      FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(p.dq_order), 0, counters * sizeof(int), stream));
     launch_dkdv(dkdv_kernel->spec, *dkdv_kernel->kernel, stream);
     codegen::ConfiguredKernel(*pre_kernel->kernel, call_shape(shape), 1).launch(stream, {&p});
     note_mode();
@@ -597,8 +654,14 @@ void throw_buffer_errors(const std::vector<std::string>& kernels) {
   bool kv_range = false, lengths = false;
   for (const auto& k : kernels) kv_range = kv_range || k.find("[page-table entry") != std::string::npos;
   for (const auto& k : kernels) lengths = lengths || k.find("[per-sequence length") != std::string::npos;
+  bool only_order = true;  // every kernel reported only (or also) a lost dQ order
+  for (const auto& k : kernels) only_order = only_order && k.find("[the deterministic dQ sum") != std::string::npos;
   std::string message =
-      lengths ? "forward or backward got a per-sequence length (CallOptions::seq_lens) outside [0, Sq] or [0, Skv] "
+      only_order ? "the deterministic backward's dK/dV kernel waited about ten seconds for a dQ turn that did not come "
+                   "and added out of order (dQ is right, but not bit for bit reproducible); this is a flexjit bug, "
+                   "please report it with the problem's shapes and mask (FLEXJIT_DETERMINISTIC_DQ=kernel avoids it). "
+                   "Kernels:"
+      : lengths ? "forward or backward got a per-sequence length (CallOptions::seq_lens) outside [0, Sq] or [0, Skv] "
                 "(it was clamped into range, so the results are wrong); check the lengths (SeqLens::host_q_lens / "
                 "host_kv_lens check them on the host). Kernels:"
       : kv_range ? "decode met a page-table entry outside the page pool or a sequence length beyond the cache (the "
@@ -658,8 +721,10 @@ std::vector<WarmedKernel> Attention::warm_up(const ProblemSize& size, bool backw
     specs.push_back(attention_spec(Family::bwd_preprocess, spec, impl_->score, impl_->mask, shape, nullptr, std::nullopt));
     // The kernels of the mode FLEXJIT_DETERMINISTIC selects (default fast; a call that picks the other mode in
     // CallOptions compiles its kernels on first use).
-    if (plan_backward(*impl_, target, shape, mask_ptr, CallOptions{}).fast) {
+    const BackwardPlan plan = plan_backward(*impl_, target, shape, mask_ptr, CallOptions{});
+    if (plan.fast || plan.ordered) {
       family_shape.fast_dq = true;
+      family_shape.ordered_dq = plan.ordered;
       add_family(Family::bwd_dkdv, spec.bwd_dkdv_config);
     } else {
       add_family(Family::bwd_dq, spec.bwd_dq_config);

@@ -24,6 +24,7 @@ struct ProblemShape {
   bool tma_ok = true;
   bool seq_lens = false;        // per-sequence lengths (KernelSpec::seq_lens)
   bool fast_dq = false;         // backward, fast mode: the dK/dV kernel sums dQ (KernelSpec::dq_accumulate)
+  bool ordered_dq = false;      // with fast_dq: in a fixed order (KernelSpec::dq_ordered, the deterministic mode)
   int gqa_group() const { return q_heads / kv_heads; }
 };
 

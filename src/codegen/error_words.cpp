@@ -56,6 +56,9 @@ std::vector<std::string> take(Select select) {
       line += " [per-sequence length outside the padded length: clamped into range]";
     else if (value & 2u)  // FLEXJIT_ERROR_KV_OUT_OF_RANGE (flexjit_expr.cuh): decode's page-table guard
       line += " [page-table entry outside the page pool or sequence length beyond the cache: those keys were not read]";
+    if (value & 4u)  // FLEXJIT_ERROR_ORDER_LOST: the ordered dQ writer gave up waiting for its turn
+      line += " [the deterministic dQ sum waited too long for its turn and added out of order: dQ is right but its "
+              "last bits may differ between runs]";
     if (seen.insert(line).second) kernels.push_back(line);
   }
   return kernels;

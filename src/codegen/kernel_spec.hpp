@@ -54,6 +54,7 @@ struct KernelSpec {
   bool decode_tile_bounds = false; // decode: the kernel classifies its key tiles by mask_mod's bounds (no classification kernel)
   bool buffer_grads = false;       // bwd_dq: also accumulate the learnable buffers' gradients
   bool dq_accumulate = false;      // bwd_dkdv: also dQ = dS K, added in fp32 to p.dq_accum (the fast mode)
+  bool dq_ordered = false;         // bwd_dkdv with dq_accumulate: the adds in a fixed order (p.dq_order; the deterministic mode)
   bool seq_lens = false;           // fwd, bwd_dq, bwd_dkdv, block_mask: per-sequence lengths (a FlexjitSeqLens parameter)
   Declarations declarations;
   Expr score_mod = Expr::identity_score();

@@ -528,8 +528,10 @@ AutotuneKey make_autotune_key(const codegen::KernelSpec& base, const std::string
   key.nvrtc_version = jit::nvrtc_version_string();
   key.flexjit_version = FLEXJIT_VERSION_STRING;
   key.arch = arch;
-  // The fast backward's dK/dV kernel also computes dQ: tuned apart from the deterministic one.
-  key.family = std::string(codegen::family_name(base.family)) + (base.dq_accumulate ? "+dq" : "");
+  // The fast backward's dK/dV kernel also computes dQ: tuned apart from the two-kernel deterministic
+  // one, and its ordered form (which waits for its turns) apart from both.
+  key.family = std::string(codegen::family_name(base.family)) + (base.dq_accumulate ? "+dq" : "") +
+               (base.dq_ordered ? "+ordered" : "");
   key.dtype = std::string(dtype_name(base.dtype));
   key.head_dim = base.head_dim;
   key.head_dim_v = base.head_dim_v;

@@ -48,5 +48,43 @@ TEST(BackwardMode, FromTheEnvironment) {
   }
 }
 
+// How the deterministic mode sums dQ (FLEXJIT_DETERMINISTIC_DQ): unset, empty or "ordered" in the
+// dK/dV kernel in a fixed order, "kernel" with the separate dQ kernel, anything else a UsageError.
+TEST(BackwardMode, DeterministicDqFromTheEnvironment) {
+  struct Restore {
+    std::string saved;
+    bool had = false;
+    Restore() {
+      if (const char* v = std::getenv("FLEXJIT_DETERMINISTIC_DQ")) had = true, saved = v;
+    }
+    ~Restore() {
+      if (had)
+        ::setenv("FLEXJIT_DETERMINISTIC_DQ", saved.c_str(), 1);
+      else
+        ::unsetenv("FLEXJIT_DETERMINISTIC_DQ");
+    }
+  } restore;
+  ::unsetenv("FLEXJIT_DETERMINISTIC_DQ");
+  EXPECT_EQ(deterministic_dq_from_env(), DeterministicDq::ordered);
+  ::setenv("FLEXJIT_DETERMINISTIC_DQ", "", 1);
+  EXPECT_EQ(deterministic_dq_from_env(), DeterministicDq::ordered);
+  ::setenv("FLEXJIT_DETERMINISTIC_DQ", "ordered", 1);
+  EXPECT_EQ(deterministic_dq_from_env(), DeterministicDq::ordered);
+  ::setenv("FLEXJIT_DETERMINISTIC_DQ", "kernel", 1);
+  EXPECT_EQ(deterministic_dq_from_env(), DeterministicDq::kernel);
+  for (const char* bad : {"1", "Kernel", "ordered ", "atomic"}) {
+    ::setenv("FLEXJIT_DETERMINISTIC_DQ", bad, 1);
+    try {
+      deterministic_dq_from_env();
+      ADD_FAILURE() << "'" << bad << "' was accepted";
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                std::string("FLEXJIT_DETERMINISTIC_DQ='") + bad +
+                    "' is not ordered or kernel (ordered, the default: the dK/dV kernel sums dQ in a fixed order where "
+                    "it can; kernel: a separate dQ kernel)");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace flexjit

@@ -539,3 +539,97 @@ TEST(BwdGpu, FastModeFallsBackOnlyWhereItMustAndSaysWhy) {
 
 }  // namespace
 }  // namespace flexjit::test
+
+namespace flexjit::test {
+namespace {
+
+struct ScopedEnv {
+  std::string name, saved;
+  bool had = false;
+  ScopedEnv(const char* n, const char* value) : name(n) {
+    if (const char* v = std::getenv(n)) had = true, saved = v;
+    ::setenv(n, value, 1);
+  }
+  ~ScopedEnv() {
+    if (had)
+      ::setenv(name.c_str(), saved.c_str(), 1);
+    else
+      ::unsetenv(name.c_str());
+  }
+};
+
+// The deterministic mode on sm_90a (issue 13): the warp-specialised dK/dV kernel's dQ adds take
+// turns, each 64-row query tile's sum from the last kv tile down. Against the float64 reference;
+// the same bits on a second run, on a second stream, and whatever order the CTAs start in (the
+// section size moves every CTA's start, so an add out of turn would change the sums' order);
+// and FLEXJIT_DETERMINISTIC_DQ=kernel still takes the dQ kernel. The shapes give each query tile
+// many adders (up to 16 kv tiles), tables with and without full blocks and with 256-key blocks
+// (two CTAs per listed block), a query tile wholly past the end (Sq = 129), GQA, [B,S,H,D], f16,
+// D != Dv.
+TEST(BwdGpu, DeterministicModeSumsDqInOrder) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the ordered dQ sums run on sm_90a GPUs, this is " << current_device().name;
+  std::mt19937_64 rng(fresh_seed());
+  struct Case {
+    const char* name;
+    const char* score;
+    const char* mask;
+    int b, hq, hkv, sq, skv, d, dv, kv_block;
+    DType dtype;
+    bool bshd;
+  };
+  const Case cases[] = {
+      {"noop", "", "", 2, 2, 2, 2048, 2048, 128, 128, 128, DType::bf16, false},
+      {"gqa 4:1 causal", "", "q_idx >= kv_idx", 1, 8, 2, 1000, 1500, 128, 128, 128, DType::bf16, false},
+      {"document causal d64", "", "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx", 2, 2, 2, 1800, 1800, 64, 64, 128,
+       DType::bf16, false},
+      {"sliding window, 256-key blocks", "", "q_idx >= kv_idx && q_idx - kv_idx <= 300", 1, 3, 3, 1100, 1100, 128, 128,
+       256, DType::bf16, false},
+      {"prefix lm, Sq 129, Dv 64", "", "kv_idx <= 100 || q_idx + kv_len - q_len >= kv_idx", 1, 2, 1, 129, 2000, 128,
+       64, 128, DType::bf16, false},
+      {"softcap f16 bshd", "30.0 * tanh(score / 30.0)", "", 1, 6, 2, 777, 1333, 64, 64, 128, DType::f16, true},
+  };
+  const jit::Driver& driver = jit::driver();
+  jit::ensure_context();
+  CUstream stream = nullptr;
+  FLEXJIT_CU(driver.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  struct Destroy {
+    CUstream s;
+    ~Destroy() { jit::driver().cuStreamDestroy(s); }
+  } destroy{stream};
+  for (const Case& c : cases) {
+    FwdProblem p;
+    p.B = c.b, p.Hq = c.hq, p.Hkv = c.hkv, p.Sq = c.sq, p.Skv = c.skv, p.D = c.d, p.Dv = c.dv;
+    p.kv_block = c.kv_block;
+    p.dtype = c.dtype;
+    p.bshd = c.bshd;
+    p.score_mod = c.score, p.mask_mod = c.mask;
+    if (std::string(c.mask).find("doc") != std::string::npos) p.buffers.push_back(document_ids(p.Skv, rng));
+    p.backward_mode = BackwardMode::deterministic;
+    const BwdOutcome r = run_backward_check(p, /*repeat=*/true);
+    const double tol = tolerance(p.dtype);
+    EXPECT_EQ(r.mode, "deterministic") << c.name;
+    EXPECT_EQ(r.dq_path, "ordered reductions") << c.name;
+    EXPECT_LT(r.dq_error, tol) << c.name << ": dq, seed " << r.seed;
+    EXPECT_LT(r.dk_error, tol) << c.name << ": dk, seed " << r.seed;
+    EXPECT_LT(r.dv_error, tol) << c.name << ": dv, seed " << r.seed;
+
+    const BwdOutcome on_stream = run_backward_check(p, /*repeat=*/false, r.seed, stream);
+    EXPECT_EQ(on_stream.dq, r.dq) << c.name << ": dq on a second stream";
+    EXPECT_EQ(on_stream.dk, r.dk) << c.name << ": dk on a second stream";
+    for (const char* section : {"1", "3", "65536"}) {
+      const ScopedEnv env("FLEXJIT_DQ_ORDER_SECTION", section);
+      const BwdOutcome again = run_backward_check(p, /*repeat=*/false, r.seed);
+      EXPECT_EQ(again.dq, r.dq) << c.name << ": dq with start sections of " << section << " pairs";
+      EXPECT_EQ(again.dv, r.dv) << c.name << ": dv with start sections of " << section << " pairs";
+    }
+    const ScopedEnv kernel("FLEXJIT_DETERMINISTIC_DQ", "kernel");
+    const BwdOutcome two_kernels = run_backward_check(p, /*repeat=*/false, r.seed);
+    EXPECT_EQ(two_kernels.dq_path, "dq kernel") << c.name;
+    EXPECT_LT(two_kernels.dq_error, tol) << c.name << ": dq of the dQ kernel, seed " << r.seed;
+  }
+}
+
+}  // namespace
+}  // namespace flexjit::test

@@ -604,5 +604,65 @@ TEST(CodegenCompileMatrix, WarpSpecializedBackwardDkdvCompilesForEverySuiteModAn
   }
 }
 
+// The deterministic mode's ordered form of that kernel (KernelSpec::dq_ordered): the writer warp
+// counts its rank in each query tile's sum from the kv_* tables (with tables) or the grid (without),
+// waits for the tile's counter to reach it and passes it on. For the kinds of walk there are
+// (dense with and without mask_mod, tables with and without full blocks, GQA, f16, D != Dv, d64
+// and d128): NVRTC compiles it with no serialised wgmma and the spills of the fast form, and the
+// PTX holds the acquire, the releases, the proxy fences and the back-off.
+TEST(CodegenCompileMatrix, OrderedBackwardDkdvCompilesForEveryKindOfWalk) {
+  const TempCacheDir cache;
+  std::vector<Job> jobs;
+  for (DType dtype : {DType::bf16, DType::f16})
+    for (auto [d, dv] : {std::pair{64, 64}, {128, 128}, {128, 64}}) {
+      for (const char* mask : {"", "q_idx >= kv_idx", "doc[q_idx] == doc[kv_idx]"}) {
+        if (dtype == DType::f16 && std::string(mask) != "q_idx >= kv_idx") continue;
+        SuiteVariant v;
+        v.name = std::string("ordered_") + std::string(dtype_name(dtype)) + "_d" + std::to_string(d) + "_" +
+                 std::to_string(dv) + (mask[0] == 0 ? "_noop" : mask[0] == 'q' ? "_causal" : "_document");
+        v.q_len = 1000, v.kv_len = 777;
+        v.head_dim = d, v.head_dim_v = dv, v.dtype = dtype;
+        v.q_heads = 8, v.kv_heads = 2;
+        v.mask_mod = mask;
+        if (std::string(mask).find("doc") != std::string::npos) v.declarations.buffers.push_back({"doc", DType::i32, {1000}});
+        KernelSpec spec = attention_kernel(Family::bwd_dkdv, v);
+        spec.config = BlockConfig::parse(d <= 64 && dv <= 64 ? "m64n128w8s3ws" : "m64n128w8s2ws");
+        spec.dq_accumulate = spec.dq_ordered = true;
+        spec.is_divisible = false;
+        jobs.push_back({v.name, spec, "sm_90a"});
+        if (mask[0] == 'q' && dtype == DType::bf16 && d == 128 && dv == 128) {
+          KernelSpec wide = spec;  // kv blocks of 256 keys: two CTAs' tiles per listed block
+          wide.sparse_kv_block = 256;
+          jobs.push_back({v.name + "_kv_block_256", wide, "sm_90a"});
+        }
+        if (mask[0] == 'q') {
+          spec.has_block_mask = spec.has_full_blocks = false;  // mask_mod on every tile, no tables
+          jobs.push_back({v.name + "_dense", spec, "sm_90a"});
+        }
+      }
+    }
+  ASSERT_GE(jobs.size(), 10u);
+  std::vector<std::string> errors;
+  const std::vector<jit::CompiledKernel> compiled = compile_jobs(jobs, errors);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const std::string what = jobs[i].label + " " + jobs[i].spec.describe();
+    ASSERT_EQ(errors[i], "") << what;
+    EXPECT_NE(what.find(" dq_ordered=1"), std::string::npos) << what;
+    const jit::CompiledKernel& c = compiled[i];
+    EXPECT_EQ(c.log.find("C75"), std::string::npos) << what << ": ptxas warned about the wgmma pipeline or setmaxnreg:\n"
+                                                   << c.log;
+    ASSERT_EQ(c.resources.count("flexjit_attention_bwd_dkdv"), 1u) << what;
+    const int spills = c.resources.at("flexjit_attention_bwd_dkdv").spill_store_bytes;
+    EXPECT_LE(spills, std::max(jobs[i].spec.head_dim, jobs[i].spec.head_dim_v) <= 64 ? 0 : 256) << what << ":\n"
+                                                                                            << c.log;
+    for (const char* instruction : {"ld.acquire.gpu.global.s32", "red.release.gpu.global.add.s32",
+                                    "st.release.gpu.global.s32", "fence.proxy.async.global", "nanosleep",
+                                    "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32"})
+      EXPECT_NE(c.ptx.find(instruction), std::string::npos) << what << ": no " << instruction;
+    // With tables the rank is a warp's count over the query block's kv_* row.
+    EXPECT_EQ(c.ptx.find("redux.sync.add") != std::string::npos, jobs[i].spec.has_block_mask) << what;
+  }
+}
+
 }  // namespace
 }  // namespace flexjit::codegen

@@ -281,6 +281,20 @@ std::vector<GoldenCase> golden_cases() {
          s.dq_accumulate = true;
          return s;
        }},
+      // Its ordered form (the deterministic mode), GQA 2:1, causal: the writer warp takes turns on
+      // the query tiles' counters, ranks counted from the kv_* rows.
+      {"bwd_dkdv_ordered_bf16_d128_causal",
+       [] {
+         KernelSpec s;
+         s.family = Family::bwd_dkdv;
+         s.head_dim = s.head_dim_v = 128;
+         s.gqa_group = 2;
+         s.config = BlockConfig::parse("m64n128w8s2ws");
+         s.mask_mod = Expr::parse(ModKind::mask, mods::causal());
+         s.has_block_mask = s.has_full_blocks = true;
+         s.dq_accumulate = s.dq_ordered = true;
+         return s;
+       }},
   };
 }
 
@@ -304,7 +318,7 @@ TEST_P(CodegenGolden, ContextSourceAndVariantHeader) {
                                                "flexjit_softmax.cuh",   "flexjit_tma.cuh",      "flexjit_variant.cuh",
                                                "flexjit_warp_gemm.cuh"};
   if (c.name.find("wgmma") != std::string::npos || c.name.find("_ws_") != std::string::npos ||
-      c.name.find("_fast_") != std::string::npos)
+      c.name.find("_fast_") != std::string::npos || c.name.find("_ordered_") != std::string::npos)
     expected_headers.push_back("flexjit_wgmma.cuh");
   expected_headers.push_back("flexjit_wgmma_ops.cuh");
   std::sort(expected_headers.begin(), expected_headers.end());

@@ -146,6 +146,7 @@ struct FwdProblem {
   int B = 1, Hq = 2, Hkv = 2, Sq = 256, Skv = 256, D = 128, Dv = 128;
   DType dtype = DType::bf16;
   bool use_block_mask = true;
+  int q_block = 128, kv_block = 128;  // the block mask's blocks (backward checks)
   bool bshd = false;
   std::optional<BlockConfig> config;       // forward
   std::optional<BlockConfig> dq_config;    // backward dQ kernel
@@ -269,6 +270,7 @@ struct BwdOutcome {
   uint64_t seed = 0;
   std::vector<double> dq, dk, dv;  // as computed on the GPU (logical [B,H,S,D] order)
   std::string mode, mode_reason;   // the backward mode that ran (KernelChoice of bwd_dkdv)
+  std::string dq_path;             // how it summed dQ (KernelChoice::dq_path)
 };
 
 // Forward then backward on fresh random inputs; gradients against the float64 reference.
@@ -310,7 +312,11 @@ inline BwdOutcome run_backward_check(const FwdProblem& p, bool repeat = false, u
   options.scale = p.scale;
   options.backward_mode = p.backward_mode;
   std::optional<BlockMask> mask;
-  if (p.use_block_mask) mask = attention.block_mask(p.B, p.Hq, p.Sq, p.Skv, stream, options.values);
+  if (p.use_block_mask)
+    mask = p.q_block == 128 && p.kv_block == 128
+               ? attention.block_mask(p.B, p.Hq, p.Sq, p.Skv, stream, options.values)
+               : BlockMask::build_on_gpu(attention.mask_mod(), p.B, p.Hq, p.Sq, p.Skv, options.values, stream,
+                                         p.q_block, p.kv_block);
   attention.forward(dq_.view, dk_.view, dv_.view, out_.view, lse_view, mask ? &*mask : nullptr, stream, options);
   synchronize(stream);
   auto run = [&] {
@@ -342,7 +348,7 @@ inline BwdOutcome run_backward_check(const FwdProblem& p, bool repeat = false, u
     r.dv = gv.download();
   }
   for (const KernelChoice& c : attention.last_choices())
-    if (c.family == "bwd_dkdv") r.mode = c.backward_mode, r.mode_reason = c.backward_mode_reason;
+    if (c.family == "bwd_dkdv") r.mode = c.backward_mode, r.mode_reason = c.backward_mode_reason, r.dq_path = c.dq_path;
   if (repeat) {
     std::vector<unsigned char> first_q(gq.buffer.bytes()), first_k(gk.buffer.bytes()), first_v(gv.buffer.bytes());
     gq.buffer.download(first_q.data(), first_q.size());

@@ -249,9 +249,16 @@ TEST(ConfigSpace, WarpSpecializedDkdvTakesTheFastModeOnly) {
   EXPECT_FALSE(tune::prune_reason(with(fast64, "m64n64w4s2ws"), "sm_90a").has_value());
   EXPECT_FALSE(tune::prune_reason(with(fast64, "m64n128w8s2ws"), "sm_90a").has_value());
   EXPECT_EQ(tune::prune_reason(with(spec_of(Family::bwd_dkdv, 128), "m64n128w8s2ws"), "sm_90a"),
-            "config m64n128w8s2ws: the warp-specialised dK/dV kernel exists for the fast backward only (it also "
-            "sums dQ); run the fast mode (CallOptions::backward_mode, FLEXJIT_DETERMINISTIC=0, --bwd-mode fast) or "
-            "use m64n128w8s2g");
+            "config m64n128w8s2ws: the warp-specialised dK/dV kernel also sums dQ, which this call leaves to the "
+            "separate dQ kernel; run the fast mode (CallOptions::backward_mode, FLEXJIT_DETERMINISTIC=0, --bwd-mode "
+            "fast) or the deterministic one with FLEXJIT_DETERMINISTIC_DQ=ordered (the default), or use m64n128w8s2g");
+  // The deterministic mode's ordered sums: the warp-specialised kernel only.
+  KernelSpec ordered = fast;
+  ordered.dq_ordered = true;
+  EXPECT_FALSE(tune::prune_reason(with(ordered, "m64n128w8s2ws"), "sm_90a").has_value());
+  EXPECT_EQ(tune::prune_reason(with(ordered, "m64n128w8s2g"), "sm_90a"),
+            "config m64n128w8s2g: the deterministic backward sums dQ in order only in the warp-specialised dK/dV "
+            "kernel (m64n128w8s2ws, m64n128w8s3ws, m64n64w4s2ws); other configs run with the separate dQ kernel");
   EXPECT_EQ(tune::prune_reason(with(fast64, "m128n128w8s2ws"), "sm_90a"),
             "config m128n128w8s2ws: the warp-specialised dK/dV kernel takes 64-query tiles and one or two consumer "
             "warpgroups (m64n64w4s2ws, m64n128w8s2ws)");

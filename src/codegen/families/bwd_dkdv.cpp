@@ -73,9 +73,10 @@ void warp_specialized_checks(const KernelSpec& s) {
     return c.str();
   }();
   if (!s.dq_accumulate)
-    throw UsageError("config " + s.config.str() + ": the warp-specialised dK/dV kernel exists for the fast backward "
-                     "only (it also sums dQ); run the fast mode (CallOptions::backward_mode, FLEXJIT_DETERMINISTIC=0, "
-                     "--bwd-mode fast) or use " + twin);
+    throw UsageError("config " + s.config.str() + ": the warp-specialised dK/dV kernel also sums dQ, which this "
+                     "call leaves to the separate dQ kernel; run the fast mode (CallOptions::backward_mode, "
+                     "FLEXJIT_DETERMINISTIC=0, --bwd-mode fast) or the deterministic one with "
+                     "FLEXJIT_DETERMINISTIC_DQ=ordered (the default), or use " + twin);
   if (s.config.block_m != 64 || (s.config.num_warps != 4 && s.config.num_warps != 8))
     throw UsageError("config " + s.config.str() + ": the warp-specialised dK/dV kernel takes 64-query tiles and one or "
                      "two consumer warpgroups (m64n64w4s2ws, m64n128w8s2ws)");
@@ -83,6 +84,16 @@ void warp_specialized_checks(const KernelSpec& s) {
     throw UsageError("config " + s.config.str() + ": the warp-specialised dK/dV kernel holds whole dK and dV rows "
                      "(head dims up to 128); head dims " + std::to_string(s.head_dim) + "/" +
                      std::to_string(s.head_dim_v) + " take " + twin);
+}
+
+// The deterministic mode's ordered dQ adds wait for their turns in the warp-specialised kernel's
+// writer warp; no other kernel has one.
+void ordered_checks(const KernelSpec& s) {
+  if (!s.dq_ordered) return;
+  if (!s.dq_accumulate || !s.config.warp_specialized)
+    throw UsageError("config " + s.config.str() + ": the deterministic backward sums dQ in order only in the "
+                     "warp-specialised dK/dV kernel (m64n128w8s2ws, m64n128w8s3ws, m64n64w4s2ws); other configs "
+                     "run with the separate dQ kernel");
 }
 
 void split_checks(const KernelSpec& s) {
@@ -95,6 +106,7 @@ void validate(const KernelSpec& s) {
   validate_tiles(s, /*kv_rows=*/true, wgmma_checks, split_checks);
   dq_checks(s);
   warp_specialized_checks(s);
+  ordered_checks(s);
 }
 
 // The warp-specialised kernel's shared memory without its dQ staging buffers, and one buffer's
@@ -109,10 +121,11 @@ WsLayout ws_layout(const KernelSpec& s) {
   const size_t parts = plan.split_columns ? 1 : static_cast<size_t>(std::max(plan.groups_per_block, 1));
   // K, V; the ring of (Q, dO) stages, each 1024-aligned for wgmma; the alignment slack; two dSᵀ
   // tiles; the ring's LSE / delta rows (apart, so that the stages stay whole 1024-byte blocks);
-  // the mbarriers.
+  // the mbarriers; in the ordered form, the ring of 8 tile names (see the kernel's TILE_NAMES).
   const size_t stage = (m * (d + dv) * e + 1023) / 1024 * 1024;
   WsLayout l;
-  l.fixed = n * (d + dv) * e + s.config.stages * stage + 1024 + 2 * n * m * e + s.config.stages * 2 * m * 4 + 128;
+  l.fixed = n * (d + dv) * e + s.config.stages * stage + 1024 + 2 * n * m * e + s.config.stages * 2 * m * 4 + 128 +
+            (s.dq_ordered ? 32 : 0);
   l.dq_buffer = parts * m * d * 4;
   return l;
 }
@@ -153,6 +166,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(int_constant("DQ_N", plan.n));
   constants.push_back(int_constant("DQ_KV_ROWS", plan.kv_rows));
   constants.push_back(bool_constant("WARP_SPECIALIZED", s.config.warp_specialized));
+  constants.push_back(bool_constant("DQ_ORDERED", s.dq_ordered));
   constants.push_back(int_constant("DQ_BUFFERS", s.config.warp_specialized ? ws_dq_buffers(s) : 0));
   ctx["warp_specialized"] = s.config.warp_specialized;
 }

@@ -37,6 +37,7 @@ constexpr bool DQ_SPLIT_COLUMNS = true;
 constexpr int DQ_N = 64;
 constexpr int DQ_KV_ROWS = 128;
 constexpr bool WARP_SPECIALIZED = true;
+constexpr bool DQ_ORDERED = false;
 constexpr int DQ_BUFFERS = 2;
 
 // Here BLOCK_N (kv rows) is the CTA's fixed tile and BLOCK_M (query rows) the streamed one.
@@ -81,7 +82,10 @@ constexpr int DQ_PARTS = DQ_SPLIT_COLUMNS ? 1 : DQ_GROUPS_PER_BLOCK;
 constexpr int DQ_ROW_BYTES = D * 4;
 constexpr int DQ_PART_BYTES = BLOCK_M * DQ_ROW_BYTES;
 constexpr int DQ_BUFFER_BYTES = DQ_PARTS * DQ_PART_BYTES;
-constexpr int WS_BYTES = WARP_SPECIALIZED ? STAGES * STATS_BYTES + DQ_BUFFERS * DQ_BUFFER_BYTES + 128 : 0;
+// The ordered writer's ring of tile names (TILE_NAMES words) after the mbarriers.
+constexpr int TILE_NAMES = 8;
+constexpr int WS_BYTES =
+    WARP_SPECIALIZED ? STAGES * STATS_BYTES + DQ_BUFFERS * DQ_BUFFER_BYTES + 128 + (DQ_ORDERED ? 4 * TILE_NAMES : 0) : 0;
 static_assert(!DQ_ACCUMULATE || (WGMMA && BLOCK_M % 64 == 0 && DQ_N % 8 == 0 && DQ_KV_ROWS % 64 == 0),
               "the fast dQ runs on wgmma with 64-query blocks");
 constexpr int SMEM_BYTES = KTile::kBytes + VTile::kBytes + STAGES * STAGE_BYTES + (WGMMA ? 1024 : 0) + DS_BYTES + WS_BYTES;
@@ -233,7 +237,9 @@ constexpr int CONSUMER_WARPGROUPS = NUM_WARPS / 4;
 // 128 x (168 - 24) and the consumers take 256 x (240 - 168) (at 232 ptxas spills 280 bytes in the
 // consumers with a soft-capping score_mod, 156 at 240). One consumer warpgroup: 256 threads of up
 // to 255 registers, no reallocation.
-constexpr int PRODUCER_REGISTERS = 24;
+// The ordered writer (DQ_ORDERED) counts its ranks beside the group's walk: 32 registers, the
+// most the consumers' 240 leave (at 24 it spilled 112 bytes with GQA 4 and tables).
+constexpr int PRODUCER_REGISTERS = DQ_ORDERED ? 32 : 24;
 constexpr int CONSUMER_REGISTERS = 240;
 static_assert(CONSUMER_WARPGROUPS == 1 || 128 * PRODUCER_REGISTERS + THREADS * CONSUMER_REGISTERS <= 65536,
               "the warpgroups' registers exceed the SM's 64K");
@@ -249,6 +255,56 @@ constexpr bool DS_EXCHANGE = DQ_SPLIT_COLUMNS && CONSUMER_WARPGROUPS > 1;
 static_assert(CONSUMER_WARPGROUPS <= 2, "the dSᵀ exchange pairs two warpgroups");
 constexpr int NAMED_BARRIER_EPILOGUE = 1;  // consumers: dK / dV staging
 constexpr int NAMED_BARRIER_DS = 2;        // 2..5
+
+// The CTA's (kv tile, kv head, batch) in the ordered mode's start order: the (kv head, batch)
+// pairs in sections of `section`, and within a section kv tile descending slowest, so that the
+// kv tile above a CTA's (the one whose dQ adds come just before its own) of the same pair started
+// `width` CTAs earlier. Sections keep the pairs whose CTAs run at once few, for L2.
+struct OrderedTile {
+  int n_tile, kv_h, b;
+};
+__device__ __forceinline__ OrderedTile dq_ordered_tile(int linear, int tiles, int heads, int pairs, int section) {
+  section = max(1, min(section, pairs));
+  const int first_pair = linear / (section * tiles) * section;
+  const int width = min(section, pairs - first_pair);
+  const int within = linear - first_pair * tiles;
+  const int pair = first_pair + within % width;
+  return {tiles - 1 - within / width, pair % heads, pair / heads};
+}
+
+// Where this kv tile's add to query tile q0 of head h comes in that tile's ordered sum: `rank` kv
+// tiles above it add first (every kv tile whose walk visits q0's block: the kv_* table row of
+// that block lists them, as the q_* rows the walks read are its transpose), `total` add in all.
+// Warp-collective.
+__device__ __forceinline__ void dq_order_rank(const FlexjitBwdParams& p, int b, int h, int q0, int n_tile,
+                                              int num_kv_tiles, int lane, int& rank, int& total) {
+  if constexpr (!HAS_BLOCK_MASK) {
+    rank = num_kv_tiles - 1 - n_tile;
+    total = num_kv_tiles;
+  } else {
+    constexpr int TILES_PER_BLOCK = SPARSE_KV_BLOCK / BLOCK_N;
+    const long long row = b * p.kv.stride_b + h * p.kv.stride_h + q0 / SPARSE_Q_BLOCK;
+    int above = 0, all = 0;
+    const auto count = [&](const int* list, int listed) {
+      if constexpr (TILES_PER_BLOCK == 1) all += listed;  // a listed block's one tile exists
+#pragma unroll 1  // the writer has 32 registers
+      for (int i = lane; i < listed; i += 32) {
+        if constexpr (TILES_PER_BLOCK == 1) {
+          above += list[i] > n_tile ? 1 : 0;
+        } else {
+          // The block's tiles that exist (the last block may reach past the keys).
+          const int first = list[i] * TILES_PER_BLOCK, end = min(first + TILES_PER_BLOCK, num_kv_tiles);
+          all += max(0, end - first);
+          above += max(0, end - max(first, n_tile + 1));
+        }
+      }
+    };
+    count(p.kv.indices + row * p.kv.max_blocks, p.kv.num_blocks[row]);
+    if constexpr (HAS_FULL_BLOCKS) count(p.kv.full_indices + row * p.kv.max_blocks, p.kv.full_num_blocks[row]);
+    rank = __reduce_add_sync(0xffffffffu, above);
+    total = TILES_PER_BLOCK == 1 ? all : __reduce_add_sync(0xffffffffu, all);
+  }
+}
 }  // namespace bwd_dkdv
 
 extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)
@@ -262,9 +318,17 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
   // most query tiles under causal-like masks) start before any last ones.
   const int pairs = static_cast<int>(gridDim.y * gridDim.z);
   const int linear = static_cast<int>(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));
-  const int n_tile = HEAVY_FIRST ? linear / pairs : static_cast<int>(blockIdx.x);
-  const int kv_h = HEAVY_FIRST ? linear % pairs % static_cast<int>(gridDim.y) : static_cast<int>(blockIdx.y);
-  const int b = HEAVY_FIRST ? linear % pairs / static_cast<int>(gridDim.y) : static_cast<int>(blockIdx.z);
+  const OrderedTile ordered =
+      DQ_ORDERED ? dq_ordered_tile(linear, static_cast<int>(gridDim.x), static_cast<int>(gridDim.y), pairs,
+                                   p.dq_order_section)
+                 : OrderedTile{0, 0, 0};
+  const int n_tile = DQ_ORDERED ? ordered.n_tile : HEAVY_FIRST ? linear / pairs : static_cast<int>(blockIdx.x);
+  const int kv_h = DQ_ORDERED    ? ordered.kv_h
+                   : HEAVY_FIRST ? linear % pairs % static_cast<int>(gridDim.y)
+                                 : static_cast<int>(blockIdx.y);
+  const int b = DQ_ORDERED    ? ordered.b
+                : HEAVY_FIRST ? linear % pairs / static_cast<int>(gridDim.y)
+                              : static_cast<int>(blockIdx.z);
   const int kv_start = n_tile * BLOCK_N;
   const int q_len = p.q_len, kv_len = p.kv_len;
 
@@ -296,6 +360,15 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
   // Per dQ buffer: full (one arrival per consumer warp) and empty (the writer).
   const u32 dq_full = kv_full + 8 + QdoRing::kBytes;
   const u32 dq_empty = dq_full + 8 * DQ_BUFFERS;
+  // The ordered writer's names of the tiles the producer issued, tile t's in word t % TILE_NAMES:
+  // (head of the group << 24) | query tile. The producer runs at most STAGES + 1 tiles ahead of
+  // the consumers, and they at most DQ_BUFFERS ahead of the writer, so a word is rewritten only
+  // after the writer read it. The writer reads it after dq_full, which the consumers pass after
+  // the ring's full barrier, which the producer passes after writing it.
+  const u32 tile_names = dq_empty + 8 * DQ_BUFFERS;
+  static_assert(!DQ_ORDERED || (STAGES + 1 + DQ_BUFFERS < TILE_NAMES && GQA_GROUP < 256),
+                "the tile-name ring must outlast the producer's lead; heads of the group fit in 8 bits");
+  static_assert(2 * 8 + QdoRing::kBytes + 16 * DQ_BUFFERS <= 128, "the mbarriers fit in their 128 bytes");
   unsigned char* const base_ptr = smem + (smem_k - smem_addr(smem));
   if (tid == 0) {
     mbarrier_init(kv_full, 1);
@@ -335,6 +408,8 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
         // its Q and dO are TMA's zeros, its statistics are not read (their rows do not exist),
         // and the range test gives it probability 0 whatever the stage holds.
         const bool rows_exist = q0 < q_len;
+        if constexpr (DQ_ORDERED)
+          st_shared_b32(tile_names + 4 * (t % TILE_NAMES), (static_cast<u32>(gi) << 24) | static_cast<u32>(q0 / BLOCK_M));
         mbarrier_arrive_expect_tx(full, QTile::kBytes + DOTile::kBytes + (rows_exist ? STATS_BYTES : 0));
 #pragma unroll
         for (int c = 0; c < D / 64; ++c)
@@ -351,7 +426,48 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
           bulk_load(stats_dst + BLOCK_M * 4, stats + p.row_stats_len, BLOCK_M * 4, full);
         }
       }
-    } else if (warp == 1 && lane == 0) {
+    } else if (DQ_ORDERED && warp == 1) {
+      // The ordered dQ writer: as below, but each share waits for its turn (the whole warp counts
+      // the rank, one lane adds), and the turn passes on only once the add is complete.
+      unsigned order_errors = 0;
+      const int num_kv_tiles = static_cast<int>(gridDim.x);
+      for (int t = 0; t < num_tiles; ++t) {
+        const int buffer = t % DQ_BUFFERS;
+        mbarrier_wait(dq_full + 8 * buffer, static_cast<u32>((t / DQ_BUFFERS) & 1));
+        const u32 name = ld_shared_b32(tile_names + 4 * (t % TILE_NAMES));
+        const int h = kv_h * GQA_GROUP + static_cast<int>(name >> 24);
+        const int q0 = static_cast<int>(name & 0xffffffu) * BLOCK_M;
+        const int rows = min(BLOCK_M, q_len - q0);
+        int rank = 0, total = 0;
+        if (rows > 0) dq_order_rank(p, b, h, q0, n_tile, num_kv_tiles, lane, rank, total);
+        if (lane == 0) {
+          if (rows > 0) {
+            int* const counter =
+                p.dq_order + (static_cast<long long>(b) * p.num_q_heads + h) * (p.row_stats_len / BLOCK_M) + q0 / BLOCK_M;
+            if (!wait_for_turn(counter, rank)) order_errors |= FLEXJIT_ERROR_ORDER_LOST;
+            float* dq_rows = p.dq_accum + ((static_cast<long long>(b) * p.num_q_heads + h) * q_len + q0) * D;
+#pragma unroll
+            for (int part = 0; part < DQ_PARTS; ++part)
+              bulk_reduce_add_f32(dq_rows, smem_dq + buffer * DQ_BUFFER_BYTES + part * DQ_PART_BYTES,
+                                  static_cast<u32>(rows) * DQ_ROW_BYTES);
+            bulk_commit_group();
+            bulk_wait_group_read<0>();
+            mbarrier_arrive(dq_empty + 8 * buffer);
+            bulk_wait_group<0>();
+            fence_proxy_async_global();
+            // The last adder leaves the counter as it found it, for the next launch.
+            if (rank == total - 1)
+              st_release_gpu(counter, 0);
+            else
+              red_release_gpu_add(counter, 1);
+          } else {
+            mbarrier_arrive(dq_empty + 8 * buffer);
+          }
+        }
+        __syncwarp();
+      }
+      if (lane == 0) flexjit_report_errors(order_errors, error_word);
+    } else if (!DQ_ORDERED && warp == 1 && lane == 0) {
       // dQ writer: tile t's staged rows (buffer t % DQ_BUFFERS, in the accumulator's layout), one
       // bulk reduction per part over the tile's rows that exist, into the head's fp32
       // accumulator; the buffer is handed back once the reductions have read it.
