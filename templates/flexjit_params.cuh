@@ -150,10 +150,8 @@ struct FlexjitBwdParams {
   // The deterministic mode's ordered dQ sums (KernelSpec::dq_ordered): one counter per 64-row
   // query tile, [B, Hq, row_stats_len / 64] int32, zero before the launch and zero again after
   // it; a kv tile adds its share of a query tile's dQ when the counter equals the number of kv
-  // tiles above it that add to that query tile. dq_order_section: (kv head, batch) pairs per
-  // launch section (see the warp-specialised dK/dV kernel).
+  // tiles below it that add to that query tile.
   int* dq_order;
-  int dq_order_section;
 };
 
 // Split-KV decoding over a contiguous or paged KV cache with per-sequence lengths. The query rows

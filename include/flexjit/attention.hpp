@@ -102,14 +102,18 @@ enum class BackwardMode {
 
 /// How the deterministic mode sums dQ where both ways can run.
 enum class DeterministicDq {
-  /// The warp-specialised dK/dV kernel's reductions, in a fixed order. The default.
+  /// The default: ordered where it measured faster than the dQ kernel (H100: calls without a
+  /// mask_mod or block mask, head dims above 64, and no more 128-key tiles than 64-query tiles,
+  /// so that no query tile's chain of turns outlasts a kv tile's walk); the dQ kernel elsewhere.
+  automatic,
+  /// The warp-specialised dK/dV kernel's reductions, in a fixed order, wherever that kernel runs.
   ordered,
   /// A separate dQ kernel (the only way on other GPUs and shapes).
   kernel,
 };
 
-/// The way `FLEXJIT_DETERMINISTIC_DQ` asks for: unset, empty or "ordered": ordered; "kernel":
-/// kernel. Throws UsageError for any other value.
+/// The way `FLEXJIT_DETERMINISTIC_DQ` asks for: unset, empty or "auto": automatic; "ordered":
+/// ordered; "kernel": kernel. Throws UsageError for any other value.
 DeterministicDq deterministic_dq_from_env();
 
 /// The mode `FLEXJIT_DETERMINISTIC` asks for: unset, empty or 0: fast; 1: deterministic. Throws

@@ -326,9 +326,20 @@ BackwardPlan plan_backward(const Attention::Impl& impl, const std::string& arch,
     return attention_spec(codegen::Family::bwd_dkdv, impl.spec, impl.score, impl.mask, shape, block_mask, config);
   };
   if (asked == BackwardMode::deterministic) {
-    if (deterministic_dq_from_env() == DeterministicDq::kernel || buffer_grads || arch != "sm_90a" ||
-        !shape.tma_ok || shape.seq_lens || (fixed && !fixed->warp_specialized))
+    const DeterministicDq way = deterministic_dq_from_env();
+    if (way == DeterministicDq::kernel || buffer_grads || arch != "sm_90a" || !shape.tma_ok || shape.seq_lens ||
+        (fixed && !fixed->warp_specialized))
       return plan;
+    // Where the ordered sums measured faster (notes/perf.md, "(l)"): every kv tile walks every
+    // query tile, so all of a query tile's adders reach it at the same step and each waits for
+    // one add only; tiles wide enough that the writer's per-tile add, completion and hand-over
+    // hide under the GEMMs (at head dim 64 they do not); and a query tile's chain of turns (one
+    // per 128-key tile) no longer than a kv tile's walk (one step per 64-query tile). Masked
+    // walks start at different query tiles, which lengthens the chains of the short ones.
+    const bool ordered_wins = impl.mask.is_always_true() && block_mask == nullptr &&
+                              std::max(impl.spec.head_dim, impl.spec.head_dim_v) > 64 &&
+                              (int64_t(shape.kv_len) + 127) / 128 <= (int64_t(shape.q_len) + 63) / 64;
+    if (way == DeterministicDq::automatic && !ordered_wins && !(fixed && fixed->warp_specialized)) return plan;
     try {
       dkdv_spec(fixed ? *fixed : tune::default_for(dkdv_spec(std::nullopt), arch)).validate();
     } catch (const UsageError&) {
@@ -359,28 +370,16 @@ BackwardPlan plan_backward(const Attention::Impl& impl, const std::string& arch,
   return plan;
 }
 
-// (kv head, batch) pairs per start section of the ordered dK/dV kernel (dq_ordered_tile):
-// FLEXJIT_DQ_ORDER_SECTION, default 16.
-int dq_order_section() {
-  const char* value = std::getenv("FLEXJIT_DQ_ORDER_SECTION");
-  if (value == nullptr || *value == '\0') return 16;
-  char* end = nullptr;
-  const long n = std::strtol(value, &end, 10);
-  if (end == value || *end != '\0' || n < 1 || n > 65536)
-    throw UsageError(std::string("FLEXJIT_DQ_ORDER_SECTION='") + value +
-                     "' is not a number of (kv head, batch) pairs from 1 to 65536 (unset: 16)");
-  return static_cast<int>(n);
-}
-
 }  // namespace
 
 DeterministicDq deterministic_dq_from_env() {
   const char* value = std::getenv("FLEXJIT_DETERMINISTIC_DQ");
-  if (value == nullptr || *value == '\0' || std::string(value) == "ordered") return DeterministicDq::ordered;
+  if (value == nullptr || *value == '\0' || std::string(value) == "auto") return DeterministicDq::automatic;
+  if (std::string(value) == "ordered") return DeterministicDq::ordered;
   if (std::string(value) == "kernel") return DeterministicDq::kernel;
   throw UsageError(std::string("FLEXJIT_DETERMINISTIC_DQ='") + value +
-                   "' is not ordered or kernel (ordered, the default: the dK/dV kernel sums dQ in a fixed order where "
-                   "it can; kernel: a separate dQ kernel)");
+                   "' is not auto, ordered or kernel (auto, the default: each call the faster way; ordered: the dK/dV "
+                   "kernel sums dQ in a fixed order wherever it runs; kernel: a separate dQ kernel)");
 }
 
 BackwardMode backward_mode_from_env() {
@@ -607,7 +606,6 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
     if (plan.ordered) {
       dq_order.emplace(counters * sizeof(int), stream);
       p.dq_order = static_cast<int*>(dq_order->data());
-      p.dq_order_section = dq_order_section();
       FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(p.dq_order), 0, counters * sizeof(int), stream));
     }
     const auto dkdv_kernel = resolve(*impl_, Family::bwd_dkdv, spec.bwd_dkdv_config, shape, block_mask, launch_dkdv, stream);

@@ -48,8 +48,9 @@ TEST(BackwardMode, FromTheEnvironment) {
   }
 }
 
-// How the deterministic mode sums dQ (FLEXJIT_DETERMINISTIC_DQ): unset, empty or "ordered" in the
-// dK/dV kernel in a fixed order, "kernel" with the separate dQ kernel, anything else a UsageError.
+// How the deterministic mode sums dQ (FLEXJIT_DETERMINISTIC_DQ): unset, empty or "auto" the faster
+// way per call, "ordered" in the dK/dV kernel in a fixed order, "kernel" with the separate dQ
+// kernel, anything else a UsageError.
 TEST(BackwardMode, DeterministicDqFromTheEnvironment) {
   struct Restore {
     std::string saved;
@@ -65,14 +66,16 @@ TEST(BackwardMode, DeterministicDqFromTheEnvironment) {
     }
   } restore;
   ::unsetenv("FLEXJIT_DETERMINISTIC_DQ");
-  EXPECT_EQ(deterministic_dq_from_env(), DeterministicDq::ordered);
+  EXPECT_EQ(deterministic_dq_from_env(), DeterministicDq::automatic);
   ::setenv("FLEXJIT_DETERMINISTIC_DQ", "", 1);
-  EXPECT_EQ(deterministic_dq_from_env(), DeterministicDq::ordered);
+  EXPECT_EQ(deterministic_dq_from_env(), DeterministicDq::automatic);
+  ::setenv("FLEXJIT_DETERMINISTIC_DQ", "auto", 1);
+  EXPECT_EQ(deterministic_dq_from_env(), DeterministicDq::automatic);
   ::setenv("FLEXJIT_DETERMINISTIC_DQ", "ordered", 1);
   EXPECT_EQ(deterministic_dq_from_env(), DeterministicDq::ordered);
   ::setenv("FLEXJIT_DETERMINISTIC_DQ", "kernel", 1);
   EXPECT_EQ(deterministic_dq_from_env(), DeterministicDq::kernel);
-  for (const char* bad : {"1", "Kernel", "ordered ", "atomic"}) {
+  for (const char* bad : {"1", "Kernel", "ordered ", "atomic", "automatic"}) {
     ::setenv("FLEXJIT_DETERMINISTIC_DQ", bad, 1);
     try {
       deterministic_dq_from_env();
@@ -80,8 +83,8 @@ TEST(BackwardMode, DeterministicDqFromTheEnvironment) {
     } catch (const UsageError& e) {
       EXPECT_EQ(std::string(e.what()),
                 std::string("FLEXJIT_DETERMINISTIC_DQ='") + bad +
-                    "' is not ordered or kernel (ordered, the default: the dK/dV kernel sums dQ in a fixed order where "
-                    "it can; kernel: a separate dQ kernel)");
+                    "' is not auto, ordered or kernel (auto, the default: each call the faster way; ordered: the dK/dV "
+                    "kernel sums dQ in a fixed order wherever it runs; kernel: a separate dQ kernel)");
     }
   }
 }

@@ -2,12 +2,31 @@
 // Sq != Skv, GQA 8:1, fully masked rows, head dims, block configs; and bitwise determinism.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <string>
+
 #include "flexjit/error.hpp"
 #include "jit/driver.hpp"
 #include "support/attention_harness.hpp"
 
 namespace flexjit::test {
 namespace {
+
+// Sets an environment variable for a scope, then puts back what was there.
+struct ScopedEnv {
+  std::string name, saved;
+  bool had = false;
+  ScopedEnv(const char* n, const char* value) : name(n) {
+    if (const char* v = std::getenv(n)) had = true, saved = v;
+    ::setenv(n, value, 1);
+  }
+  ~ScopedEnv() {
+    if (had)
+      ::setenv(name.c_str(), saved.c_str(), 1);
+    else
+      ::unsetenv(name.c_str());
+  }
+};
 
 void expect_close(const FwdProblem& p, const std::string& what, bool repeat = false) {
   const BwdOutcome r = run_backward_check(p, repeat);
@@ -452,6 +471,26 @@ TEST(BwdGpu, FastModeOnePerHeadDim) {
     }
 }
 
+// The deterministic mode's ordered dQ sums, one small problem per head dim (several kv tiles add
+// to each query tile; a table with partial and full blocks): the sanitizers' test (README).
+TEST(BwdGpu, OrderedModeOnePerHeadDim) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the ordered dQ sums run on sm_90a GPUs, this is " << current_device().name;
+  const ScopedEnv ordered("FLEXJIT_DETERMINISTIC_DQ", "ordered");  // also where the dQ kernel is faster
+  for (int D : {64, 128}) {
+    FwdProblem p = base(200, D);
+    p.B = 1, p.Hq = 4, p.Hkv = 2, p.Sq = 200, p.Skv = 330;
+    p.mask_mod = "kv_idx <= q_idx + (kv_len - q_len)";
+    p.backward_mode = BackwardMode::deterministic;
+    const BwdOutcome r = run_backward_check(p, /*repeat=*/true);
+    EXPECT_EQ(r.dq_path, "ordered reductions") << r.mode_reason;
+    EXPECT_LT(r.dq_error, tolerance(p.dtype)) << "d" << D << " dq, seed " << r.seed;
+    EXPECT_LT(r.dk_error, tolerance(p.dtype)) << "d" << D << " dk, seed " << r.seed;
+    EXPECT_LT(r.dv_error, tolerance(p.dtype)) << "d" << D << " dv, seed " << r.seed;
+  }
+}
+
 // Where the fast mode cannot run, a call that asked for it through FLEXJIT_DETERMINISTIC=0 runs
 // deterministically and says why; one that asked in CallOptions gets the config's error (or, for
 // the defaults of a head dim without fast tiles, the reason).
@@ -543,26 +582,10 @@ TEST(BwdGpu, FastModeFallsBackOnlyWhereItMustAndSaysWhy) {
 namespace flexjit::test {
 namespace {
 
-struct ScopedEnv {
-  std::string name, saved;
-  bool had = false;
-  ScopedEnv(const char* n, const char* value) : name(n) {
-    if (const char* v = std::getenv(n)) had = true, saved = v;
-    ::setenv(n, value, 1);
-  }
-  ~ScopedEnv() {
-    if (had)
-      ::setenv(name.c_str(), saved.c_str(), 1);
-    else
-      ::unsetenv(name.c_str());
-  }
-};
-
 // The deterministic mode on sm_90a (issue 13): the warp-specialised dK/dV kernel's dQ adds take
-// turns, each 64-row query tile's sum from the last kv tile down. Against the float64 reference;
-// the same bits on a second run, on a second stream, and whatever order the CTAs start in (the
-// section size moves every CTA's start, so an add out of turn would change the sums' order);
-// and FLEXJIT_DETERMINISTIC_DQ=kernel still takes the dQ kernel. The shapes give each query tile
+// turns, each 64-row query tile's sum from kv tile 0 up. Against the float64 reference; the same
+// bits on a second run and on a second stream; and FLEXJIT_DETERMINISTIC_DQ=kernel still takes the
+// dQ kernel. The shapes give each query tile
 // many adders (up to 16 kv tiles), tables with and without full blocks and with 256-key blocks
 // (two CTAs per listed block), a query tile wholly past the end (Sq = 129), GQA, [B,S,H,D], f16,
 // D != Dv.
@@ -570,6 +593,7 @@ TEST(BwdGpu, DeterministicModeSumsDqInOrder) {
   FLEXJIT_REQUIRE_GPU();
   if (current_device().default_arch() != "sm_90a")
     GTEST_SKIP() << "the ordered dQ sums run on sm_90a GPUs, this is " << current_device().name;
+  const ScopedEnv ordered("FLEXJIT_DETERMINISTIC_DQ", "ordered");  // also where the dQ kernel is faster
   std::mt19937_64 rng(fresh_seed());
   struct Case {
     const char* name;
@@ -589,6 +613,9 @@ TEST(BwdGpu, DeterministicModeSumsDqInOrder) {
       {"prefix lm, Sq 129, Dv 64", "", "kv_idx <= 100 || q_idx + kv_len - q_len >= kv_idx", 1, 2, 1, 129, 2000, 128,
        64, 128, DType::bf16, false},
       {"softcap f16 bshd", "30.0 * tanh(score / 30.0)", "", 1, 6, 2, 777, 1333, 64, 64, 128, DType::f16, true},
+      // Tables per head (the mask reads h): the group's heads walked one after another.
+      {"per-head window, gqa 2:1", "", "q_idx >= kv_idx && (h % 2 == 0 || q_idx - kv_idx <= 200)", 2, 4, 2, 900, 900,
+       128, 128, 128, DType::bf16, false},
   };
   const jit::Driver& driver = jit::driver();
   jit::ensure_context();
@@ -618,16 +645,45 @@ TEST(BwdGpu, DeterministicModeSumsDqInOrder) {
     const BwdOutcome on_stream = run_backward_check(p, /*repeat=*/false, r.seed, stream);
     EXPECT_EQ(on_stream.dq, r.dq) << c.name << ": dq on a second stream";
     EXPECT_EQ(on_stream.dk, r.dk) << c.name << ": dk on a second stream";
-    for (const char* section : {"1", "3", "65536"}) {
-      const ScopedEnv env("FLEXJIT_DQ_ORDER_SECTION", section);
-      const BwdOutcome again = run_backward_check(p, /*repeat=*/false, r.seed);
-      EXPECT_EQ(again.dq, r.dq) << c.name << ": dq with start sections of " << section << " pairs";
-      EXPECT_EQ(again.dv, r.dv) << c.name << ": dv with start sections of " << section << " pairs";
-    }
     const ScopedEnv kernel("FLEXJIT_DETERMINISTIC_DQ", "kernel");
     const BwdOutcome two_kernels = run_backward_check(p, /*repeat=*/false, r.seed);
     EXPECT_EQ(two_kernels.dq_path, "dq kernel") << c.name;
     EXPECT_LT(two_kernels.dq_error, tol) << c.name << ": dq of the dQ kernel, seed " << r.seed;
+  }
+}
+
+// FLEXJIT_DETERMINISTIC_DQ unset (auto): the ordered sums where they measured faster (no mask,
+// head dims above 64, no more 128-key tiles than 64-query tiles), the dQ kernel elsewhere; both
+// right, both the same bits on a second run.
+TEST(BwdGpu, DeterministicModeTakesTheFasterWayPerCall) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the ordered dQ sums run on sm_90a GPUs, this is " << current_device().name;
+  const ScopedEnv automatic("FLEXJIT_DETERMINISTIC_DQ", "");
+  struct Case {
+    const char* mask;
+    int sq, skv, d;
+    const char* path;
+  };
+  const Case cases[] = {
+      {"", 512, 512, 128, "ordered reductions"},
+      {"", 256, 512, 128, "ordered reductions"},  // 4 kv tiles, 4 query tiles
+      {"", 200, 513, 128, "dq kernel"},           // 5 kv tiles, 4 query tiles
+      {"", 64, 1024, 128, "dq kernel"},
+      {"", 512, 512, 64, "dq kernel"},
+      {"q_idx >= kv_idx", 512, 512, 128, "dq kernel"},
+  };
+  for (const Case& c : cases) {
+    FwdProblem p = base(c.sq, c.d);
+    p.B = 1, p.Hq = 4, p.Hkv = 2, p.Sq = c.sq, p.Skv = c.skv;
+    p.mask_mod = c.mask;
+    p.backward_mode = BackwardMode::deterministic;
+    const std::string what = std::string("'") + c.mask + "' " + std::to_string(c.sq) + "x" + std::to_string(c.skv) +
+                             " d" + std::to_string(c.d);
+    const BwdOutcome r = run_backward_check(p, /*repeat=*/true);
+    EXPECT_EQ(r.dq_path, c.path) << what;
+    EXPECT_LT(r.dq_error, tolerance(p.dtype)) << what << ": dq, seed " << r.seed;
+    EXPECT_LT(r.dk_error, tolerance(p.dtype)) << what << ": dk, seed " << r.seed;
   }
 }
 

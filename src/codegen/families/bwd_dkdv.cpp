@@ -121,11 +121,11 @@ WsLayout ws_layout(const KernelSpec& s) {
   const size_t parts = plan.split_columns ? 1 : static_cast<size_t>(std::max(plan.groups_per_block, 1));
   // K, V; the ring of (Q, dO) stages, each 1024-aligned for wgmma; the alignment slack; two dSᵀ
   // tiles; the ring's LSE / delta rows (apart, so that the stages stay whole 1024-byte blocks);
-  // the mbarriers; in the ordered form, the ring of 8 tile names (see the kernel's TILE_NAMES).
+  // the mbarriers; in the ordered form, the ring of 8 two-word tile names (the kernel's TILE_NAMES).
   const size_t stage = (m * (d + dv) * e + 1023) / 1024 * 1024;
   WsLayout l;
   l.fixed = n * (d + dv) * e + s.config.stages * stage + 1024 + 2 * n * m * e + s.config.stages * 2 * m * 4 + 128 +
-            (s.dq_ordered ? 32 : 0);
+            (s.dq_ordered ? 64 : 0);
   l.dq_buffer = parts * m * d * 4;
   return l;
 }

@@ -21,7 +21,7 @@ constexpr int STAGES = 2;
 constexpr int GQA_GROUP = 2;
 constexpr int SPARSE_Q_BLOCK = 128;
 constexpr int SPARSE_KV_BLOCK = 128;
-constexpr int EXPECTED_SMEM_BYTES = 231584;
+constexpr int EXPECTED_SMEM_BYTES = 231616;
 constexpr bool IS_DIVISIBLE = false;
 constexpr bool HAS_BLOCK_MASK = true;
 constexpr bool HAS_FULL_BLOCKS = true;
@@ -82,10 +82,10 @@ constexpr int DQ_PARTS = DQ_SPLIT_COLUMNS ? 1 : DQ_GROUPS_PER_BLOCK;
 constexpr int DQ_ROW_BYTES = D * 4;
 constexpr int DQ_PART_BYTES = BLOCK_M * DQ_ROW_BYTES;
 constexpr int DQ_BUFFER_BYTES = DQ_PARTS * DQ_PART_BYTES;
-// The ordered writer's ring of tile names (TILE_NAMES words) after the mbarriers.
+// The ordered mode's ring of tile names (TILE_NAMES entries of two words) after the mbarriers.
 constexpr int TILE_NAMES = 8;
 constexpr int WS_BYTES =
-    WARP_SPECIALIZED ? STAGES * STATS_BYTES + DQ_BUFFERS * DQ_BUFFER_BYTES + 128 + (DQ_ORDERED ? 4 * TILE_NAMES : 0) : 0;
+    WARP_SPECIALIZED ? STAGES * STATS_BYTES + DQ_BUFFERS * DQ_BUFFER_BYTES + 128 + (DQ_ORDERED ? 8 * TILE_NAMES : 0) : 0;
 static_assert(!DQ_ACCUMULATE || (WGMMA && BLOCK_M % 64 == 0 && DQ_N % 8 == 0 && DQ_KV_ROWS % 64 == 0),
               "the fast dQ runs on wgmma with 64-query blocks");
 constexpr int SMEM_BYTES = KTile::kBytes + VTile::kBytes + STAGES * STAGE_BYTES + (WGMMA ? 1024 : 0) + DS_BYTES + WS_BYTES;
@@ -237,9 +237,9 @@ constexpr int CONSUMER_WARPGROUPS = NUM_WARPS / 4;
 // 128 x (168 - 24) and the consumers take 256 x (240 - 168) (at 232 ptxas spills 280 bytes in the
 // consumers with a soft-capping score_mod, 156 at 240). One consumer warpgroup: 256 threads of up
 // to 255 registers, no reallocation.
-// The ordered writer (DQ_ORDERED) counts its ranks beside the group's walk: 32 registers, the
-// most the consumers' 240 leave (at 24 it spilled 112 bytes with GQA 4 and tables).
-constexpr int PRODUCER_REGISTERS = DQ_ORDERED ? 32 : 24;
+// The registers the producers hand back must cover what the consumers claim (setmaxnreg.inc
+// waits until the SM has them): 128 x (168 - 24) = 256 x (240 - 168).
+constexpr int PRODUCER_REGISTERS = 24;
 constexpr int CONSUMER_REGISTERS = 240;
 static_assert(CONSUMER_WARPGROUPS == 1 || 128 * PRODUCER_REGISTERS + THREADS * CONSUMER_REGISTERS <= 65536,
               "the warpgroups' registers exceed the SM's 64K");
@@ -256,52 +256,36 @@ static_assert(CONSUMER_WARPGROUPS <= 2, "the dSᵀ exchange pairs two warpgroups
 constexpr int NAMED_BARRIER_EPILOGUE = 1;  // consumers: dK / dV staging
 constexpr int NAMED_BARRIER_DS = 2;        // 2..5
 
-// The CTA's (kv tile, kv head, batch) in the ordered mode's start order: the (kv head, batch)
-// pairs in sections of `section`, and within a section kv tile descending slowest, so that the
-// kv tile above a CTA's (the one whose dQ adds come just before its own) of the same pair started
-// `width` CTAs earlier. Sections keep the pairs whose CTAs run at once few, for L2.
-struct OrderedTile {
-  int n_tile, kv_h, b;
-};
-__device__ __forceinline__ OrderedTile dq_ordered_tile(int linear, int tiles, int heads, int pairs, int section) {
-  section = max(1, min(section, pairs));
-  const int first_pair = linear / (section * tiles) * section;
-  const int width = min(section, pairs - first_pair);
-  const int within = linear - first_pair * tiles;
-  const int pair = first_pair + within % width;
-  return {tiles - 1 - within / width, pair % heads, pair / heads};
-}
-
 // Where this kv tile's add to query tile q0 of head h comes in that tile's ordered sum: `rank` kv
-// tiles above it add first (every kv tile whose walk visits q0's block: the kv_* table row of
+// tiles below it add first (every kv tile whose walk visits q0's block: the kv_* table row of
 // that block lists them, as the q_* rows the walks read are its transpose), `total` add in all.
 // Warp-collective.
 __device__ __forceinline__ void dq_order_rank(const FlexjitBwdParams& p, int b, int h, int q0, int n_tile,
                                               int num_kv_tiles, int lane, int& rank, int& total) {
   if constexpr (!HAS_BLOCK_MASK) {
-    rank = num_kv_tiles - 1 - n_tile;
+    rank = n_tile;
     total = num_kv_tiles;
   } else {
     constexpr int TILES_PER_BLOCK = SPARSE_KV_BLOCK / BLOCK_N;
     const long long row = b * p.kv.stride_b + h * p.kv.stride_h + q0 / SPARSE_Q_BLOCK;
-    int above = 0, all = 0;
+    int below = 0, all = 0;
     const auto count = [&](const int* list, int listed) {
       if constexpr (TILES_PER_BLOCK == 1) all += listed;  // a listed block's one tile exists
 #pragma unroll 1  // the writer has 32 registers
       for (int i = lane; i < listed; i += 32) {
         if constexpr (TILES_PER_BLOCK == 1) {
-          above += list[i] > n_tile ? 1 : 0;
+          below += list[i] < n_tile ? 1 : 0;
         } else {
           // The block's tiles that exist (the last block may reach past the keys).
           const int first = list[i] * TILES_PER_BLOCK, end = min(first + TILES_PER_BLOCK, num_kv_tiles);
           all += max(0, end - first);
-          above += max(0, end - max(first, n_tile + 1));
+          below += max(0, min(end, n_tile) - first);
         }
       }
     };
     count(p.kv.indices + row * p.kv.max_blocks, p.kv.num_blocks[row]);
     if constexpr (HAS_FULL_BLOCKS) count(p.kv.full_indices + row * p.kv.max_blocks, p.kv.full_num_blocks[row]);
-    rank = __reduce_add_sync(0xffffffffu, above);
+    rank = __reduce_add_sync(0xffffffffu, below);
     total = TILES_PER_BLOCK == 1 ? all : __reduce_add_sync(0xffffffffu, all);
   }
 }
@@ -318,17 +302,9 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
   // most query tiles under causal-like masks) start before any last ones.
   const int pairs = static_cast<int>(gridDim.y * gridDim.z);
   const int linear = static_cast<int>(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));
-  const OrderedTile ordered =
-      DQ_ORDERED ? dq_ordered_tile(linear, static_cast<int>(gridDim.x), static_cast<int>(gridDim.y), pairs,
-                                   p.dq_order_section)
-                 : OrderedTile{0, 0, 0};
-  const int n_tile = DQ_ORDERED ? ordered.n_tile : HEAVY_FIRST ? linear / pairs : static_cast<int>(blockIdx.x);
-  const int kv_h = DQ_ORDERED    ? ordered.kv_h
-                   : HEAVY_FIRST ? linear % pairs % static_cast<int>(gridDim.y)
-                                 : static_cast<int>(blockIdx.y);
-  const int b = DQ_ORDERED    ? ordered.b
-                : HEAVY_FIRST ? linear % pairs / static_cast<int>(gridDim.y)
-                              : static_cast<int>(blockIdx.z);
+  const int n_tile = HEAVY_FIRST ? linear / pairs : static_cast<int>(blockIdx.x);
+  const int kv_h = HEAVY_FIRST ? linear % pairs % static_cast<int>(gridDim.y) : static_cast<int>(blockIdx.y);
+  const int b = HEAVY_FIRST ? linear % pairs / static_cast<int>(gridDim.y) : static_cast<int>(blockIdx.z);
   const int kv_start = n_tile * BLOCK_N;
   const int q_len = p.q_len, kv_len = p.kv_len;
 
@@ -360,14 +336,14 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
   // Per dQ buffer: full (one arrival per consumer warp) and empty (the writer).
   const u32 dq_full = kv_full + 8 + QdoRing::kBytes;
   const u32 dq_empty = dq_full + 8 * DQ_BUFFERS;
-  // The ordered writer's names of the tiles the producer issued, tile t's in word t % TILE_NAMES:
-  // (head of the group << 24) | query tile. The producer runs at most STAGES + 1 tiles ahead of
-  // the consumers, and they at most DQ_BUFFERS ahead of the writer, so a word is rewritten only
-  // after the writer read it. The writer reads it after dq_full, which the consumers pass after
-  // the ring's full barrier, which the producer passes after writing it.
+  // The ordered mode's names of the tiles the producer issued, tile t's in entry t % TILE_NAMES:
+  // the first query row, then the head within the group | partial << 31. The producer runs at
+  // most STAGES + 1 tiles ahead of the consumers, and they at most DQ_BUFFERS ahead of the writer,
+  // so an entry is rewritten only after the writer read it. Readers wait for the tile's full
+  // barrier (consumers) or its dq_full (the writer, after the consumers passed the former), which
+  // the producer passes after writing the entry.
   const u32 tile_names = dq_empty + 8 * DQ_BUFFERS;
-  static_assert(!DQ_ORDERED || (STAGES + 1 + DQ_BUFFERS < TILE_NAMES && GQA_GROUP < 256),
-                "the tile-name ring must outlast the producer's lead; heads of the group fit in 8 bits");
+  static_assert(!DQ_ORDERED || STAGES + 1 + DQ_BUFFERS < TILE_NAMES, "the tile-name ring must outlast the producer's lead");
   static_assert(2 * 8 + QdoRing::kBytes + 16 * DQ_BUFFERS <= 128, "the mbarriers fit in their 128 bytes");
   unsigned char* const base_ptr = smem + (smem_k - smem_addr(smem));
   if (tid == 0) {
@@ -396,11 +372,49 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
       for (int c = 0; c < DV / 64; ++c)
         tma_load_4d(smem_v + c * VTile::kSlabBytes, &tma.v, kv_full, c * 64, kv_start, kv_h, b);
       QdoRing::Slot fill;
+      // The ordered walk (see the top): query tiles descending, merging each head's partial tiles
+      // (indices below `partial_next + 1`) and full ones (down to num_partial_tiles); the heads
+      // inner where their tables are the same, else one head after another.
+      const bool shared_walk = !HAS_BLOCK_MASK || GQA_GROUP == 1 || p.qt.stride_h == 0;
+      int walk_head = 0, copies = GQA_GROUP, partial_next = walk.heads[0].num_partial_tiles - 1,
+          full_next = walk.heads[0].num_tiles - 1, named_q0 = 0;
+      bool named_partial = false;
+      const auto next_descending = [&](const Tiles& w) {
+        named_partial = partial_next >= 0 && (full_next < w.num_partial_tiles || w.start(partial_next) > w.start(full_next));
+        named_q0 = w.start(named_partial ? partial_next : full_next);
+        if (named_partial)
+          --partial_next;
+        else
+          --full_next;
+      };
       for (int t = 0; t < num_tiles; ++t, fill.advance()) {
-        int gi, local;
-        walk.locate(t, gi, local);
+        int gi, q0;
+        if constexpr (DQ_ORDERED) {
+          if (shared_walk) {
+            if (copies == GQA_GROUP) {
+              next_descending(walk.heads[0]);
+              copies = 0;
+            }
+            gi = copies++;
+          } else {
+            while (partial_next < 0 && full_next < walk.heads[walk_head].num_partial_tiles) {
+              ++walk_head;
+              partial_next = walk.heads[walk_head].num_partial_tiles - 1;
+              full_next = walk.heads[walk_head].num_tiles - 1;
+            }
+            next_descending(walk.heads[walk_head]);
+            gi = walk_head;
+          }
+          q0 = named_q0;
+          const u32 name = tile_names + 8 * (t % TILE_NAMES);
+          st_shared_b32(name, static_cast<u32>(q0));
+          st_shared_b32(name + 4, static_cast<u32>(gi) | (named_partial ? 0x80000000u : 0u));
+        } else {
+          int local;
+          walk.locate(t, gi, local);
+          q0 = walk.heads[gi].start(local);
+        }
         const int h = kv_h * GQA_GROUP + gi;
-        const int q0 = walk.heads[gi].start(local);
         mbarrier_wait(ring.empty(fill.index), fill.phase ^ 1u);
         const u32 full = ring.full(fill.index);
         const u32 dst = smem_ring + fill.index * STAGE_BYTES;
@@ -408,8 +422,6 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
         // its Q and dO are TMA's zeros, its statistics are not read (their rows do not exist),
         // and the range test gives it probability 0 whatever the stage holds.
         const bool rows_exist = q0 < q_len;
-        if constexpr (DQ_ORDERED)
-          st_shared_b32(tile_names + 4 * (t % TILE_NAMES), (static_cast<u32>(gi) << 24) | static_cast<u32>(q0 / BLOCK_M));
         mbarrier_arrive_expect_tx(full, QTile::kBytes + DOTile::kBytes + (rows_exist ? STATS_BYTES : 0));
 #pragma unroll
         for (int c = 0; c < D / 64; ++c)
@@ -434,9 +446,9 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
       for (int t = 0; t < num_tiles; ++t) {
         const int buffer = t % DQ_BUFFERS;
         mbarrier_wait(dq_full + 8 * buffer, static_cast<u32>((t / DQ_BUFFERS) & 1));
-        const u32 name = ld_shared_b32(tile_names + 4 * (t % TILE_NAMES));
-        const int h = kv_h * GQA_GROUP + static_cast<int>(name >> 24);
-        const int q0 = static_cast<int>(name & 0xffffffu) * BLOCK_M;
+        const u32 name = tile_names + 8 * (t % TILE_NAMES);
+        const int q0 = static_cast<int>(ld_shared_b32(name));
+        const int h = kv_h * GQA_GROUP + static_cast<int>(ld_shared_b32(name + 4) & 0x7fffffffu);
         const int rows = min(BLOCK_M, q_len - q0);
         int rank = 0, total = 0;
         if (rows > 0) dq_order_rank(p, b, h, q0, n_tile, num_kv_tiles, lane, rank, total);
@@ -526,6 +538,22 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
   const int dq_kv0 = DQ_SPLIT_COLUMNS ? 0 : part * DQ_KV_ROWS;
   const u32 dq_part = smem_dq + (DQ_SPLIT_COLUMNS ? 0 : part * DQ_PART_BYTES);
 
+  // Tile t's head within the group, first query row and whether mask_mod runs on it: from the
+  // walk, or in the ordered mode from the producer's name of it (once its full barrier has passed).
+  const auto tile_of = [&](int t, int& gi, int& q_start, bool& partial) {
+    if constexpr (DQ_ORDERED) {
+      const u32 name = tile_names + 8 * (t % TILE_NAMES);
+      q_start = static_cast<int>(ld_shared_b32(name));
+      const u32 word = ld_shared_b32(name + 4);
+      gi = static_cast<int>(word & 0x7fffffffu);
+      partial = (word >> 31) != 0u;
+    } else {
+      int local;
+      walk.locate(t, gi, local);
+      q_start = walk.heads[gi].start(local);
+      partial = walk.heads[gi].is_partial(local);
+    }
+  };
   // mask_mod's verdicts for tile t, computed at the end of tile t - 1 (before the loop for t = 0),
   // where the score registers are free (tile_keep_bits).
   const auto keep_bits_of = [&](int t) -> u32 {
@@ -534,26 +562,27 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
     } else {
       // The tiles run_tile_pass hands a masked pass: partial ones, and (with a mask_mod) every
       // tile that crosses an end.
-      int gi, local;
-      walk.locate(t, gi, local);
+      int gi, q_start;
+      bool partial;
+      tile_of(t, gi, q_start, partial);
       const int h = kv_h * GQA_GROUP + gi;
-      const int q_start = walk.heads[gi].start(local);
       const int kv0 = kv_start + warp_row0;
       if (!IS_DIVISIBLE && (kv_start + BLOCK_N > kv_len || q_start + BLOCK_M > q_len))
         return tile_keep_bits<true>(mod, b, h, kv0, q_start, q_len, kv_len, g8, t4, errors);
-      if (!walk.heads[gi].is_partial(local)) return 0u;
+      if (!partial) return 0u;
       return tile_keep_bits<false>(mod, b, h, kv0, q_start, q_len, kv_len, g8, t4, errors);
     }
   };
+  QdoRing::Slot slot, previous;
+  if (DQ_ORDERED && HAS_MASK && num_tiles > 0) ring.wait_full(slot);  // tile 0's name
   u32 keep_bits = num_tiles > 0 ? keep_bits_of(0) : 0u;
 
   mbarrier_wait(kv_full, 0);
-  QdoRing::Slot slot, previous;
   for (int t = 0; t < num_tiles; ++t) {
-    int gi, local;
-    walk.locate(t, gi, local);
+    int gi, q_start;
+    bool partial;
+    tile_of(t, gi, q_start, partial);
     const int h = kv_h * GQA_GROUP + gi;
-    const int q_start = walk.heads[gi].start(local);
     const u32 smem_q = smem_ring + slot.index * STAGE_BYTES;
     const u32 smem_do = smem_q + QTile::kBytes;
     const float* stats = reinterpret_cast<const float*>(base_ptr + (smem_stats - smem_k) + slot.index * STATS_BYTES);
@@ -580,7 +609,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
       if (lane == 0) ring.release(previous);
     }
 
-    const bool masked_tile = HAS_MASK && walk.heads[gi].is_partial(local);
+    const bool masked_tile = HAS_MASK && partial;
     const bool bounds_tile = !IS_DIVISIBLE && (kv_start + BLOCK_N > kv_len || q_start + BLOCK_M > q_len);
     float grad[1][N_TILES][4];
     auto probabilities = [&](auto masked, auto bounds) {
@@ -666,7 +695,14 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
     fence_proxy_async_shared();  // the bulk copies (async proxy) read what st.shared wrote
     __syncwarp();
     if (lane == 0) mbarrier_arrive(dq_full + 8 * buffer);
-    if (t + 1 < num_tiles) keep_bits = keep_bits_of(t + 1);
+    if (t + 1 < num_tiles) {
+      if constexpr (DQ_ORDERED && HAS_MASK) {
+        QdoRing::Slot next = slot;
+        next.advance();
+        ring.wait_full(next);  // tile t + 1's name
+      }
+      keep_bits = keep_bits_of(t + 1);
+    }
     previous = slot;
     slot.advance();
   }
