@@ -652,9 +652,9 @@ TEST(BwdGpu, DeterministicModeSumsDqInOrder) {
   }
 }
 
-// FLEXJIT_DETERMINISTIC_DQ unset (auto): the ordered sums where they measured faster (no mask,
-// head dims above 64, no more 128-key tiles than 64-query tiles), the dQ kernel elsewhere; both
-// right, both the same bits on a second run.
+// FLEXJIT_DETERMINISTIC_DQ unset (auto): the ordered sums where they measured faster (no mask_mod
+// and no block mask, head dims above 64, no more 128-key tiles than 64-query tiles), the dQ kernel
+// elsewhere; both right, both the same bits on a second run.
 TEST(BwdGpu, DeterministicModeTakesTheFasterWayPerCall) {
   FLEXJIT_REQUIRE_GPU();
   if (current_device().default_arch() != "sm_90a")
@@ -677,6 +677,7 @@ TEST(BwdGpu, DeterministicModeTakesTheFasterWayPerCall) {
     FwdProblem p = base(c.sq, c.d);
     p.B = 1, p.Hq = 4, p.Hkv = 2, p.Sq = c.sq, p.Skv = c.skv;
     p.mask_mod = c.mask;
+    p.use_block_mask = c.mask[0] != '\0';  // as a call without a mask_mod: no tables
     p.backward_mode = BackwardMode::deterministic;
     const std::string what = std::string("'") + c.mask + "' " + std::to_string(c.sq) + "x" + std::to_string(c.skv) +
                              " d" + std::to_string(c.d);
