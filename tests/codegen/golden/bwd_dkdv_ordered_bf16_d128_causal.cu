@@ -438,12 +438,15 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
           bulk_load(stats_dst + BLOCK_M * 4, stats + p.row_stats_len, BLOCK_M * 4, full);
         }
       }
-    } else if (DQ_ORDERED && warp == 1) {
-      // The ordered dQ writer: as below, but each share waits for its turn (the whole warp counts
-      // the rank, one lane adds), and the turn passes on only once the add is complete.
+    } else if (DQ_ORDERED && warp >= 1 && warp <= DQ_BUFFERS) {
+      // The ordered dQ writers: as below, but each share waits for its turn (the whole warp counts
+      // the rank, one lane adds), and the turn passes on only once the add is complete. One
+      // writer warp per staging buffer (warp 1 + buffer), each taking its buffer's tiles, so one
+      // tile's turn, add and completion overlap the other's (a single writer could not keep up at
+      // head dim 64, where a tile's GEMMs take less time than that chain).
       unsigned order_errors = 0;
       const int num_kv_tiles = static_cast<int>(gridDim.x);
-      for (int t = 0; t < num_tiles; ++t) {
+      for (int t = warp - 1; t < num_tiles; t += DQ_BUFFERS) {
         const int buffer = t % DQ_BUFFERS;
         mbarrier_wait(dq_full + 8 * buffer, static_cast<u32>((t / DQ_BUFFERS) & 1));
         const u32 name = tile_names + 8 * (t % TILE_NAMES);

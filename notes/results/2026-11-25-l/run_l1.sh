@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Session (l) l1, issue 13: the deterministic mode's ordered dQ sums in the warp-specialised dK/dV
+# kernel. BwdGpu tests (the new ordered test first), then an A/B in one process family: fast,
+# deterministic ordered (start sections of 16, 4 and 64 pairs) and deterministic with the dQ kernel.
+set -u
+cd "$(dirname "$0")"
+out=${OUT:-/tmp/l1}; mkdir -p $out/r; r=$out/r
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export FLEXJIT_CACHE_DIR=/tmp/fc FLEXJIT_AUTOTUNE=off
+repo=$(cd ../.. && pwd); [ "$repo" = /work/main ] || { mkdir -p /work && ln -sfn "$repo" /work/main; }
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee $r/gpu.txt
+t0=$(date +%s)
+timeout 150 ./gpu_test_attention --gtest_filter='BwdGpu.DeterministicModeSumsDqInOrder' > $r/t_ordered.txt 2>&1; echo "ordered test rc=$? $(( $(date +%s) - t0 )) s $(grep -E '^\[  (PASSED|FAILED)' $r/t_ordered.txt | tr '\n' ' ')"
+grep -A6 Failure $r/t_ordered.txt | head -40
+train=noop_d128,causal_d128,noop_d64,gqa_causal_d128,document_causal_d128,sliding_window_d128,softcap_causal_d128,long_causal_d128
+for k in 1 2; do
+  timeout 100 ./flexjit bench --suite suite.json --only "$train" --json $r/b_fast_$k.jsonl > /dev/null 2>$r/err.txt || { echo "fast bench failed"; tail -3 $r/err.txt; }
+  timeout 100 ./flexjit bench --suite suite.json --only "$train" --bwd-mode deterministic --json $r/b_ord16_$k.jsonl > /dev/null 2>$r/err.txt || { echo "ord bench failed"; tail -3 $r/err.txt; }
+  FLEXJIT_DETERMINISTIC_DQ=kernel timeout 100 ./flexjit bench --suite suite.json --only "$train" --bwd-mode deterministic --json $r/b_kernel_$k.jsonl > /dev/null 2>$r/err.txt || { echo "kernel bench failed"; tail -3 $r/err.txt; }
+  echo "round $k $(( $(date +%s) - t0 )) s"
+done
+for s in 4 64; do
+  FLEXJIT_DQ_ORDER_SECTION=$s timeout 100 ./flexjit bench --suite suite.json --only "$train" --bwd-mode deterministic --json $r/b_ord${s}_1.jsonl > /dev/null 2>$r/err.txt || { echo "ord $s bench failed"; tail -3 $r/err.txt; }
+done
+echo "bench $(( $(date +%s) - t0 )) s"
+python3 - $r <<'PY' | tee $r/ab.txt
+import json, sys, glob, os, collections
+d = sys.argv[1]
+res = collections.defaultdict(lambda: collections.defaultdict(list))
+mode = {}
+for f in sorted(glob.glob(d + "/b_*.jsonl")):
+    c, k = os.path.basename(f)[2:-6].rsplit("_", 1)
+    for j in map(json.loads, open(f)):
+        if "name" in j:
+            res[j["name"]][c].append(j.get("bwd_tflops", 0))
+            mode[(j["name"], c)] = j.get("bwd_mode", "")
+for n, m in res.items():
+    print(n)
+    for c in sorted(m):
+        print(f"   {c:8} " + " / ".join(f"{x:.0f}" for x in m[c]) + "   " + mode[(n, c)])
+PY
+left=$(( 560 - ($(date +%s) - t0) ))
+timeout $left ./gpu_test_attention --gtest_filter='BwdGpu.*-BwdGpu.DeterministicModeSumsDqInOrder' > $r/t_bwd.txt 2>&1; echo "bwd tests rc=$? $(( $(date +%s) - t0 )) s $(grep -E '^\[  (PASSED|FAILED)' $r/t_bwd.txt | tr '\n' ' ')"
+grep -E "FAILED \]" $r/t_bwd.txt | head; grep -A6 Failure $r/t_bwd.txt | head -30; grep -E "^\[ RUN" $r/t_bwd.txt | tail -1
+echo "total $(( $(date +%s) - t0 )) s"
+cd $out && tar czf r.tar.gz r && rm -rf r
