@@ -102,9 +102,10 @@ enum class BackwardMode {
 
 /// How the deterministic mode sums dQ where both ways can run.
 enum class DeterministicDq {
-  /// The default: ordered where it measured faster than the dQ kernel (H100: calls without a
-  /// mask_mod or block mask, head dims above 64, and no more 128-key tiles than 64-query tiles,
-  /// so that no query tile's chain of turns outlasts a kv tile's walk); the dQ kernel elsewhere.
+  /// The default: ordered where it measured faster than the dQ kernel: no more 128-key tiles than
+  /// 64-query tiles (no query tile's chain of turns outlasts a kv tile's walk), and no mask, or at
+  /// head dims above 64 a mask with tile bounds (computed from positions: causal, windows,
+  /// prefixes); the dQ kernel elsewhere (document masks, masked head dim 64).
   automatic,
   /// The warp-specialised dK/dV kernel's reductions, in a fixed order, wherever that kernel runs.
   ordered,

@@ -652,9 +652,10 @@ TEST(BwdGpu, DeterministicModeSumsDqInOrder) {
   }
 }
 
-// FLEXJIT_DETERMINISTIC_DQ unset (auto): the ordered sums where they measured faster (no mask_mod
-// and no block mask, head dims above 64, no more 128-key tiles than 64-query tiles), the dQ kernel
-// elsewhere; both right, both the same bits on a second run.
+// FLEXJIT_DETERMINISTIC_DQ unset (auto): the ordered sums where they measured faster (no more
+// 128-key tiles than 64-query tiles, and no mask or at head dims above 64 a positional mask), the
+// dQ kernel elsewhere (a document mask, a masked head dim 64); both right, both the same bits on a
+// second run.
 TEST(BwdGpu, DeterministicModeTakesTheFasterWayPerCall) {
   FLEXJIT_REQUIRE_GPU();
   if (current_device().default_arch() != "sm_90a")
@@ -670,14 +671,19 @@ TEST(BwdGpu, DeterministicModeTakesTheFasterWayPerCall) {
       {"", 256, 512, 128, "ordered reductions"},  // 4 kv tiles, 4 query tiles
       {"", 200, 513, 128, "dq kernel"},           // 5 kv tiles, 4 query tiles
       {"", 64, 1024, 128, "dq kernel"},
-      {"", 512, 512, 64, "dq kernel"},
-      {"q_idx >= kv_idx", 512, 512, 128, "dq kernel"},
+      {"", 512, 512, 64, "ordered reductions"},
+      {"q_idx >= kv_idx", 512, 512, 128, "ordered reductions"},
+      {"q_idx >= kv_idx && q_idx - kv_idx <= 200", 512, 512, 128, "ordered reductions"},
+      {"q_idx >= kv_idx", 512, 512, 64, "dq kernel"},
+      {"doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx", 512, 512, 128, "dq kernel"},
   };
+  std::mt19937_64 rng(fresh_seed());
   for (const Case& c : cases) {
     FwdProblem p = base(c.sq, c.d);
     p.B = 1, p.Hq = 4, p.Hkv = 2, p.Sq = c.sq, p.Skv = c.skv;
     p.mask_mod = c.mask;
     p.use_block_mask = c.mask[0] != '\0';  // as a call without a mask_mod: no tables
+    if (std::string(c.mask).find("doc") != std::string::npos) p.buffers.push_back(document_ids(p.Skv, rng));
     p.backward_mode = BackwardMode::deterministic;
     const std::string what = std::string("'") + c.mask + "' " + std::to_string(c.sq) + "x" + std::to_string(c.skv) +
                              " d" + std::to_string(c.d);
