@@ -55,6 +55,7 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
     int page_size = 0;
     bool seq_lens = false;
     bool fast_dq = false;
+    bool ordered_dq = false;
     int q_block = 128, kv_block = 128;
   };
   auto o = std::make_shared<Options>();
@@ -75,6 +76,9 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
   app.add_flag("--seq-lens", o->seq_lens, "fwd, bwd_dq, bwd_dkdv, block_mask: the per-sequence lengths variant (SeqLens)");
   app.add_flag("--fast-dq", o->fast_dq,
                "bwd_dkdv: the fast backward's kernel, which also sums dQ (sm_90a; configs ending in 'g' or 'ws')");
+  app.add_flag("--ordered-dq", o->ordered_dq,
+               "bwd_dkdv: the deterministic mode's form of that kernel, whose dQ sums take turns in a fixed order "
+               "(sm_90a; configs ending in 'ws'; implies --fast-dq)");
   app.add_option("--q-block", o->q_block, "block-mask query block")->capture_default_str();
   app.add_option("--kv-block", o->kv_block, "block-mask kv block")->capture_default_str();
   app.add_option("--arch", o->arch, "target architecture, e.g. sm_80, sm_90a (also picks the default block config)")
@@ -124,7 +128,8 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
       spec.paged = o->paged && family == codegen::Family::decode;
       spec.seq_lens = o->seq_lens && (family == codegen::Family::fwd || family == codegen::Family::bwd_dq ||
                                       family == codegen::Family::bwd_dkdv || family == codegen::Family::block_mask);
-      spec.dq_accumulate = o->fast_dq && family == codegen::Family::bwd_dkdv;
+      spec.dq_accumulate = (o->fast_dq || o->ordered_dq) && family == codegen::Family::bwd_dkdv;
+      spec.dq_ordered = o->ordered_dq && family == codegen::Family::bwd_dkdv;
       spec.sparse_q_block = o->q_block;
       spec.sparse_kv_block = o->kv_block;
       // Without a config, the one a call on `arch` launches when tuning is off (the wgmma kernels on

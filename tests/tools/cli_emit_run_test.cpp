@@ -156,6 +156,25 @@ TEST_F(CliEmitRun, EmitContextIsTheTemplateContext) {
   EXPECT_EQ(constants["HAS_MASK"], "false");
 }
 
+// --ordered-dq: the deterministic mode's form of the fast dK/dV kernel (its template constants),
+// and the error when the config has no such form.
+TEST_F(CliEmitRun, EmitOrderedDqIsTheDeterministicFormOfTheFastKernel) {
+  const ProcessResult r = cli({"emit", "--family", "bwd_dkdv", "--ordered-dq", "--mask", "q_idx >= kv_idx",
+                               "--format", "context"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const nlohmann::json ctx = nlohmann::json::parse(r.out);
+  std::map<std::string, std::string> constants;
+  for (const auto& c : ctx.at("constants")) constants[c.at("name")] = c.at("value");
+  EXPECT_EQ(constants["DQ_ACCUMULATE"], "true");
+  EXPECT_EQ(constants["DQ_ORDERED"], "true");
+  EXPECT_EQ(constants["WARP_SPECIALIZED"], "true");
+  const ProcessResult g = cli({"emit", "--family", "bwd_dkdv", "--ordered-dq", "--config", "m64n128w8s2g"});
+  EXPECT_EQ(g.exit_code, 2) << g.describe();
+  EXPECT_TRUE(has_text(g.err, "config m64n128w8s2g: the deterministic backward sums dQ in order only in the "
+                              "warp-specialised dK/dV kernel"))
+      << g.err;
+}
+
 // --family bwd: the three backward kernels, one file each (NAME.<family>.EXT), or one after the
 // other on stdout with a line naming each, or one JSON object of contexts.
 TEST_F(CliEmitRun, EmitBwdWritesEveryBackwardKernel) {
