@@ -147,11 +147,15 @@ struct FlexjitBwdParams {
   // bulk copy. Written by the preprocess kernel when not null.
   float* row_stats;
   int row_stats_len;
-  // The deterministic mode's ordered dQ sums (KernelSpec::dq_ordered): one counter per 64-row
-  // query tile, [B, Hq, row_stats_len / 64] int32, zero before the launch and zero again after
-  // it; a kv tile adds its share of a query tile's dQ when the counter equals the number of kv
-  // tiles below it that add to that query tile.
+  // The deterministic mode's ordered dQ sums (KernelSpec::dq_ordered): the kv tiles that add to a
+  // query tile form dq_chains chains (kv tile % dq_chains; 0 means 1), each adding into its own
+  // copy of dq_accum ([dq_chains][B, Hq, Sq, D]; the convert kernel sums the copies in order).
+  // One counter per 64-row query tile and chain, [B, Hq, row_stats_len / 64, dq_chains] int32,
+  // zero before the launch and zero again after it; a kv tile adds its share of a query tile's
+  // dQ when its chain's counter equals the number of kv tiles of the chain below it that add to
+  // that query tile.
   int* dq_order;
+  int dq_chains;
 };
 
 // Split-KV decoding over a contiguous or paged KV cache with per-sequence lengths. The query rows

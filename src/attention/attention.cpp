@@ -601,10 +601,11 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
     // before every launch, tuning ones included: each launch leaves them as it found them).
     shape.fast_dq = true;
     shape.ordered_dq = plan.ordered;
-    const size_t accum_floats = size_t(shape.batch) * shape.q_heads * shape.q_len * spec.head_dim;
+    p.dq_chains = plan.ordered ? codegen::kOrderedDqChains : 1;
+    const size_t accum_floats = size_t(p.dq_chains) * shape.batch * shape.q_heads * shape.q_len * spec.head_dim;
     attention::StreamScratch dq_accum(accum_floats * sizeof(float), stream);
     p.dq_accum = static_cast<float*>(dq_accum.data());
-    const size_t counters = plan.ordered ? size_t(shape.batch) * shape.q_heads * (p.row_stats_len / 64) : 0;
+    const size_t counters = plan.ordered ? size_t(p.dq_chains) * shape.batch * shape.q_heads * (p.row_stats_len / 64) : 0;
     std::optional<attention::StreamScratch> dq_order;
     if (plan.ordered) {
       dq_order.emplace(counters * sizeof(int), stream);

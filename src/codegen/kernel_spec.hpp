@@ -36,6 +36,11 @@ std::string_view family_name(Family family) noexcept;
 // Accepts a family's name ("fwd", "bwd_dq", ...); throws UsageError listing them otherwise.
 Family parse_family(std::string_view name);
 
+// The ordered dQ sums' chains per query tile (FlexjitBwdParams::dq_chains): kv tile n adds in
+// chain n % kOrderedDqChains, into that chain's copy of the fp32 accumulator, so a query tile's
+// chain of turns is half as long (kv tile n waits for about n / 2 adds before its first).
+constexpr int kOrderedDqChains = 2;
+
 struct KernelSpec {
   Family family = Family::fwd;
   DType dtype = DType::bf16;

@@ -652,11 +652,12 @@ TEST(CodegenCompileMatrix, OrderedBackwardDkdvCompilesForEveryKindOfWalk) {
     EXPECT_EQ(c.log.find("C75"), std::string::npos) << what << ": ptxas warned about the wgmma pipeline or setmaxnreg:\n"
                                                    << c.log;
     ASSERT_EQ(c.resources.count("flexjit_attention_bwd_dkdv"), 1u) << what;
-    // The writer warp runs in the producers' 24 registers (all the consumers' 240 leave): its rank
-    // and turn spill up to 24 bytes there (measured), off the consumers' path.
+    // The writer warps run in the producers' 24 registers (all the consumers' 240 leave): their
+    // rank, chain and turn spill there (measured up to 132 bytes at d64, 236 at d128 with a
+    // document mask), off the consumers' path.
     const int spills = c.resources.at("flexjit_attention_bwd_dkdv").spill_store_bytes;
-    EXPECT_LE(spills, std::max(jobs[i].spec.head_dim, jobs[i].spec.head_dim_v) <= 64 ? 32 : 256) << what << ":\n"
-                                                                                             << c.log;
+    EXPECT_LE(spills, std::max(jobs[i].spec.head_dim, jobs[i].spec.head_dim_v) <= 64 ? 160 : 256) << what << ":\n"
+                                                                                              << c.log;
     std::printf("%-48s spills %d\n", jobs[i].label.c_str(), spills);
     for (const char* instruction : {"ld.acquire.gpu.global.s32", "red.release.gpu.global.add.s32",
                                     "st.release.gpu.global.s32", "fence.proxy.async.global", "nanosleep",

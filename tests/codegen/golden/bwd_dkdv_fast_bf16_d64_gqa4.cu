@@ -38,6 +38,7 @@ constexpr int DQ_N = 64;
 constexpr int DQ_KV_ROWS = 64;
 constexpr bool WARP_SPECIALIZED = false;
 constexpr bool DQ_ORDERED = false;
+constexpr int DQ_CHAINS = 1;
 constexpr int DQ_BUFFERS = 0;
 
 // Here BLOCK_N (kv rows) is the CTA's fixed tile and BLOCK_M (query rows) the streamed one.

@@ -38,6 +38,7 @@ constexpr int DQ_N = 64;
 constexpr int DQ_KV_ROWS = 128;
 constexpr bool WARP_SPECIALIZED = true;
 constexpr bool DQ_ORDERED = true;
+constexpr int DQ_CHAINS = 2;
 constexpr int DQ_BUFFERS = 2;
 
 // Here BLOCK_N (kv rows) is the CTA's fixed tile and BLOCK_M (query rows) the streamed one.
@@ -256,37 +257,45 @@ static_assert(CONSUMER_WARPGROUPS <= 2, "the dSᵀ exchange pairs two warpgroups
 constexpr int NAMED_BARRIER_EPILOGUE = 1;  // consumers: dK / dV staging
 constexpr int NAMED_BARRIER_DS = 2;        // 2..5
 
-// Where this kv tile's add to query tile q0 of head h comes in that tile's ordered sum: `rank` kv
-// tiles below it add first (every kv tile whose walk visits q0's block: the kv_* table row of
-// that block lists them, as the q_* rows the walks read are its transpose), `total` add in all.
-// Warp-collective.
+// Where this kv tile's add to query tile q0 of head h comes in its chain's ordered sum: the kv
+// tiles that add to a query tile form `chains` chains by kv tile modulo `chains` (each its own
+// fp32 accumulator, summed in chain order by the convert kernel), so the chains are shorter;
+// `rank` kv tiles of this tile's chain below it add first (every kv tile whose walk visits q0's
+// block: the kv_* table row of that block lists them, as the q_* rows the walks read are its
+// transpose), `total` add in all. Warp-collective.
 __device__ __forceinline__ void dq_order_rank(const FlexjitBwdParams& p, int b, int h, int q0, int n_tile,
                                               int num_kv_tiles, int lane, int& rank, int& total) {
+  constexpr int chains = DQ_CHAINS;
+  const int chain = n_tile % chains;
+  // kv tiles of this chain in [0, x).
+  const auto in_chain = [&](int x) { return x > chain ? (x - chain + chains - 1) / chains : 0; };
   if constexpr (!HAS_BLOCK_MASK) {
-    rank = n_tile;
-    total = num_kv_tiles;
+    rank = n_tile / chains;
+    total = in_chain(num_kv_tiles);
   } else {
     constexpr int TILES_PER_BLOCK = SPARSE_KV_BLOCK / BLOCK_N;
     const long long row = b * p.kv.stride_b + h * p.kv.stride_h + q0 / SPARSE_Q_BLOCK;
     int below = 0, all = 0;
     const auto count = [&](const int* list, int listed) {
-      if constexpr (TILES_PER_BLOCK == 1) all += listed;  // a listed block's one tile exists
-#pragma unroll 1  // the writer has 32 registers
+#pragma unroll 1  // the writer has 24 registers
       for (int i = lane; i < listed; i += 32) {
-        if constexpr (TILES_PER_BLOCK == 1) {
-          below += list[i] < n_tile ? 1 : 0;
+        if constexpr (TILES_PER_BLOCK == 1) {  // a listed block's one tile exists
+          const int m = list[i];
+          const bool mine = m % chains == chain;
+          all += mine ? 1 : 0;
+          below += mine && m < n_tile ? 1 : 0;
         } else {
           // The block's tiles that exist (the last block may reach past the keys).
           const int first = list[i] * TILES_PER_BLOCK, end = min(first + TILES_PER_BLOCK, num_kv_tiles);
-          all += max(0, end - first);
-          below += max(0, min(end, n_tile) - first);
+          all += in_chain(end) - in_chain(first);
+          below += in_chain(min(end, n_tile)) - in_chain(min(first, n_tile));
         }
       }
     };
     count(p.kv.indices + row * p.kv.max_blocks, p.kv.num_blocks[row]);
     if constexpr (HAS_FULL_BLOCKS) count(p.kv.full_indices + row * p.kv.max_blocks, p.kv.full_num_blocks[row]);
     rank = __reduce_add_sync(0xffffffffu, below);
-    total = TILES_PER_BLOCK == 1 ? all : __reduce_add_sync(0xffffffffu, all);
+    total = __reduce_add_sync(0xffffffffu, all);
   }
 }
 }  // namespace bwd_dkdv
@@ -446,6 +455,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
       // head dim 64, where a tile's GEMMs take less time than that chain).
       unsigned order_errors = 0;
       const int num_kv_tiles = static_cast<int>(gridDim.x);
+      constexpr int chains = DQ_CHAINS;
       for (int t = warp - 1; t < num_tiles; t += DQ_BUFFERS) {
         const int buffer = t % DQ_BUFFERS;
         mbarrier_wait(dq_full + 8 * buffer, static_cast<u32>((t / DQ_BUFFERS) & 1));
@@ -457,10 +467,14 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
         if (rows > 0) dq_order_rank(p, b, h, q0, n_tile, num_kv_tiles, lane, rank, total);
         if (lane == 0) {
           if (rows > 0) {
+            const int chain = n_tile % chains;
             int* const counter =
-                p.dq_order + (static_cast<long long>(b) * p.num_q_heads + h) * (p.row_stats_len / BLOCK_M) + q0 / BLOCK_M;
+                p.dq_order +
+                ((static_cast<long long>(b) * p.num_q_heads + h) * (p.row_stats_len / BLOCK_M) + q0 / BLOCK_M) * chains +
+                chain;
             if (!wait_for_turn(counter, rank)) order_errors |= FLEXJIT_ERROR_ORDER_LOST;
-            float* dq_rows = p.dq_accum + ((static_cast<long long>(b) * p.num_q_heads + h) * q_len + q0) * D;
+            float* dq_rows = p.dq_accum + chain * (static_cast<long long>(p.batch) * p.num_q_heads * q_len * D) +
+                             ((static_cast<long long>(b) * p.num_q_heads + h) * q_len + q0) * D;
 #pragma unroll
             for (int part = 0; part < DQ_PARTS; ++part)
               bulk_reduce_add_f32(dq_rows, smem_dq + buffer * DQ_BUFFER_BYTES + part * DQ_PART_BYTES,

@@ -37,6 +37,7 @@ constexpr int DQ_N = 0;
 constexpr int DQ_KV_ROWS = 0;
 constexpr bool WARP_SPECIALIZED = false;
 constexpr bool DQ_ORDERED = false;
+constexpr int DQ_CHAINS = 1;
 constexpr int DQ_BUFFERS = 0;
 
 // Here BLOCK_N (kv rows) is the CTA's fixed tile and BLOCK_M (query rows) the streamed one.

@@ -65,8 +65,16 @@ flexjit_attention_bwd_dq_convert(const FlexjitBwdParams p) {
   const int col = static_cast<int>(chunk % (D / 8)) * 8;
   const float* acc = p.dq_accum + ((static_cast<long long>(b) * p.num_q_heads + h) * p.q_len + row) * D;
   const int r8 = static_cast<int>(row & 7);
-  const float4 lo = *reinterpret_cast<const float4*>(acc + flexjit_dq_accum_column(r8, col, D));
-  const float4 hi = *reinterpret_cast<const float4*>(acc + flexjit_dq_accum_column(r8, col + 4, D));
+  float4 lo = *reinterpret_cast<const float4*>(acc + flexjit_dq_accum_column(r8, col, D));
+  float4 hi = *reinterpret_cast<const float4*>(acc + flexjit_dq_accum_column(r8, col + 4, D));
+  // The ordered sums' chains (FlexjitBwdParams::dq_chains), added in chain order.
+  const long long copy = static_cast<long long>(p.batch) * p.num_q_heads * p.q_len * D;
+  for (int chain = 1; chain < p.dq_chains; ++chain) {
+    const float4 l = *reinterpret_cast<const float4*>(acc + chain * copy + flexjit_dq_accum_column(r8, col, D));
+    const float4 u = *reinterpret_cast<const float4*>(acc + chain * copy + flexjit_dq_accum_column(r8, col + 4, D));
+    lo.x += l.x, lo.y += l.y, lo.z += l.z, lo.w += l.w;
+    hi.x += u.x, hi.y += u.y, hi.z += u.z, hi.w += u.w;
+  }
   u32 out[4] = {pack2<T>(lo.x * p.scale, lo.y * p.scale), pack2<T>(lo.z * p.scale, lo.w * p.scale),
                 pack2<T>(hi.x * p.scale, hi.y * p.scale), pack2<T>(hi.z * p.scale, hi.w * p.scale)};
   st_global_v4(static_cast<T*>(p.dq) + b * p.dq_stride_b + h * p.dq_stride_h + row * p.dq_stride_s + col, out);
