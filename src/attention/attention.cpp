@@ -601,7 +601,7 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
     // before every launch, tuning ones included: each launch leaves them as it found them).
     shape.fast_dq = true;
     shape.ordered_dq = plan.ordered;
-    p.dq_chains = plan.ordered ? codegen::kOrderedDqChains : 1;
+    p.dq_chains = plan.ordered ? codegen::ordered_dq_chains(shape.gqa_group()) : 1;
     const size_t accum_floats = size_t(p.dq_chains) * shape.batch * shape.q_heads * shape.q_len * spec.head_dim;
     attention::StreamScratch dq_accum(accum_floats * sizeof(float), stream);
     p.dq_accum = static_cast<float*>(dq_accum.data());

@@ -37,9 +37,11 @@ std::string_view family_name(Family family) noexcept;
 Family parse_family(std::string_view name);
 
 // The ordered dQ sums' chains per query tile (FlexjitBwdParams::dq_chains): kv tile n adds in
-// chain n % kOrderedDqChains, into that chain's copy of the fp32 accumulator, so a query tile's
-// chain of turns is half as long (kv tile n waits for about n / 2 adds before its first).
-constexpr int kOrderedDqChains = 2;
+// chain n % chains, into that chain's copy of the fp32 accumulator, so a query tile's chain of
+// turns is half as long (kv tile n waits for about n / 2 adds before its first). Two, but one with
+// GQA: a group's CTAs add into every head of the group, and a second copy of those rows no longer
+// stays in L2 (H100, GQA 4:1 causal: two chains 340 TF/s, one 387; notes/perf.md "(l)").
+constexpr int ordered_dq_chains(int gqa_group) { return gqa_group > 1 ? 1 : 2; }
 
 struct KernelSpec {
   Family family = Family::fwd;

@@ -38,7 +38,7 @@ constexpr int DQ_N = 64;
 constexpr int DQ_KV_ROWS = 128;
 constexpr bool WARP_SPECIALIZED = true;
 constexpr bool DQ_ORDERED = true;
-constexpr int DQ_CHAINS = 2;
+constexpr int DQ_CHAINS = 1;
 constexpr int DQ_BUFFERS = 2;
 
 // Here BLOCK_N (kv rows) is the CTA's fixed tile and BLOCK_M (query rows) the streamed one.
