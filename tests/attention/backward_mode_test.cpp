@@ -12,22 +12,23 @@
 namespace flexjit {
 namespace {
 
+// Puts an environment variable back as the test found it.
 struct RestoreEnv {
-  std::string saved;
+  std::string name, saved;
   bool had = false;
-  RestoreEnv() {
-    if (const char* v = std::getenv("FLEXJIT_DETERMINISTIC")) had = true, saved = v;
+  explicit RestoreEnv(const char* variable) : name(variable) {
+    if (const char* v = std::getenv(variable)) had = true, saved = v;
   }
   ~RestoreEnv() {
     if (had)
-      ::setenv("FLEXJIT_DETERMINISTIC", saved.c_str(), 1);
+      ::setenv(name.c_str(), saved.c_str(), 1);
     else
-      ::unsetenv("FLEXJIT_DETERMINISTIC");
+      ::unsetenv(name.c_str());
   }
 };
 
 TEST(BackwardMode, FromTheEnvironment) {
-  const RestoreEnv restore;
+  const RestoreEnv restore("FLEXJIT_DETERMINISTIC");
   ::unsetenv("FLEXJIT_DETERMINISTIC");
   EXPECT_EQ(backward_mode_from_env(), BackwardMode::fast);
   ::setenv("FLEXJIT_DETERMINISTIC", "", 1);
@@ -52,19 +53,7 @@ TEST(BackwardMode, FromTheEnvironment) {
 // way per call, "ordered" in the dK/dV kernel in a fixed order, "kernel" with the separate dQ
 // kernel, anything else a UsageError.
 TEST(BackwardMode, DeterministicDqFromTheEnvironment) {
-  struct Restore {
-    std::string saved;
-    bool had = false;
-    Restore() {
-      if (const char* v = std::getenv("FLEXJIT_DETERMINISTIC_DQ")) had = true, saved = v;
-    }
-    ~Restore() {
-      if (had)
-        ::setenv("FLEXJIT_DETERMINISTIC_DQ", saved.c_str(), 1);
-      else
-        ::unsetenv("FLEXJIT_DETERMINISTIC_DQ");
-    }
-  } restore;
+  const RestoreEnv restore("FLEXJIT_DETERMINISTIC_DQ");
   ::unsetenv("FLEXJIT_DETERMINISTIC_DQ");
   EXPECT_EQ(deterministic_dq_from_env(), DeterministicDq::automatic);
   ::setenv("FLEXJIT_DETERMINISTIC_DQ", "", 1);
