@@ -304,9 +304,10 @@ std::shared_ptr<const Attention::Impl::Resolved> resolve(Attention::Impl& impl, 
 // form is the caller's error (named by the config's validation); asked for by default (or
 // FLEXJIT_DETERMINISTIC=0), such a config, and defaults without a fast form (no sm_90a, head dims
 // above 128), run deterministically. The deterministic mode sums dQ in order in the
-// warp-specialised dK/dV kernel where that kernel runs (sm_90a, head dims up to 128, tensors TMA
-// can read, no per-sequence lengths or learnable buffers, no fixed config of another kind), and
-// with the separate dQ kernel elsewhere or when FLEXJIT_DETERMINISTIC_DQ=kernel.
+// warp-specialised dK/dV kernel where that kernel can run (sm_90a, head dims up to 128, tensors TMA
+// can read, no per-sequence lengths or learnable buffers, no fixed config of another kind) and
+// FLEXJIT_DETERMINISTIC_DQ asks for it (ordered; or auto, the default, where it measured faster:
+// see ordered_wins), and with the separate dQ kernel otherwise.
 struct BackwardPlan {
   bool fast = false;
   bool ordered = false;  // deterministic, dQ summed in order by the dK/dV kernel
@@ -338,7 +339,7 @@ BackwardPlan plan_backward(const Attention::Impl& impl, const std::string& arch,
     // where each kv tile's first turns come late; and at head dim 64 a masked tile's GEMMs are too
     // short to hide the writers' chains.
     const bool unmasked = impl.mask.is_always_true() && block_mask == nullptr;
-    const bool positional = impl.mask.is_always_true() ? block_mask == nullptr : impl.mask.has_tile_bounds();
+    const bool positional = impl.mask.is_always_true() ? unmasked : impl.mask.has_tile_bounds();
     const bool chains_fit = (int64_t(shape.kv_len) + 127) / 128 <= (int64_t(shape.q_len) + 63) / 64;
     const bool ordered_wins =
         chains_fit && (std::max(impl.spec.head_dim, impl.spec.head_dim_v) > 64 ? positional : unmasked);
@@ -597,8 +598,9 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
   if (dkdv_sums_dq) {
     // dQ / scale summed in fp32 by the dK/dV kernel (stream-ordered scratch, zeroed after any
     // tuning launches have used it), then scaled and converted by the preprocess family's second
-    // kernel. In the deterministic mode the adds take turns on per-query-tile counters (zero
-    // before every launch, tuning ones included: each launch leaves them as it found them).
+    // kernel. In the deterministic mode the adds take turns on per-query-tile counters: zeroed
+    // before tuning launches and again before the call's launch (a launch leaves them zero unless
+    // a writer gave up on a turn, FLEXJIT_ERROR_ORDER_LOST).
     shape.fast_dq = true;
     shape.ordered_dq = plan.ordered;
     p.dq_chains = plan.ordered ? codegen::ordered_dq_chains(shape.gqa_group()) : 1;

@@ -8,27 +8,15 @@
 
 #include "flexjit/attention.hpp"
 #include "flexjit/error.hpp"
+#include "support/scoped.hpp"
 
 namespace flexjit {
 namespace {
 
-// Puts an environment variable back as the test found it.
-struct RestoreEnv {
-  std::string name, saved;
-  bool had = false;
-  explicit RestoreEnv(const char* variable) : name(variable) {
-    if (const char* v = std::getenv(variable)) had = true, saved = v;
-  }
-  ~RestoreEnv() {
-    if (had)
-      ::setenv(name.c_str(), saved.c_str(), 1);
-    else
-      ::unsetenv(name.c_str());
-  }
-};
+using test::ScopedEnv;
 
 TEST(BackwardMode, FromTheEnvironment) {
-  const RestoreEnv restore("FLEXJIT_DETERMINISTIC");
+  const ScopedEnv restore("FLEXJIT_DETERMINISTIC", nullptr);
   ::unsetenv("FLEXJIT_DETERMINISTIC");
   EXPECT_EQ(backward_mode_from_env(), BackwardMode::fast);
   ::setenv("FLEXJIT_DETERMINISTIC", "", 1);
@@ -53,7 +41,7 @@ TEST(BackwardMode, FromTheEnvironment) {
 // way per call, "ordered" in the dK/dV kernel in a fixed order, "kernel" with the separate dQ
 // kernel, anything else a UsageError.
 TEST(BackwardMode, DeterministicDqFromTheEnvironment) {
-  const RestoreEnv restore("FLEXJIT_DETERMINISTIC_DQ");
+  const ScopedEnv restore("FLEXJIT_DETERMINISTIC_DQ", nullptr);
   ::unsetenv("FLEXJIT_DETERMINISTIC_DQ");
   EXPECT_EQ(deterministic_dq_from_env(), DeterministicDq::automatic);
   ::setenv("FLEXJIT_DETERMINISTIC_DQ", "", 1);

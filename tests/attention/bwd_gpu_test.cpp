@@ -2,31 +2,15 @@
 // Sq != Skv, GQA 8:1, fully masked rows, head dims, block configs; and bitwise determinism.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <string>
 
 #include "flexjit/error.hpp"
 #include "jit/driver.hpp"
 #include "support/attention_harness.hpp"
+#include "support/scoped.hpp"
 
 namespace flexjit::test {
 namespace {
-
-// Sets an environment variable for a scope, then puts back what was there.
-struct ScopedEnv {
-  std::string name, saved;
-  bool had = false;
-  ScopedEnv(const char* n, const char* value) : name(n) {
-    if (const char* v = std::getenv(n)) had = true, saved = v;
-    ::setenv(n, value, 1);
-  }
-  ~ScopedEnv() {
-    if (had)
-      ::setenv(name.c_str(), saved.c_str(), 1);
-    else
-      ::unsetenv(name.c_str());
-  }
-};
 
 void expect_close(const FwdProblem& p, const std::string& what, bool repeat = false) {
   const BwdOutcome r = run_backward_check(p, repeat);

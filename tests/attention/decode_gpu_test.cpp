@@ -17,6 +17,7 @@
 #include "flexjit/error.hpp"
 #include "flexjit/paged_kv.hpp"
 #include "support/attention_harness.hpp"
+#include "support/scoped.hpp"
 
 namespace flexjit::test {
 namespace {
@@ -340,22 +341,6 @@ TEST(DecodeGpu, MaskClassificationWithManyLists) {
 // max, clamp, where, int(bool), an int buffer read at b and a u8 buffer read at h, paged and
 // contiguous, with and without host lengths; bitwise identical reruns; and a cache longer than
 // the in-kernel list holds (the classification kernel's then).
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (old_) setenv(name_, old_->c_str(), 1);
-    else unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
-
 TEST(DecodeGpu, TileBoundsAndTheClassificationKernelBothMatchTheReference) {
   FLEXJIT_REQUIRE_GPU();
   TestBuffer limit;  // a per-sequence key limit
