@@ -70,10 +70,12 @@ __device__ __forceinline__ void mma_gemm_rn(float (&acc)[M_TILES][N / 8][4], con
 // caller fences, commits and waits.
 template <int N, int K, typename ATile, typename BTile>
 __device__ __forceinline__ void wgmma_issue_nt(float (&acc)[N / 8][4], u32 smem_a, u32 a_rows, u32 smem_b) {
+  const u64 a_desc = wgmma_desc_opaque(wgmma_desc(smem_a + a_rows, 16, 1024));
+  const u64 b_desc = wgmma_desc_opaque(wgmma_desc(smem_b, 16, 1024));
 #pragma unroll
   for (int kk = 0; kk < K / 16; ++kk)
-    WgmmaSS<N, false>::run(acc, wgmma_desc(smem_a + (kk / 4) * ATile::kSlabBytes + a_rows + (kk % 4) * 32, 16, 1024),
-                           wgmma_desc(smem_b + (kk / 4) * BTile::kSlabBytes + (kk % 4) * 32, 16, 1024), kk > 0);
+    WgmmaSS<N, false>::run(acc, wgmma_desc_advance(a_desc, (kk / 4) * ATile::kSlabBytes + (kk % 4) * 32),
+                           wgmma_desc_advance(b_desc, (kk / 4) * BTile::kSlabBytes + (kk % 4) * 32), kk > 0);
 }
 
 // wgmma: the accumulators of an earlier MMA packed to 16 bits as the A operand of the next one.
@@ -93,9 +95,9 @@ __device__ __forceinline__ void pack_a_operand(u32 (&a)[STEPS][4], const float (
 // of a step; slabs of 64 columns LBO apart; smem_b already offset to the first column). Issue only.
 template <int N, int STEPS, typename BTile>
 __device__ __forceinline__ void wgmma_issue_rn(float (&acc)[N / 8][4], const u32 (&a)[STEPS][4], u32 smem_b) {
+  const u64 b_desc = wgmma_desc_opaque(wgmma_desc(smem_b, BTile::kSlabBytes, 1024));
 #pragma unroll
-  for (int kk = 0; kk < STEPS; ++kk)
-    WgmmaRS<N, true>::run(acc, a[kk], wgmma_desc(smem_b + kk * 16 * 128, BTile::kSlabBytes, 1024), 1);
+  for (int kk = 0; kk < STEPS; ++kk) WgmmaRS<N, true>::run(acc, a[kk], wgmma_desc_advance(b_desc, kk * 16 * 128), 1);
 }
 
 // Start of a streamed tile: its stage has landed and is visible to every thread (and, for wgmma,
@@ -377,10 +379,12 @@ __device__ __forceinline__ void bwd_dkdv_gemm_dk_dq(float (&acc_dk)[M_TILES][D_T
     wgmma_fence_operands(acc_dq);
     wgmma_fence_operands(acc_dk[0]);
     wgmma_fence();
+    const u64 dq_a_desc = wgmma_desc_opaque(wgmma_desc(dq_a, DsTile::kSlabBytes, 1024));
+    const u64 dq_b_desc = wgmma_desc_opaque(wgmma_desc(dq_b, KTile::kSlabBytes, 1024));
 #pragma unroll
     for (int kk = 0; kk < DQ_KV_ROWS / 16; ++kk)
-      WgmmaSSTa<DQ_N, true>::run(acc_dq, wgmma_desc(dq_a + kk * 16 * 128, DsTile::kSlabBytes, 1024),
-                                 wgmma_desc(dq_b + kk * 16 * 128, KTile::kSlabBytes, 1024), kk > 0);
+      WgmmaSSTa<DQ_N, true>::run(acc_dq, wgmma_desc_advance(dq_a_desc, kk * 16 * 128),
+                                 wgmma_desc_advance(dq_b_desc, kk * 16 * 128), kk > 0);
     wgmma_commit();
     const u32 dk_cols = static_cast<u32>(split * DK_SLICE / 64) * QTile::kSlabBytes;
     wgmma_issue_rn<DK_SLICE, BLOCK_M / 16, QTile>(acc_dk[0], da, smem_q + dk_cols);

@@ -16,6 +16,20 @@ __device__ __forceinline__ u64 wgmma_desc(u32 smem_address, u32 leading_bytes, u
   return static_cast<u64>((smem_address & 0x3FFFF) >> 4) | (static_cast<u64>((leading_bytes >> 4) & 0x3FFF) << 16) |
          (static_cast<u64>((stride_bytes >> 4) & 0x3FFF) << 32) | (1ull << 62);
 }
+// Descriptors built once per GEMM and moved along by one add per wgmma: rebuilt from the address
+// for every wgmma, the masks and shifts became a chain of uniform-datapath instructions between
+// the backward's wgmmas. Only the address field (the low 14 bits, in 16-byte units) moves, and
+// shared addresses stay below 256 KiB, so it never carries into the next field. wgmma_desc_opaque
+// hides the descriptor's make-up from the compiler, which otherwise folds the adds back into the
+// masks and shifts. (The forward measured no faster with them, and its d64 kernels slower:
+// notes/perf.md, "(m)".)
+__device__ __forceinline__ u64 wgmma_desc_opaque(u64 desc) {
+  asm("mov.b64 %0, %0;" : "+l"(desc));
+  return desc;
+}
+__device__ __forceinline__ u64 wgmma_desc_advance(u64 desc, u32 bytes) {
+  return (desc & 0xffffffff00000000ull) | static_cast<u32>(static_cast<u32>(desc) + (bytes >> 4));
+}
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
 template <int N>

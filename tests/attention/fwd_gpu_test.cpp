@@ -367,6 +367,27 @@ TEST(FwdGpu, WarpSpecializedFullyMaskedRows) {
   }
 }
 
+// Many more work tiles than SMs (2 x 90 x 3 = 540 on 132 SMs): every CTA of the persistent grid
+// runs four or five, so the Q buffer's barriers turn phase after phase, a tail tile (200 rows)
+// follows a full one in the same CTA, and the masked problem takes its tiles by ticket where the
+// unmasked one strides. GQA 6:1 at d128 and d64.
+TEST(FwdGpu, WarpSpecializedManyTilesPerCta) {
+  FLEXJIT_REQUIRE_HOPPER();
+  for (int d : {128, 64})
+    for (const char* mask : {"", "q_idx + 133 >= kv_idx"}) {
+      FwdProblem p;
+      p.B = 3;
+      p.Hq = 90;
+      p.Hkv = 15;
+      p.Sq = 200;
+      p.Skv = 333;
+      p.D = p.Dv = d;
+      p.mask_mod = mask;
+      p.config = BlockConfig::parse("m128n128w8s2ws");
+      expect_close(p, std::string("ws many tiles per CTA d") + std::to_string(d) + " mask '" + mask + "'");
+    }
+}
+
 }  // namespace
 }  // namespace flexjit::test
 

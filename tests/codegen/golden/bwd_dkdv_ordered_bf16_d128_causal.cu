@@ -533,7 +533,9 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
   const int wg = cw / 4;
   const int g8 = lane / 4, t4 = lane % 4;
   const int warp_row0 = cw * ROWS_PER_WARP;
-  const u32 wg_rows = static_cast<u32>(wg) * 64 * 128;  // the warpgroup's kv rows in K and V
+  // The warpgroup's kv rows in K and V; lane 0's, so that the compiler knows it is the same in
+  // every lane (the wgmma descriptors then stay in uniform registers).
+  const u32 wg_rows = static_cast<u32>(__shfl_sync(0xffffffffu, wg, 0)) * 64 * 128;
 
   float acc_dk[1][D_TILES][4], acc_dv[1][DV_TILES][4];
 #pragma unroll
@@ -660,10 +662,12 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
     const auto issue_dq = [&] {
       const u32 dq_a = ds + dq_kv0 * 128;
       const u32 dq_b = smem_k + (dq_col0 / 64) * KTile::kSlabBytes + dq_kv0 * 128;
+      const u64 dq_a_desc = wgmma_desc_opaque(wgmma_desc(dq_a, DsTile::kSlabBytes, 1024));
+      const u64 dq_b_desc = wgmma_desc_opaque(wgmma_desc(dq_b, KTile::kSlabBytes, 1024));
 #pragma unroll
       for (int kk = 0; kk < DQ_KV_ROWS / 16; ++kk)
-        WgmmaSSTa<DQ_N, true>::run(acc_dq, wgmma_desc(dq_a + kk * 16 * 128, DsTile::kSlabBytes, 1024),
-                                   wgmma_desc(dq_b + kk * 16 * 128, KTile::kSlabBytes, 1024), kk > 0);
+        WgmmaSSTa<DQ_N, true>::run(acc_dq, wgmma_desc_advance(dq_a_desc, kk * 16 * 128),
+                                   wgmma_desc_advance(dq_b_desc, kk * 16 * 128), kk > 0);
       wgmma_commit();
     };
     if constexpr (DS_EXCHANGE) {
