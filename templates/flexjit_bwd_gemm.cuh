@@ -379,12 +379,12 @@ __device__ __forceinline__ void bwd_dkdv_gemm_dk_dq(float (&acc_dk)[M_TILES][D_T
     wgmma_fence_operands(acc_dq);
     wgmma_fence_operands(acc_dk[0]);
     wgmma_fence();
-    const u64 dq_a_desc = wgmma_desc_opaque(wgmma_desc(dq_a, DsTile::kSlabBytes, 1024));
-    const u64 dq_b_desc = wgmma_desc_opaque(wgmma_desc(dq_b, KTile::kSlabBytes, 1024));
+    // Descriptors rebuilt per wgmma here (not wgmma_desc_advance): two more held across the loop
+    // cost the d128 fast kernel, at 255 registers, a spill.
 #pragma unroll
     for (int kk = 0; kk < DQ_KV_ROWS / 16; ++kk)
-      WgmmaSSTa<DQ_N, true>::run(acc_dq, wgmma_desc_advance(dq_a_desc, kk * 16 * 128),
-                                 wgmma_desc_advance(dq_b_desc, kk * 16 * 128), kk > 0);
+      WgmmaSSTa<DQ_N, true>::run(acc_dq, wgmma_desc(dq_a + kk * 16 * 128, DsTile::kSlabBytes, 1024),
+                                 wgmma_desc(dq_b + kk * 16 * 128, KTile::kSlabBytes, 1024), kk > 0);
     wgmma_commit();
     const u32 dk_cols = static_cast<u32>(split * DK_SLICE / 64) * QTile::kSlabBytes;
     wgmma_issue_rn<DK_SLICE, BLOCK_M / 16, QTile>(acc_dk[0], da, smem_q + dk_cols);
