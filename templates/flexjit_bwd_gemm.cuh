@@ -70,8 +70,8 @@ __device__ __forceinline__ void mma_gemm_rn(float (&acc)[M_TILES][N / 8][4], con
 // caller fences, commits and waits.
 template <int N, int K, typename ATile, typename BTile>
 __device__ __forceinline__ void wgmma_issue_nt(float (&acc)[N / 8][4], u32 smem_a, u32 a_rows, u32 smem_b) {
-  const u64 a_desc = wgmma_desc_opaque(wgmma_desc(smem_a + a_rows, 16, 1024));
-  const u64 b_desc = wgmma_desc_opaque(wgmma_desc(smem_b, 16, 1024));
+  const u64 a_desc = wgmma_desc_origin(smem_a + a_rows, 16, 1024);
+  const u64 b_desc = wgmma_desc_origin(smem_b, 16, 1024);
 #pragma unroll
   for (int kk = 0; kk < K / 16; ++kk)
     WgmmaSS<N, false>::run(acc, wgmma_desc_advance(a_desc, (kk / 4) * ATile::kSlabBytes + (kk % 4) * 32),
@@ -95,7 +95,7 @@ __device__ __forceinline__ void pack_a_operand(u32 (&a)[STEPS][4], const float (
 // of a step; slabs of 64 columns LBO apart; smem_b already offset to the first column). Issue only.
 template <int N, int STEPS, typename BTile>
 __device__ __forceinline__ void wgmma_issue_rn(float (&acc)[N / 8][4], const u32 (&a)[STEPS][4], u32 smem_b) {
-  const u64 b_desc = wgmma_desc_opaque(wgmma_desc(smem_b, BTile::kSlabBytes, 1024));
+  const u64 b_desc = wgmma_desc_origin(smem_b, BTile::kSlabBytes, 1024);
 #pragma unroll
   for (int kk = 0; kk < STEPS; ++kk) WgmmaRS<N, true>::run(acc, a[kk], wgmma_desc_advance(b_desc, kk * 16 * 128), 1);
 }

@@ -18,12 +18,13 @@ __device__ __forceinline__ u64 wgmma_desc(u32 smem_address, u32 leading_bytes, u
 }
 // Descriptors built once per GEMM and moved along by one add per wgmma: rebuilt from the address
 // for every wgmma, the masks and shifts became a chain of uniform-datapath instructions between
-// the backward's wgmmas. Only the address field (the low 14 bits, in 16-byte units) moves, and
-// shared addresses stay below 256 KiB, so it never carries into the next field. wgmma_desc_opaque
-// hides the descriptor's make-up from the compiler, which otherwise folds the adds back into the
-// masks and shifts. (The forward measured no faster with them, and its d64 kernels slower:
-// notes/perf.md, "(m)".)
-__device__ __forceinline__ u64 wgmma_desc_opaque(u64 desc) {
+// the backward's wgmmas. wgmma_desc_origin is wgmma_desc with its make-up hidden from the
+// compiler, which otherwise folds the adds back into the masks and shifts; wgmma_desc_advance
+// moves only the address field (the low 14 bits, in 16-byte units; shared addresses stay below
+// 256 KiB, so it never carries into the next field). (The forward measured no faster with them,
+// and its d64 kernels slower: notes/perf.md, "(m)".)
+__device__ __forceinline__ u64 wgmma_desc_origin(u32 smem_address, u32 leading_bytes, u32 stride_bytes) {
+  u64 desc = wgmma_desc(smem_address, leading_bytes, stride_bytes);
   asm("mov.b64 %0, %0;" : "+l"(desc));
   return desc;
 }

@@ -16,8 +16,7 @@ namespace {
 using test::ScopedEnv;
 
 TEST(BackwardMode, FromTheEnvironment) {
-  const ScopedEnv restore("FLEXJIT_DETERMINISTIC", nullptr);
-  ::unsetenv("FLEXJIT_DETERMINISTIC");
+  const ScopedEnv restore("FLEXJIT_DETERMINISTIC", nullptr);  // unset
   EXPECT_EQ(backward_mode_from_env(), BackwardMode::fast);
   ::setenv("FLEXJIT_DETERMINISTIC", "", 1);
   EXPECT_EQ(backward_mode_from_env(), BackwardMode::fast);
@@ -41,8 +40,7 @@ TEST(BackwardMode, FromTheEnvironment) {
 // way per call, "ordered" in the dK/dV kernel in a fixed order, "kernel" with the separate dQ
 // kernel, anything else a UsageError.
 TEST(BackwardMode, DeterministicDqFromTheEnvironment) {
-  const ScopedEnv restore("FLEXJIT_DETERMINISTIC_DQ", nullptr);
-  ::unsetenv("FLEXJIT_DETERMINISTIC_DQ");
+  const ScopedEnv restore("FLEXJIT_DETERMINISTIC_DQ", nullptr);  // unset
   EXPECT_EQ(deterministic_dq_from_env(), DeterministicDq::automatic);
   ::setenv("FLEXJIT_DETERMINISTIC_DQ", "", 1);
   EXPECT_EQ(deterministic_dq_from_env(), DeterministicDq::automatic);

@@ -257,6 +257,23 @@ static_assert(CONSUMER_WARPGROUPS <= 2, "the dSᵀ exchange pairs two warpgroups
 constexpr int NAMED_BARRIER_EPILOGUE = 1;  // consumers: dK / dV staging
 constexpr int NAMED_BARRIER_DS = 2;        // 2..5
 
+// The ordered mode's name of a tile (the ring at tile_names, tile t's in entry t % TILE_NAMES):
+// its first query row, then its head within the group | partial << 31.
+struct TileName {
+  int q0, gi;
+  bool partial;
+};
+__device__ __forceinline__ void write_tile_name(u32 tile_names, int t, const TileName& n) {
+  const u32 entry = tile_names + 8 * (t % TILE_NAMES);
+  st_shared_b32(entry, static_cast<u32>(n.q0));
+  st_shared_b32(entry + 4, static_cast<u32>(n.gi) | (n.partial ? 0x80000000u : 0u));
+}
+__device__ __forceinline__ TileName read_tile_name(u32 tile_names, int t) {
+  const u32 entry = tile_names + 8 * (t % TILE_NAMES);
+  const u32 word = ld_shared_b32(entry + 4);
+  return {static_cast<int>(ld_shared_b32(entry)), static_cast<int>(word & 0x7fffffffu), (word >> 31) != 0u};
+}
+
 // Where this kv tile's add to query tile q0 of head h comes in its chain's ordered sum: the kv
 // tiles that add to a query tile form `chains` chains by kv tile modulo `chains` (each its own
 // fp32 accumulator, summed in chain order by the convert kernel), so the chains are shorter;
@@ -415,9 +432,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
             gi = walk_head;
           }
           q0 = named_q0;
-          const u32 name = tile_names + 8 * (t % TILE_NAMES);
-          st_shared_b32(name, static_cast<u32>(q0));
-          st_shared_b32(name + 4, static_cast<u32>(gi) | (named_partial ? 0x80000000u : 0u));
+          write_tile_name(tile_names, t, {q0, gi, named_partial});
         } else {
           int local;
           walk.locate(t, gi, local);
@@ -459,9 +474,9 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
       for (int t = warp - 1; t < num_tiles; t += DQ_BUFFERS) {
         const int buffer = t % DQ_BUFFERS;
         mbarrier_wait(dq_full + 8 * buffer, static_cast<u32>((t / DQ_BUFFERS) & 1));
-        const u32 name = tile_names + 8 * (t % TILE_NAMES);
-        const int q0 = static_cast<int>(ld_shared_b32(name));
-        const int h = kv_h * GQA_GROUP + static_cast<int>(ld_shared_b32(name + 4) & 0x7fffffffu);
+        const TileName name = read_tile_name(tile_names, t);
+        const int q0 = name.q0;
+        const int h = kv_h * GQA_GROUP + name.gi;
         const int rows = min(BLOCK_M, q_len - q0);
         int rank = 0, total = 0;
         if (rows > 0) dq_order_rank(p, b, h, q0, n_tile, num_kv_tiles, lane, rank, total);
@@ -561,11 +576,8 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
   // walk, or in the ordered mode from the producer's name of it (once its full barrier has passed).
   const auto tile_of = [&](int t, int& gi, int& q_start, bool& partial) {
     if constexpr (DQ_ORDERED) {
-      const u32 name = tile_names + 8 * (t % TILE_NAMES);
-      q_start = static_cast<int>(ld_shared_b32(name));
-      const u32 word = ld_shared_b32(name + 4);
-      gi = static_cast<int>(word & 0x7fffffffu);
-      partial = (word >> 31) != 0u;
+      const TileName name = read_tile_name(tile_names, t);
+      q_start = name.q0, gi = name.gi, partial = name.partial;
     } else {
       int local;
       walk.locate(t, gi, local);
@@ -662,8 +674,8 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
     const auto issue_dq = [&] {
       const u32 dq_a = ds + dq_kv0 * 128;
       const u32 dq_b = smem_k + (dq_col0 / 64) * KTile::kSlabBytes + dq_kv0 * 128;
-      const u64 dq_a_desc = wgmma_desc_opaque(wgmma_desc(dq_a, DsTile::kSlabBytes, 1024));
-      const u64 dq_b_desc = wgmma_desc_opaque(wgmma_desc(dq_b, KTile::kSlabBytes, 1024));
+      const u64 dq_a_desc = wgmma_desc_origin(dq_a, DsTile::kSlabBytes, 1024);
+      const u64 dq_b_desc = wgmma_desc_origin(dq_b, KTile::kSlabBytes, 1024);
 #pragma unroll
       for (int kk = 0; kk < DQ_KV_ROWS / 16; ++kk)
         WgmmaSSTa<DQ_N, true>::run(acc_dq, wgmma_desc_advance(dq_a_desc, kk * 16 * 128),

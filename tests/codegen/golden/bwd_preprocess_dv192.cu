@@ -65,13 +65,14 @@ flexjit_attention_bwd_dq_convert(const FlexjitBwdParams p) {
   const int col = static_cast<int>(chunk % (D / 8)) * 8;
   const float* acc = p.dq_accum + ((static_cast<long long>(b) * p.num_q_heads + h) * p.q_len + row) * D;
   const int r8 = static_cast<int>(row & 7);
-  float4 lo = *reinterpret_cast<const float4*>(acc + flexjit_dq_accum_column(r8, col, D));
-  float4 hi = *reinterpret_cast<const float4*>(acc + flexjit_dq_accum_column(r8, col + 4, D));
+  const int lo_col = flexjit_dq_accum_column(r8, col, D), hi_col = flexjit_dq_accum_column(r8, col + 4, D);
+  float4 lo = *reinterpret_cast<const float4*>(acc + lo_col);
+  float4 hi = *reinterpret_cast<const float4*>(acc + hi_col);
   // The ordered sums' chains (FlexjitBwdParams::dq_chains), added in chain order.
   const long long copy = static_cast<long long>(p.batch) * p.num_q_heads * p.q_len * D;
   for (int chain = 1; chain < p.dq_chains; ++chain) {
-    const float4 l = *reinterpret_cast<const float4*>(acc + chain * copy + flexjit_dq_accum_column(r8, col, D));
-    const float4 u = *reinterpret_cast<const float4*>(acc + chain * copy + flexjit_dq_accum_column(r8, col + 4, D));
+    const float4 l = *reinterpret_cast<const float4*>(acc + chain * copy + lo_col);
+    const float4 u = *reinterpret_cast<const float4*>(acc + chain * copy + hi_col);
     lo.x += l.x, lo.y += l.y, lo.z += l.z, lo.w += l.w;
     hi.x += u.x, hi.y += u.y, hi.z += u.z, hi.w += u.w;
   }
