@@ -156,6 +156,11 @@ codegen::KernelSpec attention_spec(codegen::Family family, const AttentionSpec& 
   const int kv_step = !desc.walks_kv_rows && ks.has_block_mask ? ks.sparse_kv_block : ks.config.block_n;
   ks.is_divisible = !ks.seq_lens && shape.q_len % q_step == 0 && shape.kv_len % kv_step == 0 &&
                     shape.q_len % ks.config.block_m == 0 && shape.kv_len % ks.config.block_n == 0;
+  // The warp-specialised dK/dV kernel above head dim 128 runs kv tiles in pairs (a cluster of two
+  // CTAs): an odd count adds a tile wholly past the keys, whose rows only the range test drops.
+  if (family == codegen::Family::bwd_dkdv && ks.config.warp_specialized &&
+      codegen::dkdv_splits(ks.head_dim, ks.head_dim_v) > 1)
+    ks.is_divisible = ks.is_divisible && shape.kv_len % (2 * ks.config.block_n) == 0;
   return ks;
 }
 
@@ -315,6 +320,13 @@ struct BackwardPlan {
   const char* dq_path() const { return fast ? "reductions" : ordered ? "ordered reductions" : "dq kernel"; }
 };
 
+// Why a call cannot take a warp-specialised kernel.
+std::string synchronous_reason(const attention::ProblemShape& shape) {
+  if (shape.seq_lens) return "it has per-sequence lengths";
+  return "its lengths or tensors are not ones the kernel's TMA boxes read: at least 64 queries and 128 keys, "
+         "16-byte aligned first elements and strides";
+}
+
 BackwardPlan plan_backward(const Attention::Impl& impl, const std::string& arch, attention::ProblemShape shape,
                            const BlockMask* block_mask, const CallOptions& options) {
   BackwardPlan plan;
@@ -369,6 +381,21 @@ BackwardPlan plan_backward(const Attention::Impl& impl, const std::string& arch,
                       : "head dims " + std::to_string(impl.spec.head_dim) + "/" + std::to_string(impl.spec.head_dim_v) +
                             " have no fast dK/dV tiles (the default " + config.str() + " has no fast form)";
     return plan;
+  }
+  // Calls the warp-specialised kernel cannot serve take its synchronous twin (choose_config);
+  // above head dim 128 it has none (its column slices are warpgroups of one CTA). A fixed 'ws'
+  // config is not changed: its launch names the tensor.
+  if (!fixed && config.warp_specialized && (!shape.tma_ok || shape.seq_lens)) {
+    BlockConfig twin = config;
+    twin.warp_specialized = false;
+    try {
+      dkdv_spec(twin).validate();
+    } catch (const UsageError&) {
+      plan.reason = "head dims " + std::to_string(impl.spec.head_dim) + "/" + std::to_string(impl.spec.head_dim_v) +
+                    " have fast dK/dV tiles on the warp-specialised kernel only, which this call cannot take (" +
+                    synchronous_reason(shape) + ")";
+      return plan;
+    }
   }
   plan.fast = true;
   return plan;

@@ -381,13 +381,14 @@ TEST(BwdGpu, WarpSpecializedFastDkdv) {
     GTEST_SKIP() << "the warp-specialised backward runs on sm_90a GPUs, this is " << current_device().name;
   std::mt19937_64 rng(fresh_seed());
   for (const SuiteLikeMod& m : kSuiteLikeMods)
-    for (int D : {64, 128}) {
+    for (int D : {64, 128, 256}) {
       FwdProblem p = base(700, D);
       p.Sq = 1000, p.Skv = 777;
       p.Hq = 6, p.Hkv = 2;
       p.score_mod = m.score, p.mask_mod = m.mask;
       p.backward_mode = BackwardMode::fast;
-      p.dkdv_config = BlockConfig::parse("m64n128w8s2ws");
+      // Above head dim 128: one column slice of dK, dV and dQ per consumer warpgroup.
+      p.dkdv_config = BlockConfig::parse(D > 128 ? "m64n64w8s2ws" : "m64n128w8s2ws");
       if (std::string(m.mask).find("doc") != std::string::npos) p.buffers.push_back(document_ids(p.Sq, rng));
       if (std::string(m.score).find("slope") != std::string::npos) p.buffers.push_back(alibi_slopes(p.Hq));
       const std::string what = std::string(m.name) + " d" + std::to_string(D) + " ws";
@@ -412,6 +413,13 @@ TEST(BwdGpu, WarpSpecializedFastDkdv) {
       {6, 3, 250, 250, 64, 64, DType::f16, true, false, "q_idx >= kv_idx && q_idx - kv_idx <= 180", "m64n64w4s2ws"},
       {3, 3, 300, 700, 128, 128, DType::bf16, false, true, "q_idx >= kv_idx", "m64n128w8s2ws"},
       {7, 7, 64, 128, 128, 128, DType::bf16, true, true, "", "m64n128w8s2ws"},
+      // Column slices per warpgroup (head dims above 128): GQA 8:1, D != Dv both ways, f16, no
+      // tables, more keys than queries, the shortest lengths TMA takes.
+      {8, 1, 333, 513, 256, 256, DType::bf16, true, true, "q_idx >= kv_idx && q_idx - kv_idx <= 180", "m64n64w8s2ws"},
+      {4, 2, 129, 200, 256, 128, DType::f16, false, true, "q_idx >= kv_idx && q_idx - kv_idx <= 180", "m64n64w8s2ws"},
+      {4, 2, 129, 200, 128, 256, DType::bf16, false, false, "q_idx >= kv_idx && q_idx - kv_idx <= 180", "m64n64w8s2ws"},
+      {3, 3, 300, 700, 256, 256, DType::bf16, false, true, "q_idx >= kv_idx", "m64n64w8s2ws"},
+      {7, 7, 64, 128, 256, 256, DType::bf16, true, true, "", "m64n64w8s2ws"},
   };
   for (const Shape& s : shapes) {
     FwdProblem p = base();
@@ -446,12 +454,14 @@ TEST(BwdGpu, FastModeOnePerHeadDim) {
   FLEXJIT_REQUIRE_GPU();
   if (current_device().default_arch() != "sm_90a")
     GTEST_SKIP() << "the fast mode runs on sm_90a GPUs, this is " << current_device().name;
-  for (int D : {64, 128})
+  for (int D : {64, 128, 256})
     for (const char* dkdv : {"m64n128w8s2g", "m64n128w8s2ws"}) {  // the synchronous and the ws fast kernels
+      if (D > 128 && std::string(dkdv) == "m64n128w8s2g") continue;  // no synchronous fast kernel there
+      if (D > 128) dkdv = "m64n64w8s2ws";
       FwdProblem p = base(200, D);
       p.B = 1, p.Hq = 4, p.Hkv = 2, p.Sq = 200, p.Skv = 150;
       p.mask_mod = "q_idx >= kv_idx";
-      p.config = BlockConfig::parse("m128n128w8s2g");
+      p.config = BlockConfig::parse(D > 128 ? "m128n64w8s2g" : "m128n128w8s2g");
       p.backward_mode = BackwardMode::fast;
       if (*dkdv) p.dkdv_config = BlockConfig::parse(dkdv);
       const BwdOutcome r = run_backward_check(p);
@@ -489,14 +499,34 @@ TEST(BwdGpu, FastModeFallsBackOnlyWhereItMustAndSaysWhy) {
   FLEXJIT_REQUIRE_GPU();
   if (current_device().default_arch() != "sm_90a")
     GTEST_SKIP() << "the fast mode runs on sm_90a GPUs, this is " << current_device().name;
-  {  // head dim 256: no fast tiles
-    FwdProblem p = base(200, 256);
+  {  // head dim 192: no fast tiles (its column slices are not whole 64-column slabs)
+    FwdProblem p = base(200, 192);
     p.mask_mod = "q_idx >= kv_idx";
     p.backward_mode = BackwardMode::fast;
     const BwdOutcome r = run_backward_check(p);
     EXPECT_EQ(r.mode, "deterministic");
-    EXPECT_EQ(r.mode_reason, "head dims 256/256 have no fast dK/dV tiles (the default m32n64w4s2 has no fast form)");
+    EXPECT_EQ(r.mode_reason, "head dims 192/192 have no fast dK/dV tiles (the default m32n64w4s2 has no fast form)");
     EXPECT_LT(r.dq_error, tolerance(p.dtype)) << "seed " << r.seed;
+  }
+  {  // head dim 256: fast tiles on the warp-specialised kernel only, and fewer keys than its TMA box
+    FwdProblem p = base(200, 256);
+    p.Skv = 100;
+    p.mask_mod = "q_idx >= kv_idx";
+    p.backward_mode = BackwardMode::fast;
+    const BwdOutcome r = run_backward_check(p);
+    EXPECT_EQ(r.mode, "deterministic");
+    EXPECT_EQ(r.mode_reason,
+              "head dims 256/256 have fast dK/dV tiles on the warp-specialised kernel only, which this call cannot "
+              "take (its lengths or tensors are not ones the kernel's TMA boxes read: at least 64 queries and 128 "
+              "keys, 16-byte aligned first elements and strides)");
+    EXPECT_LT(r.dq_error, tolerance(p.dtype)) << "seed " << r.seed;
+    EXPECT_LT(r.dk_error, tolerance(p.dtype)) << "seed " << r.seed;
+    p.Skv = 200;  // ... and with enough keys, the fast mode
+    const BwdOutcome fast = run_backward_check(p);
+    EXPECT_EQ(fast.mode, "fast") << fast.mode_reason;
+    EXPECT_LT(fast.dq_error, tolerance(p.dtype)) << "seed " << fast.seed;
+    EXPECT_LT(fast.dk_error, tolerance(p.dtype)) << "seed " << fast.seed;
+    EXPECT_LT(fast.dv_error, tolerance(p.dtype)) << "seed " << fast.seed;
   }
   {  // a fixed mma.sync config, the fast mode asked for by FLEXJIT_DETERMINISTIC=0
     FwdProblem p = base(200, 128);

@@ -604,6 +604,71 @@ TEST(CodegenCompileMatrix, WarpSpecializedBackwardDkdvCompilesForEverySuiteModAn
   }
 }
 
+// The same kernel above head dim 128 (m64n64w8s2ws, its default there): each consumer warpgroup
+// takes one column slice of dK and dV over the tile's 64 kv rows, and adds its slice of dQ from
+// registers. Every suite mod at its head dims (the suite's d256 problems, and each d<=128 mod again
+// at d256), f16, D != Dv, odd lengths and dense masks: NVRTC compiles it with no serialised wgmma
+// and no spills (soft-capping: a few); the PTX holds the TMA loads, the vector dQ reductions (and no
+// bulk ones), the register hand-over, with GQA the pair's cluster, and no dSᵀ exchange between the
+// warpgroups.
+TEST(CodegenCompileMatrix, WarpSpecializedBackwardDkdvCompilesAboveHeadDim128) {
+  const TempCacheDir cache;
+  std::vector<Job> jobs;
+  std::set<std::string> seen;
+  auto add = [&](const std::string& label, KernelSpec spec) {
+    spec.config = BlockConfig::parse("m64n64w8s2ws");
+    spec.dq_accumulate = true;
+    if (seen.insert(spec.describe() + "|" + emit_mod_args_struct(spec.declarations)).second)
+      jobs.push_back({label, spec, "sm_90a"});
+  };
+  for (SuiteVariant v : read_suite(FLEXJIT_SOURCE_DIR "/bench/suite.json")) {
+    if (v.name.rfind("decode", 0) == 0 || v.name.find("learnable") != std::string::npos) continue;
+    v.head_dim = v.head_dim_v = 256;
+    add(v.name, attention_kernel(Family::bwd_dkdv, v));
+  }
+  for (DType dtype : {DType::bf16, DType::f16})
+    for (auto [d, dv] : {std::pair{256, 256}, {256, 128}, {128, 256}}) {
+      SuiteVariant v;
+      v.name = std::string("ws_") + std::string(dtype_name(dtype)) + "_d" + std::to_string(d) + "_" + std::to_string(dv);
+      v.q_len = 1000, v.kv_len = 777;
+      v.head_dim = d, v.head_dim_v = dv, v.dtype = dtype;
+      v.q_heads = 8, v.kv_heads = 2;
+      v.mask_mod = "q_idx >= kv_idx";
+      KernelSpec spec = attention_kernel(Family::bwd_dkdv, v);
+      spec.is_divisible = false;
+      add(v.name, spec);
+      spec.has_block_mask = spec.has_full_blocks = false;  // mask_mod on every tile
+      add(v.name + "_dense", spec);
+    }
+  ASSERT_GE(jobs.size(), 15u);
+  std::vector<std::string> errors;
+  const std::vector<jit::CompiledKernel> compiled = compile_jobs(jobs, errors);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const std::string what = jobs[i].label + " " + jobs[i].spec.describe();
+    ASSERT_EQ(errors[i], "") << what;
+    const jit::CompiledKernel& c = compiled[i];
+    EXPECT_EQ(c.log.find("C75"), std::string::npos) << what << ": ptxas warned about the wgmma pipeline or setmaxnreg:\n"
+                                                   << c.log;
+    ASSERT_EQ(c.resources.count("flexjit_attention_bwd_dkdv"), 1u) << what;
+    // Soft-capping's own derivative (the scores' gradient factor, 32 more registers) spills about
+    // 200 bytes here, as it does at d128; everything else fits.
+    EXPECT_LE(c.resources.at("flexjit_attention_bwd_dkdv").spill_store_bytes,
+              jobs[i].label.rfind("softcap", 0) == 0 ? 256 : 0)
+        << what << ":\n" << c.log;
+    for (const char* instruction : {"cp.async.bulk.tensor.4d", "red.global.add.v2.f32", "mbarrier.try_wait",
+                                    "setmaxnreg.inc", "setmaxnreg.dec"})
+      EXPECT_NE(c.ptx.find(instruction), std::string::npos) << what << ": no " << instruction;
+    // With GQA kv tiles run in pairs (a cluster of two CTAs that hand each other dQ pieces through
+    // distributed shared memory): the kernel declares the cluster and maps the other CTA's buffer.
+    const bool pairs = jobs[i].spec.gqa_group > 1;
+    for (const char* instruction : {".reqnctapercluster 2, 1, 1", "mapa.shared::cluster", "st.shared::cluster.v2.f32",
+                                    "mbarrier.arrive.release.cluster.shared::cluster", "barrier.cluster.wait"})
+      EXPECT_EQ(c.ptx.find(instruction) != std::string::npos, pairs) << what << ": " << instruction;
+    EXPECT_EQ(c.ptx.find("cp.reduce.async.bulk"), std::string::npos) << what;
+    EXPECT_EQ(c.ptx.find("bar.arrive"), std::string::npos) << what;
+  }
+}
+
 // The deterministic mode's ordered form of that kernel (KernelSpec::dq_ordered): the writer warp
 // counts its rank in each query tile's sum from the kv_* tables (with tables) or the grid (without),
 // waits for the tile's counter to reach it and passes it on. For the kinds of walk there are

@@ -281,6 +281,20 @@ std::vector<GoldenCase> golden_cases() {
          s.dq_accumulate = true;
          return s;
        }},
+      // The same kernel at d256, GQA 2:1, causal: one column slice of dK, dV and dQ per consumer
+      // warpgroup, kv tiles in pairs (a cluster of two CTAs handing each other dQ pieces).
+      {"bwd_dkdv_ws_bf16_d256_gqa2_causal",
+       [] {
+         KernelSpec s;
+         s.family = Family::bwd_dkdv;
+         s.head_dim = s.head_dim_v = 256;
+         s.gqa_group = 2;
+         s.config = BlockConfig::parse("m64n64w8s2ws");
+         s.mask_mod = Expr::parse(ModKind::mask, mods::causal());
+         s.has_block_mask = s.has_full_blocks = true;
+         s.dq_accumulate = true;
+         return s;
+       }},
       // Its ordered form (the deterministic mode), GQA 2:1, causal: the writer warp takes turns on
       // the query tiles' counters, ranks counted from the kv_* rows.
       {"bwd_dkdv_ordered_bf16_d128_causal",

@@ -185,6 +185,13 @@ TEST(ConfigSpace, DefaultsFitEveryDeviceClass) {
   EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dkdv, 64), "sm_90a").str(), "m64n128w8s2g");
   EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dq, 256), "sm_90a").str(), "m64n32w4s2g");
   EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dkdv, 256), "sm_90a").str(), "m32n64w4s2g");
+  // The fast mode's kernel at d256: a column slice per consumer warpgroup, warp-specialised.
+  codegen::KernelSpec fast256 = spec_of(Family::bwd_dkdv, 256);
+  fast256.dq_accumulate = true;
+  EXPECT_EQ(tune::default_for(fast256, "sm_90a").str(), "m64n64w8s2ws");
+  codegen::KernelSpec fast192 = spec_of(Family::bwd_dkdv, 192);  // slices of 96 columns: no fast tiles
+  fast192.dq_accumulate = true;
+  EXPECT_EQ(tune::default_for(fast192, "sm_90a").str(), "m32n64w4s2");
   EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dq, 192), "sm_90a").str(), "m64n32w4s2g");
   EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dkdv, 192), "sm_90a").str(), "m32n64w4s2");
   // Families without a search space keep their built-in default: 8 warps, no tiles.

@@ -48,17 +48,21 @@ void validate_tiles(const KernelSpec& s, bool kv_rows, void (*wgmma_extra)(const
                        "m192n128w12s2ws runs 512 threads)");
     throw UsageError("config " + c.str() + ": warps must be 1, 2, 4 or 8");
   }
-  // The tile the warps split into 16-row mma tiles: query rows, except in dK/dV (kv rows).
+  // The tile the warps split into 16-row mma tiles: query rows, except in dK/dV (kv rows). The
+  // warp-specialised dK/dV kernel at head dims above 128 gives each consumer warpgroup one column
+  // slice of dK and dV over every kv row: the rows are split among one slice's warps.
+  const int slices = c.warp_specialized && kv_rows ? dkdv_splits(s.head_dim, s.head_dim_v) : 1;
+  const int row_warps = slices > 1 && c.num_warps % (4 * slices) == 0 ? c.num_warps / slices : c.num_warps;
   const int warp_tile = kv_rows ? c.block_n : c.block_m;
   const int streamed = kv_rows ? c.block_m : c.block_n;
   const char* warp_name = kv_rows ? "block_n" : "block_m";
   const char* streamed_name = kv_rows ? "block_m" : "block_n";
-  if (warp_tile % (16 * c.num_warps) != 0)
+  if (warp_tile % (16 * row_warps) != 0)
     throw UsageError("config " + c.str() + ": " + warp_name + " must be a multiple of 16 * warps = " +
-                     std::to_string(16 * c.num_warps) + " (each warp owns whole 16-row mma tiles)");
-  if (warp_tile / c.num_warps > 32)
+                     std::to_string(16 * row_warps) + " (each warp owns whole 16-row mma tiles)");
+  if (warp_tile / row_warps > 32)
     throw UsageError("config " + c.str() + ": at most 32 rows per warp (" + warp_name + " / warps = " +
-                     std::to_string(warp_tile / c.num_warps) + ")");
+                     std::to_string(warp_tile / row_warps) + ")");
   if ((!is_power_of_two(streamed) || streamed < 16 || streamed > 128) && !ws_keys_176)
     throw UsageError("config " + c.str() + ": " + streamed_name + " must be 16, 32, 64 or 128");
   if ((!is_power_of_two(warp_tile) || warp_tile > 128) && !(ws_three_warpgroups && warp_tile == 192))
@@ -71,9 +75,11 @@ void validate_tiles(const KernelSpec& s, bool kv_rows, void (*wgmma_extra)(const
                      "backward's dK/dV kernel only; use 'g' for the wgmma path of " +
                      std::string(descriptor(s.family).name));
   if (c.wgmma) {
-    if (c.num_warps % 4 != 0 || warp_tile != 16 * c.num_warps)
+    if (c.num_warps % 4 != 0 || warp_tile != 16 * row_warps)
       throw UsageError("config " + c.str() + ": the wgmma path needs whole warpgroups (warps a multiple of 4) "
-                       "and " + warp_name + " = 16 * warps = " + std::to_string(16 * c.num_warps));
+                       "and " + warp_name + " = 16 * warps = " + std::to_string(16 * row_warps) +
+                       (row_warps != c.num_warps ? " (the warps of one of the " + std::to_string(slices) +
+                                                       " column slices)" : std::string()));
     if (wgmma_extra) wgmma_extra(s);
   }
   if (extra) extra(s);

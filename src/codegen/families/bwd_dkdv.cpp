@@ -25,6 +25,27 @@ void wgmma_checks(const KernelSpec& s) {
 // The fast mode's dQ += dS K: each warpgroup takes one 64-query block of the tile and either a
 // column share of the slice (over every kv row of the CTA) or, when the shares would not be whole
 // 64-column slabs, the whole slice over its own share of the kv rows (more atomics, same GEMM).
+// The warp-specialised kernel above head dim 128: one consumer warpgroup per column slice of dK
+// and dV (the slices that keep the accumulators in registers), each over every kv row of the tile
+// and computing the tile's Sᵀ and dPᵀ itself (7 GEMMs' work for 5, as the slices of separate CTAs
+// would, but K, V, Q and dO are loaded once for both); its dQ share is its slice's columns, added
+// to the accumulator by vector reductions from registers (no shared memory is left for staging).
+bool warpgroup_slices(const KernelSpec& s) {
+  return s.config.warp_specialized && dkdv_splits(s.head_dim, s.head_dim_v) > 1;
+}
+
+// With warpgroup slices and GQA, kv tiles 2c and 2c + 1 run as a cluster of two CTAs that walk
+// the same query tiles (the same q_* table row: their 128 keys lie in one block), and each CTA
+// adds one slice of the pair's summed dQ share: the other CTA's warpgroup of that slice sends its
+// share over distributed shared memory, so half the reductions reach L2. H100, d256 backward
+// (notes/perf.md, "(n)"): GQA 4:1 causal 197 -> 221 TF/s; without GQA the pair's coupling costs
+// more than the reductions it saves (causal 247 -> 242, ALiBi 255 -> 228, soft-capping 203 -> 179).
+bool dq_pairs(const KernelSpec& s) {
+  return warpgroup_slices(s) && s.gqa_group > 1 &&
+         (!s.has_block_mask || s.sparse_kv_block % (2 * s.config.block_n) == 0);
+}
+constexpr size_t kDqPairPieceBytes = 64 * 64 * 4;  // one piece of a warpgroup's share: 64 queries x 64 columns
+
 struct DqPlan {
   int groups_per_block = 0;  // warpgroups per 64-query block
   bool split_columns = false;
@@ -39,6 +60,14 @@ DqPlan dq_plan(const KernelSpec& s) {
   if (blocks == 0 || splits == 0 || warpgroups % blocks != 0) return plan;
   plan.groups_per_block = warpgroups / blocks;
   const int slice = s.head_dim / splits;
+  if (warpgroup_slices(s)) {
+    if (warpgroups != splits || blocks != 1) return plan;
+    plan.groups_per_block = warpgroups;  // the warpgroup's part: its slice
+    plan.split_columns = true;
+    plan.n = slice;
+    plan.kv_rows = s.config.block_n;
+    return plan;
+  }
   plan.split_columns = (slice / plan.groups_per_block) % 64 == 0 && slice % plan.groups_per_block == 0;
   plan.n = plan.split_columns ? slice / plan.groups_per_block : slice;
   plan.kv_rows = plan.split_columns ? s.config.block_n : s.config.block_n / plan.groups_per_block;
@@ -56,8 +85,10 @@ void dq_checks(const KernelSpec& s) {
   if (s.config.block_m % 64 != 0 || plan.groups_per_block == 0)
     throw UsageError("config " + s.config.str() + ": the fast backward's dK/dV kernel needs query tiles of 64 rows "
                      "per warpgroup share (m64 or m128 with as many warpgroups as 64-row blocks or a multiple)" + fix);
-  // A warpgroup holds its dQ share beside dK and dV: 64 columns (32 registers) fit, 128 spill.
-  if (plan.n > 64)
+  // A warpgroup holds its dQ share beside dK and dV: 64 columns (32 registers) fit, 128 spill in
+  // the synchronous kernel (the warp-specialised one holds 128 beside its slice: see
+  // warpgroup_slices, checked for spills by the compile tests).
+  if (plan.n > 64 && !warpgroup_slices(s))
     throw UsageError("config " + s.config.str() + ": in the fast backward each warpgroup of the dK/dV kernel would hold " +
                      std::to_string(plan.n) + " dQ columns, which spill beside dK and dV (at most 64); use more "
                      "warpgroups per 64 queries" + fix);
@@ -80,10 +111,12 @@ void warp_specialized_checks(const KernelSpec& s) {
   if (s.config.block_m != 64 || (s.config.num_warps != 4 && s.config.num_warps != 8))
     throw UsageError("config " + s.config.str() + ": the warp-specialised dK/dV kernel takes 64-query tiles and one or "
                      "two consumer warpgroups (m64n64w4s2ws, m64n128w8s2ws)");
-  if (dkdv_splits(s.head_dim, s.head_dim_v) != 1)
-    throw UsageError("config " + s.config.str() + ": the warp-specialised dK/dV kernel holds whole dK and dV rows "
-                     "(head dims up to 128); head dims " + std::to_string(s.head_dim) + "/" +
-                     std::to_string(s.head_dim_v) + " take " + twin);
+  const int splits = dkdv_splits(s.head_dim, s.head_dim_v);
+  if (splits > 1 && (splits != s.config.num_warps / 4 || s.config.block_n != 64))
+    throw UsageError("config " + s.config.str() + ": at head dims " + std::to_string(s.head_dim) + "/" +
+                     std::to_string(s.head_dim_v) + " the warp-specialised dK/dV kernel gives each of " +
+                     std::to_string(splits) + " consumer warpgroups one column slice of dK and dV over 64 kv rows: "
+                     "use m64n64w" + std::to_string(4 * splits) + "s2ws, or " + twin);
 }
 
 // The deterministic mode's ordered dQ adds wait for their turns in the warp-specialised kernel's
@@ -94,6 +127,11 @@ void ordered_checks(const KernelSpec& s) {
     throw UsageError("config " + s.config.str() + ": the deterministic backward sums dQ in order only in the "
                      "warp-specialised dK/dV kernel (m64n128w8s2ws, m64n128w8s3ws, m64n64w4s2ws); other configs "
                      "run with the separate dQ kernel");
+  if (warpgroup_slices(s))
+    throw UsageError("config " + s.config.str() + ": at head dims " + std::to_string(s.head_dim) + "/" +
+                     std::to_string(s.head_dim_v) + " the warp-specialised dK/dV kernel adds dQ from registers, "
+                     "in no fixed order; the deterministic backward runs these head dims with the separate dQ "
+                     "kernel (FLEXJIT_DETERMINISTIC_DQ=kernel, or leave the dK/dV config to the default)");
 }
 
 void split_checks(const KernelSpec& s) {
@@ -126,13 +164,15 @@ WsLayout ws_layout(const KernelSpec& s) {
   WsLayout l;
   l.fixed = n * (d + dv) * e + s.config.stages * stage + 1024 + 2 * n * m * e + s.config.stages * 2 * m * 4 + 128 +
             (s.dq_ordered ? 64 : 0);
-  l.dq_buffer = parts * m * d * 4;
+  l.dq_buffer = warpgroup_slices(s) ? 0 : parts * m * d * 4;
+  if (dq_pairs(s)) l.fixed += kDqPairPieceBytes;  // the piece the other CTA of the pair sends
   return l;
 }
 
 // Two dQ staging buffers where they fit (the consumers fill one while the writer's reductions
 // read the other), else one.
 int ws_dq_buffers(const KernelSpec& s) {
+  if (warpgroup_slices(s)) return 0;  // dQ added from registers
   const WsLayout l = ws_layout(s);
   return l.fixed + 2 * l.dq_buffer <= max_shared_memory_for_arch("sm_90a") ? 2 : 1;
 }
@@ -169,15 +209,21 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(bool_constant("DQ_ORDERED", s.dq_ordered));
   constants.push_back(int_constant("DQ_CHAINS", s.dq_ordered ? ordered_dq_chains(s.gqa_group) : 1));
   constants.push_back(int_constant("DQ_BUFFERS", s.config.warp_specialized ? ws_dq_buffers(s) : 0));
+  constants.push_back(bool_constant("DQ_PAIRS", dq_pairs(s)));
   ctx["warp_specialized"] = s.config.warp_specialized;
+  ctx["dq_pairs"] = dq_pairs(s);
 }
 
 // One CTA per (kv tile, column slice), kv head, batch.
 LaunchGeometry geometry(const KernelSpec& s, const CallShape& shape, int) {
   LaunchGeometry g;
   g.tiles = static_cast<int>(ceil_div(shape.kv_len, s.config.block_n));
-  const unsigned splits = static_cast<unsigned>(dkdv_splits(s.head_dim, s.head_dim_v));
-  g.grid = {static_cast<unsigned>(g.tiles) * splits, static_cast<unsigned>(shape.kv_heads),
+  // The warp-specialised kernel's slices are its warpgroups, not CTAs; its clusters of two kv
+  // tiles (dq_pairs) need an even count (the last one may lie wholly past the keys).
+  const unsigned splits =
+      s.config.warp_specialized ? 1u : static_cast<unsigned>(dkdv_splits(s.head_dim, s.head_dim_v));
+  const int ctas = dq_pairs(s) ? (g.tiles + 1) / 2 * 2 : g.tiles;
+  g.grid = {static_cast<unsigned>(ctas) * splits, static_cast<unsigned>(shape.kv_heads),
             static_cast<unsigned>(shape.batch)};
   g.block = {static_cast<unsigned>(threads(s, 0)), 1, 1};
   g.dynamic_smem = shared_memory_bytes(s);
@@ -193,8 +239,9 @@ std::string describe(const KernelSpec& s) {
 int accumulator_registers(const KernelSpec& s) {
   const BlockConfig& c = s.config;
   const int splits = dkdv_splits(s.head_dim, s.head_dim_v);
-  if (c.num_warps <= 0 || c.block_n % c.num_warps || splits == 0) return 0;
-  return (c.block_n / c.num_warps / 16) * (2 * c.block_m / 8 + (s.head_dim + s.head_dim_v) / splits / 8) * 4;
+  const int row_warps = warpgroup_slices(s) ? c.num_warps / splits : c.num_warps;
+  if (row_warps <= 0 || c.block_n % row_warps || splits == 0) return 0;
+  return (c.block_n / row_warps / 16) * (2 * c.block_m / 8 + (s.head_dim + s.head_dim_v) / splits / 8) * 4;
 }
 
 // block_n: kv rows each CTA owns; block_m: query rows streamed.
@@ -208,7 +255,7 @@ std::vector<const char*> curated_configs(HeadClass hc) {
               "m64n64w4s2g", "m32n64w4s2g", "m64n128w8s2g", "m64n128w8s2ws"};
     case HeadClass::d256:
       return {"m64n64w4s2", "m32n64w4s2", "m16n64w4s2", "m32n32w2s2", "m32n128w8s2", "m16n128w8s2",
-              "m16n32w2s2", "m32n64w4s2g"};
+              "m16n32w2s2", "m32n64w4s2g", "m64n64w8s2ws"};
   }
   return {};
 }
@@ -223,7 +270,14 @@ std::vector<const char*> curated_configs(HeadClass hc) {
 // lengths, tensors TMA cannot describe) take its 'g' twin (attention.cpp, choose_config).
 const char* hopper_default(const KernelSpec& s) {
   const int d = std::max(s.head_dim, s.head_dim_v);
-  if (d > 128) return "m32n64w4s2g";
+  if (d > 128) {
+    // The fast mode: one consumer warpgroup per column slice (warpgroup_slices), where the slices
+    // are whole 64-column slabs; SESSION_NOTE
+    const int splits = dkdv_splits(s.head_dim, s.head_dim_v);
+    const bool slabs = splits == 2 && (s.head_dim / splits) % 64 == 0 && (s.head_dim_v / splits) % 64 == 0;
+    if (s.dq_accumulate && !s.dq_ordered && !s.seq_lens && slabs) return "m64n64w8s2ws";
+    return "m32n64w4s2g";
+  }
   if (!s.dq_accumulate || s.seq_lens) return "m64n128w8s2g";
   return d <= 64 ? "m64n128w8s3ws" : "m64n128w8s2ws";  // d64: a third stage, H200 noop 368 -> 386 TF/s
 }
@@ -232,7 +286,11 @@ std::vector<WgmmaShape> wgmma_shapes(const KernelSpec& s) {
   const int splits = dkdv_splits(s.head_dim, s.head_dim_v);
   std::vector<WgmmaShape> shapes = {
       {s.config.block_m, false, false}, {s.head_dim_v / splits, true, true}, {s.head_dim / splits, true, true}};
-  if (s.dq_accumulate) shapes.push_back({dq_plan(s).n, false, true, true});
+  // dQ's share; with warpgroup slices of 128 columns or more in two pieces (the kernel's DQ_PIECES).
+  if (s.dq_accumulate) {
+    const int n = dq_plan(s).n;
+    shapes.push_back({warpgroup_slices(s) && n >= 128 ? n / 2 : n, false, true, true});
+  }
   return shapes;
 }
 

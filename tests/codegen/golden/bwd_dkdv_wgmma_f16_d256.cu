@@ -40,10 +40,14 @@ constexpr bool WARP_SPECIALIZED = false;
 constexpr bool DQ_ORDERED = false;
 constexpr int DQ_CHAINS = 1;
 constexpr int DQ_BUFFERS = 0;
+constexpr bool DQ_PAIRS = false;
 
 // Here BLOCK_N (kv rows) is the CTA's fixed tile and BLOCK_M (query rows) the streamed one.
 constexpr int THREADS = NUM_WARPS * 32;
-constexpr int ROWS_PER_WARP = BLOCK_N / NUM_WARPS;  // kv rows per warp
+// The warp-specialised kernel above head dim 128 gives each consumer warpgroup one of the SPLITS
+// column slices over every kv row (the synchronous kernels give each CTA one).
+constexpr int SLICE_WARPGROUPS = WARP_SPECIALIZED ? SPLITS : 1;
+constexpr int ROWS_PER_WARP = BLOCK_N * SLICE_WARPGROUPS / NUM_WARPS;  // kv rows per warp
 constexpr int M_TILES = ROWS_PER_WARP / 16;
 constexpr int N_TILES = BLOCK_M / 8;                // query columns of the transposed scores
 // With SPLITS > 1 each CTA accumulates one column slice of dK and dV (and recomputes Sᵀ, dPᵀ),
@@ -85,8 +89,11 @@ constexpr int DQ_PART_BYTES = BLOCK_M * DQ_ROW_BYTES;
 constexpr int DQ_BUFFER_BYTES = DQ_PARTS * DQ_PART_BYTES;
 // The ordered mode's ring of tile names (TILE_NAMES entries of two words) after the mbarriers.
 constexpr int TILE_NAMES = 8;
-constexpr int WS_BYTES =
-    WARP_SPECIALIZED ? STAGES * STATS_BYTES + DQ_BUFFERS * DQ_BUFFER_BYTES + 128 + (DQ_ORDERED ? 8 * TILE_NAMES : 0) : 0;
+// DQ_PAIRS: the piece of dQ the other CTA of the pair sends (64 queries x 64 columns, fp32).
+constexpr int DQ_PAIR_BYTES = DQ_PAIRS ? 64 * 64 * 4 : 0;
+constexpr int WS_BYTES = WARP_SPECIALIZED ? STAGES * STATS_BYTES + DQ_BUFFERS * DQ_BUFFER_BYTES + DQ_PAIR_BYTES + 128 +
+                                                (DQ_ORDERED ? 8 * TILE_NAMES : 0)
+                                          : 0;
 static_assert(!DQ_ACCUMULATE || (WGMMA && BLOCK_M % 64 == 0 && DQ_N % 8 == 0 && DQ_KV_ROWS % 64 == 0),
               "the fast dQ runs on wgmma with 64-query blocks");
 constexpr int SMEM_BYTES = KTile::kBytes + VTile::kBytes + STAGES * STAGE_BYTES + (WGMMA ? 1024 : 0) + DS_BYTES + WS_BYTES;

@@ -40,10 +40,14 @@ constexpr bool WARP_SPECIALIZED = true;
 constexpr bool DQ_ORDERED = false;
 constexpr int DQ_CHAINS = 1;
 constexpr int DQ_BUFFERS = 2;
+constexpr bool DQ_PAIRS = false;
 
 // Here BLOCK_N (kv rows) is the CTA's fixed tile and BLOCK_M (query rows) the streamed one.
 constexpr int THREADS = NUM_WARPS * 32;
-constexpr int ROWS_PER_WARP = BLOCK_N / NUM_WARPS;  // kv rows per warp
+// The warp-specialised kernel above head dim 128 gives each consumer warpgroup one of the SPLITS
+// column slices over every kv row (the synchronous kernels give each CTA one).
+constexpr int SLICE_WARPGROUPS = WARP_SPECIALIZED ? SPLITS : 1;
+constexpr int ROWS_PER_WARP = BLOCK_N * SLICE_WARPGROUPS / NUM_WARPS;  // kv rows per warp
 constexpr int M_TILES = ROWS_PER_WARP / 16;
 constexpr int N_TILES = BLOCK_M / 8;                // query columns of the transposed scores
 // With SPLITS > 1 each CTA accumulates one column slice of dK and dV (and recomputes Sᵀ, dPᵀ),
@@ -85,8 +89,11 @@ constexpr int DQ_PART_BYTES = BLOCK_M * DQ_ROW_BYTES;
 constexpr int DQ_BUFFER_BYTES = DQ_PARTS * DQ_PART_BYTES;
 // The ordered mode's ring of tile names (TILE_NAMES entries of two words) after the mbarriers.
 constexpr int TILE_NAMES = 8;
-constexpr int WS_BYTES =
-    WARP_SPECIALIZED ? STAGES * STATS_BYTES + DQ_BUFFERS * DQ_BUFFER_BYTES + 128 + (DQ_ORDERED ? 8 * TILE_NAMES : 0) : 0;
+// DQ_PAIRS: the piece of dQ the other CTA of the pair sends (64 queries x 64 columns, fp32).
+constexpr int DQ_PAIR_BYTES = DQ_PAIRS ? 64 * 64 * 4 : 0;
+constexpr int WS_BYTES = WARP_SPECIALIZED ? STAGES * STATS_BYTES + DQ_BUFFERS * DQ_BUFFER_BYTES + DQ_PAIR_BYTES + 128 +
+                                                (DQ_ORDERED ? 8 * TILE_NAMES : 0)
+                                          : 0;
 static_assert(!DQ_ACCUMULATE || (WGMMA && BLOCK_M % 64 == 0 && DQ_N % 8 == 0 && DQ_KV_ROWS % 64 == 0),
               "the fast dQ runs on wgmma with 64-query blocks");
 constexpr int SMEM_BYTES = KTile::kBytes + VTile::kBytes + STAGES * STAGE_BYTES + (WGMMA ? 1024 : 0) + DS_BYTES + WS_BYTES;
@@ -226,14 +233,25 @@ __device__ __forceinline__ void tile_score_gradient(float (&acc_dp)[M_TILES][N_T
 }  // namespace bwd_dkdv
 
 namespace bwd_dkdv {
-static_assert(WARP_SPECIALIZED && WGMMA && DQ_ACCUMULATE && SPLITS == 1 && BLOCK_M == 64,
-              "the warp-specialised dK/dV kernel is the fast mode's, one column slice, 64-query tiles");
+static_assert(WARP_SPECIALIZED && WGMMA && DQ_ACCUMULATE && BLOCK_M == 64,
+              "the warp-specialised dK/dV kernel is the fast mode's, 64-query tiles");
 // Heaviest kv tiles first (kv tile slowest in the launch order) with GQA, whose CTAs walk every head of the
 // group: H100, GQA 4:1 causal 340 -> 378 TF/s; without GQA the plain order wins (noop d128 463 -> 372-407).
 constexpr bool HEAVY_FIRST = GQA_GROUP > 1;
 constexpr int PRODUCER_THREADS = 128;
 constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;
 constexpr int CONSUMER_WARPGROUPS = NUM_WARPS / 4;
+// One column slice of dK and dV per consumer warpgroup (see the top); dQ added from registers.
+constexpr bool WG_SLICES = SPLITS > 1;
+constexpr int DQ_RING = DQ_BUFFERS > 0 ? DQ_BUFFERS : 1;  // staging buffers (none with slices)
+// With slices a warpgroup's dQ share (its slice's columns) runs as two wgmmas of half the columns,
+// one after the other: dQ's 128 columns beside dK and dV had ptxas serialise every wgmma.
+constexpr int DQ_PIECES = WG_SLICES && DQ_N >= 128 ? 2 : 1;
+constexpr int DQ_PIECE_N = DQ_N / DQ_PIECES;
+static_assert(DQ_PIECE_N % 64 == 0 || DQ_PIECES == 1, "dQ pieces of whole 64-column slabs");
+static_assert(!WG_SLICES || (CONSUMER_WARPGROUPS == SPLITS && BLOCK_N == 64 && DQ_BUFFERS == 0 && !DQ_ORDERED &&
+                             DQ_N == DK_SLICE && DQ_KV_ROWS == BLOCK_N),
+              "column slices: one warpgroup each over 64 kv rows, dQ from registers in the fast mode");
 // Two consumer warpgroups: 384 x 168 registers at launch; the producer warpgroup hands back
 // 128 x (168 - 24) and the consumers take 256 x (240 - 168) (at 232 ptxas spills 280 bytes in the
 // consumers with a soft-capping score_mod, 156 at 240). One consumer warpgroup: 256 threads of up
@@ -252,7 +270,7 @@ using QdoRing = MbarrierRing<STAGES, NUM_WARPS>;
 // NAMED_BARRIER_DS + 2 * (tile & 1) + warpgroup, so that a tile's arrivals never meet the
 // previous tile's. Split kv rows (d64): each warpgroup reads its own rows only, a warpgroup
 // barrier (NAMED_BARRIER_DS + warpgroup).
-constexpr bool DS_EXCHANGE = DQ_SPLIT_COLUMNS && CONSUMER_WARPGROUPS > 1;
+constexpr bool DS_EXCHANGE = DQ_SPLIT_COLUMNS && CONSUMER_WARPGROUPS > 1 && !WG_SLICES;
 static_assert(CONSUMER_WARPGROUPS <= 2, "the dSᵀ exchange pairs two warpgroups");
 constexpr int NAMED_BARRIER_EPILOGUE = 1;  // consumers: dK / dV staging
 constexpr int NAMED_BARRIER_DS = 2;        // 2..5
@@ -317,8 +335,7 @@ __device__ __forceinline__ void dq_order_rank(const FlexjitBwdParams& p, int b, 
 }
 }  // namespace bwd_dkdv
 
-extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)
-flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, const __grid_constant__ FlexjitBwdTma tma,
+extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, const __grid_constant__ FlexjitBwdTma tma,
                   unsigned* const error_word) {
   using namespace bwd_dkdv;
   extern __shared__ __align__(128) unsigned char smem[];
@@ -326,9 +343,13 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
   const int warp = tid / 32, lane = tid % 32;
   // Blocks start in linear order: kv tile slowest, so every (kv head, batch)'s first tiles (the
   // most query tiles under causal-like masks) start before any last ones.
+  // With DQ_PAIRS the unit is a cluster of two CTAs (kv tiles 2c + rank).
+  constexpr int CLUSTER = DQ_PAIRS ? 2 : 1;
+  const int rank = static_cast<int>(blockIdx.x) % CLUSTER;
   const int pairs = static_cast<int>(gridDim.y * gridDim.z);
-  const int linear = static_cast<int>(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));
-  const int n_tile = HEAVY_FIRST ? linear / pairs : static_cast<int>(blockIdx.x);
+  const int linear =
+      static_cast<int>(blockIdx.x / CLUSTER + gridDim.x / CLUSTER * (blockIdx.y + gridDim.y * blockIdx.z));
+  const int n_tile = (HEAVY_FIRST ? linear / pairs : static_cast<int>(blockIdx.x) / CLUSTER) * CLUSTER + rank;
   const int kv_h = HEAVY_FIRST ? linear % pairs % static_cast<int>(gridDim.y) : static_cast<int>(blockIdx.y);
   const int b = HEAVY_FIRST ? linear % pairs / static_cast<int>(gridDim.y) : static_cast<int>(blockIdx.z);
   const int kv_start = n_tile * BLOCK_N;
@@ -357,7 +378,8 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
   const u32 smem_ds = smem_ring + STAGES * STAGE_BYTES;  // two dSᵀ buffers (1024-aligned: whole stages)
   const u32 smem_stats = smem_ds + 2 * DsTile::kBytes;   // each stage's LSE (base 2) and delta rows
   const u32 smem_dq = smem_stats + STAGES * STATS_BYTES; // DQ_BUFFERS staging buffers
-  const u32 kv_full = smem_dq + DQ_BUFFERS * DQ_BUFFER_BYTES;
+  const u32 smem_pair = smem_dq + DQ_BUFFERS * DQ_BUFFER_BYTES;  // DQ_PAIRS: the piece the other CTA sends
+  const u32 kv_full = smem_pair + DQ_PAIR_BYTES;
   const QdoRing ring(kv_full + 8);
   // Per dQ buffer: full (one arrival per consumer warp) and empty (the writer).
   const u32 dq_full = kv_full + 8 + QdoRing::kBytes;
@@ -369,8 +391,13 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
   // barrier (consumers) or its dq_full (the writer, after the consumers passed the former), which
   // the producer passes after writing the entry.
   const u32 tile_names = dq_empty + 8 * DQ_BUFFERS;
+  // DQ_PAIRS: the piece in smem_pair has landed (the other CTA's sending warpgroup arrives), and
+  // the piece this CTA sent has been read there (the other CTA's adding warpgroup arrives).
+  const u32 pair_full = tile_names, pair_empty = tile_names + 8;
   static_assert(!DQ_ORDERED || STAGES + 1 + DQ_BUFFERS < TILE_NAMES, "the tile-name ring must outlast the producer's lead");
-  static_assert(2 * 8 + QdoRing::kBytes + 16 * DQ_BUFFERS <= 128, "the mbarriers fit in their 128 bytes");
+  static_assert(2 * 8 + QdoRing::kBytes + 16 * DQ_BUFFERS + (DQ_PAIRS ? 16 : 0) <= 128,
+                "the mbarriers fit in their 128 bytes");
+  static_assert(!DQ_PAIRS || (WG_SLICES && SPLITS == 2 && !DQ_ORDERED), "pairs: two slices, fast mode");
   unsigned char* const base_ptr = smem + (smem_k - smem_addr(smem));
   if (tid == 0) {
     mbarrier_init(kv_full, 1);
@@ -380,9 +407,17 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
       mbarrier_init(dq_full + 8 * i, NUM_WARPS);
       mbarrier_init(dq_empty + 8 * i, 1);
     }
+    if constexpr (DQ_PAIRS) {
+      mbarrier_init(pair_full, 128);
+      mbarrier_init(pair_empty, 128);
+    }
     mbarrier_init_fence();
   }
-  __syncthreads();
+  // With pairs the other CTA arrives on this one's barriers: both have initialised them first.
+  if constexpr (DQ_PAIRS)
+    cluster_sync();
+  else
+    __syncthreads();
 
   if (warp < 4) {
     if constexpr (CONSUMER_WARPGROUPS > 1) warpgroup_release_registers<PRODUCER_REGISTERS>();
@@ -472,8 +507,8 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
       const int num_kv_tiles = static_cast<int>(gridDim.x);
       constexpr int chains = DQ_CHAINS;
       for (int t = warp - 1; t < num_tiles; t += DQ_BUFFERS) {
-        const int buffer = t % DQ_BUFFERS;
-        mbarrier_wait(dq_full + 8 * buffer, static_cast<u32>((t / DQ_BUFFERS) & 1));
+        const int buffer = t % DQ_RING;
+        mbarrier_wait(dq_full + 8 * buffer, static_cast<u32>((t / DQ_RING) & 1));
         const TileName name = read_tile_name(tile_names, t);
         const int q0 = name.q0;
         const int h = kv_h * GQA_GROUP + name.gi;
@@ -511,7 +546,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
         __syncwarp();
       }
       if (lane == 0) flexjit_report_errors(order_errors, error_word);
-    } else if (!DQ_ORDERED && warp == 1 && lane == 0) {
+    } else if (!DQ_ORDERED && !WG_SLICES && warp == 1 && lane == 0) {
       // dQ writer: tile t's staged rows (buffer t % DQ_BUFFERS, in the accumulator's layout), one
       // bulk reduction per part over the tile's rows that exist, into the head's fp32
       // accumulator; the buffer is handed back once the reductions have read it.
@@ -521,8 +556,8 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
         const int h = kv_h * GQA_GROUP + gi;
         const int q0 = walk.heads[gi].start(local);
         float* dq_rows = p.dq_accum + ((static_cast<long long>(b) * p.num_q_heads + h) * q_len + q0) * D;
-        const int buffer = t % DQ_BUFFERS;
-        mbarrier_wait(dq_full + 8 * buffer, static_cast<u32>((t / DQ_BUFFERS) & 1));
+        const int buffer = t % DQ_RING;
+        mbarrier_wait(dq_full + 8 * buffer, static_cast<u32>((t / DQ_RING) & 1));
         // No rows of a tile wholly past the end exist (see the producer): nothing to add.
         const int rows = min(BLOCK_M, q_len - q0);
         if (rows > 0) {
@@ -544,13 +579,17 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
   if constexpr (CONSUMER_WARPGROUPS > 1) warpgroup_claim_registers<CONSUMER_REGISTERS>();
   unsigned errors = 0;  // out-of-bounds buffer reads by the mods, reported to error_word at the end
   const int ctid = tid - PRODUCER_THREADS;
-  const int cw = warp - 4;  // consumer warp: kv rows cw * 16 .. of the tile
-  const int wg = cw / 4;
+  const int cw = warp - 4;  // consumer warp
+  // The warpgroup; lane 0's, so that the compiler knows it is the same in every lane (the wgmma
+  // descriptors built from it then stay in uniform registers).
+  const int wg = __shfl_sync(0xffffffffu, cw / 4, 0);
   const int g8 = lane / 4, t4 = lane % 4;
-  const int warp_row0 = cw * ROWS_PER_WARP;
-  // The warpgroup's kv rows in K and V; lane 0's, so that the compiler knows it is the same in
-  // every lane (the wgmma descriptors then stay in uniform registers).
-  const u32 wg_rows = static_cast<u32>(__shfl_sync(0xffffffffu, wg, 0)) * 64 * 128;
+  // This warp's kv rows: cw * 16 .. of the tile, or with slices (cw % 4) * 16 .. (each warpgroup
+  // covers all of them).
+  const int warp_row0 = (WG_SLICES ? cw % 4 : cw) * ROWS_PER_WARP;
+  // The warpgroup's kv rows in K and V, and its column slice of dK, dV and dQ.
+  const u32 wg_rows = WG_SLICES ? 0u : static_cast<u32>(wg) * 64 * 128;
+  const int slice = WG_SLICES ? wg : 0;
 
   float acc_dk[1][D_TILES][4], acc_dv[1][DV_TILES][4];
 #pragma unroll
@@ -571,6 +610,8 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
   const int dq_col0 = DQ_SPLIT_COLUMNS ? part * DQ_N : 0;
   const int dq_kv0 = DQ_SPLIT_COLUMNS ? 0 : part * DQ_KV_ROWS;
   const u32 dq_part = smem_dq + (DQ_SPLIT_COLUMNS ? 0 : part * DQ_PART_BYTES);
+  // The slice's columns of Q (dK's B operand) and dO (dV's).
+  const u32 dk_cols = static_cast<u32>(slice * (DK_SLICE / 64)) * QTile::kSlabBytes;
 
   // Tile t's head within the group, first query row and whether mask_mod runs on it: from the
   // walk, or in the ordered mode from the producer's name of it (once its full barrier has passed).
@@ -633,7 +674,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
     wgmma_fence_operands(acc_s[0]);
     wgmma_fence_operands(acc_dv[0]);
     wgmma_fence_operands(acc_dk[0]);
-    wgmma_fence_operands(pa);
+    if constexpr (!WG_SLICES) wgmma_fence_operands(pa);  // with slices dV was done within its tile
     wgmma_fence_operands(da);
     if (t > 0) {
       __syncwarp();
@@ -655,12 +696,13 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
 
     // dV += Pᵀ dO (left running); dPᵀ is ready on return.
     bwd_dkdv_gemm_dv_dp<MmaPath::wgmma, T, 1, BLOCK_M, DV, DV_SLICE, VTile, DOTile>(acc_dv, acc_dp, pa, acc_s, smem_v,
-                                                                                    smem_do, 0, 0);
+                                                                                    smem_do, slice, 0);
     tile_score_gradient(acc_dp, acc_s, grad, stats, t4);
 
     // dSᵀ into this tile's buffer; once both warpgroups' rows are there, dQ = dS K is issued
-    // ahead of dK += dSᵀ Q, so it is waited for alone while dK runs on into the next tile.
-    const u32 ds = smem_ds + (t & 1) * DsTile::kBytes;
+    // ahead of dK += dSᵀ Q, so it is waited for alone while dK runs on into the next tile. With
+    // slices each warpgroup has the whole dSᵀ and its own buffer, free again once its dQ is done.
+    const u32 ds = smem_ds + (WG_SLICES ? wg : t & 1) * DsTile::kBytes;
     pack_a_operand<T>(da, acc_dp[0]);
 #pragma unroll
     for (int kk = 0; kk < BLOCK_M / 16; ++kk) {
@@ -670,16 +712,17 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
       st_shared_b32(ds + DsTile::offset(warp_row0 + g8 + 8, 2 * kk + 1) + 4 * t4, da[kk][3]);
     }
     fence_proxy_async();  // the tensor cores read what st.shared wrote
-    float acc_dq[DQ_N / 8][4];
-    const auto issue_dq = [&] {
+    // dQ's share in DQ_PIECES pieces of columns, one after another (see WG_SLICES).
+    float acc_dq[DQ_PIECE_N / 8][4];
+    const auto issue_dq = [&](int piece) {
       const u32 dq_a = ds + dq_kv0 * 128;
-      const u32 dq_b = smem_k + (dq_col0 / 64) * KTile::kSlabBytes + dq_kv0 * 128;
+      const u32 dq_b = smem_k + ((dq_col0 + piece * DQ_PIECE_N) / 64) * KTile::kSlabBytes + dq_kv0 * 128;
       const u64 dq_a_desc = wgmma_desc_origin(dq_a, DsTile::kSlabBytes, 1024);
       const u64 dq_b_desc = wgmma_desc_origin(dq_b, KTile::kSlabBytes, 1024);
 #pragma unroll
       for (int kk = 0; kk < DQ_KV_ROWS / 16; ++kk)
-        WgmmaSSTa<DQ_N, true>::run(acc_dq, wgmma_desc_advance(dq_a_desc, kk * 16 * 128),
-                                   wgmma_desc_advance(dq_b_desc, kk * 16 * 128), kk > 0);
+        WgmmaSSTa<DQ_PIECE_N, true>::run(acc_dq, wgmma_desc_advance(dq_a_desc, kk * 16 * 128),
+                                         wgmma_desc_advance(dq_b_desc, kk * 16 * 128), kk > 0);
       wgmma_commit();
     };
     if constexpr (DS_EXCHANGE) {
@@ -690,44 +733,107 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
       named_barrier_arrive(pair + wg, THREADS);
       wgmma_fence_operands(acc_dk[0]);
       wgmma_fence();
-      wgmma_issue_rn<DK_SLICE, BLOCK_M / 16, QTile>(acc_dk[0], da, smem_q);
+      wgmma_issue_rn<DK_SLICE, BLOCK_M / 16, QTile>(acc_dk[0], da, smem_q + dk_cols);
       wgmma_commit();
       named_barrier_sync(pair + (wg ^ 1), THREADS);
       wgmma_fence_operands(acc_dq);
       wgmma_fence();
-      issue_dq();
+      issue_dq(0);
       wgmma_wait<0>();
       wgmma_fence_operands(acc_dk[0]);
     } else {
       // dQ reads only this warpgroup's rows: a warpgroup barrier, then dQ ahead of dK, so dK runs
       // on into the next tile.
       named_barrier_sync(NAMED_BARRIER_DS + wg, 128);
+      if constexpr (WG_SLICES) {
+        // dV is done before dQ's registers are claimed: with Pᵀ's beside them ptxas serialised
+        // every wgmma.
+        wgmma_wait<0>();
+        wgmma_fence_operands(acc_dv[0]);
+      }
       wgmma_fence_operands(acc_dq);
       wgmma_fence_operands(acc_dk[0]);
       wgmma_fence();
-      issue_dq();
-      wgmma_issue_rn<DK_SLICE, BLOCK_M / 16, QTile>(acc_dk[0], da, smem_q);
+      issue_dq(0);
+      wgmma_issue_rn<DK_SLICE, BLOCK_M / 16, QTile>(acc_dk[0], da, smem_q + dk_cols);
       wgmma_commit();
       wgmma_wait<1>();  // dQ (and dV)
     }
     wgmma_fence_operands(acc_dq);
 
-    // The share into buffer t % DQ_BUFFERS, once the writer has read what it last staged there.
-    const int buffer = t % DQ_BUFFERS;
-    const u32 dq_stage = dq_part + buffer * DQ_BUFFER_BYTES;
-    mbarrier_wait(dq_empty + 8 * buffer, static_cast<u32>(((t / DQ_BUFFERS) & 1) ^ 1));
+    if constexpr (WG_SLICES) {
+      // Each piece's rows that exist, added to the head's accumulator; the second piece is issued
+      // once the first's registers are read, and waited for with dK.
 #pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      const int row = (cw % 4) * 16 + g8 + 8 * r;  // row % 8 == g8: the warp's 8 rows on different banks
-      const u32 row_addr = dq_stage + static_cast<u32>(row) * DQ_ROW_BYTES;
+      for (int piece = 0; piece < DQ_PIECES; ++piece) {
+        if (piece > 0) {
+          wgmma_fence_operands(acc_dq);
+          wgmma_fence();
+          issue_dq(piece);
+          wgmma_wait<0>();
+          wgmma_fence_operands(acc_dq);
+          wgmma_fence_operands(acc_dk[0]);
+        }
+        if constexpr (DQ_PAIRS) {
+          // The pair's k-th exchange: the piece goes to (or comes from) the other CTA, in the
+          // layout [row half][column octet][thread] of float pairs (conflict-free both ways).
+          const u32 k = static_cast<u32>(t * DQ_PIECES + piece);
+          const u32 wg_thread = static_cast<u32>((cw % 4) * 32 + lane);
+          const u32 peer = static_cast<u32>(rank ^ 1);
+          if (wg != rank) {  // send: the other CTA adds this slice
+            mbarrier_wait_cluster(pair_empty, (k & 1u) ^ 1u);
+            const u32 dst = cluster_map(smem_pair, peer);
 #pragma unroll
-      for (int j = 0; j < DQ_N / 8; ++j)
-        st_shared_v2_f32(row_addr + flexjit_dq_accum_column(row, dq_col0 + j * 8 + 2 * t4, D) * 4, acc_dq[j][2 * r],
-                         acc_dq[j][2 * r + 1]);
+            for (int r = 0; r < 2; ++r)
+#pragma unroll
+              for (int j = 0; j < DQ_PIECE_N / 8; ++j)
+                st_cluster_v2_f32(dst + ((r * (DQ_PIECE_N / 8) + j) * 128 + wg_thread) * 8, acc_dq[j][2 * r],
+                                  acc_dq[j][2 * r + 1]);
+            mbarrier_arrive_cluster(cluster_map(pair_full, peer));
+            continue;
+          }
+          mbarrier_wait_cluster(pair_full, k & 1u);
+#pragma unroll
+          for (int r = 0; r < 2; ++r)
+#pragma unroll
+            for (int j = 0; j < DQ_PIECE_N / 8; ++j) {
+              float x, y;
+              ld_shared_v2_f32(x, y, smem_pair + ((r * (DQ_PIECE_N / 8) + j) * 128 + wg_thread) * 8);
+              acc_dq[j][2 * r] += x;
+              acc_dq[j][2 * r + 1] += y;
+            }
+          mbarrier_arrive_cluster(cluster_map(pair_empty, peer));
+        }
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          const int q_idx = q_start + (cw % 4) * 16 + g8 + 8 * r;
+          if (q_idx < q_len) {
+            float* row = p.dq_accum + ((static_cast<long long>(b) * p.num_q_heads + h) * q_len + q_idx) * D;
+#pragma unroll
+            for (int j = 0; j < DQ_PIECE_N / 8; ++j)
+              red_add_v2(row + flexjit_dq_accum_column(q_idx, dq_col0 + piece * DQ_PIECE_N + j * 8 + 2 * t4, D),
+                         acc_dq[j][2 * r], acc_dq[j][2 * r + 1]);
+          }
+        }
+      }
+    } else {
+      // The share into buffer t % DQ_BUFFERS, once the writer has read what it last staged there.
+      const int buffer = t % DQ_RING;
+      const u32 dq_stage = dq_part + buffer * DQ_BUFFER_BYTES;
+      mbarrier_wait(dq_empty + 8 * buffer, static_cast<u32>(((t / DQ_RING) & 1) ^ 1));
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const int row = (cw % 4) * 16 + g8 + 8 * r;  // row % 8 == g8: the warp's 8 rows on different banks
+        const u32 row_addr = dq_stage + static_cast<u32>(row) * DQ_ROW_BYTES;
+#pragma unroll
+        for (int j = 0; j < DQ_PIECE_N / 8; ++j)
+          st_shared_v2_f32(row_addr + flexjit_dq_accum_column(row, dq_col0 + j * 8 + 2 * t4, D) * 4, acc_dq[j][2 * r],
+                           acc_dq[j][2 * r + 1]);
+      }
+      fence_proxy_async_shared();  // the bulk copies (async proxy) read what st.shared wrote
+      __syncwarp();
+      if (lane == 0) mbarrier_arrive(dq_full + 8 * buffer);
     }
-    fence_proxy_async_shared();  // the bulk copies (async proxy) read what st.shared wrote
-    __syncwarp();
-    if (lane == 0) mbarrier_arrive(dq_full + 8 * buffer);
     if (t + 1 < num_tiles) {
       if constexpr (DQ_ORDERED && HAS_MASK) {
         QdoRing::Slot next = slot;
@@ -742,25 +848,36 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
 
   // Epilogue: dK = scale * sum and dV, staged through the K and V regions (no longer read once
   // the last dK, dV and dQ are done) for 16-byte stores.
-  bwd_dkdv_drain<MmaPath::wgmma>(acc_dk, acc_dv, pa, da);
+  if constexpr (WG_SLICES) {
+    wgmma_wait<0>();
+    wgmma_fence_operands(acc_dk[0]);
+    wgmma_fence_operands(da);
+    // The sender stays until the other CTA has read its last piece (that CTA arrives on this
+    // one's pair_empty); the adder has waited for every piece sent to it.
+    if (DQ_PAIRS && wg != rank && num_tiles > 0)
+      mbarrier_wait_cluster(pair_empty, static_cast<u32>(num_tiles * DQ_PIECES - 1) & 1u);
+  } else {
+    bwd_dkdv_drain<MmaPath::wgmma>(acc_dk, acc_dv, pa, da);
+  }
   named_barrier_sync(NAMED_BARRIER_EPILOGUE, THREADS);  // every warpgroup's last dQ has read K
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     const int row = warp_row0 + g8 + 8 * r;
 #pragma unroll
     for (int j = 0; j < D_TILES; ++j)
-      st_shared_b32(smem_k + KStage::offset(row, j) + t4 * 4,
+      st_shared_b32(smem_k + KStage::offset(row, slice * D_TILES + j) + t4 * 4,
                     pack2<T>(acc_dk[0][j][2 * r] * p.scale, acc_dk[0][j][2 * r + 1] * p.scale));
 #pragma unroll
     for (int j = 0; j < DV_TILES; ++j)
-      st_shared_b32(smem_v + VStage::offset(row, j) + t4 * 4, pack2<T>(acc_dv[0][j][2 * r], acc_dv[0][j][2 * r + 1]));
+      st_shared_b32(smem_v + VStage::offset(row, slice * DV_TILES + j) + t4 * 4,
+                    pack2<T>(acc_dv[0][j][2 * r], acc_dv[0][j][2 * r + 1]));
   }
   named_barrier_sync(NAMED_BARRIER_EPILOGUE, THREADS);
   T* dk_base = static_cast<T*>(p.dk) + b * p.dk_stride_b + kv_h * p.dk_stride_h;
   T* dv_base = static_cast<T*>(p.dv) + b * p.dv_stride_b + kv_h * p.dv_stride_h;
   for (int idx = ctid; idx < BLOCK_N * (D / 8); idx += THREADS) {
     const int r = idx / (D / 8), c = idx % (D / 8);
-    if (IS_DIVISIBLE || kv_start + r < kv_len) {
+    if ((IS_DIVISIBLE && !DQ_PAIRS) || kv_start + r < kv_len) {  // pairs: the last tile may lie past the keys
       u32 chunk[4];
       ld_shared_v4(chunk, smem_k + KStage::offset(r, c));
       st_global_v4(dk_base + static_cast<long long>(kv_start + r) * p.dk_stride_s + c * 8, chunk);
@@ -768,7 +885,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, c
   }
   for (int idx = ctid; idx < BLOCK_N * (DV / 8); idx += THREADS) {
     const int r = idx / (DV / 8), c = idx % (DV / 8);
-    if (IS_DIVISIBLE || kv_start + r < kv_len) {
+    if ((IS_DIVISIBLE && !DQ_PAIRS) || kv_start + r < kv_len) {  // pairs: the last tile may lie past the keys
       u32 chunk[4];
       ld_shared_v4(chunk, smem_v + VStage::offset(r, c));
       st_global_v4(dv_base + static_cast<long long>(kv_start + r) * p.dv_stride_s + c * 8, chunk);
