@@ -581,14 +581,19 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1) __clus
   const int ctid = tid - PRODUCER_THREADS;
   const int cw = warp - 4;  // consumer warp
   // The warpgroup; lane 0's, so that the compiler knows it is the same in every lane (the wgmma
-  // descriptors built from it then stay in uniform registers).
-  const int wg = __shfl_sync(0xffffffffu, cw / 4, 0);
+  // descriptors and barrier ids built from it then stay in uniform registers). Without mods the
+  // per-lane form schedules better: H100, same binary, two rounds (notes/perf.md, "(n)"): noop
+  // d128 527 -> 504 TF/s with lane 0's, but causal 451 -> 464, ALiBi 451 -> 462, soft-capping
+  // 331 -> 354. The warpgroup's kv rows in K and V are lane 0's either way.
+  constexpr bool UNIFORM_WG = WG_SLICES || HAS_MASK || !SCORE_IS_IDENTITY;
+  const int wg = UNIFORM_WG ? __shfl_sync(0xffffffffu, cw / 4, 0) : cw / 4;
   const int g8 = lane / 4, t4 = lane % 4;
   // This warp's kv rows: cw * 16 .. of the tile, or with slices (cw % 4) * 16 .. (each warpgroup
   // covers all of them).
   const int warp_row0 = (WG_SLICES ? cw % 4 : cw) * ROWS_PER_WARP;
   // The warpgroup's kv rows in K and V, and its column slice of dK, dV and dQ.
-  const u32 wg_rows = WG_SLICES ? 0u : static_cast<u32>(wg) * 64 * 128;
+  const u32 wg_rows =
+      WG_SLICES ? 0u : static_cast<u32>(UNIFORM_WG ? wg : __shfl_sync(0xffffffffu, wg, 0)) * 64 * 128;
   const int slice = WG_SLICES ? wg : 0;
 
   float acc_dk[1][D_TILES][4], acc_dv[1][DV_TILES][4];
