@@ -439,7 +439,7 @@ def attention(q, k, v, score_mod=None, mask_mod=None, buffers=None, params=None,
 
     `backward_mode` ("deterministic", "fast" or None: FLEXJIT_DETERMINISTIC decides, fast unless
     it is 1) picks how the GPU backward sums dQ: a separate dQ kernel, the same bits every
-    run, or (sm_90a, head dims up to 128, no learnable buffers) atomic adds in the dK/dV kernel.
+    run, or (sm_90a, head dims up to 128 and 256, no learnable buffers) atomic adds in the dK/dV kernel.
     """
     if backward_mode not in _lib.BACKWARD_MODES:
         raise UsageError(f"backward_mode is {backward_mode!r}: pass 'deterministic', 'fast' or None")
