@@ -74,6 +74,7 @@ struct FlexjitBwdTma {
   FlexjitTensorMap k;     // box 64 x BLOCK_N
   FlexjitTensorMap v;     // box 64 x BLOCK_N
   FlexjitTensorMap dout;  // box 64 x BLOCK_M
+  FlexjitTensorMap dq;    // the fp32 dQ accumulator [B, H, Sq, D], box 64 x 64 (above head dim 128 only)
 };
 
 // Where column `col` of row `row` of the fast backward's dQ accumulator lives in that row. Head

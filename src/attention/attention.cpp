@@ -608,6 +608,9 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
     FlexjitSeqLens call_lens = lens;
     if (ks.config.warp_specialized) {
       FlexjitBwdTma maps = codegen::encode_backward_tma(q, k, v, dout, ks.config);
+      // Above head dim 128 the kernel adds dQ through a map of its fp32 accumulator.
+      if (codegen::dkdv_splits(ks.head_dim, ks.head_dim_v) > 1 && shape.q_len > 0)
+        maps.dq = codegen::encode_dq_accum_tma(call.dq_accum, shape.batch, shape.q_heads, shape.q_len, ks.head_dim);
       configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data()), &maps});
     } else if (ks.seq_lens)
       configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data()), &call_lens});

@@ -90,6 +90,29 @@ FlexjitBwdTma encode_backward_tma(const TensorView& q, const TensorView& k, cons
   return maps;
 }
 
+FlexjitTensorMap encode_dq_accum_tma(float* data, int batch, int heads, int q_len, int head_dim) {
+  const jit::Driver& d = jit::driver();
+  if (d.cuTensorMapEncodeTiled == nullptr)
+    throw DriverError("the CUDA driver has no cuTensorMapEncodeTiled (it predates CUDA 12); the fast backward above "
+                      "head dim 128 needs it — update the driver or run the deterministic mode",
+                      -1);
+  const cuuint64_t row = static_cast<cuuint64_t>(head_dim) * 4;
+  const cuuint64_t dims[4] = {static_cast<cuuint64_t>(head_dim), static_cast<cuuint64_t>(q_len),
+                              static_cast<cuuint64_t>(heads), static_cast<cuuint64_t>(batch)};
+  const cuuint64_t strides[3] = {row, row * static_cast<cuuint64_t>(q_len),
+                                 row * static_cast<cuuint64_t>(q_len) * static_cast<cuuint64_t>(heads)};
+  const cuuint32_t box[4] = {64, 64, 1, 1};
+  const cuuint32_t element_strides[4] = {1, 1, 1, 1};
+  CUtensorMap map;
+  std::memset(&map, 0, sizeof map);
+  FLEXJIT_CU(d.cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, data, dims, strides, box,
+                                      element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                                      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+  FlexjitTensorMap out;
+  copy_map(out, map);
+  return out;
+}
+
 FlexjitDecodeTma encode_decode_tma(const TensorView& k, const TensorView& v, bool paged, int page_size,
                                    const BlockConfig& config, int& box_rows) {
   // A paged pool [page, slot, head, D] seen as [page, head, slot, D]: the map's rows are a page's

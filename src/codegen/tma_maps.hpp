@@ -37,6 +37,11 @@ FlexjitFwdTma encode_forward_tma(const TensorView& q, const TensorView& k, const
 FlexjitBwdTma encode_backward_tma(const TensorView& q, const TensorView& k, const TensorView& v,
                                   const TensorView& dout, const BlockConfig& config);
 
+// Encodes the map of the fast backward's fp32 dQ accumulator ([batch, heads, q_len, head_dim],
+// contiguous, from the library's own scratch) with boxes of 64 x 64, for the warp-specialised
+// dK/dV kernel's reductions above head dim 128; throws DriverError as encode_forward_tma.
+FlexjitTensorMap encode_dq_accum_tma(float* data, int batch, int heads, int q_len, int head_dim);
+
 // Encodes the decode kernel's K and V maps (`config` is a TMA config): a paged pool
 // [num_pages, page_size, Hkv, D] as (D, slot, head, page) with boxes of gcd(page_size, block_n)
 // rows, a contiguous cache [B, Hkv, S, D] as (D, S, head, B) with boxes of block_n rows. Returns

@@ -160,11 +160,14 @@ WsLayout ws_layout(const KernelSpec& s) {
   // K, V; the ring of (Q, dO) stages, each 1024-aligned for wgmma; the alignment slack; two dSᵀ
   // tiles; the ring's LSE / delta rows (apart, so that the stages stay whole 1024-byte blocks);
   // the mbarriers; in the ordered form, the ring of 8 two-word tile names (the kernel's TILE_NAMES).
-  const size_t stage = (m * (d + dv) * e + 1023) / 1024 * 1024;
+  // With warpgroup slices the stages hold Q only and one dO tile lies apart (the kernel's
+  // DO_SINGLE), and each warpgroup stages 64-column pieces of its dQ share.
+  const bool slices = warpgroup_slices(s);
+  const size_t stage = (m * (slices ? d : d + dv) * e + 1023) / 1024 * 1024;
   WsLayout l;
-  l.fixed = n * (d + dv) * e + s.config.stages * stage + 1024 + 2 * n * m * e + s.config.stages * 2 * m * 4 + 128 +
-            (s.dq_ordered ? 64 : 0);
-  l.dq_buffer = warpgroup_slices(s) ? 0 : parts * m * d * 4;
+  l.fixed = n * (d + dv) * e + s.config.stages * stage + (slices ? m * dv * e : 0) + 1024 + 2 * n * m * e +
+            s.config.stages * 2 * m * 4 + 128 + (s.dq_ordered ? 64 : 0);
+  l.dq_buffer = slices ? m * 64 * 4 : parts * m * d * 4;
   if (dq_pairs(s)) l.fixed += kDqPairPieceBytes;  // the piece the other CTA of the pair sends
   return l;
 }
@@ -172,7 +175,7 @@ WsLayout ws_layout(const KernelSpec& s) {
 // Two dQ staging buffers where they fit (the consumers fill one while the writer's reductions
 // read the other), else one.
 int ws_dq_buffers(const KernelSpec& s) {
-  if (warpgroup_slices(s)) return 0;  // dQ added from registers
+  if (warpgroup_slices(s)) return dkdv_splits(s.head_dim, s.head_dim_v);  // one per warpgroup
   const WsLayout l = ws_layout(s);
   return l.fixed + 2 * l.dq_buffer <= max_shared_memory_for_arch("sm_90a") ? 2 : 1;
 }
