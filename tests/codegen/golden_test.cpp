@@ -281,14 +281,15 @@ std::vector<GoldenCase> golden_cases() {
          s.dq_accumulate = true;
          return s;
        }},
-      // The same kernel at d256, GQA 2:1, causal: one column slice of dK, dV and dQ per consumer
-      // warpgroup, kv tiles in pairs (a cluster of two CTAs handing each other dQ pieces).
-      {"bwd_dkdv_ws_bf16_d256_gqa2_causal",
+      // The same kernel at d256, GQA 8:1, causal: one column slice of dK, dV and dQ per consumer
+      // warpgroup, dQ staged for tensor reductions, kv tiles in pairs (a cluster of two CTAs
+      // handing each other dQ pieces).
+      {"bwd_dkdv_ws_bf16_d256_gqa8_causal",
        [] {
          KernelSpec s;
          s.family = Family::bwd_dkdv;
          s.head_dim = s.head_dim_v = 256;
-         s.gqa_group = 2;
+         s.gqa_group = 8;
          s.config = BlockConfig::parse("m64n64w8s2ws");
          s.mask_mod = Expr::parse(ModKind::mask, mods::causal());
          s.has_block_mask = s.has_full_blocks = true;

@@ -28,20 +28,22 @@ void wgmma_checks(const KernelSpec& s) {
 // The warp-specialised kernel above head dim 128: one consumer warpgroup per column slice of dK
 // and dV (the slices that keep the accumulators in registers), each over every kv row of the tile
 // and computing the tile's Sᵀ and dPᵀ itself (7 GEMMs' work for 5, as the slices of separate CTAs
-// would, but K, V, Q and dO are loaded once for both); its dQ share is its slice's columns, added
-// to the accumulator by vector reductions from registers (no shared memory is left for staging).
+// would, but K, V, Q and dO are loaded once for both); its dQ share is its slice's columns, staged
+// in 64-column pieces for a writer warp's TMA tensor reductions (the room from keeping one dO tile
+// apart from the ring of Q stages).
 bool warpgroup_slices(const KernelSpec& s) {
   return s.config.warp_specialized && dkdv_splits(s.head_dim, s.head_dim_v) > 1;
 }
 
-// With warpgroup slices and GQA, kv tiles 2c and 2c + 1 run as a cluster of two CTAs that walk
-// the same query tiles (the same q_* table row: their 128 keys lie in one block), and each CTA
-// adds one slice of the pair's summed dQ share: the other CTA's warpgroup of that slice sends its
-// share over distributed shared memory, so half the reductions reach L2. H100, d256 backward
-// (notes/perf.md, "(n)"): GQA 4:1 causal 197 -> 221 TF/s; without GQA the pair's coupling costs
-// more than the reductions it saves (causal 247 -> 242, ALiBi 255 -> 228, soft-capping 203 -> 179).
+// With warpgroup slices and GQA groups of 8 or more, kv tiles 2c and 2c + 1 run as a cluster of
+// two CTAs that walk the same query tiles (the same q_* table row: their 128 keys lie in one
+// block), and each CTA adds one slice of the pair's summed dQ share: the other CTA's warpgroup of
+// that slice sends its share over distributed shared memory, so half the reductions reach L2.
+// H100, d256 backward with the staged tensor reductions (notes/perf.md, "(n)", s8): GQA 8:1 causal
+// 213 -> 231 TF/s; below that the pair's coupling costs more than it saves (4:1 causal 273 -> 234,
+// 2:1 noop 333 -> 273, 4:1 soft-capping 246 -> 207, 4:1 documents 204 -> 162).
 bool dq_pairs(const KernelSpec& s) {
-  return warpgroup_slices(s) && s.gqa_group > 1 &&
+  return warpgroup_slices(s) && s.gqa_group >= 8 &&
          (!s.has_block_mask || s.sparse_kv_block % (2 * s.config.block_n) == 0);
 }
 constexpr size_t kDqPairPieceBytes = 64 * 64 * 4;  // one piece of a warpgroup's share: 64 queries x 64 columns
@@ -129,8 +131,8 @@ void ordered_checks(const KernelSpec& s) {
                      "run with the separate dQ kernel");
   if (warpgroup_slices(s))
     throw UsageError("config " + s.config.str() + ": at head dims " + std::to_string(s.head_dim) + "/" +
-                     std::to_string(s.head_dim_v) + " the warp-specialised dK/dV kernel adds dQ from registers, "
-                     "in no fixed order; the deterministic backward runs these head dims with the separate dQ "
+                     std::to_string(s.head_dim_v) + " the warp-specialised dK/dV kernel adds dQ by tensor "
+                     "reductions in no fixed order; the deterministic backward runs these head dims with the separate dQ "
                      "kernel (FLEXJIT_DETERMINISTIC_DQ=kernel, or leave the dK/dV config to the default)");
 }
 

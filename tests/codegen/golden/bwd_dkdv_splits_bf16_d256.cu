@@ -72,7 +72,11 @@ constexpr int STATS_BYTES = 2 * BLOCK_M * 4;  // lse and delta of the tile's row
 // wgmma tiles must start on 1024-byte boundaries, so each ring stage is padded to one. The
 // warp-specialised kernel keeps its stages' statistics apart, so its stages pad nothing.
 constexpr int STAGE_STATS_BYTES = WARP_SPECIALIZED ? 0 : STATS_BYTES;
-constexpr int STAGE_BYTES = WGMMA ? (QTile::kBytes + DOTile::kBytes + STAGE_STATS_BYTES + 1023) / 1024 * 1024
+// The warp-specialised kernel above head dim 128 keeps one dO tile apart from the ring of Q stages
+// (it is free once dV is done, mid-tile): the room for its dQ staging.
+constexpr bool DO_SINGLE = WARP_SPECIALIZED && SPLITS > 1;
+constexpr int DO_SINGLE_BYTES = DO_SINGLE ? DOTile::kBytes : 0;
+constexpr int STAGE_BYTES = WGMMA ? (QTile::kBytes + (DO_SINGLE ? 0 : DOTile::kBytes) + STAGE_STATS_BYTES + 1023) / 1024 * 1024
                                   : QTile::kBytes + DOTile::kBytes + STAGE_STATS_BYTES;
 // The fast mode's dSᵀ tile (kv rows x queries), the A operand of dQ += dS K.
 using DsTile = WgmmaTile<BLOCK_N, DQ_ACCUMULATE ? BLOCK_M : 64>;
@@ -85,7 +89,8 @@ constexpr int DS_BYTES = DQ_ACCUMULATE ? DsTile::kBytes * (WARP_SPECIALIZED ? 2 
 constexpr int DQ_PARTS = DQ_SPLIT_COLUMNS ? 1 : DQ_GROUPS_PER_BLOCK;
 constexpr int DQ_ROW_BYTES = D * 4;
 constexpr int DQ_PART_BYTES = BLOCK_M * DQ_ROW_BYTES;
-constexpr int DQ_BUFFER_BYTES = DQ_PARTS * DQ_PART_BYTES;
+// Above head dim 128: one buffer per consumer warpgroup, a 64-column piece of its share at a time.
+constexpr int DQ_BUFFER_BYTES = DO_SINGLE ? BLOCK_M * 64 * 4 : DQ_PARTS * DQ_PART_BYTES;
 // The ordered mode's ring of tile names (TILE_NAMES entries of two words) after the mbarriers.
 constexpr int TILE_NAMES = 8;
 // DQ_PAIRS: the piece of dQ the other CTA of the pair sends (64 queries x 64 columns, fp32).
@@ -95,7 +100,8 @@ constexpr int WS_BYTES = WARP_SPECIALIZED ? STAGES * STATS_BYTES + DQ_BUFFERS * 
                                           : 0;
 static_assert(!DQ_ACCUMULATE || (WGMMA && BLOCK_M % 64 == 0 && DQ_N % 8 == 0 && DQ_KV_ROWS % 64 == 0),
               "the fast dQ runs on wgmma with 64-query blocks");
-constexpr int SMEM_BYTES = KTile::kBytes + VTile::kBytes + STAGES * STAGE_BYTES + (WGMMA ? 1024 : 0) + DS_BYTES + WS_BYTES;
+constexpr int SMEM_BYTES =
+    KTile::kBytes + VTile::kBytes + STAGES * STAGE_BYTES + DO_SINGLE_BYTES + (WGMMA ? 1024 : 0) + DS_BYTES + WS_BYTES;
 static_assert(SMEM_BYTES == EXPECTED_SMEM_BYTES, "host and kernel disagree on the shared-memory size");
 
 template <typename Tile>

@@ -73,7 +73,11 @@ constexpr int STATS_BYTES = 2 * BLOCK_M * 4;  // lse and delta of the tile's row
 // wgmma tiles must start on 1024-byte boundaries, so each ring stage is padded to one. The
 // warp-specialised kernel keeps its stages' statistics apart, so its stages pad nothing.
 constexpr int STAGE_STATS_BYTES = WARP_SPECIALIZED ? 0 : STATS_BYTES;
-constexpr int STAGE_BYTES = WGMMA ? (QTile::kBytes + DOTile::kBytes + STAGE_STATS_BYTES + 1023) / 1024 * 1024
+// The warp-specialised kernel above head dim 128 keeps one dO tile apart from the ring of Q stages
+// (it is free once dV is done, mid-tile): the room for its dQ staging.
+constexpr bool DO_SINGLE = WARP_SPECIALIZED && SPLITS > 1;
+constexpr int DO_SINGLE_BYTES = DO_SINGLE ? DOTile::kBytes : 0;
+constexpr int STAGE_BYTES = WGMMA ? (QTile::kBytes + (DO_SINGLE ? 0 : DOTile::kBytes) + STAGE_STATS_BYTES + 1023) / 1024 * 1024
                                   : QTile::kBytes + DOTile::kBytes + STAGE_STATS_BYTES;
 // The fast mode's dSᵀ tile (kv rows x queries), the A operand of dQ += dS K.
 using DsTile = WgmmaTile<BLOCK_N, DQ_ACCUMULATE ? BLOCK_M : 64>;
@@ -86,7 +90,8 @@ constexpr int DS_BYTES = DQ_ACCUMULATE ? DsTile::kBytes * (WARP_SPECIALIZED ? 2 
 constexpr int DQ_PARTS = DQ_SPLIT_COLUMNS ? 1 : DQ_GROUPS_PER_BLOCK;
 constexpr int DQ_ROW_BYTES = D * 4;
 constexpr int DQ_PART_BYTES = BLOCK_M * DQ_ROW_BYTES;
-constexpr int DQ_BUFFER_BYTES = DQ_PARTS * DQ_PART_BYTES;
+// Above head dim 128: one buffer per consumer warpgroup, a 64-column piece of its share at a time.
+constexpr int DQ_BUFFER_BYTES = DO_SINGLE ? BLOCK_M * 64 * 4 : DQ_PARTS * DQ_PART_BYTES;
 // The ordered mode's ring of tile names (TILE_NAMES entries of two words) after the mbarriers.
 constexpr int TILE_NAMES = 8;
 // DQ_PAIRS: the piece of dQ the other CTA of the pair sends (64 queries x 64 columns, fp32).
@@ -96,7 +101,8 @@ constexpr int WS_BYTES = WARP_SPECIALIZED ? STAGES * STATS_BYTES + DQ_BUFFERS * 
                                           : 0;
 static_assert(!DQ_ACCUMULATE || (WGMMA && BLOCK_M % 64 == 0 && DQ_N % 8 == 0 && DQ_KV_ROWS % 64 == 0),
               "the fast dQ runs on wgmma with 64-query blocks");
-constexpr int SMEM_BYTES = KTile::kBytes + VTile::kBytes + STAGES * STAGE_BYTES + (WGMMA ? 1024 : 0) + DS_BYTES + WS_BYTES;
+constexpr int SMEM_BYTES =
+    KTile::kBytes + VTile::kBytes + STAGES * STAGE_BYTES + DO_SINGLE_BYTES + (WGMMA ? 1024 : 0) + DS_BYTES + WS_BYTES;
 static_assert(SMEM_BYTES == EXPECTED_SMEM_BYTES, "host and kernel disagree on the shared-memory size");
 
 template <typename Tile>
@@ -241,17 +247,17 @@ constexpr bool HEAVY_FIRST = GQA_GROUP > 1;
 constexpr int PRODUCER_THREADS = 128;
 constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;
 constexpr int CONSUMER_WARPGROUPS = NUM_WARPS / 4;
-// One column slice of dK and dV per consumer warpgroup (see the top); dQ added from registers.
+// One column slice of dK and dV per consumer warpgroup (see the top); dQ staged in pieces.
 constexpr bool WG_SLICES = SPLITS > 1;
-constexpr int DQ_RING = DQ_BUFFERS > 0 ? DQ_BUFFERS : 1;  // staging buffers (none with slices)
+constexpr int DQ_RING = DQ_BUFFERS > 0 ? DQ_BUFFERS : 1;
 // With slices a warpgroup's dQ share (its slice's columns) runs as two wgmmas of half the columns,
 // one after the other: dQ's 128 columns beside dK and dV had ptxas serialise every wgmma.
 constexpr int DQ_PIECES = WG_SLICES && DQ_N >= 128 ? 2 : 1;
 constexpr int DQ_PIECE_N = DQ_N / DQ_PIECES;
-static_assert(DQ_PIECE_N % 64 == 0 || DQ_PIECES == 1, "dQ pieces of whole 64-column slabs");
-static_assert(!WG_SLICES || (CONSUMER_WARPGROUPS == SPLITS && BLOCK_N == 64 && DQ_BUFFERS == 0 && !DQ_ORDERED &&
+static_assert(!WG_SLICES || DQ_PIECE_N == 64, "dQ pieces of 64 columns: the accumulator map's box");
+static_assert(!WG_SLICES || (CONSUMER_WARPGROUPS == SPLITS && BLOCK_N == 64 && DQ_BUFFERS == SPLITS && !DQ_ORDERED &&
                              DQ_N == DK_SLICE && DQ_KV_ROWS == BLOCK_N),
-              "column slices: one warpgroup each over 64 kv rows, dQ from registers in the fast mode");
+              "column slices: one warpgroup each over 64 kv rows, a dQ buffer each, the fast mode");
 // Two consumer warpgroups: 384 x 168 registers at launch; the producer warpgroup hands back
 // 128 x (168 - 24) and the consumers take 256 x (240 - 168) (at 232 ptxas spills 280 bytes in the
 // consumers with a soft-capping score_mod, 156 at 240). One consumer warpgroup: 256 threads of up
@@ -375,7 +381,8 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   const u32 smem_k = (smem_addr(smem) + 1023u) & ~1023u;
   const u32 smem_v = smem_k + KTile::kBytes;
   const u32 smem_ring = smem_v + VTile::kBytes;
-  const u32 smem_ds = smem_ring + STAGES * STAGE_BYTES;  // two dSᵀ buffers (1024-aligned: whole stages)
+  const u32 smem_do_single = smem_ring + STAGES * STAGE_BYTES;  // DO_SINGLE: the dO tile (1024-aligned)
+  const u32 smem_ds = smem_do_single + DO_SINGLE_BYTES;  // two dSᵀ buffers (1024-aligned: whole tiles)
   const u32 smem_stats = smem_ds + 2 * DsTile::kBytes;   // each stage's LSE (base 2) and delta rows
   const u32 smem_dq = smem_stats + STAGES * STATS_BYTES; // DQ_BUFFERS staging buffers
   const u32 smem_pair = smem_dq + DQ_BUFFERS * DQ_BUFFER_BYTES;  // DQ_PAIRS: the piece the other CTA sends
@@ -394,8 +401,11 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   // DQ_PAIRS: the piece in smem_pair has landed (the other CTA's sending warpgroup arrives), and
   // the piece this CTA sent has been read there (the other CTA's adding warpgroup arrives).
   const u32 pair_full = tile_names, pair_empty = tile_names + 8;
+  // DO_SINGLE: the dO tile apart from the ring has landed (the producer's expect_tx) / has been
+  // read by every consumer warp.
+  const u32 do_full = tile_names + 16, do_empty = tile_names + 24;
   static_assert(!DQ_ORDERED || STAGES + 1 + DQ_BUFFERS < TILE_NAMES, "the tile-name ring must outlast the producer's lead");
-  static_assert(2 * 8 + QdoRing::kBytes + 16 * DQ_BUFFERS + (DQ_PAIRS ? 16 : 0) <= 128,
+  static_assert(2 * 8 + QdoRing::kBytes + 16 * DQ_BUFFERS + (DQ_PAIRS || DO_SINGLE ? 32 : 0) <= 128,
                 "the mbarriers fit in their 128 bytes");
   static_assert(!DQ_PAIRS || (WG_SLICES && SPLITS == 2 && !DQ_ORDERED), "pairs: two slices, fast mode");
   unsigned char* const base_ptr = smem + (smem_k - smem_addr(smem));
@@ -404,8 +414,12 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     ring.init();
 #pragma unroll
     for (int i = 0; i < DQ_BUFFERS; ++i) {
-      mbarrier_init(dq_full + 8 * i, NUM_WARPS);
+      mbarrier_init(dq_full + 8 * i, WG_SLICES ? 4 : NUM_WARPS);  // slices: the buffer's warpgroup
       mbarrier_init(dq_empty + 8 * i, 1);
+    }
+    if constexpr (DO_SINGLE) {
+      mbarrier_init(do_full, 1);
+      mbarrier_init(do_empty, NUM_WARPS);
     }
     if constexpr (DQ_PAIRS) {
       mbarrier_init(pair_full, 128);
@@ -481,13 +495,15 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
         // its Q and dO are TMA's zeros, its statistics are not read (their rows do not exist),
         // and the range test gives it probability 0 whatever the stage holds.
         const bool rows_exist = q0 < q_len;
-        mbarrier_arrive_expect_tx(full, QTile::kBytes + DOTile::kBytes + (rows_exist ? STATS_BYTES : 0));
+        mbarrier_arrive_expect_tx(full, QTile::kBytes + (DO_SINGLE ? 0 : DOTile::kBytes) + (rows_exist ? STATS_BYTES : 0));
 #pragma unroll
         for (int c = 0; c < D / 64; ++c)
           tma_load_4d(dst + c * QTile::kSlabBytes, &tma.q, full, c * 64, q0, h, b);
+        if constexpr (!DO_SINGLE) {
 #pragma unroll
-        for (int c = 0; c < DV / 64; ++c)
-          tma_load_4d(dst + QTile::kBytes + c * DOTile::kSlabBytes, &tma.dout, full, c * 64, q0, h, b);
+          for (int c = 0; c < DV / 64; ++c)
+            tma_load_4d(dst + QTile::kBytes + c * DOTile::kSlabBytes, &tma.dout, full, c * 64, q0, h, b);
+        }
         // The rows' LSE and delta, written side by side by the preprocess kernel in whole tiles
         // (padding rows: +inf and 0, which the range test of a crossing tile ignores anyway).
         const float* stats = p.row_stats + (static_cast<long long>(b) * p.num_q_heads + h) * 2 * p.row_stats_len + q0;
@@ -495,6 +511,13 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
         if (rows_exist) {
           bulk_load(stats_dst, stats, BLOCK_M * 4, full);
           bulk_load(stats_dst + BLOCK_M * 4, stats + p.row_stats_len, BLOCK_M * 4, full);
+        }
+        if constexpr (DO_SINGLE) {  // once every consumer warp is done with the last one (its dV)
+          mbarrier_wait(do_empty, static_cast<u32>(t & 1) ^ 1u);
+          mbarrier_arrive_expect_tx(do_full, DOTile::kBytes);
+#pragma unroll
+          for (int c = 0; c < DV / 64; ++c)
+            tma_load_4d(smem_do_single + c * DOTile::kSlabBytes, &tma.dout, do_full, c * 64, q0, h, b);
         }
       }
     } else if (DQ_ORDERED && warp >= 1 && warp <= DQ_BUFFERS) {
@@ -546,6 +569,31 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
         __syncwarp();
       }
       if (lane == 0) flexjit_report_errors(order_errors, error_word);
+    } else if (WG_SLICES && warp >= 1 && warp <= CONSUMER_WARPGROUPS && lane == 0) {
+      // Slices: warp 1 + w adds warpgroup w's staged pieces (with pairs, only this CTA's adding
+      // warpgroup stages), each one tensor reduction through the accumulator's map (rows past
+      // the queries dropped by TMA).
+      const int w = warp - 1;
+      if (!DQ_PAIRS || w == rank) {
+        tma_prefetch_map(&tma.dq);
+        const u32 buffer = smem_dq + w * DQ_BUFFER_BYTES;
+        for (int t = 0; t < num_tiles; ++t) {
+          int gi, local;
+          walk.locate(t, gi, local);
+          const int h = kv_h * GQA_GROUP + gi;
+          const int q0 = walk.heads[gi].start(local);
+#pragma unroll 1
+          for (int piece = 0; piece < DQ_PIECES; ++piece) {
+            const u32 k = static_cast<u32>(t * DQ_PIECES + piece);
+            mbarrier_wait(dq_full + 8 * w, k & 1u);
+            if (q0 < q_len) tma_reduce_add_4d(&tma.dq, buffer, w * DK_SLICE + piece * DQ_PIECE_N, q0, h, b);
+            bulk_commit_group();
+            bulk_wait_group_read<0>();
+            mbarrier_arrive(dq_empty + 8 * w);
+          }
+        }
+        bulk_wait_group<0>();  // the reductions are done before the CTA's shared memory goes away
+      }
     } else if (!DQ_ORDERED && !WG_SLICES && warp == 1 && lane == 0) {
       // dQ writer: tile t's staged rows (buffer t % DQ_BUFFERS, in the accumulator's layout), one
       // bulk reduction per part over the tile's rows that exist, into the head's fp32
@@ -661,9 +709,10 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     tile_of(t, gi, q_start, partial);
     const int h = kv_h * GQA_GROUP + gi;
     const u32 smem_q = smem_ring + slot.index * STAGE_BYTES;
-    const u32 smem_do = smem_q + QTile::kBytes;
+    const u32 smem_do = DO_SINGLE ? smem_do_single : smem_q + QTile::kBytes;
     const float* stats = reinterpret_cast<const float*>(base_ptr + (smem_stats - smem_k) + slot.index * STATS_BYTES);
     ring.wait_full(slot);
+    if constexpr (DO_SINGLE) mbarrier_wait(do_full, static_cast<u32>(t & 1));
 
     // Sᵀ = K Qᵀ and dPᵀ = V dOᵀ, two groups; the wait leaves dPᵀ running and finishes dV and dK
     // of the previous tile, whose Q and dO stage is then handed back.
@@ -755,6 +804,10 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
         // every wgmma.
         wgmma_wait<0>();
         wgmma_fence_operands(acc_dv[0]);
+        if constexpr (DO_SINGLE) {  // dPᵀ and dV have read dO: the next one may load
+          __syncwarp();
+          if (lane == 0) mbarrier_arrive(do_empty);
+        }
       }
       wgmma_fence_operands(acc_dq);
       wgmma_fence_operands(acc_dk[0]);
@@ -809,17 +862,23 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
             }
           mbarrier_arrive_cluster(cluster_map(pair_empty, peer));
         }
+        // The piece into this warpgroup's buffer (rows of DQ_PIECE_N columns in the accumulator's
+        // permuted layout, which keeps whole 32-column groups in place), once the writer has read
+        // the last one; the writer adds its rows that exist.
+        const u32 k = static_cast<u32>(t * DQ_PIECES + piece);
+        const u32 buffer = smem_dq + wg * DQ_BUFFER_BYTES;
+        mbarrier_wait(dq_empty + 8 * wg, (k & 1u) ^ 1u);
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
-          const int q_idx = q_start + (cw % 4) * 16 + g8 + 8 * r;
-          if (q_idx < q_len) {
-            float* row = p.dq_accum + ((static_cast<long long>(b) * p.num_q_heads + h) * q_len + q_idx) * D;
+          const int row = (cw % 4) * 16 + g8 + 8 * r;
 #pragma unroll
-            for (int j = 0; j < DQ_PIECE_N / 8; ++j)
-              red_add_v2(row + flexjit_dq_accum_column(q_idx, dq_col0 + piece * DQ_PIECE_N + j * 8 + 2 * t4, D),
-                         acc_dq[j][2 * r], acc_dq[j][2 * r + 1]);
-          }
+          for (int j = 0; j < DQ_PIECE_N / 8; ++j)
+            st_shared_v2_f32(buffer + (row * DQ_PIECE_N + flexjit_dq_accum_column(row, j * 8 + 2 * t4, D)) * 4,
+                             acc_dq[j][2 * r], acc_dq[j][2 * r + 1]);
         }
+        fence_proxy_async_shared();  // the bulk copies (async proxy) read what st.shared wrote
+        __syncwarp();
+        if (lane == 0) mbarrier_arrive(dq_full + 8 * wg);
       }
     } else {
       // The share into buffer t % DQ_BUFFERS, once the writer has read what it last staged there.
