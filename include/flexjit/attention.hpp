@@ -95,9 +95,9 @@ enum class BackwardMode {
   fast,
   /// The same bits on every run and stream. Where the fast mode's warp-specialised kernel runs,
   /// its dQ reductions take turns in a fixed order (each 64-row query tile's sum from the last kv
-  /// tile down); elsewhere (other GPUs, head dims above 128, learnable buffers, per-sequence
-  /// lengths) a separate dQ kernel recomputes the scores (7 GEMMs instead of 5). See
-  /// DeterministicDq.
+  /// tile down); elsewhere (other GPUs, head dims without its tiles such as 192, learnable
+  /// buffers, per-sequence lengths) a separate dQ kernel recomputes the scores (7 GEMMs instead
+  /// of 5). See DeterministicDq.
   deterministic,
 };
 

@@ -308,8 +308,8 @@ std::shared_ptr<const Attention::Impl::Resolved> resolve(Attention::Impl& impl, 
 // was asked for. Asked for in CallOptions, the fast mode with a fixed dK/dV config that has no fast
 // form is the caller's error (named by the config's validation); asked for by default (or
 // FLEXJIT_DETERMINISTIC=0), such a config, and defaults without a fast form (no sm_90a, head dims
-// above 128), run deterministically. The deterministic mode sums dQ in order in the
-// warp-specialised dK/dV kernel where that kernel can run (sm_90a, head dims up to 128, tensors TMA
+// without fast tiles such as 192), run deterministically. The deterministic mode sums dQ in order in the
+// warp-specialised dK/dV kernel where that kernel can run (sm_90a, head dims with its tiles, tensors TMA
 // can read, no per-sequence lengths or learnable buffers, no fixed config of another kind) and
 // FLEXJIT_DETERMINISTIC_DQ asks for it (ordered; or auto, the default, where it measured faster:
 // see ordered_wins), and with the separate dQ kernel otherwise.
@@ -610,7 +610,8 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
       FlexjitBwdTma maps = codegen::encode_backward_tma(q, k, v, dout, ks.config);
       // Above head dim 128 the kernel adds dQ through a map of its fp32 accumulator.
       if (codegen::dkdv_splits(ks.head_dim, ks.head_dim_v) > 1 && shape.q_len > 0)
-        maps.dq = codegen::encode_dq_accum_tma(call.dq_accum, shape.batch, shape.q_heads, shape.q_len, ks.head_dim);
+        maps.dq = codegen::encode_dq_accum_tma(call.dq_accum, call.dq_chains * shape.batch, shape.q_heads, shape.q_len,
+                                               ks.head_dim);  // the chains' copies one after another
       configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data()), &maps});
     } else if (ks.seq_lens)
       configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data()), &call_lens});
@@ -637,7 +638,10 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
     const size_t accum_floats = size_t(p.dq_chains) * shape.batch * shape.q_heads * shape.q_len * spec.head_dim;
     attention::StreamScratch dq_accum(accum_floats * sizeof(float), stream);
     p.dq_accum = static_cast<float*>(dq_accum.data());
-    const size_t counters = plan.ordered ? size_t(p.dq_chains) * shape.batch * shape.q_heads * (p.row_stats_len / 64) : 0;
+    // Above head dim 128 each of the kernel's column slices has its own counters.
+    const size_t counters = plan.ordered ? size_t(p.dq_chains) * codegen::dkdv_splits(spec.head_dim, spec.head_dim_v) *
+                                               shape.batch * shape.q_heads * (p.row_stats_len / 64)
+                                         : 0;
     std::optional<attention::StreamScratch> dq_order;
     if (plan.ordered) {
       dq_order.emplace(counters * sizeof(int), stream);

@@ -481,7 +481,7 @@ TEST(BwdGpu, OrderedModeOnePerHeadDim) {
   if (current_device().default_arch() != "sm_90a")
     GTEST_SKIP() << "the ordered dQ sums run on sm_90a GPUs, this is " << current_device().name;
   const ScopedEnv ordered("FLEXJIT_DETERMINISTIC_DQ", "ordered");  // also where the dQ kernel is faster
-  for (int D : {64, 128}) {
+  for (int D : {64, 128, 256}) {
     FwdProblem p = base(200, D);
     p.B = 1, p.Hq = 4, p.Hkv = 2, p.Sq = 200, p.Skv = 330;
     p.mask_mod = "kv_idx <= q_idx + (kv_len - q_len)";
@@ -639,6 +639,9 @@ TEST(BwdGpu, DeterministicModeSumsDqInOrder) {
       // Tables per head (the mask reads h): the group's heads walked one after another.
       {"per-head window, gqa 2:1", "", "q_idx >= kv_idx && (h % 2 == 0 || q_idx - kv_idx <= 200)", 2, 4, 2, 900, 900,
        128, 128, 128, DType::bf16, false},
+      // Head dim 256: a column slice per consumer warpgroup, each slice's sums in their own order.
+      {"causal d256, gqa 3:1", "", "q_idx >= kv_idx", 1, 6, 2, 700, 777, 256, 256, 128, DType::bf16, false},
+      {"noop d256/128 f16 bshd", "", "", 2, 2, 2, 1000, 1000, 256, 128, 128, DType::f16, true},
   };
   const jit::Driver& driver = jit::driver();
   jit::ensure_context();

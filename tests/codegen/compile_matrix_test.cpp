@@ -680,16 +680,17 @@ TEST(CodegenCompileMatrix, WarpSpecializedBackwardDkdvCompilesAboveHeadDim128) {
 // The deterministic mode's ordered form of that kernel (KernelSpec::dq_ordered): the writer warp
 // counts its rank in each query tile's sum from the kv_* tables (with tables) or the grid (without),
 // waits for the tile's counter to reach it and passes it on. For the kinds of walk there are
-// (dense with and without mask_mod, tables with and without full blocks, GQA, f16, D != Dv, d64
-// and d128): NVRTC compiles it with no serialised wgmma and the spills of the fast form, and the
-// PTX holds the acquire, the releases, the proxy fences and the back-off.
+// (dense with and without mask_mod, tables with and without full blocks, GQA, f16, D != Dv, d64,
+// d128 and the column slices of d256): NVRTC compiles it with no serialised wgmma and the spills
+// of the fast form, and the PTX holds the acquire, the releases, the proxy fences and the back-off.
 TEST(CodegenCompileMatrix, OrderedBackwardDkdvCompilesForEveryKindOfWalk) {
   const TempCacheDir cache;
   std::vector<Job> jobs;
   for (DType dtype : {DType::bf16, DType::f16})
-    for (auto [d, dv] : {std::pair{64, 64}, {128, 128}, {128, 64}}) {
+    for (auto [d, dv] : {std::pair{64, 64}, {128, 128}, {128, 64}, {256, 256}, {256, 128}}) {
       for (const char* mask : {"", "q_idx >= kv_idx", "doc[q_idx] == doc[kv_idx]"}) {
         if (dtype == DType::f16 && std::string(mask) != "q_idx >= kv_idx") continue;
+        if (dv == 128 && d == 256 && dtype == DType::f16) continue;
         SuiteVariant v;
         v.name = std::string("ordered_") + std::string(dtype_name(dtype)) + "_d" + std::to_string(d) + "_" +
                  std::to_string(dv) + (mask[0] == 0 ? "_noop" : mask[0] == 'q' ? "_causal" : "_document");
@@ -699,7 +700,8 @@ TEST(CodegenCompileMatrix, OrderedBackwardDkdvCompilesForEveryKindOfWalk) {
         v.mask_mod = mask;
         if (std::string(mask).find("doc") != std::string::npos) v.declarations.buffers.push_back({"doc", DType::i32, {1000}});
         KernelSpec spec = attention_kernel(Family::bwd_dkdv, v);
-        spec.config = BlockConfig::parse(d <= 64 && dv <= 64 ? "m64n128w8s3ws" : "m64n128w8s2ws");
+        // Above head dim 128: a column slice per consumer warpgroup, a writer warp each.
+        spec.config = BlockConfig::parse(d <= 64 && dv <= 64 ? "m64n128w8s3ws" : d > 128 ? "m64n64w8s2ws" : "m64n128w8s2ws");
         spec.dq_accumulate = spec.dq_ordered = true;
         spec.is_divisible = false;
         jobs.push_back({v.name, spec, "sm_90a"});
@@ -727,14 +729,16 @@ TEST(CodegenCompileMatrix, OrderedBackwardDkdvCompilesForEveryKindOfWalk) {
     ASSERT_EQ(c.resources.count("flexjit_attention_bwd_dkdv"), 1u) << what;
     // The writer warps run in the producers' 24 registers (all the consumers' 240 leave): their
     // rank, chain and turn spill there (measured up to 132 bytes at d64, 236 at d128 with a
-    // document mask), off the consumers' path.
+    // document mask, 64-88 at d256), off the consumers' path.
     const int spills = c.resources.at("flexjit_attention_bwd_dkdv").spill_store_bytes;
     EXPECT_LE(spills, std::max(jobs[i].spec.head_dim, jobs[i].spec.head_dim_v) <= 64 ? 160 : 256) << what << ":\n"
                                                                                               << c.log;
     std::printf("%-48s spills %d\n", jobs[i].label.c_str(), spills);
+    const bool slices = jobs[i].spec.head_dim > 128;  // tensor reductions of 64-column pieces
     for (const char* instruction : {"ld.acquire.gpu.global.s32", "red.release.gpu.global.add.s32",
                                     "st.release.gpu.global.s32", "fence.proxy.async.global", "nanosleep",
-                                    "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32"})
+                                    slices ? "cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group"
+                                           : "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32"})
       EXPECT_NE(c.ptx.find(instruction), std::string::npos) << what << ": no " << instruction;
     // With tables the rank is a warp's count over the query block's kv_* row.
     EXPECT_EQ(c.ptx.find("redux.sync.add") != std::string::npos, jobs[i].spec.has_block_mask) << what;

@@ -43,7 +43,7 @@ bool warpgroup_slices(const KernelSpec& s) {
 // 213 -> 231 TF/s; below that the pair's coupling costs more than it saves (4:1 causal 273 -> 234,
 // 2:1 noop 333 -> 273, 4:1 soft-capping 246 -> 207, 4:1 documents 204 -> 162).
 bool dq_pairs(const KernelSpec& s) {
-  return warpgroup_slices(s) && s.gqa_group >= 8 &&
+  return warpgroup_slices(s) && s.gqa_group >= 8 && !s.dq_ordered &&
          (!s.has_block_mask || s.sparse_kv_block % (2 * s.config.block_n) == 0);
 }
 constexpr size_t kDqPairPieceBytes = 64 * 64 * 4;  // one piece of a warpgroup's share: 64 queries x 64 columns
@@ -129,11 +129,6 @@ void ordered_checks(const KernelSpec& s) {
     throw UsageError("config " + s.config.str() + ": the deterministic backward sums dQ in order only in the "
                      "warp-specialised dK/dV kernel (m64n128w8s2ws, m64n128w8s3ws, m64n64w4s2ws); other configs "
                      "run with the separate dQ kernel");
-  if (warpgroup_slices(s))
-    throw UsageError("config " + s.config.str() + ": at head dims " + std::to_string(s.head_dim) + "/" +
-                     std::to_string(s.head_dim_v) + " the warp-specialised dK/dV kernel adds dQ by tensor "
-                     "reductions in no fixed order; the deterministic backward runs these head dims with the separate dQ "
-                     "kernel (FLEXJIT_DETERMINISTIC_DQ=kernel, or leave the dK/dV config to the default)");
 }
 
 void split_checks(const KernelSpec& s) {
@@ -276,11 +271,12 @@ std::vector<const char*> curated_configs(HeadClass hc) {
 const char* hopper_default(const KernelSpec& s) {
   const int d = std::max(s.head_dim, s.head_dim_v);
   if (d > 128) {
-    // The fast mode: one consumer warpgroup per column slice (warpgroup_slices), where the slices
-    // are whole 64-column slabs; SESSION_NOTE
+    // The fast mode and the ordered deterministic one: one consumer warpgroup per column slice
+    // (warpgroup_slices), where the slices are whole 64-column slabs. H100, causal d256 backward:
+    // 180 TF/s (this default with the dQ kernel) -> 322 (notes/perf.md, "(n)").
     const int splits = dkdv_splits(s.head_dim, s.head_dim_v);
     const bool slabs = splits == 2 && (s.head_dim / splits) % 64 == 0 && (s.head_dim_v / splits) % 64 == 0;
-    if (s.dq_accumulate && !s.dq_ordered && !s.seq_lens && slabs) return "m64n64w8s2ws";
+    if (s.dq_accumulate && !s.seq_lens && slabs) return "m64n64w8s2ws";
     return "m32n64w4s2g";
   }
   if (!s.dq_accumulate || s.seq_lens) return "m64n128w8s2g";

@@ -255,9 +255,9 @@ constexpr int DQ_RING = DQ_BUFFERS > 0 ? DQ_BUFFERS : 1;
 constexpr int DQ_PIECES = WG_SLICES && DQ_N >= 128 ? 2 : 1;
 constexpr int DQ_PIECE_N = DQ_N / DQ_PIECES;
 static_assert(!WG_SLICES || DQ_PIECE_N == 64, "dQ pieces of 64 columns: the accumulator map's box");
-static_assert(!WG_SLICES || (CONSUMER_WARPGROUPS == SPLITS && BLOCK_N == 64 && DQ_BUFFERS == SPLITS && !DQ_ORDERED &&
+static_assert(!WG_SLICES || (CONSUMER_WARPGROUPS == SPLITS && BLOCK_N == 64 && DQ_BUFFERS == SPLITS &&
                              DQ_N == DK_SLICE && DQ_KV_ROWS == BLOCK_N),
-              "column slices: one warpgroup each over 64 kv rows, a dQ buffer each, the fast mode");
+              "column slices: one warpgroup each over 64 kv rows, a dQ buffer each");
 // Two consumer warpgroups: 384 x 168 registers at launch; the producer warpgroup hands back
 // 128 x (168 - 24) and the consumers take 256 x (240 - 168) (at 232 ptxas spills 280 bytes in the
 // consumers with a soft-capping score_mod, 156 at 240). One consumer warpgroup: 256 threads of up
@@ -400,10 +400,11 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1) __clus
   const u32 tile_names = dq_empty + 8 * DQ_BUFFERS;
   // DQ_PAIRS: the piece in smem_pair has landed (the other CTA's sending warpgroup arrives), and
   // the piece this CTA sent has been read there (the other CTA's adding warpgroup arrives).
-  const u32 pair_full = tile_names, pair_empty = tile_names + 8;
+  const u32 extra_barriers = tile_names + (DQ_ORDERED ? 8 * TILE_NAMES : 0);
+  const u32 pair_full = extra_barriers, pair_empty = extra_barriers + 8;
   // DO_SINGLE: the dO tile apart from the ring has landed (the producer's expect_tx) / has been
   // read by every consumer warp.
-  const u32 do_full = tile_names + 16, do_empty = tile_names + 24;
+  const u32 do_full = extra_barriers + 16, do_empty = extra_barriers + 24;
   static_assert(!DQ_ORDERED || STAGES + 1 + DQ_BUFFERS < TILE_NAMES, "the tile-name ring must outlast the producer's lead");
   static_assert(2 * 8 + QdoRing::kBytes + 16 * DQ_BUFFERS + (DQ_PAIRS || DO_SINGLE ? 32 : 0) <= 128,
                 "the mbarriers fit in their 128 bytes");
@@ -520,7 +521,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1) __clus
             tma_load_4d(smem_do_single + c * DOTile::kSlabBytes, &tma.dout, do_full, c * 64, q0, h, b);
         }
       }
-    } else if (DQ_ORDERED && warp >= 1 && warp <= DQ_BUFFERS) {
+    } else if (DQ_ORDERED && !WG_SLICES && warp >= 1 && warp <= DQ_BUFFERS) {
       // The ordered dQ writers: as below, but each share waits for its turn (the whole warp counts
       // the rank, one lane adds), and the turn passes on only once the add is complete. One
       // writer warp per staging buffer (warp 1 + buffer), each taking its buffer's tiles, so one
@@ -569,30 +570,67 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1) __clus
         __syncwarp();
       }
       if (lane == 0) flexjit_report_errors(order_errors, error_word);
-    } else if (WG_SLICES && warp >= 1 && warp <= CONSUMER_WARPGROUPS && lane == 0) {
+    } else if (WG_SLICES && warp >= 1 && warp <= CONSUMER_WARPGROUPS) {
       // Slices: warp 1 + w adds warpgroup w's staged pieces (with pairs, only this CTA's adding
       // warpgroup stages), each one tensor reduction through the accumulator's map (rows past
-      // the queries dropped by TMA).
+      // the queries dropped by TMA). DQ_ORDERED: a tile's pieces are added once its turn has come
+      // on the counter of (query tile, chain, slice), as the whole tiles of the d128 writers are;
+      // the turn passes on when both pieces are complete.
       const int w = warp - 1;
       if (!DQ_PAIRS || w == rank) {
-        tma_prefetch_map(&tma.dq);
+        if (lane == 0) tma_prefetch_map(&tma.dq);
         const u32 buffer = smem_dq + w * DQ_BUFFER_BYTES;
+        unsigned order_errors = 0;
+        constexpr int chains = DQ_CHAINS;
+        const int chain = n_tile % chains;
         for (int t = 0; t < num_tiles; ++t) {
-          int gi, local;
-          walk.locate(t, gi, local);
-          const int h = kv_h * GQA_GROUP + gi;
-          const int q0 = walk.heads[gi].start(local);
+          int h = 0, q0 = 0, rank_in_chain = 0, adders = 0;
+          int* counter = nullptr;
 #pragma unroll 1
           for (int piece = 0; piece < DQ_PIECES; ++piece) {
             const u32 k = static_cast<u32>(t * DQ_PIECES + piece);
             mbarrier_wait(dq_full + 8 * w, k & 1u);
-            if (q0 < q_len) tma_reduce_add_4d(&tma.dq, buffer, w * DK_SLICE + piece * DQ_PIECE_N, q0, h, b);
-            bulk_commit_group();
-            bulk_wait_group_read<0>();
-            mbarrier_arrive(dq_empty + 8 * w);
+            if (piece == 0) {  // the tile: named by the producer (ordered) or from the walk
+              if constexpr (DQ_ORDERED) {
+                const TileName name = read_tile_name(tile_names, t);
+                h = kv_h * GQA_GROUP + name.gi, q0 = name.q0;
+                if (q0 < q_len) {
+                  dq_order_rank(p, b, h, q0, n_tile, static_cast<int>(gridDim.x), lane, rank_in_chain, adders);
+                  counter = p.dq_order +
+                            (((static_cast<long long>(b) * p.num_q_heads + h) * (p.row_stats_len / BLOCK_M) + q0 / BLOCK_M) *
+                                 chains + chain) * SPLITS + w;
+                  if (lane == 0 && !wait_for_turn(counter, rank_in_chain)) order_errors |= FLEXJIT_ERROR_ORDER_LOST;
+                }
+              } else {
+                int gi, local;
+                walk.locate(t, gi, local);
+                h = kv_h * GQA_GROUP + gi, q0 = walk.heads[gi].start(local);
+              }
+            }
+            if (lane == 0) {
+              if (q0 < q_len)
+                tma_reduce_add_4d(&tma.dq, buffer, w * DK_SLICE + piece * DQ_PIECE_N, q0, h,
+                                  b + (DQ_ORDERED ? chain * p.batch : 0));
+              bulk_commit_group();
+              bulk_wait_group_read<0>();
+              mbarrier_arrive(dq_empty + 8 * w);
+            }
+            __syncwarp();
+          }
+          if (DQ_ORDERED && lane == 0 && q0 < q_len) {
+            bulk_wait_group<0>();
+            fence_proxy_async_global();
+            // The last adder leaves the counter as it found it, for the next launch.
+            if (rank_in_chain == adders - 1)
+              st_release_gpu(counter, 0);
+            else
+              red_release_gpu_add(counter, 1);
           }
         }
-        bulk_wait_group<0>();  // the reductions are done before the CTA's shared memory goes away
+        if (lane == 0) {
+          bulk_wait_group<0>();  // the reductions are done before the CTA's shared memory goes away
+          if constexpr (DQ_ORDERED) flexjit_report_errors(order_errors, error_word);
+        }
       }
     } else if (!DQ_ORDERED && !WG_SLICES && warp == 1 && lane == 0) {
       // dQ writer: tile t's staged rows (buffer t % DQ_BUFFERS, in the accumulator's layout), one
