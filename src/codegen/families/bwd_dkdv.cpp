@@ -158,7 +158,7 @@ WsLayout ws_layout(const KernelSpec& s) {
   // tiles; the ring's LSE / delta rows (apart, so that the stages stay whole 1024-byte blocks);
   // the mbarriers; in the ordered form, the ring of 8 two-word tile names (the kernel's TILE_NAMES).
   // With warpgroup slices the stages hold Q only and one dO tile lies apart (the kernel's
-  // DO_SINGLE), and each warpgroup stages 64-column pieces of its dQ share.
+  // smem_do_single), and each warpgroup stages 64-column pieces of its dQ share.
   const bool slices = warpgroup_slices(s);
   const size_t stage = (m * (slices ? d : d + dv) * e + 1023) / 1024 * 1024;
   WsLayout l;

@@ -47,6 +47,7 @@ constexpr int THREADS = NUM_WARPS * 32;
 // The warp-specialised kernel above head dim 128 gives each consumer warpgroup one of the SPLITS
 // column slices over every kv row (the synchronous kernels give each CTA one).
 constexpr int SLICE_WARPGROUPS = WARP_SPECIALIZED ? SPLITS : 1;
+constexpr bool WG_SLICES = SLICE_WARPGROUPS > 1;
 constexpr int ROWS_PER_WARP = BLOCK_N * SLICE_WARPGROUPS / NUM_WARPS;  // kv rows per warp
 constexpr int M_TILES = ROWS_PER_WARP / 16;
 constexpr int N_TILES = BLOCK_M / 8;                // query columns of the transposed scores
@@ -73,11 +74,10 @@ constexpr int STATS_BYTES = 2 * BLOCK_M * 4;  // lse and delta of the tile's row
 // wgmma tiles must start on 1024-byte boundaries, so each ring stage is padded to one. The
 // warp-specialised kernel keeps its stages' statistics apart, so its stages pad nothing.
 constexpr int STAGE_STATS_BYTES = WARP_SPECIALIZED ? 0 : STATS_BYTES;
-// The warp-specialised kernel above head dim 128 keeps one dO tile apart from the ring of Q stages
-// (it is free once dV is done, mid-tile): the room for its dQ staging.
-constexpr bool DO_SINGLE = WARP_SPECIALIZED && SPLITS > 1;
-constexpr int DO_SINGLE_BYTES = DO_SINGLE ? DOTile::kBytes : 0;
-constexpr int STAGE_BYTES = WGMMA ? (QTile::kBytes + (DO_SINGLE ? 0 : DOTile::kBytes) + STAGE_STATS_BYTES + 1023) / 1024 * 1024
+// With slices the warp-specialised kernel keeps one dO tile apart from the ring of Q stages (it is
+// free once dV is done, mid-tile): the room for its dQ staging.
+constexpr int DO_SINGLE_BYTES = WG_SLICES ? DOTile::kBytes : 0;
+constexpr int STAGE_BYTES = WGMMA ? (QTile::kBytes + (WG_SLICES ? 0 : DOTile::kBytes) + STAGE_STATS_BYTES + 1023) / 1024 * 1024
                                   : QTile::kBytes + DOTile::kBytes + STAGE_STATS_BYTES;
 // The fast mode's dSᵀ tile (kv rows x queries), the A operand of dQ += dS K.
 using DsTile = WgmmaTile<BLOCK_N, DQ_ACCUMULATE ? BLOCK_M : 64>;
@@ -91,7 +91,7 @@ constexpr int DQ_PARTS = DQ_SPLIT_COLUMNS ? 1 : DQ_GROUPS_PER_BLOCK;
 constexpr int DQ_ROW_BYTES = D * 4;
 constexpr int DQ_PART_BYTES = BLOCK_M * DQ_ROW_BYTES;
 // Above head dim 128: one buffer per consumer warpgroup, a 64-column piece of its share at a time.
-constexpr int DQ_BUFFER_BYTES = DO_SINGLE ? BLOCK_M * 64 * 4 : DQ_PARTS * DQ_PART_BYTES;
+constexpr int DQ_BUFFER_BYTES = WG_SLICES ? BLOCK_M * 64 * 4 : DQ_PARTS * DQ_PART_BYTES;
 // The ordered mode's ring of tile names (TILE_NAMES entries of two words) after the mbarriers.
 constexpr int TILE_NAMES = 8;
 // DQ_PAIRS: the piece of dQ the other CTA of the pair sends (64 queries x 64 columns, fp32).

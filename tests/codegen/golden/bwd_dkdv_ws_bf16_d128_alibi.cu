@@ -47,6 +47,7 @@ constexpr int THREADS = NUM_WARPS * 32;
 // The warp-specialised kernel above head dim 128 gives each consumer warpgroup one of the SPLITS
 // column slices over every kv row (the synchronous kernels give each CTA one).
 constexpr int SLICE_WARPGROUPS = WARP_SPECIALIZED ? SPLITS : 1;
+constexpr bool WG_SLICES = SLICE_WARPGROUPS > 1;
 constexpr int ROWS_PER_WARP = BLOCK_N * SLICE_WARPGROUPS / NUM_WARPS;  // kv rows per warp
 constexpr int M_TILES = ROWS_PER_WARP / 16;
 constexpr int N_TILES = BLOCK_M / 8;                // query columns of the transposed scores
@@ -73,11 +74,10 @@ constexpr int STATS_BYTES = 2 * BLOCK_M * 4;  // lse and delta of the tile's row
 // wgmma tiles must start on 1024-byte boundaries, so each ring stage is padded to one. The
 // warp-specialised kernel keeps its stages' statistics apart, so its stages pad nothing.
 constexpr int STAGE_STATS_BYTES = WARP_SPECIALIZED ? 0 : STATS_BYTES;
-// The warp-specialised kernel above head dim 128 keeps one dO tile apart from the ring of Q stages
-// (it is free once dV is done, mid-tile): the room for its dQ staging.
-constexpr bool DO_SINGLE = WARP_SPECIALIZED && SPLITS > 1;
-constexpr int DO_SINGLE_BYTES = DO_SINGLE ? DOTile::kBytes : 0;
-constexpr int STAGE_BYTES = WGMMA ? (QTile::kBytes + (DO_SINGLE ? 0 : DOTile::kBytes) + STAGE_STATS_BYTES + 1023) / 1024 * 1024
+// With slices the warp-specialised kernel keeps one dO tile apart from the ring of Q stages (it is
+// free once dV is done, mid-tile): the room for its dQ staging.
+constexpr int DO_SINGLE_BYTES = WG_SLICES ? DOTile::kBytes : 0;
+constexpr int STAGE_BYTES = WGMMA ? (QTile::kBytes + (WG_SLICES ? 0 : DOTile::kBytes) + STAGE_STATS_BYTES + 1023) / 1024 * 1024
                                   : QTile::kBytes + DOTile::kBytes + STAGE_STATS_BYTES;
 // The fast mode's dSᵀ tile (kv rows x queries), the A operand of dQ += dS K.
 using DsTile = WgmmaTile<BLOCK_N, DQ_ACCUMULATE ? BLOCK_M : 64>;
@@ -91,7 +91,7 @@ constexpr int DQ_PARTS = DQ_SPLIT_COLUMNS ? 1 : DQ_GROUPS_PER_BLOCK;
 constexpr int DQ_ROW_BYTES = D * 4;
 constexpr int DQ_PART_BYTES = BLOCK_M * DQ_ROW_BYTES;
 // Above head dim 128: one buffer per consumer warpgroup, a 64-column piece of its share at a time.
-constexpr int DQ_BUFFER_BYTES = DO_SINGLE ? BLOCK_M * 64 * 4 : DQ_PARTS * DQ_PART_BYTES;
+constexpr int DQ_BUFFER_BYTES = WG_SLICES ? BLOCK_M * 64 * 4 : DQ_PARTS * DQ_PART_BYTES;
 // The ordered mode's ring of tile names (TILE_NAMES entries of two words) after the mbarriers.
 constexpr int TILE_NAMES = 8;
 // DQ_PAIRS: the piece of dQ the other CTA of the pair sends (64 queries x 64 columns, fp32).
@@ -247,8 +247,8 @@ constexpr bool HEAVY_FIRST = GQA_GROUP > 1;
 constexpr int PRODUCER_THREADS = 128;
 constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;
 constexpr int CONSUMER_WARPGROUPS = NUM_WARPS / 4;
-// One column slice of dK and dV per consumer warpgroup (see the top); dQ staged in pieces.
-constexpr bool WG_SLICES = SPLITS > 1;
+// WG_SLICES (attention_bwd_dkdv.cu.j2): one column slice of dK and dV per consumer warpgroup (see
+// the top); dQ staged in pieces.
 constexpr int DQ_RING = DQ_BUFFERS > 0 ? DQ_BUFFERS : 1;
 // With slices a warpgroup's dQ share (its slice's columns) runs as two wgmmas of half the columns,
 // one after the other: dQ's 128 columns beside dK and dV had ptxas serialise every wgmma.
@@ -381,7 +381,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   const u32 smem_k = (smem_addr(smem) + 1023u) & ~1023u;
   const u32 smem_v = smem_k + KTile::kBytes;
   const u32 smem_ring = smem_v + VTile::kBytes;
-  const u32 smem_do_single = smem_ring + STAGES * STAGE_BYTES;  // DO_SINGLE: the dO tile (1024-aligned)
+  const u32 smem_do_single = smem_ring + STAGES * STAGE_BYTES;  // slices: the dO tile (1024-aligned)
   const u32 smem_ds = smem_do_single + DO_SINGLE_BYTES;  // two dSᵀ buffers (1024-aligned: whole tiles)
   const u32 smem_stats = smem_ds + 2 * DsTile::kBytes;   // each stage's LSE (base 2) and delta rows
   const u32 smem_dq = smem_stats + STAGES * STATS_BYTES; // DQ_BUFFERS staging buffers
@@ -402,11 +402,11 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   // the piece this CTA sent has been read there (the other CTA's adding warpgroup arrives).
   const u32 extra_barriers = tile_names + (DQ_ORDERED ? 8 * TILE_NAMES : 0);
   const u32 pair_full = extra_barriers, pair_empty = extra_barriers + 8;
-  // DO_SINGLE: the dO tile apart from the ring has landed (the producer's expect_tx) / has been
+  // Slices: the dO tile apart from the ring has landed (the producer's expect_tx) / has been
   // read by every consumer warp.
   const u32 do_full = extra_barriers + 16, do_empty = extra_barriers + 24;
   static_assert(!DQ_ORDERED || STAGES + 1 + DQ_BUFFERS < TILE_NAMES, "the tile-name ring must outlast the producer's lead");
-  static_assert(2 * 8 + QdoRing::kBytes + 16 * DQ_BUFFERS + (DQ_PAIRS || DO_SINGLE ? 32 : 0) <= 128,
+  static_assert(2 * 8 + QdoRing::kBytes + 16 * DQ_BUFFERS + (WG_SLICES ? 32 : 0) <= 128,
                 "the mbarriers fit in their 128 bytes");
   static_assert(!DQ_PAIRS || (WG_SLICES && SPLITS == 2 && !DQ_ORDERED), "pairs: two slices, fast mode");
   unsigned char* const base_ptr = smem + (smem_k - smem_addr(smem));
@@ -418,7 +418,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
       mbarrier_init(dq_full + 8 * i, WG_SLICES ? 4 : NUM_WARPS);  // slices: the buffer's warpgroup
       mbarrier_init(dq_empty + 8 * i, 1);
     }
-    if constexpr (DO_SINGLE) {
+    if constexpr (WG_SLICES) {
       mbarrier_init(do_full, 1);
       mbarrier_init(do_empty, NUM_WARPS);
     }
@@ -496,11 +496,11 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
         // its Q and dO are TMA's zeros, its statistics are not read (their rows do not exist),
         // and the range test gives it probability 0 whatever the stage holds.
         const bool rows_exist = q0 < q_len;
-        mbarrier_arrive_expect_tx(full, QTile::kBytes + (DO_SINGLE ? 0 : DOTile::kBytes) + (rows_exist ? STATS_BYTES : 0));
+        mbarrier_arrive_expect_tx(full, QTile::kBytes + (WG_SLICES ? 0 : DOTile::kBytes) + (rows_exist ? STATS_BYTES : 0));
 #pragma unroll
         for (int c = 0; c < D / 64; ++c)
           tma_load_4d(dst + c * QTile::kSlabBytes, &tma.q, full, c * 64, q0, h, b);
-        if constexpr (!DO_SINGLE) {
+        if constexpr (!WG_SLICES) {
 #pragma unroll
           for (int c = 0; c < DV / 64; ++c)
             tma_load_4d(dst + QTile::kBytes + c * DOTile::kSlabBytes, &tma.dout, full, c * 64, q0, h, b);
@@ -513,7 +513,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
           bulk_load(stats_dst, stats, BLOCK_M * 4, full);
           bulk_load(stats_dst + BLOCK_M * 4, stats + p.row_stats_len, BLOCK_M * 4, full);
         }
-        if constexpr (DO_SINGLE) {  // once every consumer warp is done with the last one (its dV)
+        if constexpr (WG_SLICES) {  // once every consumer warp is done with the last one (its dV)
           mbarrier_wait(do_empty, static_cast<u32>(t & 1) ^ 1u);
           mbarrier_arrive_expect_tx(do_full, DOTile::kBytes);
 #pragma unroll
@@ -747,10 +747,10 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     tile_of(t, gi, q_start, partial);
     const int h = kv_h * GQA_GROUP + gi;
     const u32 smem_q = smem_ring + slot.index * STAGE_BYTES;
-    const u32 smem_do = DO_SINGLE ? smem_do_single : smem_q + QTile::kBytes;
+    const u32 smem_do = WG_SLICES ? smem_do_single : smem_q + QTile::kBytes;
     const float* stats = reinterpret_cast<const float*>(base_ptr + (smem_stats - smem_k) + slot.index * STATS_BYTES);
     ring.wait_full(slot);
-    if constexpr (DO_SINGLE) mbarrier_wait(do_full, static_cast<u32>(t & 1));
+    if constexpr (WG_SLICES) mbarrier_wait(do_full, static_cast<u32>(t & 1));
 
     // Sᵀ = K Qᵀ and dPᵀ = V dOᵀ, two groups; the wait leaves dPᵀ running and finishes dV and dK
     // of the previous tile, whose Q and dO stage is then handed back.
@@ -842,10 +842,8 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
         // every wgmma.
         wgmma_wait<0>();
         wgmma_fence_operands(acc_dv[0]);
-        if constexpr (DO_SINGLE) {  // dPᵀ and dV have read dO: the next one may load
-          __syncwarp();
-          if (lane == 0) mbarrier_arrive(do_empty);
-        }
+        __syncwarp();  // dPᵀ and dV have read dO: the next one may load
+        if (lane == 0) mbarrier_arrive(do_empty);
       }
       wgmma_fence_operands(acc_dq);
       wgmma_fence_operands(acc_dk[0]);
