@@ -241,9 +241,16 @@ __device__ __forceinline__ void tile_score_gradient(float (&acc_dp)[M_TILES][N_T
 namespace bwd_dkdv {
 static_assert(WARP_SPECIALIZED && WGMMA && DQ_ACCUMULATE && BLOCK_M == 64,
               "the warp-specialised dK/dV kernel is the fast mode's, 64-query tiles");
-// Heaviest kv tiles first (kv tile slowest in the launch order) with GQA, whose CTAs walk every head of the
-// group: H100, GQA 4:1 causal 340 -> 378 TF/s; without GQA the plain order wins (noop d128 463 -> 372-407).
+// Heaviest kv tiles first (kv tile slower than the (kv head, batch) pair in the launch order) with
+// GQA, whose CTAs walk every head of the group: H100, GQA 4:1 causal 340 -> 378 TF/s. Without GQA
+// over every pair the plain order (kv tile fastest) wins (noop d128 463 -> 372-407: co-resident
+// CTAs then add into as many heads' dQ as there are pairs, which stops fitting in L2), but under
+// masks whose walks differ in length the plain order starts the last pairs' heaviest tiles near
+// the end and the tail runs them alone; so masked kernels take the heavy-first order within
+// groups of pairs of about 128 CTAs, about one wave (HEAVY_FIRST_CTAS): co-resident CTAs add into
+// a few heads, and no heavy tile starts much after the last wave's light ones.
 constexpr bool HEAVY_FIRST = GQA_GROUP > 1;
+constexpr int HEAVY_FIRST_CTAS = HAS_MASK ? 128 : 0;
 constexpr int PRODUCER_THREADS = 128;
 constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;
 constexpr int CONSUMER_WARPGROUPS = NUM_WARPS / 4;
@@ -347,17 +354,30 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   extern __shared__ __align__(128) unsigned char smem[];
   const int tid = static_cast<int>(threadIdx.x);
   const int warp = tid / 32, lane = tid % 32;
-  // Blocks start in linear order: kv tile slowest, so every (kv head, batch)'s first tiles (the
-  // most query tiles under causal-like masks) start before any last ones.
+  // Blocks start in linear order (see HEAVY_FIRST): the (kv head, batch) pairs in groups, and in a
+  // group kv tile slowest, so every pair's first tiles (the most query tiles under causal-like
+  // masks) start before any last ones. Whatever the grouping, a pair's kv tile n - 1 starts
+  // before its kv tile n (the ordered dQ sums rely on it).
   // With DQ_PAIRS the unit is a cluster of two CTAs (kv tiles 2c + rank).
   constexpr int CLUSTER = DQ_PAIRS ? 2 : 1;
   const int rank = static_cast<int>(blockIdx.x) % CLUSTER;
-  const int pairs = static_cast<int>(gridDim.y * gridDim.z);
-  const int linear =
-      static_cast<int>(blockIdx.x / CLUSTER + gridDim.x / CLUSTER * (blockIdx.y + gridDim.y * blockIdx.z));
-  const int n_tile = (HEAVY_FIRST ? linear / pairs : static_cast<int>(blockIdx.x) / CLUSTER) * CLUSTER + rank;
-  const int kv_h = HEAVY_FIRST ? linear % pairs % static_cast<int>(gridDim.y) : static_cast<int>(blockIdx.y);
-  const int b = HEAVY_FIRST ? linear % pairs / static_cast<int>(gridDim.y) : static_cast<int>(blockIdx.z);
+  const int pairs = static_cast<int>(gridDim.y * gridDim.z), units = static_cast<int>(gridDim.x) / CLUSTER;
+  const int linear = static_cast<int>(blockIdx.x / CLUSTER) + units * static_cast<int>(blockIdx.y + gridDim.y * blockIdx.z);
+  int n_unit, pair;
+  if constexpr (HEAVY_FIRST) {
+    n_unit = linear / pairs, pair = linear % pairs;
+  } else if constexpr (HEAVY_FIRST_CTAS > 0) {
+    const int group_size = max(1, min(pairs, HEAVY_FIRST_CTAS / units));
+    const int group = linear / (units * group_size);
+    const int in_group = min(group_size, pairs - group * group_size);  // the last group may be smaller
+    const int within = linear - group * units * group_size;
+    n_unit = within / in_group, pair = group * group_size + within % in_group;
+  } else {
+    n_unit = static_cast<int>(blockIdx.x) / CLUSTER, pair = static_cast<int>(blockIdx.y + gridDim.y * blockIdx.z);
+  }
+  const int n_tile = n_unit * CLUSTER + rank;
+  const int kv_h = HEAVY_FIRST_CTAS > 0 || HEAVY_FIRST ? pair % static_cast<int>(gridDim.y) : static_cast<int>(blockIdx.y);
+  const int b = HEAVY_FIRST_CTAS > 0 || HEAVY_FIRST ? pair / static_cast<int>(gridDim.y) : static_cast<int>(blockIdx.z);
   const int kv_start = n_tile * BLOCK_N;
   const int q_len = p.q_len, kv_len = p.kv_len;
 
