@@ -107,7 +107,7 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
       check_buffer_errors();
       for (const KernelChoice& c : attention.last_choices()) {
         if (c.family == "fwd" || c.family == "decode") {
-          row.fwd_config = c.config.str() + " (" + c.source + ")";
+          row.fwd_config = c.config.str() + (c.lean_registers ? " lean" : "") + " (" + c.source + ")";
         } else if (c.family != "bwd_preprocess") {
           row.bwd_config += (row.bwd_config.empty() ? "" : " ") + c.config.str();
           if (c.family == "bwd_dkdv")

@@ -146,6 +146,8 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
       spec.decode_tile_bounds =
           family == codegen::Family::decode && codegen::decode_classifies_by_bounds(spec, 0, o->arch);
       codegen::check_shared_memory(spec, o->arch);
+      // The form that runs: the lean one where the family has one and the full form spills.
+      spec = codegen::compiled_form(spec, o->arch);
       const std::string output = families.size() > 1 && !to_stdout && o->format != "context"
                                      ? path_for_family(o->output, codegen::family_name(family))
                                      : o->output;
@@ -166,7 +168,7 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
         if (!to_stdout) std::fprintf(stderr, "wrote %s (%s)\n", output.c_str(), spec.describe().c_str());
         continue;
       }
-      const jit::CompiledKernel compiled = codegen::compile_kernel(spec, o->arch);
+      const jit::CompiledKernel compiled = codegen::compile_kernel(spec, o->arch).kernel;
       write_output(output, o->format == "ptx" ? compiled.ptx : compiled.cubin);
       for (const auto& [name, r] : compiled.resources)
         std::fprintf(stderr, "%s: %d registers, %d bytes stack, %d bytes spill stores, %d bytes spill loads, %zu bytes dynamic shared memory (%s)\n",

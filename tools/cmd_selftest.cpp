@@ -31,7 +31,7 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
 jit::CompiledKernel compile_and_write(const codegen::KernelSpec& spec, const std::string& arch,
                                       const std::filesystem::path& dir, const std::string& name) {
   const jit::Source source = codegen::render(spec);
-  const jit::CompiledKernel compiled = codegen::compile_kernel(spec, arch);
+  const jit::CompiledKernel compiled = codegen::compile_kernel(spec, arch).kernel;
   write_file(dir / (name + ".cu"), codegen::self_contained_source(source));
   write_file(dir / (name + ".ptx"), compiled.ptx);
   const auto& r = compiled.resources.begin()->second;

@@ -72,6 +72,9 @@ struct KernelChoice {
   bool from_disk_cache = false;  ///< the launched kernel came from the disk cache in this process
   double load_ms = 0;          ///< wall time this process spent getting it ready (compile or disk
                                ///< read, plus module load); 0 once it is in the in-process cache
+  /// The kernel's lean form ran: its full form (more values live, for overlap) spilled registers
+  /// beside this call's mods, so the one with fewer live values was compiled instead.
+  bool lean_registers = false;
   /// bwd_dkdv only: "fast" (dQ summed by the dK/dV kernel in whatever order its CTAs run) or
   /// "deterministic" (the same bits every run; dq_path says how).
   std::string backward_mode;

@@ -71,6 +71,7 @@ struct Attention::Impl {
     choice.compile_ms = kernel.compiled.compile_ms;
     choice.from_disk_cache = kernel.compiled.from_disk_cache;
     choice.load_ms = first_use ? kernel.ready_ms : 0.0;
+    choice.lean_registers = kernel.spec.lean_registers;
     std::lock_guard<std::mutex> lock(choices_mutex);
     choices[choice.family] = choice;
   }
@@ -774,7 +775,7 @@ std::vector<WarmedKernel> Attention::warm_up(const ProblemSize& size, bool backw
   if (masked) specs.push_back(codegen::block_mask_kernel_spec(impl_->mask, 128, 128));
   std::vector<WarmedKernel> out(specs.size());
   parallel_for(specs.size(), jobs > 0 ? size_t(jobs) : 0, [&](size_t i) {
-    const jit::CompiledKernel c = codegen::compile_kernel(specs[i], target);
+    const jit::CompiledKernel c = codegen::compile_kernel(specs[i], target).kernel;
     WarmedKernel& w = out[i];
     w.family = std::string(codegen::family_name(specs[i].family));
     w.config = codegen::descriptor(specs[i].family).tiled ? specs[i].config.str() : "";

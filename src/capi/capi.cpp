@@ -772,13 +772,14 @@ flexjit_status flexjit_emit(const flexjit_variant* variant, const flexjit_emit_o
     spec.config = codegen::default_config(spec.family, spec.head_dim, spec.head_dim_v);
     spec.config = o.config && *o.config ? BlockConfig::parse(o.config) : tune::default_for(spec, arch);
     codegen::check_shared_memory(spec, arch);
+    spec = codegen::compiled_form(spec, arch);  // the form that runs (lean where the full one spills)
     std::string bytes;
     if (format == "context") {
       bytes = codegen::template_context(spec).dump(2) + "\n";
     } else if (format == "cu") {
       bytes = codegen::self_contained_source(codegen::render(spec));
     } else {
-      const jit::CompiledKernel compiled = codegen::compile_kernel(spec, arch);
+      const jit::CompiledKernel compiled = codegen::compile_kernel(spec, arch).kernel;
       bytes = format == "ptx" ? compiled.ptx : compiled.cubin;
     }
     char* out = static_cast<char*>(std::malloc(bytes.size() + 1));

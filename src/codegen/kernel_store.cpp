@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "codegen/family.hpp"
 #include "flexjit/device.hpp"
 #include "flexjit/error.hpp"
 #include "jit/driver.hpp"
@@ -47,9 +48,30 @@ std::string resolve_arch(const std::string& requested) {
   return current_device().default_arch();
 }
 
-jit::CompiledKernel compile_kernel(const KernelSpec& spec, const std::string& arch) {
+namespace {
+int spill_store_bytes(const jit::CompiledKernel& compiled) {
+  int bytes = 0;
+  for (const auto& [name, resources] : compiled.resources) bytes += resources.spill_store_bytes;
+  return bytes;
+}
+}  // namespace
+
+CompiledSpec compile_kernel(const KernelSpec& spec, const std::string& arch) {
   check_shared_memory(spec, arch);
-  return jit::get_or_compile(render(spec), options_for(arch));
+  CompiledSpec full{spec, jit::get_or_compile(render(spec), options_for(arch))};
+  const FamilyDescriptor& family = descriptor(spec.family);
+  if (spec.lean_registers || !family.has_lean_form || !family.has_lean_form(spec) || spill_store_bytes(full.kernel) == 0)
+    return full;
+  KernelSpec lean_spec = spec;
+  lean_spec.lean_registers = true;
+  CompiledSpec lean{lean_spec, jit::get_or_compile(render(lean_spec), options_for(arch))};
+  return spill_store_bytes(lean.kernel) <= spill_store_bytes(full.kernel) ? std::move(lean) : std::move(full);
+}
+
+KernelSpec compiled_form(const KernelSpec& spec, const std::string& arch) {
+  const FamilyDescriptor& family = descriptor(spec.family);
+  if (!family.has_lean_form || !family.has_lean_form(spec)) return spec;
+  return compile_kernel(spec, arch).spec;
 }
 
 std::string kernel_key_of(const KernelSpec& spec, const std::string& arch) {
@@ -78,7 +100,8 @@ std::shared_ptr<const ReadyKernel> ready_kernel(const KernelSpec& spec, const st
   const jit::MemoKey key{jit::current_context_id(), *kernel_key};
   if (auto hit = store().find(key)) return hit;
   const auto start = std::chrono::steady_clock::now();
-  auto ready = std::make_shared<ReadyKernel>(load_ready_kernel(spec, compile_kernel(spec, arch)));
+  CompiledSpec compiled = compile_kernel(spec, arch);
+  auto ready = std::make_shared<ReadyKernel>(load_ready_kernel(compiled.spec, std::move(compiled.kernel)));
   ready->ready_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return store().insert(key, std::move(ready));
 }

@@ -30,9 +30,21 @@ std::shared_ptr<const ReadyKernel> ready_kernel(const KernelSpec& spec, const st
 // candidates, which are timed once and not kept).
 ReadyKernel load_ready_kernel(const KernelSpec& spec, jit::CompiledKernel compiled);
 
+// A compiled kernel and the spec whose render it is: the request's, or its lean form.
+struct CompiledSpec {
+  KernelSpec spec;
+  jit::CompiledKernel kernel;
+};
+
 // Rendered and compiled (no GPU needed), through the disk cache. Checks the spec against the
-// target's shared memory first (check_shared_memory).
-jit::CompiledKernel compile_kernel(const KernelSpec& spec, const std::string& arch);
+// target's shared memory first (check_shared_memory). Where the family has a lean form of the
+// kernel (FamilyDescriptor::has_lean_form) and ptxas reports spills in the full one, the lean
+// form is compiled too and whichever spills fewer bytes is returned (the lean one on a tie); the
+// full form's cache entry makes that choice a lookup next time.
+CompiledSpec compile_kernel(const KernelSpec& spec, const std::string& arch);
+// The spec whose render runs for `spec` on `arch`: the spec itself, or where the family has a lean
+// form, compile_kernel's choice (what `flexjit emit` renders).
+KernelSpec compiled_form(const KernelSpec& spec, const std::string& arch);
 
 // The kernel key of `spec` on `arch` (kernel_key() of the rendered source, options and arch): what
 // the disk cache files the kernel under and every in-process memo keys it by.

@@ -40,7 +40,7 @@ std::string describe_exception() {
 
 // Compiles every candidate; `kernels[i]` holds the result of candidate i when it compiled.
 TuneOutcome compile_all(const std::vector<Candidate>& candidates, const TuneOptions& options,
-                        std::vector<std::optional<jit::CompiledKernel>>& kernels) {
+                        std::vector<std::optional<codegen::CompiledSpec>>& kernels) {
   TuneOutcome outcome;
   outcome.results.resize(candidates.size());
   kernels.assign(candidates.size(), std::nullopt);
@@ -49,7 +49,8 @@ TuneOutcome compile_all(const std::vector<Candidate>& candidates, const TuneOpti
     CandidateResult& r = outcome.results[i];
     r.config = candidates[i].spec.config;
     try {
-      jit::CompiledKernel k = codegen::compile_kernel(candidates[i].spec, candidates[i].arch);
+      codegen::CompiledSpec compiled = codegen::compile_kernel(candidates[i].spec, candidates[i].arch);
+      const jit::CompiledKernel& k = compiled.kernel;
       r.compiled = true;
       r.from_disk_cache = k.from_disk_cache;
       r.compile_ms = k.compile_ms;
@@ -57,7 +58,7 @@ TuneOutcome compile_all(const std::vector<Candidate>& candidates, const TuneOpti
         r.registers = std::max(r.registers, resources.registers);
         r.spill_bytes = std::max(r.spill_bytes, resources.spill_store_bytes);
       }
-      kernels[i] = std::move(k);
+      kernels[i] = std::move(compiled);
     } catch (...) {
       r.error = describe_exception();
     }
@@ -69,21 +70,21 @@ TuneOutcome compile_all(const std::vector<Candidate>& candidates, const TuneOpti
 }  // namespace
 
 TuneOutcome compile_candidates(const std::vector<Candidate>& candidates, const TuneOptions& options) {
-  std::vector<std::optional<jit::CompiledKernel>> kernels;
+  std::vector<std::optional<codegen::CompiledSpec>> kernels;
   return compile_all(candidates, options, kernels);
 }
 
 TuneOutcome tune(const std::vector<Candidate>& candidates, const Launcher& launch, Stream stream,
                  const TuneOptions& options) {
   if (candidates.empty()) throw UsageError("autotune: no candidates to tune");
-  std::vector<std::optional<jit::CompiledKernel>> kernels;
+  std::vector<std::optional<codegen::CompiledSpec>> kernels;
   TuneOutcome outcome = compile_all(candidates, options, kernels);
   const auto start = std::chrono::steady_clock::now();
   for (size_t i = 0; i < candidates.size(); ++i) {
     CandidateResult& r = outcome.results[i];
     if (!kernels[i]) continue;
     try {
-      const codegen::ReadyKernel ready = codegen::load_ready_kernel(candidates[i].spec, std::move(*kernels[i]));
+      const codegen::ReadyKernel ready = codegen::load_ready_kernel(kernels[i]->spec, std::move(kernels[i]->kernel));
       kernels[i].reset();
       const Timing t = time_on_gpu([&](Stream s) { launch(candidates[i], ready, s); }, stream, options.timing);
       r.ms = t.median_ms;

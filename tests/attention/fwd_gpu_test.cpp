@@ -269,7 +269,7 @@ namespace {
   FLEXJIT_REQUIRE_GPU();                                                                                    \
   if (!is_hopper()) GTEST_SKIP() << "the warp-specialised path needs an sm_90a GPU, this is " << current_device().name
 
-void check_warp_specialized_mods(const char* c) {
+void check_warp_specialized_mods(const char* c, std::initializer_list<int> head_dims = {64, 128}) {
   std::mt19937_64 rng(fresh_seed());
   struct Mod { const char* name; const char* score; const char* mask; };
   const Mod mods[] = {
@@ -284,7 +284,7 @@ void check_warp_specialized_mods(const char* c) {
   };
   {
     for (const Mod& m : mods) {
-      for (int D : {64, 128}) {
+      for (int D : head_dims) {
         FwdProblem p = base(640, D);
         p.config = BlockConfig::parse(c);
         p.score_mod = m.score;
@@ -316,6 +316,13 @@ TEST(FwdGpu, WarpSpecializedModsTwoConsumers) {
 TEST(FwdGpu, WarpSpecializedModsThreeStages) {
   FLEXJIT_REQUIRE_HOPPER();
   check_warp_specialized_mods("m128n64w8s3ws");
+}
+// Head dim 256's tiles, where the kernel has a full form (S(t) overlapped with P(t-1) V(t-1))
+// and a lean one, taken where the full one spills: which one each mod gets is ptxas's call, so
+// every mod runs (compile_matrix_test checks the choice).
+TEST(FwdGpu, WarpSpecializedModsHeadDim256) {
+  FLEXJIT_REQUIRE_HOPPER();
+  check_warp_specialized_mods("m128n64w8s2ws", {256});
 }
 TEST(FwdGpu, WarpSpecializedModsOneConsumer) {
   FLEXJIT_REQUIRE_HOPPER();

@@ -135,7 +135,7 @@ TEST(BufferGradCompile, DqKernelsAndReduceFamilyCompileWithoutSpills) {
   std::vector<jit::CompiledKernel> compiled(jobs.size());
   parallel_for(jobs.size(), 0, [&](size_t i) {
     try {
-      compiled[i] = compile_kernel(jobs[i].spec, jobs[i].arch);
+      compiled[i] = compile_kernel(jobs[i].spec, jobs[i].arch).kernel;
     } catch (const Error& e) {
       errors[i] = e.what();
     }

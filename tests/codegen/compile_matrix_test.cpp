@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/family.hpp"
 #include "codegen/kernel_spec.hpp"
 #include "codegen/kernel_store.hpp"
 #include "common/parallel.hpp"
@@ -191,7 +193,7 @@ TEST(CodegenCompileMatrix, EveryFamilyModHeadDimAndDtypeCompiles) {
       // here (the check has its own test in validation_test.cpp).
       jit::CompileOptions options;
       options.arch = job.arch;
-      const jit::CompiledKernel c = o.smem_note.empty() ? compile_kernel(job.spec, job.arch)
+      const jit::CompiledKernel c = o.smem_note.empty() ? compile_kernel(job.spec, job.arch).kernel
                                                         : jit::get_or_compile(render(job.spec), options);
       o.compiled = true;
       o.resources = c.resources;
@@ -262,7 +264,7 @@ TEST(CodegenCompileMatrix, HopperKernelsKeepTheirWgmmaPipelined) {
   std::vector<std::string> logs(jobs.size()), errors(jobs.size());
   parallel_for(jobs.size(), 0, [&](size_t i) {
     try {
-      logs[i] = compile_kernel(jobs[i].spec, jobs[i].arch).log;
+      logs[i] = compile_kernel(jobs[i].spec, jobs[i].arch).kernel.log;
     } catch (const Error& e) {
       errors[i] = e.what();
     }
@@ -306,7 +308,7 @@ TEST(CodegenCompileMatrix, HopperKernelsCompileForF16AndWideHeads) {
   std::vector<std::string> logs(specs.size()), errors(specs.size());
   parallel_for(specs.size(), 0, [&](size_t i) {
     try {
-      logs[i] = compile_kernel(specs[i], "sm_90a").log;
+      logs[i] = compile_kernel(specs[i], "sm_90a").kernel.log;
     } catch (const Error& e) {
       errors[i] = e.what();
     }
@@ -323,7 +325,7 @@ std::vector<jit::CompiledKernel> compile_jobs(const std::vector<Job>& jobs, std:
   errors.assign(jobs.size(), "");
   parallel_for(jobs.size(), 0, [&](size_t i) {
     try {
-      compiled[i] = compile_kernel(jobs[i].spec, jobs[i].arch);
+      compiled[i] = compile_kernel(jobs[i].spec, jobs[i].arch).kernel;
     } catch (const Error& e) {
       errors[i] = e.what();
     }
@@ -403,6 +405,79 @@ TEST(CodegenCompileMatrix, WarpSpecializedForwardCompilesForEveryModAndHeadDim) 
   check_warp_specialized_compiles(jobs, buffer_mods);
 }
 
+// The forward's lean form (issue 12). Above 160 accumulator registers (a 256-wide V beside 64-key
+// tiles: 176) the full form overlaps S(t) with P(t-1) V(t-1), which fits the registers beside
+// some mods only; compile_kernel keeps the full form where ptxas reports no spills and takes the
+// lean one (no overlap there) where it does. Which mods fit is ptxas's call (NVRTC 13.0 here):
+// the causal mask and unmodified scores do; the document mask does not; prefix LM does when the
+// lengths divide the tiles and not when the tail's range test joins it.
+TEST(CodegenCompileMatrix, ForwardTakesItsLeanFormWhereTheFullOneSpills) {
+  const TempCacheDir cache;
+  struct Case {
+    const char* suite_name;
+    int length;
+    bool lean;
+  };
+  const std::vector<Case> cases = {{"noop_d128", 4096, false},
+                                   {"causal_d128", 4096, false},
+                                   {"document_causal_d128", 4096, true},
+                                   {"prefix_lm_d128", 4096, false},
+                                   {"prefix_lm_d128", 1000, true}};
+  const std::vector<SuiteVariant> suite = read_suite(FLEXJIT_SOURCE_DIR "/bench/suite.json");
+  std::vector<Job> jobs;
+  std::vector<bool> expected;
+  for (const Case& c : cases) {
+    const auto it = std::find_if(suite.begin(), suite.end(), [&](const SuiteVariant& v) { return v.name == c.suite_name; });
+    ASSERT_NE(it, suite.end()) << c.suite_name;
+    SuiteVariant v = *it;
+    v.head_dim = v.head_dim_v = 256;
+    v.q_len = v.kv_len = c.length;
+    KernelSpec spec = attention_kernel(Family::fwd, v);
+    spec.config = BlockConfig::parse("m128n64w8s2ws");  // the Hopper default at d256
+    jobs.push_back({v.name + "_d256_" + std::to_string(c.length), spec, "sm_90a"});
+    expected.push_back(c.lean);
+  }
+  std::vector<CompiledSpec> chosen(jobs.size());
+  std::vector<jit::CompiledKernel> full(jobs.size());
+  std::vector<std::string> errors(jobs.size());
+  parallel_for(jobs.size(), 0, [&](size_t i) {
+    try {
+      chosen[i] = compile_kernel(jobs[i].spec, jobs[i].arch);
+      full[i] = jit::get_or_compile(render(jobs[i].spec), [] {
+        jit::CompileOptions options;
+        options.arch = "sm_90a";
+        return options;
+      }());
+    } catch (const Error& e) {
+      errors[i] = e.what();
+    }
+  });
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const std::string& what = jobs[i].label;
+    ASSERT_EQ(errors[i], "") << what;
+    EXPECT_EQ(chosen[i].spec.lean_registers, expected[i]) << what;
+    EXPECT_EQ(chosen[i].kernel.resources.at("flexjit_attention_fwd").spill_store_bytes, 0) << what;
+    const int full_spills = full[i].resources.at("flexjit_attention_fwd").spill_store_bytes;
+    if (expected[i]) {
+      EXPECT_GT(full_spills, 0) << what << ": the full form was expected to spill";
+      EXPECT_NE(chosen[i].spec.describe().find(" lean_registers=1"), std::string::npos) << what;
+      EXPECT_TRUE(chosen[i].kernel.ptx != full[i].ptx) << what << ": the two forms compiled to the same PTX";
+    } else {
+      EXPECT_EQ(full_spills, 0) << what;
+      EXPECT_TRUE(chosen[i].kernel.ptx == full[i].ptx) << what << ": the full form was not the one kept";
+    }
+    EXPECT_EQ(compiled_form(jobs[i].spec, "sm_90a").lean_registers, expected[i]) << what;  // what emit renders
+  }
+  // One form at d128, and on the synchronous path.
+  KernelSpec d128 = jobs[0].spec;
+  d128.head_dim = d128.head_dim_v = 128;
+  d128.config = BlockConfig::parse("m128n128w8s2ws");
+  EXPECT_FALSE(descriptor(Family::fwd).has_lean_form(d128));
+  KernelSpec synchronous = jobs[0].spec;
+  synchronous.config = BlockConfig::parse("m128n64w8s2g");
+  EXPECT_FALSE(descriptor(Family::fwd).has_lean_form(synchronous));
+}
+
 // The wide warp-specialised tiles: three consumer warpgroups over 192 query rows (m192n128w12s2ws)
 // and 176-key tiles (m128n176w8s2ws), for every unmasked suite mod at d64 and d128 (lengths that
 // cross the tiles' ends and lengths they divide), f16, GQA, D != Dv and a mask_mod called without
@@ -475,8 +550,8 @@ TEST(CodegenCompileMatrix, CompileKernelUsesTheDiskCache) {
   s.mask_mod = Expr::parse(ModKind::mask, "q_idx >= kv_idx");
   s.has_block_mask = s.has_full_blocks = true;
   const long before = jit::nvrtc_compile_count();
-  const jit::CompiledKernel first = compile_kernel(s, "sm_80");
-  const jit::CompiledKernel second = compile_kernel(s, "sm_80");
+  const jit::CompiledKernel first = compile_kernel(s, "sm_80").kernel;
+  const jit::CompiledKernel second = compile_kernel(s, "sm_80").kernel;
   EXPECT_EQ(jit::nvrtc_compile_count(), before + 1);
   EXPECT_FALSE(first.from_disk_cache);
   EXPECT_TRUE(second.from_disk_cache);

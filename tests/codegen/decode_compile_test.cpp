@@ -34,7 +34,7 @@ TEST(DecodeCompile, EveryVariantCompilesForAmpereAndHopper) {
       for (bool paged : {false, true}) {
         const KernelSpec s = decode_spec(d, 7, paged, "30.0 * tanh(score / 30.0)", "q_idx + kv_len - q_len >= kv_idx",
                                          d == 64 ? DType::f16 : DType::bf16, arch);
-        const jit::CompiledKernel c = compile_kernel(s, arch);
+        const jit::CompiledKernel c = compile_kernel(s, arch).kernel;
         ASSERT_EQ(c.resources.count(kernel_name(Family::decode)), 1u) << s.describe();
         ASSERT_EQ(c.resources.count(kernel_name(Family::decode, 1)), 1u) << s.describe();
         EXPECT_EQ(kernel_name(Family::decode, 1), "flexjit_attention_decode_classify");
@@ -45,20 +45,20 @@ TEST(DecodeCompile, EveryVariantCompilesForAmpereAndHopper) {
         // The same mask classified in the kernel by its tile bounds.
         KernelSpec bounded = s;
         bounded.decode_tile_bounds = true;
-        const jit::CompiledKernel cb = compile_kernel(bounded, arch);
+        const jit::CompiledKernel cb = compile_kernel(bounded, arch).kernel;
         EXPECT_NE(bounded.describe().find("tile_bounds=1"), std::string::npos);
         if (d <= 128) {
           EXPECT_EQ(cb.resources.at(kernel_name(Family::decode)).spill_store_bytes, 0) << arch << " " << bounded.describe();
         }
       }
     const KernelSpec plain = decode_spec(128, 4, true, "", "", DType::bf16, arch);
-    const jit::CompiledKernel c = compile_kernel(plain, arch);
+    const jit::CompiledKernel c = compile_kernel(plain, arch).kernel;
     EXPECT_EQ(c.resources.at(kernel_name(Family::decode)).spill_store_bytes, 0) << arch << " " << plain.describe();
     KernelSpec combine;
     combine.family = Family::decode_combine;
     combine.head_dim = combine.head_dim_v = 128;
     combine.config = decode_default_config(Family::decode_combine, 128, 128);
-    EXPECT_EQ(compile_kernel(combine, arch).resources.count(kernel_name(Family::decode_combine)), 1u);
+    EXPECT_EQ(compile_kernel(combine, arch).kernel.resources.count(kernel_name(Family::decode_combine)), 1u);
   }
 }
 
@@ -136,7 +136,7 @@ TEST(DecodeCompile, TmaConfigsCompileForHopperOnly) {
       KernelSpec s = decode_spec(d, 7, paged, "score - 0.5 * float(kv_len - kv_idx)", paged ? "kv_len - kv_idx < 4096" : "",
                                  d == 64 ? DType::f16 : DType::bf16);
       s.config = BlockConfig::parse(d == 256 ? "m16n64w4s3t" : "m16n128w8s3t");
-      const jit::CompiledKernel c = compile_kernel(s, "sm_90a");
+      const jit::CompiledKernel c = compile_kernel(s, "sm_90a").kernel;
       ASSERT_EQ(c.resources.count(kernel_name(Family::decode)), 1u) << s.describe();
       if (d <= 128) {
         EXPECT_EQ(c.resources.at(kernel_name(Family::decode)).spill_store_bytes, 0) << s.describe();
@@ -148,7 +148,7 @@ TEST(DecodeCompile, TmaConfigsCompileForHopperOnly) {
   KernelSpec unequal = decode_spec(64, 4, true, "", "");
   unequal.head_dim_v = 128;
   unequal.config = BlockConfig::parse("m16n64w4s3t");
-  EXPECT_EQ(compile_kernel(unequal, "sm_90a").resources.count(kernel_name(Family::decode)), 1u);
+  EXPECT_EQ(compile_kernel(unequal, "sm_90a").kernel.resources.count(kernel_name(Family::decode)), 1u);
 
   KernelSpec s = decode_spec(128, 4, true, "", "");
   s.config = BlockConfig::parse("m16n64w4s3t");

@@ -40,7 +40,7 @@ TEST(SeqLensCompile, ForwardAndBackwardVariantsCompileOnBothPaths) {
       EXPECT_NE(text.find("const FlexjitSeqLens lens,"), std::string::npos) << s.describe();
       EXPECT_NE(s.describe().find(" seq_lens=1"), std::string::npos) << s.describe();
       EXPECT_EQ(render(attention(c.family, config, false)).text.find("FlexjitSeqLens"), std::string::npos);
-      const jit::CompiledKernel k = compile_kernel(s, arch);
+      const jit::CompiledKernel k = compile_kernel(s, arch).kernel;
       EXPECT_EQ(k.resources.count(kernel_name(c.family)), 1u) << arch << " " << s.describe();
     }
 }
@@ -51,7 +51,7 @@ TEST(SeqLensCompile, BlockMaskBuilderVariantCompiles) {
   EXPECT_EQ(s.describe(), "block_mask blocks 128x128 mask_mod=" + mask.canonical() + " seq_lens=1");
   EXPECT_NE(render(s).text.find("const FlexjitSeqLens lens,"), std::string::npos);
   EXPECT_EQ(render(block_mask_kernel_spec(mask, 128, 128)).text.find("FlexjitSeqLens"), std::string::npos);
-  const jit::CompiledKernel k = compile_kernel(s, "sm_80");
+  const jit::CompiledKernel k = compile_kernel(s, "sm_80").kernel;
   EXPECT_EQ(k.resources.count(kernel_name(Family::block_mask, 0)), 1u);
 }
 

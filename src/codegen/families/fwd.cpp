@@ -67,6 +67,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   // Buffer reads cost the mods registers the wide warp-specialised tiles do not have to spare.
   constants.push_back(bool_constant("MODS_READ_BUFFERS",
                                     !s.score_mod.buffers_read().empty() || !s.mask_mod.buffers_read().empty()));
+  constants.push_back(bool_constant("LEAN_REGISTERS", s.lean_registers));
   ctx["warp_specialized"] = s.config.warp_specialized;
 }
 
@@ -122,6 +123,18 @@ const char* hopper_default(const KernelSpec& s) {
   return d <= 128 ? "m128n128w8s2ws" : "m128n64w8s2ws";
 }
 
+// The warp-specialised kernel overlaps S(t) with P(t-1) V(t-1) where their accumulators and O fit
+// beside each other: up to 160 registers per thread for any mod, and 176 (a 256-wide V beside
+// 64-key tiles) in the full form of a two-warpgroup kernel, whose lean form does not overlap there.
+// H100 (notes/perf.md, "(m)", m15): causal d256 496 -> 520 TF/s overlapped; prefix LM and
+// documents then spill 92 bytes, a softcap 4.
+bool has_lean_form(const KernelSpec& s) {
+  const BlockConfig& c = s.config;
+  const int overlap_registers = c.block_n / 2 + s.head_dim_v / 2 + c.block_n / 4;  // S, O, P (template's count)
+  return c.warp_specialized && c.num_warps == 8 && c.block_n <= 128 && s.head_dim_v > 128 &&
+         overlap_registers > 160 && overlap_registers <= 176;
+}
+
 std::vector<WgmmaShape> wgmma_shapes(const KernelSpec& s) {
   return {{s.config.block_n, false, false}, {s.head_dim_v, true, true}};
 }
@@ -149,6 +162,7 @@ FamilyDescriptor fwd_family() {
   f.curated_configs = curated_configs;
   f.hopper_default = hopper_default;
   f.wgmma_shapes = wgmma_shapes;
+  f.has_lean_form = has_lean_form;
   return f;
 }
 

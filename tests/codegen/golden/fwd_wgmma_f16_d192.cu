@@ -34,6 +34,7 @@ constexpr bool SEQ_LENS = false;
 constexpr flexjit::MmaPath MMA_PATH = flexjit::MmaPath::wgmma;
 constexpr bool WARP_SPECIALIZED = false;
 constexpr bool MODS_READ_BUFFERS = false;
+constexpr bool LEAN_REGISTERS = false;
 
 constexpr int THREADS = NUM_WARPS * 32;
 constexpr int ROWS_PER_WARP = BLOCK_M / NUM_WARPS;

@@ -34,6 +34,7 @@ constexpr bool SEQ_LENS = false;
 constexpr flexjit::MmaPath MMA_PATH = flexjit::MmaPath::wgmma;
 constexpr bool WARP_SPECIALIZED = true;
 constexpr bool MODS_READ_BUFFERS = false;
+constexpr bool LEAN_REGISTERS = false;
 
 constexpr int THREADS = NUM_WARPS * 32;
 constexpr int ROWS_PER_WARP = BLOCK_M / NUM_WARPS;
@@ -252,8 +253,10 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
   constexpr bool PING_PONG = CONSUMER_WARPGROUPS > 1;
   // The overlap keeps S(t), P(t-1) and O live at once: that fits the 232 registers of two
   // consumer warpgroups up to 160 accumulator registers (d128 with 128-key tiles), their 240 with
-  // 176-key tiles up to 196 (d128), the 160 of three up to 128 (d64 with 128-key tiles); not a
-  // 256-wide V.
+  // 176-key tiles up to 196 (d128), the 160 of three up to 128 (d64 with 128-key tiles). A
+  // 256-wide V beside 64-key tiles needs 176: that fits two warpgroups with some mods and spills
+  // with others, so it is the full form, and the lean form (LEAN_REGISTERS, compiled where the
+  // full one spills) does not overlap there.
   // With two warpgroups and 128-key tiles, mods that read buffers keep it as well: their loads
   // then wait beside P(t-1) V(t-1) instead of in front of an idle tensor core (H100: ALiBi +16 %,
   // relative-position bias d64 +27 %, nested documents +6 %, documents -2 %). The wider tiles have
@@ -261,7 +264,8 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
   // at 176 keys), and with three warpgroups ptxas spills even a mask or a softcap beside the 128
   // accumulators at 160 registers, so there only unmodified scores overlap.
   constexpr bool WIDE_TILE = CONSUMER_WARPGROUPS == 3 || BLOCK_N > 128;
-  constexpr int OVERLAP_REGISTERS = CONSUMER_WARPGROUPS == 3 ? 128 : BLOCK_N > 128 ? 196 : 160;
+  constexpr int OVERLAP_REGISTERS =
+      CONSUMER_WARPGROUPS == 3 ? 128 : BLOCK_N > 128 ? 196 : DV > 128 && !LEAN_REGISTERS ? 176 : 160;
   constexpr bool OVERLAP =
       NUM_WARPS == 4 ||
       ((!WIDE_TILE || (!MODS_READ_BUFFERS && (CONSUMER_WARPGROUPS < 3 || (SCORE_IS_IDENTITY && !HAS_MASK)))) &&
