@@ -12,6 +12,7 @@
 #include "../../templates/flexjit_params.cuh"
 #include "codegen/tma_maps.hpp"
 #include "codegen/error_words.hpp"
+#include "codegen/families/bwd_dkdv.hpp"
 #include "codegen/family.hpp"
 #include "codegen/kernel_store.hpp"
 #include "attention/decode.hpp"
@@ -157,11 +158,8 @@ codegen::KernelSpec attention_spec(codegen::Family family, const AttentionSpec& 
   const int kv_step = !desc.walks_kv_rows && ks.has_block_mask ? ks.sparse_kv_block : ks.config.block_n;
   ks.is_divisible = !ks.seq_lens && shape.q_len % q_step == 0 && shape.kv_len % kv_step == 0 &&
                     shape.q_len % ks.config.block_m == 0 && shape.kv_len % ks.config.block_n == 0;
-  // The warp-specialised dK/dV kernel above head dim 128 runs kv tiles in pairs (a cluster of two
-  // CTAs): an odd count adds a tile wholly past the keys, whose rows only the range test drops.
-  if (family == codegen::Family::bwd_dkdv && ks.config.warp_specialized &&
-      codegen::dkdv_splits(ks.head_dim, ks.head_dim_v) > 1)
-    ks.is_divisible = ks.is_divisible && shape.kv_len % (2 * ks.config.block_n) == 0;
+  if (family == codegen::Family::bwd_dkdv)
+    ks.is_divisible = ks.is_divisible && shape.kv_len % codegen::dkdv_kv_len_multiple(ks) == 0;
   return ks;
 }
 
@@ -609,8 +607,7 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
     FlexjitSeqLens call_lens = lens;
     if (ks.config.warp_specialized) {
       FlexjitBwdTma maps = codegen::encode_backward_tma(q, k, v, dout, ks.config);
-      // Above head dim 128 the kernel adds dQ through a map of its fp32 accumulator.
-      if (codegen::dkdv_splits(ks.head_dim, ks.head_dim_v) > 1 && shape.q_len > 0)
+      if (codegen::dkdv_adds_dq_through_tensor_map(ks) && shape.q_len > 0)
         maps.dq = codegen::encode_dq_accum_tma(call.dq_accum, call.dq_chains * shape.batch, shape.q_heads, shape.q_len,
                                                ks.head_dim);  // the chains' copies one after another
       configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data()), &maps});
@@ -639,8 +636,7 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
     const size_t accum_floats = size_t(p.dq_chains) * shape.batch * shape.q_heads * shape.q_len * spec.head_dim;
     attention::StreamScratch dq_accum(accum_floats * sizeof(float), stream);
     p.dq_accum = static_cast<float*>(dq_accum.data());
-    // Above head dim 128 each of the kernel's column slices has its own counters.
-    const size_t counters = plan.ordered ? size_t(p.dq_chains) * codegen::dkdv_splits(spec.head_dim, spec.head_dim_v) *
+    const size_t counters = plan.ordered ? size_t(p.dq_chains) * codegen::ordered_dq_counters_per_tile(spec.head_dim, spec.head_dim_v) *
                                                shape.batch * shape.q_heads * (p.row_stats_len / 64)
                                          : 0;
     std::optional<attention::StreamScratch> dq_order;

@@ -3,6 +3,8 @@
 // (one CTA each) so they fit in registers. Template: templates/attention_bwd_dkdv.cu.j2.
 #include <algorithm>
 
+#include "codegen/families/bwd_dkdv.hpp"
+
 #include "codegen/families/attention_common.hpp"
 #include "flexjit/error.hpp"
 
@@ -324,3 +326,17 @@ FamilyDescriptor bwd_dkdv_family() {
 }
 
 }  // namespace flexjit::codegen::families
+
+namespace flexjit::codegen {
+
+int dkdv_kv_len_multiple(const KernelSpec& spec) {
+  return families::warpgroup_slices(spec) ? 2 * spec.config.block_n : spec.config.block_n;
+}
+
+bool dkdv_adds_dq_through_tensor_map(const KernelSpec& spec) {
+  return spec.dq_accumulate && families::warpgroup_slices(spec);
+}
+
+int ordered_dq_counters_per_tile(int head_dim, int head_dim_v) { return dkdv_splits(head_dim, head_dim_v); }
+
+}  // namespace flexjit::codegen
