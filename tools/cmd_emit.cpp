@@ -146,8 +146,15 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
       spec.decode_tile_bounds =
           family == codegen::Family::decode && codegen::decode_classifies_by_bounds(spec, 0, o->arch);
       codegen::check_shared_memory(spec, o->arch);
-      // The form that runs: the lean one where the family has one and the full form spills.
-      spec = codegen::compiled_form(spec, o->arch);
+      // The form that runs: the lean one where the family has one and the full form spills. For
+      // PTX and cubin that choice is the compile itself, kept for the write below.
+      std::optional<codegen::CompiledSpec> compiled;
+      if (o->format == "ptx" || o->format == "cubin") {
+        compiled = codegen::compile_kernel(spec, o->arch);
+        spec = compiled->spec;
+      } else {
+        spec = codegen::compiled_form(spec, o->arch);
+      }
       const std::string output = families.size() > 1 && !to_stdout && o->format != "context"
                                      ? path_for_family(o->output, codegen::family_name(family))
                                      : o->output;
@@ -162,18 +169,17 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
         write_output(output, codegen::template_context(spec).dump(2) + "\n");
         continue;
       }
-      const jit::Source source = codegen::render(spec);
       if (o->format == "cu") {
-        write_output(output, codegen::self_contained_source(source));
+        write_output(output, codegen::self_contained_source(codegen::render(spec)));
         if (!to_stdout) std::fprintf(stderr, "wrote %s (%s)\n", output.c_str(), spec.describe().c_str());
         continue;
       }
-      const jit::CompiledKernel compiled = codegen::compile_kernel(spec, o->arch).kernel;
-      write_output(output, o->format == "ptx" ? compiled.ptx : compiled.cubin);
-      for (const auto& [name, r] : compiled.resources)
+      const jit::CompiledKernel& kernel = compiled->kernel;
+      write_output(output, o->format == "ptx" ? kernel.ptx : kernel.cubin);
+      for (const auto& [name, r] : kernel.resources)
         std::fprintf(stderr, "%s: %d registers, %d bytes stack, %d bytes spill stores, %d bytes spill loads, %zu bytes dynamic shared memory (%s)\n",
                      name.c_str(), r.registers, r.stack_frame_bytes, r.spill_store_bytes, r.spill_load_bytes,
-                     spec.shared_memory_bytes(), compiled.from_disk_cache ? "from cache" : "compiled");
+                     spec.shared_memory_bytes(), kernel.from_disk_cache ? "from cache" : "compiled");
       if (!to_stdout)
         std::fprintf(stderr, "wrote %s for %s (%s)\n", output.c_str(), o->arch.c_str(), spec.describe().c_str());
     }

@@ -772,12 +772,12 @@ flexjit_status flexjit_emit(const flexjit_variant* variant, const flexjit_emit_o
     spec.config = codegen::default_config(spec.family, spec.head_dim, spec.head_dim_v);
     spec.config = o.config && *o.config ? BlockConfig::parse(o.config) : tune::default_for(spec, arch);
     codegen::check_shared_memory(spec, arch);
-    spec = codegen::compiled_form(spec, arch);  // the form that runs (lean where the full one spills)
+    // The form that runs (lean where the full one spills): for PTX and cubin the compile decides.
     std::string bytes;
     if (format == "context") {
-      bytes = codegen::template_context(spec).dump(2) + "\n";
+      bytes = codegen::template_context(codegen::compiled_form(spec, arch)).dump(2) + "\n";
     } else if (format == "cu") {
-      bytes = codegen::self_contained_source(codegen::render(spec));
+      bytes = codegen::self_contained_source(codegen::render(codegen::compiled_form(spec, arch)));
     } else {
       const jit::CompiledKernel compiled = codegen::compile_kernel(spec, arch).kernel;
       bytes = format == "ptx" ? compiled.ptx : compiled.cubin;

@@ -363,7 +363,8 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1) __clus
   const int rank = static_cast<int>(blockIdx.x) % CLUSTER;
   const int pairs = static_cast<int>(gridDim.y * gridDim.z), units = static_cast<int>(gridDim.x) / CLUSTER;
   const int linear = static_cast<int>(blockIdx.x / CLUSTER) + units * static_cast<int>(blockIdx.y + gridDim.y * blockIdx.z);
-  int n_unit, pair;
+  // The pair is blockIdx.y + gridDim.y * blockIdx.z in the plain order (read from blockIdx there).
+  int n_unit = static_cast<int>(blockIdx.x) / CLUSTER, pair = 0;
   if constexpr (HEAVY_FIRST) {
     n_unit = linear / pairs, pair = linear % pairs;
   } else if constexpr (HEAVY_FIRST_CTAS > 0) {
@@ -372,12 +373,11 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1) __clus
     const int in_group = min(group_size, pairs - group * group_size);  // the last group may be smaller
     const int within = linear - group * units * group_size;
     n_unit = within / in_group, pair = group * group_size + within % in_group;
-  } else {
-    n_unit = static_cast<int>(blockIdx.x) / CLUSTER, pair = static_cast<int>(blockIdx.y + gridDim.y * blockIdx.z);
   }
+  constexpr bool PLAIN_ORDER = !HEAVY_FIRST && HEAVY_FIRST_CTAS == 0;
   const int n_tile = n_unit * CLUSTER + rank;
-  const int kv_h = HEAVY_FIRST_CTAS > 0 || HEAVY_FIRST ? pair % static_cast<int>(gridDim.y) : static_cast<int>(blockIdx.y);
-  const int b = HEAVY_FIRST_CTAS > 0 || HEAVY_FIRST ? pair / static_cast<int>(gridDim.y) : static_cast<int>(blockIdx.z);
+  const int kv_h = PLAIN_ORDER ? static_cast<int>(blockIdx.y) : pair % static_cast<int>(gridDim.y);
+  const int b = PLAIN_ORDER ? static_cast<int>(blockIdx.z) : pair / static_cast<int>(gridDim.y);
   const int kv_start = n_tile * BLOCK_N;
   const int q_len = p.q_len, kv_len = p.kv_len;
 
