@@ -342,18 +342,17 @@ BackwardPlan plan_backward(const Attention::Impl& impl, const std::string& arch,
     if (way == DeterministicDq::kernel || buffer_grads || arch != "sm_90a" || !shape.tma_ok || shape.seq_lens ||
         (fixed && !fixed->warp_specialized))
       return plan;
-    // Where the ordered sums measured faster than the dQ kernel (notes/perf.md, "(l)", H100 and
-    // H200): a query tile's chain of turns (one per 128-key tile) no longer than a kv tile's walk
-    // (one step per 64-query tile), and walks that are long runs of query tiles: no mask, or at
-    // head dims above 64 a mask computed from positions (one with tile bounds: causal, windows,
-    // prefixes). Masks that index a buffer by kv_idx (documents) cut the walks into short runs,
-    // where each kv tile's first turns come late; and at head dim 64 a masked tile's GEMMs are too
-    // short to hide the writers' chains.
+    // Where the ordered sums measured faster than the dQ kernel (notes/perf.md, "(l)" and "(p)",
+    // H100 and H200): a query tile's chain of turns (one per 128-key tile) no longer than a kv
+    // tile's walk (one step per 64-query tile), and walks that are long runs of query tiles: no
+    // mask, or a mask computed from positions (one with tile bounds: causal, windows, prefixes).
+    // Masks that index a buffer by kv_idx (documents) cut the walks into short runs, where each kv
+    // tile's first turns come late. (Head dim 64 took the dQ kernel under every mask until its
+    // warpgroups split dQ's columns, one add per tile: causal d64 281 -> 318 TF/s, against 287.)
     const bool unmasked = impl.mask.is_always_true() && block_mask == nullptr;
     const bool positional = impl.mask.is_always_true() ? unmasked : impl.mask.has_tile_bounds();
     const bool chains_fit = (int64_t(shape.kv_len) + 127) / 128 <= (int64_t(shape.q_len) + 63) / 64;
-    const bool ordered_wins =
-        chains_fit && (std::max(impl.spec.head_dim, impl.spec.head_dim_v) > 64 ? positional : unmasked);
+    const bool ordered_wins = chains_fit && positional;
     if (way == DeterministicDq::automatic && !ordered_wins && !(fixed && fixed->warp_specialized)) return plan;
     try {
       dkdv_spec(fixed ? *fixed : tune::default_for(dkdv_spec(std::nullopt), arch)).validate();

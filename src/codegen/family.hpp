@@ -90,7 +90,7 @@ struct FamilyDescriptor {
   // Whether the spec's kernel has a lean form (KernelSpec::lean_registers) beside its full one:
   // the full form keeps more values live for overlap, which fits the registers with some mods and
   // spills with others, and only ptxas knows which. compile_kernel compiles the full form and
-  // takes the lean one where the full one spills (nullptr: one form).
+  // takes the lean one where the full one spills more than a few words (nullptr: one form).
   bool (*has_lean_form)(const KernelSpec&) = nullptr;
 
   bool has_tuning() const { return curated_configs != nullptr; }

@@ -700,7 +700,8 @@ TEST(BwdGpu, DeterministicModeTakesTheFasterWayPerCall) {
       {"", 512, 512, 64, "ordered reductions"},
       {"q_idx >= kv_idx", 512, 512, 128, "ordered reductions"},
       {"q_idx >= kv_idx && q_idx - kv_idx <= 200", 512, 512, 128, "ordered reductions"},
-      {"q_idx >= kv_idx", 512, 512, 64, "dq kernel"},
+      {"q_idx >= kv_idx", 512, 512, 64, "ordered reductions"},
+      {"doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx", 512, 512, 64, "dq kernel"},
       {"doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx", 512, 512, 128, "dq kernel"},
   };
   std::mt19937_64 rng(fresh_seed());

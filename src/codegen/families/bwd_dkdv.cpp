@@ -72,7 +72,16 @@ DqPlan dq_plan(const KernelSpec& s) {
     plan.kv_rows = s.config.block_n;
     return plan;
   }
-  plan.split_columns = (slice / plan.groups_per_block) % 64 == 0 && slice % plan.groups_per_block == 0;
+  // A column share is whole 64-column slabs of K, or in the warp-specialised kernel at head dim 64
+  // half a slab: its wgmma descriptors then start 64 bytes into K's swizzled 128-byte rows, which
+  // the swizzle (applied to the address) serves as it serves the K-steps inside a row. Split
+  // columns add each tile's dQ once (a share of the columns per warpgroup over every kv row);
+  // split kv rows add it once per warpgroup, which at d64 doubles the fp32 reductions per FLOP.
+  // H100, d64 backward (notes/perf.md, "(p)"): fast 1.03-1.05x on every suite mod, ordered
+  // 1.05-1.13x. The synchronous kernel keeps the kv rows split at d64 (not measured with halves).
+  const int share = slice / plan.groups_per_block;
+  const bool half_slab = s.config.warp_specialized && slice == 64 && share == 32;
+  plan.split_columns = slice % plan.groups_per_block == 0 && (share % 64 == 0 || half_slab);
   plan.n = plan.split_columns ? slice / plan.groups_per_block : slice;
   plan.kv_rows = plan.split_columns ? s.config.block_n : s.config.block_n / plan.groups_per_block;
   return plan;

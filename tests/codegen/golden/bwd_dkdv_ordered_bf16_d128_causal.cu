@@ -281,7 +281,7 @@ using QdoRing = MbarrierRing<STAGES, NUM_WARPS>;
 // dQ = dS K with the warpgroups splitting dQ's columns reads both warpgroups' dSᵀ rows: each
 // announces its rows on its own barrier (bar.arrive) and waits on the other's (bar.sync), barriers
 // NAMED_BARRIER_DS + 2 * (tile & 1) + warpgroup, so that a tile's arrivals never meet the
-// previous tile's. Split kv rows (d64): each warpgroup reads its own rows only, a warpgroup
+// previous tile's. One warpgroup (or split kv rows): each reads its own rows only, a warpgroup
 // barrier (NAMED_BARRIER_DS + warpgroup).
 constexpr bool DS_EXCHANGE = DQ_SPLIT_COLUMNS && CONSUMER_WARPGROUPS > 1 && !WG_SLICES;
 static_assert(CONSUMER_WARPGROUPS <= 2, "the dSᵀ exchange pairs two warpgroups");
@@ -828,7 +828,9 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     float acc_dq[DQ_PIECE_N / 8][4];
     const auto issue_dq = [&](int piece) {
       const u32 dq_a = ds + dq_kv0 * 128;
-      const u32 dq_b = smem_k + ((dq_col0 + piece * DQ_PIECE_N) / 64) * KTile::kSlabBytes + dq_kv0 * 128;
+      // A share may start half-way into a slab (d64: 32 columns each), 2 bytes a column.
+      const int col = dq_col0 + piece * DQ_PIECE_N;
+      const u32 dq_b = smem_k + (col / 64) * KTile::kSlabBytes + (col % 64) * 2 + dq_kv0 * 128;
       const u64 dq_a_desc = wgmma_desc_origin(dq_a, DsTile::kSlabBytes, 1024);
       const u64 dq_b_desc = wgmma_desc_origin(dq_b, KTile::kSlabBytes, 1024);
 #pragma unroll
