@@ -697,6 +697,13 @@ TEST(CodegenCompileMatrix, WarpSpecializedBackwardDkdvCompilesForEverySuiteModAn
     // kernel is that narrow), at 128 it is 64.
     EXPECT_EQ(c.ptx.find("wgmma.mma_async.sync.aligned.m64n32k16") != std::string::npos, jobs[i].spec.head_dim == 64)
         << what;
+    // At head dims 64/64 the warpgroup's K and V rows stay in registers as the A operands of Sᵀ and
+    // dPᵀ: the kernel's wgmma shapes include m64n64k16 with A from registers and B K-major.
+    const jit::Source source = render(jobs[i].spec);
+    const bool kv_fragments = jobs[i].spec.head_dim == 64 && jobs[i].spec.head_dim_v == 64;
+    EXPECT_EQ(source.headers.at("flexjit_wgmma.cuh").find("struct WgmmaRS<64, false>") != std::string::npos, kv_fragments)
+        << what;
+    EXPECT_EQ(source.text.find("constexpr bool KV_IN_REGISTERS = true;") != std::string::npos, kv_fragments) << what;
   }
 }
 

@@ -50,6 +50,16 @@ bool dq_pairs(const KernelSpec& s) {
 }
 constexpr size_t kDqPairPieceBytes = 64 * 64 * 4;  // one piece of a warpgroup's share: 64 queries x 64 columns
 
+// The warp-specialised kernel at head dim 64 keeps its warpgroup's K and V rows in registers as
+// the A operands of Sᵀ = K Qᵀ and dPᵀ = V dOᵀ (16 registers each; the kv tile is the CTA's for
+// its whole walk), so those GEMMs read only Q and dO from shared memory: at d64 the kernel's
+// shared memory (GEMM operands, dSᵀ, dQ staging) is busier than its tensor pipe (ncu, "(p)").
+// Wider heads have no registers to spare beside dK and dV.
+bool kv_in_registers(const KernelSpec& s) {
+  return s.config.warp_specialized && s.config.wgmma && s.dq_accumulate && !warpgroup_slices(s) &&
+         std::max(s.head_dim, s.head_dim_v) <= 64;
+}
+
 struct DqPlan {
   int groups_per_block = 0;  // warpgroups per 64-query block
   bool split_columns = false;
@@ -221,6 +231,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(int_constant("DQ_CHAINS", s.dq_ordered ? ordered_dq_chains(s.gqa_group) : 1));
   constants.push_back(int_constant("DQ_BUFFERS", s.config.warp_specialized ? ws_dq_buffers(s) : 0));
   constants.push_back(bool_constant("DQ_PAIRS", dq_pairs(s)));
+  constants.push_back(bool_constant("KV_IN_REGISTERS", kv_in_registers(s)));
   ctx["warp_specialized"] = s.config.warp_specialized;
   ctx["dq_pairs"] = dq_pairs(s);
 }
@@ -303,6 +314,7 @@ std::vector<WgmmaShape> wgmma_shapes(const KernelSpec& s) {
     const int n = dq_plan(s).n;
     shapes.push_back({warpgroup_slices(s) && n >= 128 ? n / 2 : n, false, true, true});
   }
+  if (kv_in_registers(s)) shapes.push_back({s.config.block_m, true, false});  // Sᵀ and dPᵀ with A in registers
   return shapes;
 }
 

@@ -41,6 +41,7 @@ constexpr bool DQ_ORDERED = false;
 constexpr int DQ_CHAINS = 1;
 constexpr int DQ_BUFFERS = 2;
 constexpr bool DQ_PAIRS = false;
+constexpr bool KV_IN_REGISTERS = false;
 
 // Here BLOCK_N (kv rows) is the CTA's fixed tile and BLOCK_M (query rows) the streamed one.
 constexpr int THREADS = NUM_WARPS * 32;
@@ -262,6 +263,30 @@ constexpr int DQ_RING = DQ_BUFFERS > 0 ? DQ_BUFFERS : 1;
 constexpr int DQ_PIECES = WG_SLICES && DQ_N >= 128 ? 2 : 1;
 constexpr int DQ_PIECE_N = DQ_N / DQ_PIECES;
 static_assert(!WG_SLICES || DQ_PIECE_N == 64, "dQ pieces of 64 columns: the accumulator map's box");
+// KV_IN_REGISTERS (d64, bwd_dkdv.cpp): the warpgroup's K and V rows stay in registers as Sᵀ's and
+// dPᵀ's A operands, read once after they land.
+static_assert(!KV_IN_REGISTERS || (!WG_SLICES && D == 64 && DV == 64), "K and V fragments: head dim 64");
+constexpr int K_FRAGMENT_STEPS = KV_IN_REGISTERS ? D / 16 : 1;
+constexpr int V_FRAGMENT_STEPS = KV_IN_REGISTERS ? DV / 16 : 1;
+// Sᵀ = K Qᵀ and dPᵀ = V dOᵀ, one commit group each, A from the K and V fragments or from shared
+// memory (rows wg_rows on). A template so that the form not taken is never instantiated (its
+// wgmma shapes are not generated).
+template <bool FRAGMENTS>
+__device__ __forceinline__ void issue_scores_and_dp(float (&acc_s)[BLOCK_M / 8][4], float (&acc_dp)[BLOCK_M / 8][4],
+                                                    const u32 (&k_fragments)[K_FRAGMENT_STEPS][4],
+                                                    const u32 (&v_fragments)[V_FRAGMENT_STEPS][4], u32 smem_k,
+                                                    u32 smem_v, u32 wg_rows, u32 smem_q, u32 smem_do) {
+  if constexpr (FRAGMENTS) {
+    wgmma_issue_rt<BLOCK_M, K_FRAGMENT_STEPS, QTile>(acc_s, k_fragments, smem_q);
+    wgmma_commit();
+    wgmma_issue_rt<BLOCK_M, V_FRAGMENT_STEPS, DOTile>(acc_dp, v_fragments, smem_do);
+  } else {
+    wgmma_issue_nt<BLOCK_M, D, KTile, QTile>(acc_s, smem_k, wg_rows, smem_q);
+    wgmma_commit();
+    wgmma_issue_nt<BLOCK_M, DV, VTile, DOTile>(acc_dp, smem_v, wg_rows, smem_do);
+  }
+  wgmma_commit();
+}
 static_assert(!WG_SLICES || (CONSUMER_WARPGROUPS == SPLITS && BLOCK_N == 64 && DQ_BUFFERS == SPLITS &&
                              DQ_N == DK_SLICE && DQ_KV_ROWS == BLOCK_N),
               "column slices: one warpgroup each over 64 kv rows, a dQ buffer each");
@@ -761,6 +786,11 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   u32 keep_bits = num_tiles > 0 ? keep_bits_of(0) : 0u;
 
   mbarrier_wait(kv_full, 0);
+  u32 k_fragments[K_FRAGMENT_STEPS][4], v_fragments[V_FRAGMENT_STEPS][4];
+  if constexpr (KV_IN_REGISTERS) {
+    load_a_fragments<KTile>(k_fragments, smem_k, warp_row0, g8, t4);
+    load_a_fragments<VTile>(v_fragments, smem_v, warp_row0, g8, t4);
+  }
   for (int t = 0; t < num_tiles; ++t) {
     int gi, q_start;
     bool partial;
@@ -778,10 +808,8 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     wgmma_fence_operands(acc_s[0]);
     wgmma_fence_operands(acc_dp[0]);
     wgmma_fence();
-    wgmma_issue_nt<BLOCK_M, D, KTile, QTile>(acc_s[0], smem_k, wg_rows, smem_q);
-    wgmma_commit();
-    wgmma_issue_nt<BLOCK_M, DV, VTile, DOTile>(acc_dp[0], smem_v, wg_rows, smem_do);
-    wgmma_commit();
+    issue_scores_and_dp<KV_IN_REGISTERS>(acc_s[0], acc_dp[0], k_fragments, v_fragments, smem_k, smem_v, wg_rows, smem_q,
+                                         smem_do);
     wgmma_wait<1>();
     wgmma_fence_operands(acc_s[0]);
     wgmma_fence_operands(acc_dv[0]);
