@@ -13,20 +13,24 @@ namespace flexjit {
 namespace {
 
 TEST(DqAccumLayout, HandPickedPlaces) {
-  // Multiples of 32 columns: the 16-byte chunk index XOR row % 8.
+  // Multiples of 64 columns: the 32-byte chunk index XOR row % 8.
   EXPECT_EQ(flexjit_dq_accum_column(0, 0, 128), 0);
   EXPECT_EQ(flexjit_dq_accum_column(8, 37, 128), 37);    // row % 8 == 0: in place
-  EXPECT_EQ(flexjit_dq_accum_column(1, 0, 128), 4);      // chunk 0 -> 1
-  EXPECT_EQ(flexjit_dq_accum_column(3, 5, 64), 9);       // chunk 1 -> 1 ^ 3 = 2, column 1 of it
-  EXPECT_EQ(flexjit_dq_accum_column(7, 31, 128), 3);     // chunk 7 -> 0, column 3 of it
-  EXPECT_EQ(flexjit_dq_accum_column(13, 100, 128), 112); // row % 8 = 5: chunk 25 -> 28, column 0
+  EXPECT_EQ(flexjit_dq_accum_column(1, 0, 128), 8);      // chunk 0 -> 1
+  EXPECT_EQ(flexjit_dq_accum_column(3, 5, 64), 29);      // chunk 0 -> 3, column 5 of it
+  EXPECT_EQ(flexjit_dq_accum_column(7, 31, 128), 39);    // chunk 3 -> 3 ^ 7 = 4, column 7 of it
+  EXPECT_EQ(flexjit_dq_accum_column(13, 100, 128), 76);  // row % 8 = 5: chunk 12 -> 12 ^ 5 = 9, column 4
+  EXPECT_EQ(flexjit_dq_accum_column(6, 200, 256), 248);  // chunk 25 -> 25 ^ 6 = 31, column 0
+  // Other multiples of 32: the 16-byte chunk index XOR row % 8.
+  EXPECT_EQ(flexjit_dq_accum_column(1, 0, 96), 4);       // chunk 0 -> 1
+  EXPECT_EQ(flexjit_dq_accum_column(3, 69, 96), 73);     // chunk 17 -> 17 ^ 3 = 18, column 1 of it
   // Other head dims keep the plain layout.
   EXPECT_EQ(flexjit_dq_accum_column(3, 5, 48), 5);
   EXPECT_EQ(flexjit_dq_accum_column(7, 15, 16), 15);
 }
 
 TEST(DqAccumLayout, EachRowIsAPermutationThatKeepsPairsAndChunks) {
-  for (int d : {32, 64, 96, 128, 256})
+  for (int d : {32, 64, 96, 128, 192, 256})
     for (int row = 0; row < 16; ++row) {
       std::set<int> seen;
       for (int col = 0; col < d; ++col) {
@@ -42,23 +46,30 @@ TEST(DqAccumLayout, EachRowIsAPermutationThatKeepsPairsAndChunks) {
         if (col % 4 != 0) {
           EXPECT_EQ(at, flexjit_dq_accum_column(row, col - col % 4, d) + col % 4);
         }
-        // Within the 32-column group of the column: a reduction never crosses into another group.
-        EXPECT_EQ(at / 32, col / 32);
+        // Within the 64-column group of the column (32 where d is not a multiple of 64): the
+        // column slices' 64-column pieces (one tensor reduction each) hold their own columns.
+        const int group = d % 64 == 0 ? 64 : 32;
+        EXPECT_EQ(at / group, col / group);
       }
       EXPECT_EQ(seen.size(), static_cast<size_t>(d)) << "d" << d << " row " << row;
     }
 }
 
-TEST(DqAccumLayout, EightRowsOfOneChunkFallOnEightBankGroups) {
-  // A warp stores the same logical 16-byte chunk of rows g..g+7 at once (rows 512 or 256 bytes
-  // apart, so only the chunk picks the banks): eight chunks, eight different groups of 4 banks.
-  for (int d : {64, 128})
-    for (int chunk = 0; chunk < d / 4; ++chunk)
-      for (int base : {0, 8, 16, 56}) {
-        std::set<int> groups;
-        for (int r = 0; r < 8; ++r) groups.insert((flexjit_dq_accum_column(base + r, chunk * 4, d) / 4) % 8);
-        EXPECT_EQ(groups.size(), 8u) << "d" << d << " chunk " << chunk << " rows " << base << "..";
-      }
+TEST(DqAccumLayout, AHalfWarpsStagingStoreFallsOnSixteenBankPairs) {
+  // The staging store of a warp: lane (g, t) writes the 8-byte pair at columns 8j + 2t (plus the
+  // warpgroup's first column) of row r0 + g; rows are 256 bytes or a multiple apart, so only the
+  // column picks the bank pair. Each half-warp (g = 0..3 or 4..7) is one wavefront when its 16
+  // lanes hit 16 different pairs of the 32 banks.
+  for (int d : {64, 128, 256})
+    for (int col0 : {0, 32, 64})
+      for (int j = 0; j < 4; ++j)
+        for (int r0 : {0, 8, 16, 48})
+          for (int half = 0; half < 2; ++half) {
+            std::set<int> pairs;
+            for (int g = 4 * half; g < 4 * half + 4; ++g)
+              for (int t = 0; t < 4; ++t) pairs.insert((flexjit_dq_accum_column(r0 + g, col0 + 8 * j + 2 * t, d) / 2) % 16);
+            EXPECT_EQ(pairs.size(), 16u) << "d" << d << " col0 " << col0 << " j " << j << " rows " << r0 + 4 * half << "..";
+          }
 }
 
 }  // namespace
