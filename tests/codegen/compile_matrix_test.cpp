@@ -644,7 +644,7 @@ TEST(CodegenCompileMatrix, FastBackwardDkdvCompilesForEverySuiteModAndHeadDim) {
 // row statistics, the bulk dQ reductions, the mbarriers and the register hand-over. The consumers
 // hold dK, dV, the scores in flight and dQ's share in 240 registers: most mods fit; score_mods with
 // a derivative of their own (soft-capping) and buffer-indexed masks spill a little (measured at
-// most 192 bytes at d128, nothing at d64).
+// most 192 bytes at d128, 12 outside the walk at d64).
 TEST(CodegenCompileMatrix, WarpSpecializedBackwardDkdvCompilesForEverySuiteModAndHeadDim) {
   const TempCacheDir cache;
   std::vector<Job> jobs;
@@ -684,22 +684,24 @@ TEST(CodegenCompileMatrix, WarpSpecializedBackwardDkdvCompilesForEverySuiteModAn
                                                    << c.log;
     ASSERT_EQ(c.resources.count("flexjit_attention_bwd_dkdv"), 1u) << what;
     const int spills = c.resources.at("flexjit_attention_bwd_dkdv").spill_store_bytes;
-    EXPECT_LE(spills, std::max(jobs[i].spec.head_dim, jobs[i].spec.head_dim_v) <= 64 ? 0 : 256) << what << ":\n"
-                                                                                            << c.log;
+    // At d64 the unmasked kernel (dQ by turns) keeps three words for the epilogue on the stack:
+    // stored once before the walk, loaded once after it (SASS); the walk itself spills nothing.
+    EXPECT_LE(spills, std::max(jobs[i].spec.head_dim, jobs[i].spec.head_dim_v) <= 64 ? 12 : 256) << what << ":\n"
+                                                                                             << c.log;
     for (const char* instruction : {"cp.async.bulk.tensor.4d", "cp.async.bulk.shared::cluster.global.mbarrier",
                                     "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32", "mbarrier.try_wait",
                                     "setmaxnreg.inc", "setmaxnreg.dec"})
       EXPECT_NE(c.ptx.find(instruction), std::string::npos) << what << ": no " << instruction;
-    // Two consumer warpgroups split dQ's columns (64 each at head dim 128, 32 at 64) and hand each
-    // other their dSᵀ rows (bar.arrive, then bar.sync on the other's barrier); one needs none.
+    // Two consumer warpgroups hand each other their dSᵀ rows (bar.arrive, then bar.sync on the
+    // other's barrier): at head dim 128 each computes 64 of dQ's columns, at 64 they take the whole
+    // share by turns (DQ_ALTERNATE); one warpgroup needs no exchange.
     EXPECT_EQ(c.ptx.find("bar.arrive") != std::string::npos, jobs[i].spec.config.num_warps == 8) << what;
-    // At head dim 64 each warpgroup's dQ share is 32 columns (an n32 wgmma; no other GEMM of the
-    // kernel is that narrow), at 128 it is 64.
-    EXPECT_EQ(c.ptx.find("wgmma.mma_async.sync.aligned.m64n32k16") != std::string::npos, jobs[i].spec.head_dim == 64)
+    const jit::Source source = render(jobs[i].spec);
+    EXPECT_EQ(source.text.find("constexpr bool DQ_ALTERNATE = true;") != std::string::npos, jobs[i].spec.head_dim == 64)
         << what;
+    EXPECT_EQ(c.ptx.find("wgmma.mma_async.sync.aligned.m64n32k16"), std::string::npos) << what << ": a 32-column dQ share";
     // At head dims 64/64 the warpgroup's K and V rows stay in registers as the A operands of Sᵀ and
     // dPᵀ: the kernel's wgmma shapes include m64n64k16 with A from registers and B K-major.
-    const jit::Source source = render(jobs[i].spec);
     const bool kv_fragments = jobs[i].spec.head_dim == 64 && jobs[i].spec.head_dim_v == 64;
     EXPECT_EQ(source.headers.at("flexjit_wgmma.cuh").find("struct WgmmaRS<64, false>") != std::string::npos, kv_fragments)
         << what;

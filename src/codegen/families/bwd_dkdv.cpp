@@ -63,6 +63,7 @@ bool kv_in_registers(const KernelSpec& s) {
 struct DqPlan {
   int groups_per_block = 0;  // warpgroups per 64-query block
   bool split_columns = false;
+  bool alternate = false;    // ws, two warpgroups at d64: tile t's whole share by warpgroup t % 2
   int n = 0;                 // dQ columns per warpgroup (N of its wgmma)
   int kv_rows = 0;           // kv rows (K of its wgmma)
 };
@@ -82,16 +83,22 @@ DqPlan dq_plan(const KernelSpec& s) {
     plan.kv_rows = s.config.block_n;
     return plan;
   }
-  // A column share is whole 64-column slabs of K, or in the warp-specialised kernel at head dim 64
-  // half a slab: its wgmma descriptors then start 64 bytes into K's swizzled 128-byte rows, which
-  // the swizzle (applied to the address) serves as it serves the K-steps inside a row. Split
-  // columns add each tile's dQ once (a share of the columns per warpgroup over every kv row);
-  // split kv rows add it once per warpgroup, which at d64 doubles the fp32 reductions per FLOP.
-  // H100, d64 backward (notes/perf.md, "(p)"): fast 1.03-1.05x on every suite mod, ordered
-  // 1.05-1.13x. The synchronous kernel keeps the kv rows split at d64 (not measured with halves).
-  const int share = slice / plan.groups_per_block;
-  const bool half_slab = s.config.warp_specialized && slice == 64 && share == 32;
-  plan.split_columns = slice % plan.groups_per_block == 0 && (share % 64 == 0 || half_slab);
+  // A tile's dQ is added once where the warpgroups split its columns (a share of whole 64-column
+  // slabs of K each, over every kv row) and once per warpgroup where they split the kv rows, which
+  // doubles the fp32 reductions per FLOP. The warp-specialised kernel at head dim 64 (one 64-column
+  // slice, two warpgroups) takes dQ by turns instead: tile t's whole share, 64 columns over all 128
+  // kv rows, by warpgroup t % 2, from both warpgroups' dSᵀ rows (alternate), so each tile's dSᵀ
+  // and K are read once and added once. H100, d64 backward (notes/perf.md, "(p)"), against the kv
+  // rows split: 32-column shares each (one add per tile, dSᵀ and K read twice) 1.03-1.05x fast and
+  // 1.05-1.13x ordered; the turns then 1.04-1.08x fast and 1.02-1.12x ordered more. The synchronous
+  // kernel keeps the kv rows split at d64.
+  if (s.config.warp_specialized && slice == 64 && plan.groups_per_block == 2) {
+    plan.alternate = true;
+    plan.n = slice;
+    plan.kv_rows = s.config.block_n;
+    return plan;
+  }
+  plan.split_columns = slice % plan.groups_per_block == 0 && (slice / plan.groups_per_block) % 64 == 0;
   plan.n = plan.split_columns ? slice / plan.groups_per_block : slice;
   plan.kv_rows = plan.split_columns ? s.config.block_n : s.config.block_n / plan.groups_per_block;
   return plan;
@@ -174,7 +181,7 @@ struct WsLayout {
 WsLayout ws_layout(const KernelSpec& s) {
   const size_t e = 2, m = s.config.block_m, n = s.config.block_n, d = s.head_dim, dv = s.head_dim_v;
   const DqPlan plan = dq_plan(s);
-  const size_t parts = plan.split_columns ? 1 : static_cast<size_t>(std::max(plan.groups_per_block, 1));
+  const size_t parts = plan.split_columns || plan.alternate ? 1 : static_cast<size_t>(std::max(plan.groups_per_block, 1));
   // K, V; the ring of (Q, dO) stages, each 1024-aligned for wgmma; the alignment slack; two dSᵀ
   // tiles; the ring's LSE / delta rows (apart, so that the stages stay whole 1024-byte blocks);
   // the mbarriers; in the ordered form, the ring of 8 two-word tile names (the kernel's TILE_NAMES).
@@ -224,6 +231,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(bool_constant("DQ_ACCUMULATE", s.dq_accumulate));
   constants.push_back(int_constant("DQ_GROUPS_PER_BLOCK", plan.groups_per_block));
   constants.push_back(bool_constant("DQ_SPLIT_COLUMNS", plan.split_columns));
+  constants.push_back(bool_constant("DQ_ALTERNATE", plan.alternate));
   constants.push_back(int_constant("DQ_N", plan.n));
   constants.push_back(int_constant("DQ_KV_ROWS", plan.kv_rows));
   constants.push_back(bool_constant("WARP_SPECIALIZED", s.config.warp_specialized));

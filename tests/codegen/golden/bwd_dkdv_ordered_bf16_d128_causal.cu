@@ -34,6 +34,7 @@ constexpr flexjit::MmaPath MMA_PATH = flexjit::MmaPath::wgmma;
 constexpr bool DQ_ACCUMULATE = true;
 constexpr int DQ_GROUPS_PER_BLOCK = 2;
 constexpr bool DQ_SPLIT_COLUMNS = true;
+constexpr bool DQ_ALTERNATE = false;
 constexpr int DQ_N = 64;
 constexpr int DQ_KV_ROWS = 128;
 constexpr bool WARP_SPECIALIZED = true;
@@ -88,7 +89,7 @@ constexpr int DS_BYTES = DQ_ACCUMULATE ? DsTile::kBytes * (WARP_SPECIALIZED ? 2 
 // flexjit_dq_accum_column, so the rows a warp stores to fall on different banks). Split columns:
 // one set per buffer, each warpgroup fills its columns; split kv rows: one set per warpgroup, both
 // added. Then its mbarriers.
-constexpr int DQ_PARTS = DQ_SPLIT_COLUMNS ? 1 : DQ_GROUPS_PER_BLOCK;
+constexpr int DQ_PARTS = DQ_SPLIT_COLUMNS || DQ_ALTERNATE ? 1 : DQ_GROUPS_PER_BLOCK;
 constexpr int DQ_ROW_BYTES = D * 4;
 constexpr int DQ_PART_BYTES = BLOCK_M * DQ_ROW_BYTES;
 // Above head dim 128: one buffer per consumer warpgroup, a 64-column piece of its share at a time.
@@ -309,6 +310,8 @@ using QdoRing = MbarrierRing<STAGES, NUM_WARPS>;
 // previous tile's. One warpgroup (or split kv rows): each reads its own rows only, a warpgroup
 // barrier (NAMED_BARRIER_DS + warpgroup).
 constexpr bool DS_EXCHANGE = DQ_SPLIT_COLUMNS && CONSUMER_WARPGROUPS > 1 && !WG_SLICES;
+static_assert(!DQ_ALTERNATE || (CONSUMER_WARPGROUPS == 2 && !WG_SLICES && DQ_KV_ROWS == BLOCK_N && !DQ_SPLIT_COLUMNS),
+              "dQ by turns: two warpgroups, each tile's share over all its kv rows");
 static_assert(CONSUMER_WARPGROUPS <= 2, "the dSᵀ exchange pairs two warpgroups");
 constexpr int NAMED_BARRIER_EPILOGUE = 1;  // consumers: dK / dV staging
 constexpr int NAMED_BARRIER_DS = 2;        // 2..5
@@ -460,7 +463,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     ring.init();
 #pragma unroll
     for (int i = 0; i < DQ_BUFFERS; ++i) {
-      mbarrier_init(dq_full + 8 * i, WG_SLICES ? 4 : NUM_WARPS);  // slices: the buffer's warpgroup
+      mbarrier_init(dq_full + 8 * i, WG_SLICES || DQ_ALTERNATE ? 4 : NUM_WARPS);  // slices, turns: one warpgroup
       mbarrier_init(dq_empty + 8 * i, 1);
     }
     if constexpr (WG_SLICES) {
@@ -744,8 +747,8 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   // This warpgroup's dQ share (see DqPlan in bwd_dkdv.cpp): columns col0.. over kv rows kv0..
   const int part = wg % DQ_GROUPS_PER_BLOCK;
   const int dq_col0 = DQ_SPLIT_COLUMNS ? part * DQ_N : 0;
-  const int dq_kv0 = DQ_SPLIT_COLUMNS ? 0 : part * DQ_KV_ROWS;
-  const u32 dq_part = smem_dq + (DQ_SPLIT_COLUMNS ? 0 : part * DQ_PART_BYTES);
+  const int dq_kv0 = DQ_SPLIT_COLUMNS || DQ_ALTERNATE ? 0 : part * DQ_KV_ROWS;
+  const u32 dq_part = smem_dq + (DQ_SPLIT_COLUMNS || DQ_ALTERNATE ? 0 : part * DQ_PART_BYTES);
   // The slice's columns of Q (dK's B operand) and dO (dV's).
   const u32 dk_cols = static_cast<u32>(slice * (DK_SLICE / 64)) * QTile::kSlabBytes;
 
@@ -856,9 +859,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     float acc_dq[DQ_PIECE_N / 8][4];
     const auto issue_dq = [&](int piece) {
       const u32 dq_a = ds + dq_kv0 * 128;
-      // A share may start half-way into a slab (d64: 32 columns each), 2 bytes a column.
-      const int col = dq_col0 + piece * DQ_PIECE_N;
-      const u32 dq_b = smem_k + (col / 64) * KTile::kSlabBytes + (col % 64) * 2 + dq_kv0 * 128;
+      const u32 dq_b = smem_k + ((dq_col0 + piece * DQ_PIECE_N) / 64) * KTile::kSlabBytes + dq_kv0 * 128;
       const u64 dq_a_desc = wgmma_desc_origin(dq_a, DsTile::kSlabBytes, 1024);
       const u64 dq_b_desc = wgmma_desc_origin(dq_b, KTile::kSlabBytes, 1024);
 #pragma unroll
@@ -867,7 +868,25 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
                                          wgmma_desc_advance(dq_b_desc, kk * 16 * 128), kk > 0);
       wgmma_commit();
     };
-    if constexpr (DS_EXCHANGE) {
+    // DQ_ALTERNATE: warpgroup t % 2 computes tile t's whole dQ share from both warpgroups' dSᵀ
+    // rows; the other announces its rows and issues its dK only (it runs on into the next tile).
+    const bool dq_here = !DQ_ALTERNATE || wg == (t & 1);
+    if constexpr (DQ_ALTERNATE) {
+      const int pair = NAMED_BARRIER_DS + 2 * (t & 1);
+      if (!dq_here) named_barrier_arrive(pair + wg, THREADS);
+      wgmma_fence_operands(acc_dk[0]);
+      wgmma_fence();
+      wgmma_issue_rn<DK_SLICE, BLOCK_M / 16, QTile>(acc_dk[0], da, smem_q + dk_cols);
+      wgmma_commit();
+      if (dq_here) {
+        named_barrier_sync(pair + (wg ^ 1), THREADS);
+        wgmma_fence_operands(acc_dq);
+        wgmma_fence();
+        issue_dq(0);
+        wgmma_wait<0>();
+        wgmma_fence_operands(acc_dk[0]);
+      }
+    } else if constexpr (DS_EXCHANGE) {
       // The other warpgroup's rows are needed: announce ours, issue dK += dSᵀ Q (our rows only)
       // and wait for theirs while the tensor cores run it, then dQ. Waiting for dQ also waits for
       // dK (the groups complete in order).
@@ -903,7 +922,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
       wgmma_commit();
       wgmma_wait<1>();  // dQ (and dV)
     }
-    wgmma_fence_operands(acc_dq);
+    if (dq_here) wgmma_fence_operands(acc_dq);
 
     if constexpr (WG_SLICES) {
       // Each piece's rows that exist, added to the head's accumulator; the second piece is issued
@@ -966,7 +985,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
         __syncwarp();
         if (lane == 0) mbarrier_arrive(dq_full + 8 * wg);
       }
-    } else {
+    } else if (dq_here) {
       // The share into buffer t % DQ_BUFFERS, once the writer has read what it last staged there.
       const int buffer = t % DQ_RING;
       const u32 dq_stage = dq_part + buffer * DQ_BUFFER_BYTES;
