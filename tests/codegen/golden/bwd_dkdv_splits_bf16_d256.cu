@@ -86,8 +86,8 @@ constexpr int DS_BYTES = DQ_ACCUMULATE ? DsTile::kBytes * (WARP_SPECIALIZED ? 2 
 // The warp-specialised kernel's stage statistics, then DQ_BUFFERS dQ staging buffers: fp32, the
 // tile's rows of the accumulator as they lie in global memory (columns permuted by
 // flexjit_dq_accum_column, so the rows a warp stores to fall on different banks). Split columns:
-// one set per buffer, each warpgroup fills its columns; split kv rows: one set per warpgroup, both
-// added. Then its mbarriers.
+// one set per buffer, each warpgroup fills its columns; by turns (DQ_ALTERNATE): one set, filled by
+// the tile's warpgroup; split kv rows: one set per warpgroup, both added. Then its mbarriers.
 constexpr int DQ_PARTS = DQ_SPLIT_COLUMNS || DQ_ALTERNATE ? 1 : DQ_GROUPS_PER_BLOCK;
 constexpr int DQ_ROW_BYTES = D * 4;
 constexpr int DQ_PART_BYTES = BLOCK_M * DQ_ROW_BYTES;
