@@ -66,6 +66,9 @@ struct DqPlan {
   bool alternate = false;    // ws, two warpgroups at d64: tile t's whole share by warpgroup t % 2
   int n = 0;                 // dQ columns per warpgroup (N of its wgmma)
   int kv_rows = 0;           // kv rows (K of its wgmma)
+  // Staged shares added per tile (the template's DQ_PARTS): one per warpgroup where they split the
+  // kv rows, else one.
+  int parts() const { return split_columns || alternate ? 1 : std::max(groups_per_block, 1); }
 };
 
 DqPlan dq_plan(const KernelSpec& s) {
@@ -181,7 +184,7 @@ struct WsLayout {
 WsLayout ws_layout(const KernelSpec& s) {
   const size_t e = 2, m = s.config.block_m, n = s.config.block_n, d = s.head_dim, dv = s.head_dim_v;
   const DqPlan plan = dq_plan(s);
-  const size_t parts = plan.split_columns || plan.alternate ? 1 : static_cast<size_t>(std::max(plan.groups_per_block, 1));
+  const size_t parts = static_cast<size_t>(plan.parts());
   // K, V; the ring of (Q, dO) stages, each 1024-aligned for wgmma; the alignment slack; two dSᵀ
   // tiles; the ring's LSE / delta rows (apart, so that the stages stay whole 1024-byte blocks);
   // the mbarriers; in the ordered form, the ring of 8 two-word tile names (the kernel's TILE_NAMES).

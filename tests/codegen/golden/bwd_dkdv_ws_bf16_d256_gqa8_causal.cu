@@ -747,8 +747,8 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1) __clus
   // This warpgroup's dQ share (see DqPlan in bwd_dkdv.cpp): columns col0.. over kv rows kv0..
   const int part = wg % DQ_GROUPS_PER_BLOCK;
   const int dq_col0 = DQ_SPLIT_COLUMNS ? part * DQ_N : 0;
-  const int dq_kv0 = DQ_SPLIT_COLUMNS || DQ_ALTERNATE ? 0 : part * DQ_KV_ROWS;
-  const u32 dq_part = smem_dq + (DQ_SPLIT_COLUMNS || DQ_ALTERNATE ? 0 : part * DQ_PART_BYTES);
+  const int dq_kv0 = DQ_PARTS > 1 ? part * DQ_KV_ROWS : 0;  // parts: the warpgroups' kv rows
+  const u32 dq_part = smem_dq + (DQ_PARTS > 1 ? part * DQ_PART_BYTES : 0);
   // The slice's columns of Q (dK's B operand) and dO (dV's).
   const u32 dk_cols = static_cast<u32>(slice * (DK_SLICE / 64)) * QTile::kSlabBytes;
 
@@ -869,11 +869,14 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1) __clus
       wgmma_commit();
     };
     // DQ_ALTERNATE: warpgroup t % 2 computes tile t's whole dQ share from both warpgroups' dSᵀ
-    // rows; the other announces its rows and issues its dK only (it runs on into the next tile).
+    // rows; the other only announces its rows and issues its dK (which runs on into the next tile).
     const bool dq_here = !DQ_ALTERNATE || wg == (t & 1);
-    if constexpr (DQ_ALTERNATE) {
+    if constexpr (DS_EXCHANGE || DQ_ALTERNATE) {
+      // The other warpgroup's rows are needed: announce ours, issue dK += dSᵀ Q (our rows only)
+      // and wait for theirs while the tensor cores run it, then dQ. Waiting for dQ also waits for
+      // dK (the groups complete in order).
       const int pair = NAMED_BARRIER_DS + 2 * (t & 1);
-      if (!dq_here) named_barrier_arrive(pair + wg, THREADS);
+      if (!DQ_ALTERNATE || !dq_here) named_barrier_arrive(pair + wg, THREADS);
       wgmma_fence_operands(acc_dk[0]);
       wgmma_fence();
       wgmma_issue_rn<DK_SLICE, BLOCK_M / 16, QTile>(acc_dk[0], da, smem_q + dk_cols);
@@ -886,22 +889,6 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1) __clus
         wgmma_wait<0>();
         wgmma_fence_operands(acc_dk[0]);
       }
-    } else if constexpr (DS_EXCHANGE) {
-      // The other warpgroup's rows are needed: announce ours, issue dK += dSᵀ Q (our rows only)
-      // and wait for theirs while the tensor cores run it, then dQ. Waiting for dQ also waits for
-      // dK (the groups complete in order).
-      const int pair = NAMED_BARRIER_DS + 2 * (t & 1);
-      named_barrier_arrive(pair + wg, THREADS);
-      wgmma_fence_operands(acc_dk[0]);
-      wgmma_fence();
-      wgmma_issue_rn<DK_SLICE, BLOCK_M / 16, QTile>(acc_dk[0], da, smem_q + dk_cols);
-      wgmma_commit();
-      named_barrier_sync(pair + (wg ^ 1), THREADS);
-      wgmma_fence_operands(acc_dq);
-      wgmma_fence();
-      issue_dq(0);
-      wgmma_wait<0>();
-      wgmma_fence_operands(acc_dk[0]);
     } else {
       // dQ reads only this warpgroup's rows: a warpgroup barrier, then dQ ahead of dK, so dK runs
       // on into the next tile.
