@@ -51,6 +51,9 @@ struct FlexjitFwdParams {
   // Warp-specialised (persistent) kernel: the next work tile's ticket, zeroed for each call; null
   // when the grid has a CTA per work tile.
   unsigned* tile_counter;
+  // Warp-specialised kernel: (batch, query head) pairs per section of its walk, at least 1
+  // (codegen::forward_tile_section).
+  int tile_section;
 };
 
 // A TMA tensor map (the driver's CUtensorMap, encoded on the host by cuTensorMapEncodeTiled):
@@ -66,6 +69,7 @@ struct FlexjitFwdTma {
   FlexjitTensorMap q;  // box 64 x BLOCK_M
   FlexjitTensorMap k;  // box 64 x BLOCK_N
   FlexjitTensorMap v;  // box 64 x BLOCK_N
+  FlexjitTensorMap o;  // box 64 x 64 (one consumer warpgroup's rows), stored to
 };
 
 // The warp-specialised dK/dV kernel's tensor maps (the fast backward), laid out as the forward's.

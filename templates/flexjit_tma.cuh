@@ -94,6 +94,15 @@ __device__ __forceinline__ void tma_reduce_add_4d(const void* map, u32 src, int 
       "r"(src), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
       : "memory");
 }
+// Stores the shared box at `src` (laid out as the map's swizzle has it) to the map's box at
+// coordinates (c0, c1, c2, c3), innermost first, as one asynchronous bulk operation of this
+// thread's current bulk group; elements past the tensor's extent are not written.
+__device__ __forceinline__ void tma_store_4d(const void* map, u32 src, int c0, int c1, int c2, int c3) {
+  asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4, %5}], [%1];" ::"l"(
+                   reinterpret_cast<u64>(map)),
+               "r"(src), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+               : "memory");
+}
 __device__ __forceinline__ void bulk_commit_group() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
 // Waits until at most N of this thread's bulk groups still read their shared-memory sources.
 template <int N>

@@ -40,6 +40,21 @@ __device__ __forceinline__ void wgmma_wait() {
 // Shared memory written through the generic proxy (cp.async, st.shared) becomes visible to the
 // tensor cores' async proxy only after this fence in each writing thread (then a barrier).
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+// The thread's index in its CTA, read afresh where it is called: values derived from it are
+// computed there instead of being hoisted out of a loop into registers the loop needs.
+__device__ __forceinline__ int thread_index_here() {
+  int tid;
+  asm volatile("mov.u32 %0, %%tid.x;" : "=r"(tid));
+  return tid;
+}
+// Stores four 8 x 8 matrices of 16-bit values to shared memory: lane l gives the 16-byte row
+// address of matrix l / 8, row l % 8, and holds in r[i] matrix i's elements (row l / 4, columns
+// 2 (l % 4) and 2 (l % 4) + 1) — the layout of an mma / wgmma accumulator fragment.
+__device__ __forceinline__ void stmatrix_x4(u32 address, u32 r0, u32 r1, u32 r2, u32 r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(address), "r"(r0), "r"(r1),
+               "r"(r2), "r"(r3)
+               : "memory");
+}
 // Pins accumulator registers in place: reads after a wgmma_wait cannot move above it, and
 // writes before a wgmma cannot move below it.
 template <int ROWS>

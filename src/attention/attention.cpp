@@ -13,6 +13,7 @@
 #include "codegen/tma_maps.hpp"
 #include "codegen/error_words.hpp"
 #include "codegen/families/bwd_dkdv.hpp"
+#include "codegen/families/fwd.hpp"
 #include "codegen/family.hpp"
 #include "codegen/kernel_store.hpp"
 #include "attention/decode.hpp"
@@ -430,7 +431,8 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
   const float scale = attention::checked_scale(options.scale, spec.head_dim, "forward");
   shape.negative_scale = scale < 0.f;
   shape.tma_ok = codegen::tma_unsupported_reason(q, "q").empty() && codegen::tma_unsupported_reason(k, "k").empty() &&
-                 codegen::tma_unsupported_reason(v, "v").empty();
+                 codegen::tma_unsupported_reason(v, "v").empty() &&
+                 codegen::tma_unsupported_reason(out, "out", codegen::kForwardTmaReader, /*written=*/true).empty();
   if (block_mask != nullptr) attention::check_block_mask(*block_mask, shape);
   const FlexjitSeqLens lens =
       mask::check_seq_lens(options.seq_lens, shape.batch, shape.q_len, shape.kv_len, impl_->mask, block_mask, "forward");
@@ -467,7 +469,7 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
     FlexjitFwdParams call = p;
     call.num_q_tiles = configured.tiles();
     if (ks.config.warp_specialized) {
-      FlexjitFwdTma maps = codegen::encode_forward_tma(q, k, v, ks.config);
+      FlexjitFwdTma maps = codegen::encode_forward_tma(q, k, v, out, ks.config);
       // The persistent grid strides over equal work tiles. Under a mask the tiles' key counts
       // differ, so CTAs take them by ticket instead, from a counter that starts at zero in fresh
       // stream-ordered memory: no two launches (streams, graph replays) ever share it.
@@ -478,6 +480,9 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
         FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(counter->data()), 0, sizeof(unsigned), s));
         call.tile_counter = static_cast<unsigned*>(counter->data());
       }
+      call.tile_section = codegen::forward_tile_section(ks, shape.q_heads * shape.batch, configured.tiles(), shape.kv_len,
+                                                        static_cast<int>(configured.geometry().grid.x),
+                                                        call.tile_counter != nullptr);
       configured.launch(s, {&call, const_cast<unsigned char*>(mod_args.data()), &maps});
     } else if (ks.seq_lens) {
       FlexjitSeqLens call_lens = lens;

@@ -18,8 +18,9 @@ namespace {
 constexpr int kBoxColumns = 64;  // 128 bytes of 16-bit elements: one 128-byte-swizzle row
 
 // The map of one [B, H, S, D] view with boxes of 64 x `rows`.
-CUtensorMap encode(const TensorView& t, const char* name, int rows, const TmaReader& reader = kForwardTmaReader) {
-  const std::string why = tma_unsupported_reason(t, name, reader);
+CUtensorMap encode(const TensorView& t, const char* name, int rows, const TmaReader& reader = kForwardTmaReader,
+                   bool written = false) {
+  const std::string why = tma_unsupported_reason(t, name, reader, written);
   if (!why.empty()) throw UsageError(why);
   const jit::Driver& d = jit::driver();
   if (d.cuTensorMapEncodeTiled == nullptr)
@@ -52,10 +53,11 @@ void copy_map(FlexjitTensorMap& dst, const CUtensorMap& src) {
 
 }  // namespace
 
-std::string tma_unsupported_reason(const TensorView& t, const char* name, const TmaReader& reader) {
+std::string tma_unsupported_reason(const TensorView& t, const char* name, const TmaReader& reader, bool written) {
+  const char* const verb = written ? " writes " : " reads ";
   const auto address = reinterpret_cast<std::uintptr_t>(t.data);
   if (address % 16 != 0)
-    return std::string(reader.who) + " reads " + name + " through TMA, which needs its first element "
+    return std::string(reader.who) + verb + name + " through TMA, which needs its first element "
            "16-byte aligned (it is at 0x" + [&] {
              char buf[32];
              std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(address));
@@ -64,7 +66,7 @@ std::string tma_unsupported_reason(const TensorView& t, const char* name, const 
   for (int dim = 0; dim < 3; ++dim) {
     const int64_t bytes = t.strides[dim] * 2;
     if (bytes % 16 != 0 || bytes <= 0 || bytes >= (int64_t{1} << 40))
-      return std::string(reader.who) + " reads " + name + " through TMA, which needs every stride "
+      return std::string(reader.who) + verb + name + " through TMA, which needs every stride "
              "but the last dimension's to be a positive multiple of 16 bytes below 2^40; " + name + " is " +
              t.describe() + " — make it contiguous or " + reader.fix;
   }
@@ -72,11 +74,12 @@ std::string tma_unsupported_reason(const TensorView& t, const char* name, const 
 }
 
 FlexjitFwdTma encode_forward_tma(const TensorView& q, const TensorView& k, const TensorView& v,
-                                 const BlockConfig& config) {
+                                 const TensorView& out, const BlockConfig& config) {
   FlexjitFwdTma maps;
   copy_map(maps.q, encode(q, "q", config.block_m));
   copy_map(maps.k, encode(k, "k", config.block_n));
   copy_map(maps.v, encode(v, "v", config.block_n));
+  copy_map(maps.o, encode(out, "out", kForwardOutputRows, kForwardTmaReader, /*written=*/true));
   return maps;
 }
 

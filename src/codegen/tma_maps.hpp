@@ -23,14 +23,19 @@ inline constexpr TmaReader kDecodeTmaReader{"decoding with a TMA config ('t')",
 
 // Why `t` (named `name`) cannot be read through TMA, or "" when it can: the first element must be
 // 16-byte aligned and every stride but the last dimension's a multiple of 16 bytes.
-std::string tma_unsupported_reason(const TensorView& t, const char* name, const TmaReader& reader = kForwardTmaReader);
+// `written`: the kernel stores to `t` through TMA (the message says so).
+std::string tma_unsupported_reason(const TensorView& t, const char* name, const TmaReader& reader = kForwardTmaReader,
+                                   bool written = false);
 
-// Encodes the three maps for a forward call with `config`'s tiles (q, k, v as checked by
-// check_forward_tensors: [B, H, S, D] views, last dimension contiguous). Throws UsageError naming
-// the tensor and the fix when a tensor cannot be read through TMA, and DriverError when the
-// driver lacks cuTensorMapEncodeTiled or rejects the map.
+/// Query rows per box of the forward's output map: one consumer warpgroup's rows.
+inline constexpr int kForwardOutputRows = 64;
+
+// Encodes the four maps for a forward call with `config`'s tiles (q, k, v and out as checked by
+// check_forward_tensors: [B, H, S, D] views, last dimension contiguous; the kernel stores O through
+// the last). Throws UsageError naming the tensor and the fix when a tensor cannot go through TMA,
+// and DriverError when the driver lacks cuTensorMapEncodeTiled or rejects the map.
 FlexjitFwdTma encode_forward_tma(const TensorView& q, const TensorView& k, const TensorView& v,
-                                 const BlockConfig& config);
+                                 const TensorView& out, const BlockConfig& config);
 
 // Encodes the maps of the warp-specialised dK/dV kernel (q, k, v, dout as checked by the
 // backward: [B, H, S, D] views, last dimension contiguous); throws as encode_forward_tma.

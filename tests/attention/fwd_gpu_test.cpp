@@ -395,6 +395,28 @@ TEST(FwdGpu, WarpSpecializedManyTilesPerCta) {
     }
 }
 
+// The kernel stores O through a TMA map of its own: out in the other layout than q, k and v,
+// odd lengths (the store drops the tail tile's rows past Sq), GQA 3:1, head dims whose O goes
+// out in one round (128, and 192 in three slabs) and in two through a half-width buffer (256).
+TEST(FwdGpu, WarpSpecializedOutputInALayoutOfItsOwn) {
+  FLEXJIT_REQUIRE_HOPPER();
+  for (int d : {128, 192, 256})
+    for (bool out_bshd : {true, false}) {
+      FwdProblem p;
+      p.B = 2;
+      p.Hq = 6;
+      p.Hkv = 2;
+      p.Sq = 333;
+      p.Skv = 270;
+      p.D = p.Dv = d;
+      p.bshd = !out_bshd;
+      p.out_bshd = out_bshd;
+      p.mask_mod = "q_idx + 40 >= kv_idx";
+      p.config = BlockConfig::parse(d > 128 ? "m128n64w8s2ws" : "m128n128w8s2ws");
+      expect_close(p, "ws out " + std::string(out_bshd ? "[B,S,H,D]" : "[B,H,S,D]") + " d" + std::to_string(d));
+    }
+}
+
 }  // namespace
 }  // namespace flexjit::test
 

@@ -410,7 +410,8 @@ TEST(CodegenCompileMatrix, WarpSpecializedForwardCompilesForEveryModAndHeadDim) 
 // some mods only; compile_kernel keeps the full form where ptxas reports no spills and takes the
 // lean one (no overlap there) where it does. Which mods fit is ptxas's call (NVRTC 13.0 here):
 // the causal mask and unmodified scores do; the document mask does not; prefix LM does when the
-// lengths divide the tiles and not when the tail's range test joins it.
+// lengths divide the tiles, and spills a word when the tail's range test joins it (more than 32
+// bytes while O was stored from registers).
 TEST(CodegenCompileMatrix, ForwardTakesItsLeanFormWhereTheFullOneSpills) {
   const TempCacheDir cache;
   // How much the full form spills beside the mod: nothing, a few words (at most 32 bytes of spill
@@ -426,7 +427,7 @@ TEST(CodegenCompileMatrix, ForwardTakesItsLeanFormWhereTheFullOneSpills) {
                                    {"softcap_causal_d128", 4096, Spills::few},
                                    {"document_causal_d128", 4096, Spills::many},
                                    {"prefix_lm_d128", 4096, Spills::none},
-                                   {"prefix_lm_d128", 1000, Spills::many}};
+                                   {"prefix_lm_d128", 1000, Spills::few}};
   const std::vector<SuiteVariant> suite = read_suite(FLEXJIT_SOURCE_DIR "/bench/suite.json");
   std::vector<Job> jobs;
   std::vector<Spills> expected;

@@ -2,6 +2,7 @@
 // launch geometry for a call is what its kernel expects (values written out by hand).
 #include <gtest/gtest.h>
 
+#include "codegen/families/fwd.hpp"
 #include "codegen/family.hpp"
 #include "flexjit/error.hpp"
 
@@ -71,15 +72,34 @@ TEST(FamilyGeometry, WideWarpSpecializedForward) {
   expect_dim(g.grid, 132, 1, 1, "m192 grid");
   expect_dim(g.block, 512, 1, 1, "m192 block");
   EXPECT_EQ(g.tiles, 6);
-  // Q 192 x 64, 2 stages of K and V 128 x 64, alignment, 128 bytes of mbarriers and the tile slot.
-  EXPECT_EQ(g.dynamic_smem, 192u * 64 * 2 + 2u * 128 * 128 * 2 + 1024 + 128);
+  // Q 192 x 64, 2 stages of K and V 128 x 64, the three warpgroups' O staging (64 x 64 each),
+  // alignment, 128 bytes of mbarriers and the tile slot.
+  EXPECT_EQ(g.dynamic_smem, 192u * 64 * 2 + 2u * 128 * 128 * 2 + 3u * 64 * 64 * 2 + 1024 + 128);
   // 176-key tiles: two consumer warpgroups; 8 query tiles x 16 x 2 = 256 work tiles, 132 CTAs.
   const KernelSpec n176 = spec(Family::fwd, 128, "m128n176w8s2ws");
   const LaunchGeometry h = descriptor(Family::fwd).geometry(n176, c, 0);
   expect_dim(h.grid, 132, 1, 1, "n176 grid");
   expect_dim(h.block, 384, 1, 1, "n176 block");
   EXPECT_EQ(h.tiles, 8);
-  EXPECT_EQ(h.dynamic_smem, 128u * 128 * 2 + 2u * 176 * 256 * 2 + 1024 + 128);
+  // Two 64 x 128 O staging buffers do not fit beside 2 x 176 keys: two of 64 x 64 (O in two turns).
+  EXPECT_EQ(h.dynamic_smem, 128u * 128 * 2 + 2u * 176 * 256 * 2 + 2u * 64 * 64 * 2 + 1024 + 128);
+}
+
+// The persistent forward's sections of (batch, head) pairs: by ticket, the heads whose K and V
+// fit in 8 MiB together, and at least 4 work tiles per CTA; striding, one head.
+TEST(FamilyGeometry, ForwardTileSections) {
+  // Causal d256, B=2 H=16 S=4096 on 132 CTAs: a head's K and V are 4 MiB (1 fits beside the
+  // +1 byte of rounding), 4 x 132 tiles need ceil(528 / 32) = 17 heads.
+  EXPECT_EQ(forward_tile_section(spec(Family::fwd, 256, "m128n64w8s2ws"), 32, 32, 4096, 132, true), 17);
+  // Causal d128, B=4 H=16: 2 MiB heads (3 fit), 17 for the balance.
+  EXPECT_EQ(forward_tile_section(spec(Family::fwd, 128, "m128n128w8s2ws"), 64, 32, 4096, 132, true), 17);
+  // GQA 4:1 at d64, B=2 H=32: a query head's share of its K and V is 256 KiB: 31 fit in L2.
+  KernelSpec gqa = spec(Family::fwd, 64, "m128n128w8s2ws");
+  gqa.gqa_group = 4;
+  EXPECT_EQ(forward_tile_section(gqa, 64, 32, 4096, 132, true), 31);
+  // Never more than the call's heads; one head when the CTAs stride over equal tiles.
+  EXPECT_EQ(forward_tile_section(spec(Family::fwd, 128, "m128n128w8s2ws"), 3, 2, 200, 6, true), 3);
+  EXPECT_EQ(forward_tile_section(spec(Family::fwd, 256, "m128n64w8s2ws"), 32, 32, 4096, 132, false), 1);
 }
 
 TEST(FamilyGeometry, DkdvWalksKvTilesTimesColumnSlicesPerKvHead) {

@@ -27,5 +27,13 @@ TEST(TmaMaps, MisalignedOrBroadcastTensorsAreNamed) {
             "make it contiguous or choose a config ending in 'g'");
 }
 
+TEST(TmaMaps, TheForwardsOutputIsNamedAsWritten) {
+  EXPECT_EQ(tma_unsupported_reason(view(0x10000, {4 * 100 * 128, 100 * 128, 128, 1}), "out", kForwardTmaReader, true),
+            "");
+  EXPECT_EQ(tma_unsupported_reason(view(0x10002, {4 * 100 * 128, 100 * 128, 128, 1}), "out", kForwardTmaReader, true),
+            "the warp-specialised forward writes out through TMA, which needs its first element 16-byte aligned (it "
+            "is at 0x10002) — pass an aligned tensor or choose a config ending in 'g'");
+}
+
 }  // namespace
 }  // namespace flexjit::codegen

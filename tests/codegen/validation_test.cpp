@@ -164,6 +164,22 @@ TEST(KernelSpecValidation, SharedMemoryOverSm86Limit) {
             "stages or smaller tiles");
 }
 
+// The warp-specialised forward stages each consumer warpgroup's O (64 rows) for its TMA store in
+// the widest whole number of 64-column slabs that divides Dv and fits in 227 KiB.
+TEST(KernelSpecValidation, WarpSpecializedForwardStagesItsOutput) {
+  KernelSpec s = attention_spec(Family::fwd);
+  s.config = BlockConfig::parse("m128n128w8s2ws");  // d128: Q 32 KiB, 2 x 64 KiB K/V, 2 x 16 KiB O
+  EXPECT_EQ(s.shared_memory_bytes(), 32768u + 131072u + 32768u + 1024u + 128u);
+  s.head_dim = s.head_dim_v = 256;
+  s.config = BlockConfig::parse("m128n64w8s2ws");  // d256: 2 x 32 KiB of O do not fit; 2 x 16 KiB do
+  EXPECT_EQ(s.shared_memory_bytes(), 65536u + 131072u + 32768u + 1024u + 128u);
+  s.head_dim = s.head_dim_v = 128;
+  s.config = BlockConfig::parse("m128n128w8s3ws");  // a third stage leaves no room: O from registers
+  EXPECT_EQ(s.shared_memory_bytes(), 32768u + 196608u + 1024u + 128u);
+  s.config = BlockConfig::parse("m128n128w8s2g");  // the synchronous kernel stages O in Q's place
+  EXPECT_EQ(s.shared_memory_bytes(), 32768u + 131072u + 1024u);
+}
+
 TEST(KernelSpecValidation, SharedMemoryLimitsByArch) {
   EXPECT_EQ(max_shared_memory_for_arch("sm_80"), 163u * 1024);
   EXPECT_EQ(max_shared_memory_for_arch("sm_86"), 99u * 1024);

@@ -148,6 +148,7 @@ struct FwdProblem {
   bool use_block_mask = true;
   int q_block = 128, kv_block = 128;  // the block mask's blocks (backward checks)
   bool bshd = false;
+  std::optional<bool> out_bshd;            // the forward's out in a layout of its own (default: bshd's)
   std::optional<BlockConfig> config;       // forward
   std::optional<BlockConfig> dq_config;    // backward dQ kernel
   std::optional<BlockConfig> dkdv_config;  // backward dK/dV kernel
@@ -226,7 +227,7 @@ inline FwdOutcome run_forward_check(const FwdProblem& p, uint64_t seed = fresh_s
   auto dq = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.D, p.dtype, p.bshd);
   auto dk = DeviceOperand::allocate(p.B, p.Hkv, p.Skv, p.D, p.dtype, p.bshd);
   auto dv = DeviceOperand::allocate(p.B, p.Hkv, p.Skv, p.Dv, p.dtype, p.bshd);
-  auto dout = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.Dv, p.dtype, p.bshd);
+  auto dout = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.Dv, p.dtype, p.out_bshd.value_or(p.bshd));
   dq.upload(q);
   dk.upload(k);
   dv.upload(v);

@@ -205,6 +205,7 @@ void launch_attention(const Candidate& c, const codegen::ReadyKernel& ready, Att
     f.lse_stride_b = static_cast<long long>(p.H) * p.S, f.lse_stride_h = p.S, f.lse_stride_s = 1;
     f.batch = p.B, f.num_q_heads = p.H, f.q_len = p.S, f.kv_len = p.S;
     f.num_q_tiles = tiles;
+    f.tile_section = 1;
     f.scale = scale, f.scale_log2 = scale * FLEXJIT_LOG2E;
     if (c.spec.config.warp_specialized) {
       // The warp-specialised kernel also takes its TMA maps (its grid covers every work tile here,
@@ -212,7 +213,7 @@ void launch_attention(const Candidate& c, const codegen::ReadyKernel& ready, Att
       const auto view = [&](DeviceBuffer& buffer) {
         return TensorView::strided(buffer.data(), DType::bf16, {p.B, p.H, p.S, p.D}, {p.stride_b(), p.stride_h(), p.D, 1});
       };
-      FlexjitFwdTma maps = codegen::encode_forward_tma(view(p.q), view(p.k), view(p.v), c.spec.config);
+      FlexjitFwdTma maps = codegen::encode_forward_tma(view(p.q), view(p.k), view(p.v), view(p.o), c.spec.config);
       configured.launch(stream, {&f, const_cast<unsigned char*>(mod_args.data()), &maps});
       return;
     }

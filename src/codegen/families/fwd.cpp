@@ -1,5 +1,7 @@
 // Family `fwd`: forward attention, one CTA per (query tile, query head, batch); writes O and LSE.
 // Template: templates/attention_fwd.cu.j2.
+#include "codegen/families/fwd.hpp"
+
 #include <algorithm>
 
 #include "codegen/families/attention_common.hpp"
@@ -48,13 +50,34 @@ void validate(const KernelSpec& s) {
 }
 
 // The Q tile (reused for staging O), then STAGES K/V tiles; wgmma tiles start 1024-aligned. The
-// warp-specialised kernel keeps its mbarriers after the stages: Q full and empty, and a full and an
-// empty barrier per stage for K and for V, 8 bytes each, and the published work tile, in whole
-// 128-byte lines.
-size_t shared_memory_bytes(const KernelSpec& s) {
+// warp-specialised kernel stages each consumer warpgroup's O for its TMA store after the stages
+// (o_stage_columns), then keeps its mbarriers: Q full and empty, and a full and an empty barrier
+// per stage for K and for V, 8 bytes each, and the published work tile, in whole 128-byte lines.
+size_t shared_memory_without_o_stage(const KernelSpec& s) {
   const size_t e = 2, m = s.config.block_m, n = s.config.block_n, d = s.head_dim, dv = s.head_dim_v;
   return std::max(m * d, m * dv) * e + s.config.stages * n * (d + dv) * e + (s.config.wgmma ? 1024 : 0) +
          (s.config.warp_specialized ? (16 + 32 * s.config.stages + 4 + 127) / 128 * 128 : 0);
+}
+
+// Bytes of one consumer warpgroup's O staging buffer: 64 rows of `columns` 16-bit values.
+size_t o_stage_bytes(int columns) { return size_t{64} * columns * 2; }
+
+// The columns of O a consumer warpgroup of the warp-specialised kernel stages per TMA store: the
+// widest whole number of 64-column slabs that divides Dv and whose buffers (one per warpgroup) fit
+// beside the rest of the CTA's shared memory; a narrower buffer stores O in turns. 0: O is stored
+// from registers (Dv not a multiple of 64, or not even one slab per warpgroup fits).
+int o_stage_columns(const KernelSpec& s) {
+  if (!s.config.warp_specialized || s.head_dim_v % 64 != 0) return 0;
+  const size_t rest = shared_memory_without_o_stage(s);
+  const size_t warpgroups = static_cast<size_t>(s.config.num_warps / 4);
+  for (int columns = s.head_dim_v; columns >= 64; columns -= 64)
+    if (s.head_dim_v % columns == 0 && rest + warpgroups * o_stage_bytes(columns) <= max_shared_memory_for_arch("sm_90a"))
+      return columns;
+  return 0;
+}
+
+size_t shared_memory_bytes(const KernelSpec& s) {
+  return shared_memory_without_o_stage(s) + static_cast<size_t>(s.config.num_warps / 4) * o_stage_bytes(o_stage_columns(s));
 }
 
 int threads(const KernelSpec& s, int) {
@@ -68,6 +91,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(bool_constant("MODS_READ_BUFFERS",
                                     !s.score_mod.buffers_read().empty() || !s.mask_mod.buffers_read().empty()));
   constants.push_back(bool_constant("LEAN_REGISTERS", s.lean_registers));
+  constants.push_back(int_constant("O_STAGE_COLUMNS", o_stage_columns(s)));
   ctx["warp_specialized"] = s.config.warp_specialized;
 }
 
@@ -167,3 +191,22 @@ FamilyDescriptor fwd_family() {
 }
 
 }  // namespace flexjit::codegen::families
+
+namespace flexjit::codegen {
+
+// With one 4 MiB head per section (causal d256), the CTAs that took the last head's heaviest
+// tiles ran on alone: the SMs idled 18 % of the kernel (ncu), and sections of at least 4 tiles
+// per CTA gained 9 % there, 4 % on causal d128 and 6 % at d64 (H100, notes/perf.md "(q)").
+int forward_tile_section(const KernelSpec& spec, int heads, int tiles_per_head, int kv_len, int ctas, bool by_ticket) {
+  if (!by_ticket || heads <= 1) return 1;
+  constexpr long long kL2Budget = 8ll << 20;  // bytes of K and V a section may keep in L2
+  constexpr long long kBalanceTilesPerCta = 4;
+  const long long head_bytes =
+      static_cast<long long>(kv_len) * (spec.head_dim + spec.head_dim_v) * 2 / std::max(spec.gqa_group, 1) + 1;
+  const long long l2_heads = std::max(1ll, kL2Budget / head_bytes);
+  const long long balance_heads = (kBalanceTilesPerCta * ctas + tiles_per_head - 1) / std::max(tiles_per_head, 1);
+  return static_cast<int>(std::min<long long>(heads, std::max(l2_heads, balance_heads)));
+}
+
+}  // namespace flexjit::codegen
+

@@ -34,6 +34,7 @@ constexpr flexjit::MmaPath MMA_PATH = flexjit::MmaPath::mma_sync;
 constexpr bool WARP_SPECIALIZED = false;
 constexpr bool MODS_READ_BUFFERS = false;
 constexpr bool LEAN_REGISTERS = false;
+constexpr int O_STAGE_COLUMNS = 0;
 
 constexpr int THREADS = NUM_WARPS * 32;
 constexpr int ROWS_PER_WARP = BLOCK_M / NUM_WARPS;
@@ -62,7 +63,14 @@ constexpr int ALIGN_SLACK = WGMMA ? 1024 : 0;  // wgmma atoms need 1024-byte ali
 using KRing = MbarrierRing<STAGES, NUM_WARPS>;  // one arrival per consumer warp frees a slot
 using VRing = MbarrierRing<STAGES, NUM_WARPS>;
 constexpr int BARRIER_BYTES = WARP_SPECIALIZED ? (16 + KRing::kBytes + VRing::kBytes + 4 + 127) / 128 * 128 : 0;
-constexpr int SMEM_BYTES = Q_REGION + STAGES * STAGE_BYTES + ALIGN_SLACK + BARRIER_BYTES;
+// Warp-specialised: each consumer warpgroup's O staging buffer for its TMA stores, 64 rows x
+// O_STAGE_COLUMNS in 64-column slabs swizzled as the output map has it, after the stages (the
+// host picks the widest that fits; 0: O is stored from registers).
+constexpr int O_STAGE_BYTES = 64 * O_STAGE_COLUMNS * 2;
+constexpr int O_STAGE_REGION = WARP_SPECIALIZED ? NUM_WARPS / 4 * O_STAGE_BYTES : 0;
+static_assert(O_STAGE_COLUMNS == 0 || (WARP_SPECIALIZED && O_STAGE_COLUMNS % 64 == 0 && DV % O_STAGE_COLUMNS == 0),
+              "O is staged in whole 64-column slabs that divide DV");
+constexpr int SMEM_BYTES = Q_REGION + STAGES * STAGE_BYTES + O_STAGE_REGION + ALIGN_SLACK + BARRIER_BYTES;
 constexpr int PRODUCER_THREADS = WARP_SPECIALIZED ? 128 : 0;
 constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;
 // 1 CTA per SM with two consumer warpgroups: the launch gives 384 x 168 registers; the producer

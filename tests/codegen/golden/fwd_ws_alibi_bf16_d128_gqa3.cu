@@ -22,7 +22,7 @@ constexpr int STAGES = 2;
 constexpr int GQA_GROUP = 3;
 constexpr int SPARSE_Q_BLOCK = 128;
 constexpr int SPARSE_KV_BLOCK = 128;
-constexpr int EXPECTED_SMEM_BYTES = 164992;
+constexpr int EXPECTED_SMEM_BYTES = 197760;
 constexpr bool IS_DIVISIBLE = false;
 constexpr bool HAS_BLOCK_MASK = true;
 constexpr bool HAS_FULL_BLOCKS = true;
@@ -35,6 +35,7 @@ constexpr flexjit::MmaPath MMA_PATH = flexjit::MmaPath::wgmma;
 constexpr bool WARP_SPECIALIZED = true;
 constexpr bool MODS_READ_BUFFERS = true;
 constexpr bool LEAN_REGISTERS = false;
+constexpr int O_STAGE_COLUMNS = 128;
 
 constexpr int THREADS = NUM_WARPS * 32;
 constexpr int ROWS_PER_WARP = BLOCK_M / NUM_WARPS;
@@ -63,7 +64,14 @@ constexpr int ALIGN_SLACK = WGMMA ? 1024 : 0;  // wgmma atoms need 1024-byte ali
 using KRing = MbarrierRing<STAGES, NUM_WARPS>;  // one arrival per consumer warp frees a slot
 using VRing = MbarrierRing<STAGES, NUM_WARPS>;
 constexpr int BARRIER_BYTES = WARP_SPECIALIZED ? (16 + KRing::kBytes + VRing::kBytes + 4 + 127) / 128 * 128 : 0;
-constexpr int SMEM_BYTES = Q_REGION + STAGES * STAGE_BYTES + ALIGN_SLACK + BARRIER_BYTES;
+// Warp-specialised: each consumer warpgroup's O staging buffer for its TMA stores, 64 rows x
+// O_STAGE_COLUMNS in 64-column slabs swizzled as the output map has it, after the stages (the
+// host picks the widest that fits; 0: O is stored from registers).
+constexpr int O_STAGE_BYTES = 64 * O_STAGE_COLUMNS * 2;
+constexpr int O_STAGE_REGION = WARP_SPECIALIZED ? NUM_WARPS / 4 * O_STAGE_BYTES : 0;
+static_assert(O_STAGE_COLUMNS == 0 || (WARP_SPECIALIZED && O_STAGE_COLUMNS % 64 == 0 && DV % O_STAGE_COLUMNS == 0),
+              "O is staged in whole 64-column slabs that divide DV");
+constexpr int SMEM_BYTES = Q_REGION + STAGES * STAGE_BYTES + O_STAGE_REGION + ALIGN_SLACK + BARRIER_BYTES;
 constexpr int PRODUCER_THREADS = WARP_SPECIALIZED ? 128 : 0;
 constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;
 // 1 CTA per SM with two consumer warpgroups: the launch gives 384 x 168 registers; the producer
@@ -120,22 +128,17 @@ __device__ __forceinline__ void apply_tile_mods(float (&acc_s)[M_TILES][N_TILES]
 namespace fwd {
 
 // Work tile `index` of the persistent walk: query tile, query head and batch. The (batch, head)
-// pairs are cut into sections whose K and V fit in L2 together; a section's tiles come one after
-// another, heaviest query tiles first (under causal-like masks the later query tiles see more
-// keys), so CTAs taking tickets in order finish together and read K / V that L2 still holds.
+// pairs are cut into sections of p.tile_section (the host's choice,
+// codegen::forward_tile_section): with tickets, as many as fit in L2 together and enough for the
+// CTAs to finish together; a section's tiles come one after another, heaviest query tiles first
+// (under causal-like masks the later query tiles see more keys).
 struct WsTile {
   int m_tile, h, b;
 };
-constexpr long long WS_L2_BUDGET = 8ll << 20;  // bytes of K and V a section may keep in L2
 __device__ __forceinline__ WsTile ws_tile(const FlexjitFwdParams& p, int index) {
   const int per_head = p.num_q_tiles;
   const int heads = p.num_q_heads * p.batch;
-  const long long head_bytes = static_cast<long long>(p.kv_len) * (D + DV) * 2 / GQA_GROUP + 1;
-  // Tickets in order (dynamic) keep a section's CTAs together; a static stride over equal tiles
-  // does best one head at a time.
-  const int section = p.tile_counter == nullptr
-                          ? 1
-                          : static_cast<int>(max(1ll, min(static_cast<long long>(heads), WS_L2_BUDGET / head_bytes)));
+  const int section = p.tile_section;
   const int s = index / (section * per_head);
   const int first = s * section;
   const int in_section = min(section, heads - first);
@@ -174,7 +177,8 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
 
   const u32 smem_q = (smem_addr(smem) + 1023u) & ~1023u;
   const u32 smem_kv = smem_q + Q_REGION;
-  const u32 q_full = smem_kv + STAGES * STAGE_BYTES;
+  const u32 smem_o = smem_kv + STAGES * STAGE_BYTES;  // the consumer warpgroups' O staging buffers
+  const u32 q_full = smem_o + O_STAGE_REGION;
   const u32 q_empty = q_full + 8;
   const KRing k_ring(q_full + 16);
   const VRing v_ring(q_full + 16 + KRing::kBytes);
@@ -251,6 +255,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
   // turn to warpgroup 0, and warpgroup 0 takes the one hand-over left at the end, so every
   // bar.arrive meets a bar.sync.
   constexpr bool PING_PONG = CONSUMER_WARPGROUPS > 1;
+  constexpr int O_STAGE_BARRIER = 8;  // named barrier 8 + w: warpgroup w's O staging buffer
   // The overlap keeps S(t), P(t-1) and O live at once: that fits the 232 registers of two
   // consumer warpgroups up to 160 accumulator registers (d128 with 128-key tiles), their 240 with
   // 176-key tiles up to 196 (d128), the 160 of three up to 128 (d64 with 128-key tiles). A
@@ -397,29 +402,83 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
       fill.advance();
     }
 
-    // Epilogue: normalise and store O from registers (a quad writes 16 contiguous bytes of a row
-    // per 8 columns) and LSE; fully masked rows get 0 and -inf.
-    T* o_base = static_cast<T*>(p.o) + b * p.o_stride_b + h * p.o_stride_h;
+    // Epilogue: normalise O and store it, and LSE; fully masked rows get 0 and -inf.
+    float inv[2];
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
       const float l = quad_sum(row_sum[0][r]);
       const bool empty = !ROWS_GUARANTEED_SAFE && l == 0.f;  // a NaN sum stays NaN
-      const float inv = empty ? 0.f : 1.f / l;
+      inv[r] = empty ? 0.f : 1.f / l;
       const int row = q_start + warp_row0 + g + 8 * r;
-      if (IS_DIVISIBLE || row < q_len) {
-        if (p.lse != nullptr && t4 == 0) {
-          const float lse = empty ? neg_inf() : (row_max[0][r] * exp_scale + log2_approx(l)) * LN2;
-          p.lse[b * p.lse_stride_b + h * p.lse_stride_h + static_cast<long long>(row) * p.lse_stride_s] = lse;
-        }
-        T* o_row = o_base + static_cast<long long>(row) * p.o_stride_s + 2 * t4;
+      if (p.lse != nullptr && t4 == 0 && (IS_DIVISIBLE || row < q_len)) {
+        const float lse = empty ? neg_inf() : (row_max[0][r] * exp_scale + log2_approx(l)) * LN2;
+        p.lse[b * p.lse_stride_b + h * p.lse_stride_h + static_cast<long long>(row) * p.lse_stride_s] = lse;
+      }
+    }
+    if constexpr (O_STAGE_COLUMNS > 0) {
+      // Through the warpgroup's staging buffer: stmatrix writes a round of columns, one lane
+      // stores it with TMA (rows past the tensor's end are dropped) and the warpgroup goes on to
+      // the next tile while it lands. The register form's 4-byte st.global (8 rows per warp
+      // store) kept the warps in the epilogue: without its stores (timing only) causal d256 ran
+      // 6 % faster; this form with the balanced sections gained 1.14x there against 1.09x for the
+      // sections alone (H100, notes/perf.md "(q)"). The buffer is rewritten once the previous
+      // round's store has read it (the lane's wait, then the warpgroup's barrier).
+      constexpr int ROUNDS = DV / (O_STAGE_COLUMNS > 0 ? O_STAGE_COLUMNS : DV);  // (also compiled when 0)
+      constexpr int ROUND_TILES = O_STAGE_COLUMNS / 8;
+      // Everything here derives from a fresh thread index, so that ptxas keeps none of it live
+      // across the tile loop (hoisted, the addresses and barrier ids spilled at d256 and with
+      // three consumer warpgroups).
+      const int e_tid = thread_index_here() - 128;  // consumer thread
+      const int e_warpgroup = e_tid / 128, e_warp = (e_tid / 32) % 4, e_lane = e_tid % 32;
+      const u32 e_stage = smem_o + e_warpgroup * O_STAGE_BYTES;
+      // stmatrix row addresses: lanes 0-7 / 8-15 / 16-23 / 24-31 give rows 0-7 / 8-15 / 0-7 / 8-15
+      // of the warp's 16 rows, at column tiles j / j / j + 1 / j + 1: the 16-byte chunk of tile
+      // pair jj (even) is jj + (lane >> 4), swizzled by XOR with the row's low bits (lane & 7).
+      const u32 st_row_base = e_stage + (e_warp * 16 + (e_lane & 7) + (e_lane & 8)) * 128;
+      const u32 st_swizzle = (((e_lane >> 4) ^ e_lane) & 7) * 16;
+      const bool store_lane = e_tid % 128 == 0;
 #pragma unroll
-        for (int j = 0; j < DV_TILES; ++j) {
-          const u32 packed = pack2<T>(acc_o[0][j][2 * r] * inv, acc_o[0][j][2 * r + 1] * inv);
-          *reinterpret_cast<u32*>(o_row + j * 8) = packed;
+      for (int round = 0; round < ROUNDS; ++round) {
+        if (store_lane) bulk_wait_group_read<0>();
+        named_barrier_sync(O_STAGE_BARRIER + e_warpgroup, 128);
+#pragma unroll
+        for (int jj = 0; jj < ROUND_TILES; jj += 2) {
+          const int j = round * ROUND_TILES + jj;
+          stmatrix_x4(st_row_base + (jj / 8) * 64 * 128 + (st_swizzle ^ ((jj % 8) * 16)),
+                      pack2<T>(acc_o[0][j][0] * inv[0], acc_o[0][j][1] * inv[0]),
+                      pack2<T>(acc_o[0][j][2] * inv[1], acc_o[0][j][3] * inv[1]),
+                      pack2<T>(acc_o[0][j + 1][0] * inv[0], acc_o[0][j + 1][1] * inv[0]),
+                      pack2<T>(acc_o[0][j + 1][2] * inv[1], acc_o[0][j + 1][3] * inv[1]));
+        }
+        fence_proxy_async_shared();  // the TMA store (async proxy) reads what stmatrix wrote
+        named_barrier_sync(O_STAGE_BARRIER + e_warpgroup, 128);
+        if (store_lane) {
+#pragma unroll
+          for (int c = 0; c < O_STAGE_COLUMNS / 64; ++c)
+            tma_store_4d(&tma.o, e_stage + c * 64 * 128, round * O_STAGE_COLUMNS + c * 64, q_start + e_warpgroup * 64, h, b);
+          bulk_commit_group();
+        }
+      }
+    } else {
+      // From registers: a quad writes 16 contiguous bytes of a row per 8 columns.
+      T* o_base = static_cast<T*>(p.o) + b * p.o_stride_b + h * p.o_stride_h;
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const int row = q_start + warp_row0 + g + 8 * r;
+        if (IS_DIVISIBLE || row < q_len) {
+          T* o_row = o_base + static_cast<long long>(row) * p.o_stride_s + 2 * t4;
+#pragma unroll
+          for (int j = 0; j < DV_TILES; ++j) {
+            const u32 packed = pack2<T>(acc_o[0][j][2 * r] * inv[r], acc_o[0][j][2 * r + 1] * inv[r]);
+            *reinterpret_cast<u32*>(o_row + j * 8) = packed;
+          }
         }
       }
     }
   }
+  // The last TMA stores must have read the staging buffer (and written O) before the CTA exits.
+  if constexpr (O_STAGE_COLUMNS > 0)
+    if (thread_index_here() % 128 == 0) bulk_wait_group<0>();
   if constexpr (PING_PONG)
     if (warpgroup == 0) named_barrier_sync(3, 256);
   flexjit_report_errors(errors, error_word);

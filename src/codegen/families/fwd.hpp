@@ -1,0 +1,17 @@
+#pragma once
+// What the forward's host code (src/attention/attention.cpp) needs of the fwd family beyond its
+// descriptor: the persistent warp-specialised kernel's walk over its work tiles.
+#include "codegen/kernel_spec.hpp"
+
+namespace flexjit::codegen {
+
+// The (batch, query head) pairs per section of the warp-specialised forward's persistent walk
+// (FlexjitFwdParams::tile_section): a section's work tiles come one after another, heaviest
+// query tiles first. With tickets (`by_ticket`: the tiles' key counts differ, and CTAs take them
+// in order) a section holds the heads whose K and V fit an 8 MiB share of L2 together, and at
+// least 4 tiles per CTA, so that the last section's heaviest tile is taken early enough for the
+// lighter ones to even out the CTAs' finishing times; striding over equal tiles, one head.
+int forward_tile_section(const KernelSpec& spec, int heads, int tiles_per_head, int kv_len, int ctas,
+                         bool by_ticket);
+
+}  // namespace flexjit::codegen
