@@ -243,15 +243,17 @@ __device__ __forceinline__ void tile_score_gradient(float (&acc_dp)[M_TILES][N_T
 namespace bwd_dkdv {
 static_assert(WARP_SPECIALIZED && WGMMA && DQ_ACCUMULATE && BLOCK_M == 64,
               "the warp-specialised dK/dV kernel is the fast mode's, 64-query tiles");
-// Heaviest kv tiles first (kv tile slower than the (kv head, batch) pair in the launch order) with
-// GQA, whose CTAs walk every head of the group: H100, GQA 4:1 causal 340 -> 378 TF/s. Without GQA
-// over every pair the plain order (kv tile fastest) wins (noop d128 463 -> 372-407: co-resident
-// CTAs then add into as many heads' dQ as there are pairs, which stops fitting in L2), but under
-// masks whose walks differ in length the plain order starts the last pairs' heaviest tiles near
-// the end and the tail runs them alone; so masked kernels take the heavy-first order within
-// groups of pairs of about 128 CTAs, about one wave (HEAVY_FIRST_CTAS): co-resident CTAs add into
-// a few heads, and no heavy tile starts much after the last wave's light ones.
-constexpr bool HEAVY_FIRST = GQA_GROUP > 1;
+// The launch order. Over every (kv head, batch) pair the plain order (kv tile fastest) keeps the
+// co-resident CTAs adding into a few heads' dQ (heavy-first over every pair: noop d128 463 ->
+// 372-407 TF/s, those heads' dQ no longer fitting in L2), but under masks whose walks differ in
+// length it starts the last pairs' heaviest tiles near the end and the tail runs them alone. So
+// masked kernels take the heaviest kv tiles first within groups of pairs of about 128 CTAs, about
+// one wave (HEAVY_FIRST_CTAS): co-resident CTAs add into a few heads, and no heavy tile starts
+// much after the last wave's light ones. GQA kernels (whose CTAs walk every head of the group)
+// took heavy-first over every pair until session (q): with groups instead, DRAM reads of GQA 4:1
+// causal d128 fell from 1.6 GB to 0.45 GB and it ran 1.10x faster (8:1 1.05x, d256 1.12x, d64
+// 1.02x; H100, notes/perf.md "(q)"); smaller groups (64, 32 CTAs) read less still but ran slower
+// (the tail again).
 constexpr int HEAVY_FIRST_CTAS = HAS_MASK ? 128 : 0;
 constexpr int PRODUCER_THREADS = 128;
 constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;
@@ -382,10 +384,10 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   extern __shared__ __align__(128) unsigned char smem[];
   const int tid = static_cast<int>(threadIdx.x);
   const int warp = tid / 32, lane = tid % 32;
-  // Blocks start in linear order (see HEAVY_FIRST): the (kv head, batch) pairs in groups, and in a
-  // group kv tile slowest, so every pair's first tiles (the most query tiles under causal-like
-  // masks) start before any last ones. Whatever the grouping, a pair's kv tile n - 1 starts
-  // before its kv tile n (the ordered dQ sums rely on it).
+  // Blocks start in linear order (see HEAVY_FIRST_CTAS): under masks the (kv head, batch) pairs
+  // in groups, and in a group kv tile slowest, so every pair's first tiles (the most query tiles
+  // under causal-like masks) start before any last ones. Whatever the grouping, a pair's kv tile
+  // n - 1 starts before its kv tile n (the ordered dQ sums rely on it).
   // With DQ_PAIRS the unit is a cluster of two CTAs (kv tiles 2c + rank).
   constexpr int CLUSTER = DQ_PAIRS ? 2 : 1;
   const int rank = static_cast<int>(blockIdx.x) % CLUSTER;
@@ -393,16 +395,14 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   const int linear = static_cast<int>(blockIdx.x / CLUSTER) + units * static_cast<int>(blockIdx.y + gridDim.y * blockIdx.z);
   // The pair is blockIdx.y + gridDim.y * blockIdx.z in the plain order (read from blockIdx there).
   int n_unit = static_cast<int>(blockIdx.x) / CLUSTER, pair = 0;
-  if constexpr (HEAVY_FIRST) {
-    n_unit = linear / pairs, pair = linear % pairs;
-  } else if constexpr (HEAVY_FIRST_CTAS > 0) {
+  if constexpr (HEAVY_FIRST_CTAS > 0) {
     const int group_size = max(1, min(pairs, HEAVY_FIRST_CTAS / units));
     const int group = linear / (units * group_size);
     const int in_group = min(group_size, pairs - group * group_size);  // the last group may be smaller
     const int within = linear - group * units * group_size;
     n_unit = within / in_group, pair = group * group_size + within % in_group;
   }
-  constexpr bool PLAIN_ORDER = !HEAVY_FIRST && HEAVY_FIRST_CTAS == 0;
+  constexpr bool PLAIN_ORDER = HEAVY_FIRST_CTAS == 0;
   const int n_tile = n_unit * CLUSTER + rank;
   const int kv_h = PLAIN_ORDER ? static_cast<int>(blockIdx.y) : pair % static_cast<int>(gridDim.y);
   const int b = PLAIN_ORDER ? static_cast<int>(blockIdx.z) : pair / static_cast<int>(gridDim.y);
