@@ -423,7 +423,8 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
       // 6 % faster; this form with the balanced sections gained 1.14x there against 1.09x for the
       // sections alone (H100, notes/perf.md "(q)"). The buffer is rewritten once the previous
       // round's store has read it (the lane's wait, then the warpgroup's barrier).
-      constexpr int ROUNDS = DV / (O_STAGE_COLUMNS > 0 ? O_STAGE_COLUMNS : DV);  // (also compiled when 0)
+      // (This branch is parsed even where O_STAGE_COLUMNS is 0: no division by it.)
+      constexpr int ROUNDS = DV / (O_STAGE_COLUMNS > 0 ? O_STAGE_COLUMNS : DV);
       constexpr int ROUND_TILES = O_STAGE_COLUMNS / 8;
       // Everything here derives from a fresh thread index, so that ptxas keeps none of it live
       // across the tile loop (hoisted, the addresses and barrier ids spilled at d256 and with
