@@ -235,6 +235,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(int_constant("DQ_GROUPS_PER_BLOCK", plan.groups_per_block));
   constants.push_back(bool_constant("DQ_SPLIT_COLUMNS", plan.split_columns));
   constants.push_back(bool_constant("DQ_ALTERNATE", plan.alternate));
+  constants.push_back(int_constant("DQ_PARTS", plan.parts()));
   constants.push_back(int_constant("DQ_N", plan.n));
   constants.push_back(int_constant("DQ_KV_ROWS", plan.kv_rows));
   constants.push_back(bool_constant("WARP_SPECIALIZED", s.config.warp_specialized));

@@ -35,6 +35,7 @@ constexpr bool DQ_ACCUMULATE = true;
 constexpr int DQ_GROUPS_PER_BLOCK = 2;
 constexpr bool DQ_SPLIT_COLUMNS = true;
 constexpr bool DQ_ALTERNATE = false;
+constexpr int DQ_PARTS = 1;
 constexpr int DQ_N = 64;
 constexpr int DQ_KV_ROWS = 128;
 constexpr bool WARP_SPECIALIZED = true;
@@ -88,8 +89,8 @@ constexpr int DS_BYTES = DQ_ACCUMULATE ? DsTile::kBytes * (WARP_SPECIALIZED ? 2 
 // tile's rows of the accumulator as they lie in global memory (columns permuted by
 // flexjit_dq_accum_column, so the rows a warp stores to fall on different banks). Split columns:
 // one set per buffer, each warpgroup fills its columns; by turns (DQ_ALTERNATE): one set, filled by
-// the tile's warpgroup; split kv rows: one set per warpgroup, both added. Then its mbarriers.
-constexpr int DQ_PARTS = DQ_SPLIT_COLUMNS || DQ_ALTERNATE ? 1 : DQ_GROUPS_PER_BLOCK;
+// the tile's warpgroup; split kv rows: one set per warpgroup, both added (DQ_PARTS, the host's
+// DqPlan::parts()). Then its mbarriers.
 constexpr int DQ_ROW_BYTES = D * 4;
 constexpr int DQ_PART_BYTES = BLOCK_M * DQ_ROW_BYTES;
 // Above head dim 128: one buffer per consumer warpgroup, a 64-column piece of its share at a time.
