@@ -395,6 +395,31 @@ TEST(FwdGpu, WarpSpecializedManyTilesPerCta) {
     }
 }
 
+// Every CTA of the persistent grid runs several work tiles whose (head, batch) differ from the one
+// before, so each tile's walk and mods must be its own: some query tiles see no key block (rows
+// before 156 see none under the mask; with tables their walk is empty and the producer publishes
+// the next tile at once), some exactly one, and the ALiBi slope is read per head. GQA 7:1, odd
+// lengths, block-sparse tables on and off.
+TEST(FwdGpu, WarpSpecializedEmptyAndOneKeyTileWalks) {
+  FLEXJIT_REQUIRE_HOPPER();
+  for (int d : {128, 64})
+    for (bool tables : {true, false}) {
+      FwdProblem p;
+      p.B = 3;
+      p.Hq = 70;
+      p.Hkv = 10;
+      p.Sq = 651;
+      p.Skv = 517;
+      p.D = p.Dv = d;
+      p.mask_mod = "kv_idx >= 256 && q_idx + 100 >= kv_idx && q_idx - kv_idx < 300";
+      p.score_mod = "score + slope[h] * (kv_idx - q_idx)";
+      p.buffers.push_back(alibi_slopes(p.Hq));
+      p.use_block_mask = tables;
+      p.config = BlockConfig::parse("m128n128w8s2ws");
+      expect_close(p, "ws empty and one-key-tile walks d" + std::to_string(d) + (tables ? " tables" : " no tables"));
+    }
+}
+
 // The kernel stores O through a TMA map of its own: out in the other layout than q, k and v,
 // odd lengths (the store drops the tail tile's rows past Sq), GQA 3:1, head dims whose O goes
 // out in one round (128, and 192 in three slabs) and in two through a half-width buffer (256).

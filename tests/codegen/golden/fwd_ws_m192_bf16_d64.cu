@@ -288,8 +288,10 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
   KRing::Slot fill;  // the rings' position at the current tile's first key tile
   for (int round = 0;; ++round) {
     mbarrier_wait(q_full, round & 1);  // this round's tile is published (and its Q loaded)
-    const int index = *tile_slot;
-    __syncwarp();  // every lane has read the slot before its warp's lane 0 frees it (q_empty)
+    // Lane 0 reads the slot for its warp: the read and the arrival that frees the slot (q_empty)
+    // are then one thread's, in program order. (Read by every lane, with a __syncwarp before lane
+    // 0's arrival, racecheck reported the producer's next write against the other lanes' reads.)
+    const int index = __shfl_sync(0xffffffffu, lane == 0 ? *tile_slot : 0, 0);
     if (index >= work_tiles) break;
     const WsTile w = ws_tile(p, index);
     const Tiles tiles = ws_tiles(p, w);
