@@ -418,15 +418,15 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
       }
     }
     if constexpr (O_STAGE_COLUMNS > 0) {
-      // Through the warpgroup's staging buffer: stmatrix writes a round of columns, one lane
+      // Through the warpgroup's staging buffer: stmatrix writes a part of the columns, one lane
       // stores it with TMA (rows past the tensor's end are dropped) and the warpgroup goes on to
       // the next tile while it lands. The register form's 4-byte st.global (8 rows per warp
       // store) kept the warps in the epilogue: without its stores (timing only) causal d256 ran
       // 6 % faster; this form with the balanced sections gained 1.14x there against 1.09x for the
       // sections alone (H100, notes/perf.md "(q)"). The buffer is rewritten once the previous
-      // round's store has read it (the lane's wait, then the warpgroup's barrier).
+      // part's store has read it (the lane's wait, then the warpgroup's barrier).
       // (This branch is parsed even where O_STAGE_COLUMNS is 0: no division by it.)
-      constexpr int ROUNDS = DV / (O_STAGE_COLUMNS > 0 ? O_STAGE_COLUMNS : DV);
+      constexpr int PARTS = DV / (O_STAGE_COLUMNS > 0 ? O_STAGE_COLUMNS : DV);
       constexpr int ROUND_TILES = O_STAGE_COLUMNS / 8;
       // Everything here derives from a fresh thread index, so that ptxas keeps none of it live
       // across the tile loop (hoisted, the addresses and barrier ids spilled at d256 and with
@@ -441,12 +441,12 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
       const u32 st_swizzle = (((e_lane >> 4) ^ e_lane) & 7) * 16;
       const bool store_lane = e_tid % 128 == 0;
 #pragma unroll
-      for (int round = 0; round < ROUNDS; ++round) {
+      for (int part = 0; part < PARTS; ++part) {
         if (store_lane) bulk_wait_group_read<0>();
         named_barrier_sync(O_STAGE_BARRIER + e_warpgroup, 128);
 #pragma unroll
         for (int jj = 0; jj < ROUND_TILES; jj += 2) {
-          const int j = round * ROUND_TILES + jj;
+          const int j = part * ROUND_TILES + jj;
           stmatrix_x4(st_row_base + (jj / 8) * 64 * 128 + (st_swizzle ^ ((jj % 8) * 16)),
                       pack2<T>(acc_o[0][j][0] * inv[0], acc_o[0][j][1] * inv[0]),
                       pack2<T>(acc_o[0][j][2] * inv[1], acc_o[0][j][3] * inv[1]),
@@ -458,7 +458,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
         if (store_lane) {
 #pragma unroll
           for (int c = 0; c < O_STAGE_COLUMNS / 64; ++c)
-            tma_store_4d(&tma.o, e_stage + c * 64 * 128, round * O_STAGE_COLUMNS + c * 64, q_start + e_warpgroup * 64, h, b);
+            tma_store_4d(&tma.o, e_stage + c * 64 * 128, part * O_STAGE_COLUMNS + c * 64, q_start + e_warpgroup * 64, h, b);
           bulk_commit_group();
         }
       }
