@@ -422,7 +422,7 @@ TEST(FwdGpu, WarpSpecializedEmptyAndOneKeyTileWalks) {
 
 // The kernel stores O through a TMA map of its own: out in the other layout than q, k and v,
 // odd lengths (the store drops the tail tile's rows past Sq), GQA 3:1, head dims whose O goes
-// out in one round (128, and 192 in three slabs) and in two through a half-width buffer (256).
+// out in one part (128, and 192 in three slabs) and in two through a half-width buffer (256).
 TEST(FwdGpu, WarpSpecializedOutputInALayoutOfItsOwn) {
   FLEXJIT_REQUIRE_HOPPER();
   for (int d : {128, 192, 256})

@@ -427,7 +427,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
       // part's store has read it (the lane's wait, then the warpgroup's barrier).
       // (This branch is parsed even where O_STAGE_COLUMNS is 0: no division by it.)
       constexpr int PARTS = DV / (O_STAGE_COLUMNS > 0 ? O_STAGE_COLUMNS : DV);
-      constexpr int ROUND_TILES = O_STAGE_COLUMNS / 8;
+      constexpr int PART_TILES = O_STAGE_COLUMNS / 8;
       // Everything here derives from a fresh thread index, so that ptxas keeps none of it live
       // across the tile loop (hoisted, the addresses and barrier ids spilled at d256 and with
       // three consumer warpgroups).
@@ -445,8 +445,8 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
         if (store_lane) bulk_wait_group_read<0>();
         named_barrier_sync(O_STAGE_BARRIER + e_warpgroup, 128);
 #pragma unroll
-        for (int jj = 0; jj < ROUND_TILES; jj += 2) {
-          const int j = part * ROUND_TILES + jj;
+        for (int jj = 0; jj < PART_TILES; jj += 2) {
+          const int j = part * PART_TILES + jj;
           stmatrix_x4(st_row_base + (jj / 8) * 64 * 128 + (st_swizzle ^ ((jj % 8) * 16)),
                       pack2<T>(acc_o[0][j][0] * inv[0], acc_o[0][j][1] * inv[0]),
                       pack2<T>(acc_o[0][j][2] * inv[1], acc_o[0][j][3] * inv[1]),
