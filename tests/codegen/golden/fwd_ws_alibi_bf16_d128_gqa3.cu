@@ -147,6 +147,17 @@ __device__ __forceinline__ WsTile ws_tile(const FlexjitFwdParams& p, int index) 
   return {per_head - 1 - r / in_section, bh % p.num_q_heads, bh / p.num_q_heads};
 }
 
+// Under a mask the work tiles' key counts differ and the host hands the kernel a ticket counter
+// (Attention::forward: p.tile_counter, null when there are no more tiles than CTAs); without one
+// every tile costs the same and the CTAs stride.
+constexpr bool TICKETS = HAS_MASK || HAS_BLOCK_MASK;
+
+// The producer's next work tile: a ticket where the host gave a counter, else a grid stride on.
+__device__ __forceinline__ int next_work_tile(const FlexjitFwdParams& p, int index) {
+  return p.tile_counter != nullptr ? static_cast<int>(gridDim.x + atomicAdd(p.tile_counter, 1u))
+                                   : index + static_cast<int>(gridDim.x);
+}
+
 // The key tiles one work tile visits (block-sparse table row, or every tile).
 __device__ __forceinline__ Tiles ws_tiles(const FlexjitFwdParams& p, const WsTile& w) {
   Tiles tiles;
@@ -215,9 +226,8 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
 #pragma unroll
         for (int c = 0; c < D / 64; ++c)
           tma_load_4d(smem_q + c * QTile::kSlabBytes, &tma.q, q_full, c * 64, w.m_tile * BLOCK_M, w.h, w.b);
-        // The next ticket, taken now so its latency hides behind this tile's loads.
-        index = p.tile_counter != nullptr ? static_cast<int>(gridDim.x + atomicAdd(p.tile_counter, 1u))
-                                          : index + static_cast<int>(gridDim.x);
+        // Tiles of equal cost: the next one is known now, and taking it here hides its latency.
+        if constexpr (!TICKETS) index = next_work_tile(p, index);
         const Tiles tiles = ws_tiles(p, w);
         const int kv_h = w.h / GQA_GROUP;
         for (int t = 0; t < tiles.num_tiles; ++t, fill.advance()) {
@@ -232,6 +242,11 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
           for (int c = 0; c < DV / 64; ++c)
             tma_load_4d(dst + KTile::kBytes + c * VTile::kSlabBytes, &tma.v, v_bar, c * 64, kv0, kv_h, w.b);
         }
+        // The next ticket, taken once this tile's loads are all issued. Taken at the tile's start
+        // (as before (t)), a CTA holds its next tile a whole tile ahead of the CTAs that finish
+        // first, and the longest-first order loses that much at the end of the walk: documents
+        // measured 3 % faster this way, causal-like masks about 1 % (notes/perf.md, "(t)").
+        if constexpr (TICKETS) index = next_work_tile(p, index);
       }
     }
     return;
