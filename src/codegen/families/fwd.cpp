@@ -160,7 +160,12 @@ bool has_lean_form(const KernelSpec& s) {
 }
 
 std::vector<WgmmaShape> wgmma_shapes(const KernelSpec& s) {
-  return {{s.config.block_n, false, false}, {s.head_dim_v, true, true}};
+  std::vector<WgmmaShape> shapes = {{s.config.block_n, false, false}, {s.head_dim_v, true, true}};
+  // The ws kernel's S = Q K^T with Q's fragments in registers (attention_fwd_ws.cu.j2's
+  // Q_IN_REGISTERS: head dim 64, one or two consumer warpgroups, up to 128-key tiles).
+  if (s.config.warp_specialized && s.head_dim == 64 && s.config.num_warps <= 8 && s.config.block_n <= 128)
+    shapes.push_back({s.config.block_n, true, false});
+  return shapes;
 }
 
 }  // namespace
