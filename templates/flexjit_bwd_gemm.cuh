@@ -110,19 +110,6 @@ __device__ __forceinline__ void wgmma_issue_rt(float (&acc)[N / 8][4], const u32
     WgmmaRS<N, false>::run(acc, a[kk], wgmma_desc_advance(b_desc, (kk / 4) * BTile::kSlabBytes + (kk % 4) * 32), kk > 0);
 }
 
-// A tile's rows as wgmma A fragments (a warp's 16 rows from row0; the layout pack_a_operand
-// produces): the swizzled tile read back with the addressing the dSᵀ stores use.
-template <typename Tile, int STEPS>
-__device__ __forceinline__ void load_a_fragments(u32 (&a)[STEPS][4], u32 smem_tile, int row0, int g8, int t4) {
-#pragma unroll
-  for (int kk = 0; kk < STEPS; ++kk) {
-    a[kk][0] = ld_shared_b32(smem_tile + Tile::offset(row0 + g8, 2 * kk) + 4 * t4);
-    a[kk][1] = ld_shared_b32(smem_tile + Tile::offset(row0 + g8 + 8, 2 * kk) + 4 * t4);
-    a[kk][2] = ld_shared_b32(smem_tile + Tile::offset(row0 + g8, 2 * kk + 1) + 4 * t4);
-    a[kk][3] = ld_shared_b32(smem_tile + Tile::offset(row0 + g8 + 8, 2 * kk + 1) + 4 * t4);
-  }
-}
-
 // Start of a streamed tile: its stage has landed and is visible to every thread (and, for wgmma,
 // to the tensor cores' async proxy). The mma.sync path refills the stage the previous tile freed
 // right away; the wgmma path only once its MMAs still in flight are done with it (see below).

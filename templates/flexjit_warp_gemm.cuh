@@ -139,7 +139,7 @@ __device__ __forceinline__ void wgmma_issue_qk(float (&acc_s)[BLOCK_N / 8][4], u
 
 // wgmma: S = Q K^T, with Q from shared memory (wgmma_issue_qk) or, with Q_FRAGMENTS, from
 // registers (q_fragments, the A-operand layout of m64nNk16, read once per work tile by
-// load_q_fragments) so that each k-step reads only K's 16 columns from shared memory. A template,
+// load_a_fragments) so that each k-step reads only K's 16 columns from shared memory. A template,
 // so that the form not taken is never instantiated (its wgmma shape is not generated). Issue and
 // commit only.
 template <bool Q_FRAGMENTS, int BLOCK_N, int D, typename QTile, typename KTile, int STEPS>
@@ -156,18 +156,6 @@ __device__ __forceinline__ void wgmma_issue_scores(float (&acc_s)[BLOCK_N / 8][4
     wgmma_commit();
   } else {
     wgmma_issue_qk<BLOCK_N, D, QTile, KTile>(acc_s, smem_q, smem_k, warpgroup);
-  }
-}
-// A warp's 16 rows of the Q tile (from row0) as STEPS m64nNk16 A fragments (16 columns each),
-// read from the swizzled tile.
-template <typename QTile, int STEPS>
-__device__ __forceinline__ void load_q_fragments(u32 (&a)[STEPS][4], u32 smem_q, int row0, int g, int t4) {
-#pragma unroll
-  for (int kk = 0; kk < STEPS; ++kk) {
-    a[kk][0] = ld_shared_b32(smem_q + QTile::offset(row0 + g, 2 * kk) + 4 * t4);
-    a[kk][1] = ld_shared_b32(smem_q + QTile::offset(row0 + g + 8, 2 * kk) + 4 * t4);
-    a[kk][2] = ld_shared_b32(smem_q + QTile::offset(row0 + g, 2 * kk + 1) + 4 * t4);
-    a[kk][3] = ld_shared_b32(smem_q + QTile::offset(row0 + g + 8, 2 * kk + 1) + 4 * t4);
   }
 }
 

@@ -80,4 +80,18 @@ template <int N, bool TRANS_B> struct WgmmaSS;
 template <int N, bool TRANS_B> struct WgmmaSSTa;  // A stored M-major (M contiguous)
 template <int N, bool TRANS_B> struct WgmmaRS;
 
+// A tile's rows as wgmma A fragments of m64nNk16, STEPS of 16 columns (a warp's 16 rows from
+// row0; the layout pack_a_operand produces), read back from the swizzled tile: operands that stay
+// in registers across a loop (the backward's K and V rows at d64, the forward's Q at d64).
+template <typename Tile, int STEPS>
+__device__ __forceinline__ void load_a_fragments(u32 (&a)[STEPS][4], u32 smem_tile, int row0, int g8, int t4) {
+#pragma unroll
+  for (int kk = 0; kk < STEPS; ++kk) {
+    a[kk][0] = ld_shared_b32(smem_tile + Tile::offset(row0 + g8, 2 * kk) + 4 * t4);
+    a[kk][1] = ld_shared_b32(smem_tile + Tile::offset(row0 + g8 + 8, 2 * kk) + 4 * t4);
+    a[kk][2] = ld_shared_b32(smem_tile + Tile::offset(row0 + g8, 2 * kk + 1) + 4 * t4);
+    a[kk][3] = ld_shared_b32(smem_tile + Tile::offset(row0 + g8 + 8, 2 * kk + 1) + 4 * t4);
+  }
+}
+
 }  // namespace flexjit

@@ -319,7 +319,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
     const int index = __shfl_sync(0xffffffffu, lane == 0 ? *tile_slot : 0, 0);
     if (index >= work_tiles) break;
     u32 q_fragments[Q_FRAGMENT_STEPS][4];
-    if constexpr (Q_IN_REGISTERS) load_q_fragments<QTile>(q_fragments, smem_q, warp_row0, g, t4);
+    if constexpr (Q_IN_REGISTERS) load_a_fragments<QTile>(q_fragments, smem_q, warp_row0, g, t4);
     const WsTile w = ws_tile(p, index);
     const Tiles tiles = ws_tiles(p, w);
     const int h = w.h, b = w.b;
