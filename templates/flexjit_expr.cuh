@@ -83,6 +83,30 @@ __device__ __forceinline__ auto flexjit_read(const FlexjitBuffer<T, RANK>& buf, 
   return flexjit_load(inside ? buf.data + offset : reinterpret_cast<const T*>(flexjit_zero_storage));
 }
 
+/// flexjit_read where the host has checked that every buffer of the call is non-empty and that
+/// all its in-bounds offsets fit 31 bits (KernelSpec::buffer_offsets_32; the variant header maps
+/// the emitted reads here). Indices are the expressions' 32-bit ints, so an unsigned compare
+/// against the extent (below 2^31) is the whole bounds test, and the offset and the address are
+/// 32-bit arithmetic: a 64-bit address per read took about 12 instructions, and in the masked
+/// passes of buffer-reading mods those reads were most of the work. Out of bounds: element 0 is
+/// read (the buffer is not empty) and 0 returned, as flexjit_read does.
+template <typename T, int RANK, typename... Index>
+__device__ __forceinline__ auto flexjit_read_32(const FlexjitBuffer<T, RANK>& buf, unsigned& errors, Index... index)
+    -> decltype(flexjit_load(buf.data)) {
+  static_assert(sizeof...(Index) == RANK, "buffer indexed with the wrong number of indices");
+  const unsigned idx[RANK] = {static_cast<unsigned>(static_cast<int>(index))...};
+  unsigned offset = 0u;  // wraps (defined) out of bounds, where it is not used
+  bool inside = true;
+#pragma unroll
+  for (int d = 0; d < RANK; ++d) {
+    inside = inside & (idx[d] < static_cast<unsigned>(buf.extent[d]));
+    offset += idx[d] * static_cast<unsigned>(buf.stride[d]);
+  }
+  errors |= inside ? 0u : FLEXJIT_ERROR_BUFFER_OUT_OF_BOUNDS;
+  const auto value = flexjit_load(buf.data + (inside ? offset : 0u));
+  return inside ? value : static_cast<decltype(value)>(0);
+}
+
 /// Reports a thread's accumulated error bits to the call's error word (call once, at the end of
 /// a kernel; `error_word` is the kernel's trailing argument).
 // && and || with both sides evaluated (see the emitter): the right side's out-of-bounds reads

@@ -136,6 +136,10 @@ codegen::KernelSpec attention_spec(codegen::Family family, const AttentionSpec& 
   ks.gqa_group = shape.gqa_group();
   // Only the forward folds the scale into its exp2; the backward recomputes P from the LSE.
   ks.negative_scale = family == codegen::Family::fwd && shape.negative_scale;
+  // The fast backward's dK/dV kernel keeps the 64-bit reads: with 32-bit ones the documents mask
+  // measured 0.97x there and nested documents 1.03x (H100, notes/perf.md "(t)", t8), where the
+  // forward gained 5-30 % and the deterministic backward's kernels 19 % on relative-position bias.
+  ks.buffer_offsets_32 = shape.buffer_offsets_32 && !(family == codegen::Family::bwd_dkdv && shape.fast_dq);
   if (config) ks.config = *config;
   ks.buffer_grads = family == codegen::Family::bwd_dq && !score.buffer_gradients().empty();
   ks.dq_accumulate = family == codegen::Family::bwd_dkdv && shape.fast_dq;
@@ -283,8 +287,9 @@ std::shared_ptr<const Attention::Impl::Resolved> resolve(Attention::Impl& impl, 
                                                           const BlockMask* block_mask, const KernelLauncher& launch,
                                                           Stream stream) {
   char signature[160];
-  std::snprintf(signature, sizeof signature, "%s %d %d %d %d %d %d %d %d %d %d %d %d %d", std::string(codegen::family_name(family)).c_str(),
-                shape.negative_scale ? 1 : 0, shape.tma_ok ? 1 : 0, shape.seq_lens ? 1 : 0, shape.fast_dq ? 1 : 0,
+  std::snprintf(signature, sizeof signature, "%s %d %d %d %d %d %d %d %d %d %d %d %d %d %d", std::string(codegen::family_name(family)).c_str(),
+                shape.negative_scale ? 1 : 0, shape.tma_ok ? 1 : 0, shape.seq_lens ? 1 : 0, shape.buffer_offsets_32 ? 1 : 0,
+                shape.fast_dq ? 1 : 0,
                 shape.ordered_dq ? 1 : 0, shape.batch, shape.q_heads,
                 shape.kv_heads, shape.q_len, shape.kv_len,
                 block_mask != nullptr ? 1 : 0,
@@ -437,8 +442,10 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
   const FlexjitSeqLens lens =
       mask::check_seq_lens(options.seq_lens, shape.batch, shape.q_len, shape.kv_len, impl_->mask, block_mask, "forward");
   shape.seq_lens = !options.seq_lens.empty();
-  const std::vector<unsigned char> mod_args = codegen::pack_mod_args(
-      spec.declarations, options.values, codegen::names_read({&impl_->score, &impl_->mask}), "forward");
+  const std::set<std::string> buffers_read = codegen::names_read({&impl_->score, &impl_->mask});
+  const std::vector<unsigned char> mod_args =
+      codegen::pack_mod_args(spec.declarations, options.values, buffers_read, "forward");
+  shape.buffer_offsets_32 = codegen::buffer_offsets_fit_32_bits(options.values, buffers_read);
 
   FlexjitFwdParams p;
   std::memset(&p, 0, sizeof(p));
@@ -538,8 +545,10 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
   const auto pre_kernel = resolve(*impl_, Family::bwd_preprocess,
                                   codegen::default_config(Family::bwd_preprocess, spec.head_dim, spec.head_dim_v), shape,
                                   nullptr, nullptr, stream);
-  const std::vector<unsigned char> mod_args = codegen::pack_mod_args(
-      spec.declarations, options.values, codegen::names_read({&impl_->score, &impl_->mask}), "backward");
+  const std::set<std::string> buffers_read = codegen::names_read({&impl_->score, &impl_->mask});
+  const std::vector<unsigned char> mod_args =
+      codegen::pack_mod_args(spec.declarations, options.values, buffers_read, "backward");
+  shape.buffer_offsets_32 = codegen::buffer_offsets_fit_32_bits(options.values, buffers_read);
 
   // delta = rowsum(O * dO): stream-ordered scratch, freed after the kernels that read it.
   attention::StreamScratch delta(size_t(shape.batch) * shape.q_heads * shape.q_len * sizeof(float), stream);
@@ -729,6 +738,10 @@ std::vector<WarmedKernel> Attention::warm_up(const ProblemSize& size, bool backw
   shape.batch = size.batch, shape.q_heads = size.q_heads, shape.kv_heads = size.kv_heads;
   shape.q_len = size.q_len, shape.kv_len = size.kv_len;
   shape.head_dim = spec.head_dim, shape.head_dim_v = spec.head_dim_v;
+  // Calls pass their buffers contiguous (nearly always), so their reads take 32-bit offsets
+  // (codegen::buffer_offsets_fit_32_bits); a call with other buffers compiles its kernels then.
+  for (const std::string& name : codegen::names_read({&impl_->score, &impl_->mask}))
+    if (spec.declarations.find_buffer(name) != nullptr) shape.buffer_offsets_32 = true;
   // The block mask a call would build: 128 x 128 blocks, only when there is a mask_mod.
   const bool masked = !impl_->mask.is_always_true();
   std::optional<BlockMask> mask;

@@ -23,6 +23,7 @@ struct ProblemShape {
   // forward's condition. When not, a default or tuned 'ws' config runs as its 'g' twin.
   bool tma_ok = true;
   bool seq_lens = false;        // per-sequence lengths (KernelSpec::seq_lens)
+  bool buffer_offsets_32 = false;  // the mods' buffers fit 32-bit reads (KernelSpec::buffer_offsets_32)
   bool fast_dq = false;         // backward, fast mode: the dK/dV kernel sums dQ (KernelSpec::dq_accumulate)
   bool ordered_dq = false;      // with fast_dq: in a fixed order (KernelSpec::dq_ordered, the deterministic mode)
   int gqa_group() const { return q_heads / kv_heads; }

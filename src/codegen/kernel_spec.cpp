@@ -101,7 +101,9 @@ KernelSpec block_mask_kernel_spec(const Expr& mask, int q_block, int kv_block, b
   return ks;
 }
 
-std::string KernelSpec::describe() const { return descriptor(family).describe(*this); }
+std::string KernelSpec::describe() const {
+  return descriptor(family).describe(*this) + (buffer_offsets_32 ? " buffer_offsets=32" : "");
+}
 
 size_t max_shared_memory_for_arch(const std::string& arch) {
   // Opt-in dynamic shared memory per block, by compute capability (CUDA programming guide).
@@ -176,6 +178,9 @@ std::string variant_header(const KernelSpec& spec) {
   std::string out = "// Per-variant code emitted by flexjit's expression compiler.\n#pragma once\n";
   out += emit_mod_args_struct(spec.declarations);
   out += "\n";
+  // The emitted reads are flexjit_read calls; where the call's buffers all fit 31-bit offsets they
+  // take the 32-bit form (a 64-bit address per read was about 12 instructions: notes/perf.md "(t)").
+  if (spec.buffer_offsets_32) out += "#define flexjit_read flexjit_read_32  // KernelSpec::buffer_offsets_32\n\n";
   out += spec.score_mod.emit_cuda("flexjit_score_mod");
   out += "\n";
   out += spec.mask_mod.emit_cuda("flexjit_mask_mod");
@@ -190,6 +195,7 @@ std::string variant_header(const KernelSpec& spec) {
   }
   if ((spec.family == Family::bwd_dq && spec.buffer_grads) || spec.family == Family::bwd_buffer_grad)
     out += buffer_grad_variant_code(spec);
+  if (spec.buffer_offsets_32) out += "#undef flexjit_read\n";
   return out;
 }
 

@@ -63,6 +63,9 @@ struct KernelSpec {
   bool dq_accumulate = false;      // bwd_dkdv: also dQ = dS K, added in fp32 to p.dq_accum (the fast mode)
   bool dq_ordered = false;         // bwd_dkdv with dq_accumulate: the adds in a fixed order (p.dq_order; the deterministic mode)
   bool seq_lens = false;           // fwd, bwd_dq, bwd_dkdv, block_mask: per-sequence lengths (a FlexjitSeqLens parameter)
+  // Every buffer the call passes is non-empty and all its in-bounds offsets fit 31 bits
+  // (codegen::buffer_offsets_fit_32_bits): the mods' reads index in 32 bits (flexjit_read_32).
+  bool buffer_offsets_32 = false;
   // The family's lean form (FamilyDescriptor::has_lean_form): fewer values live at once, for mods
   // beside which the full form spills. compile_kernel sets it, from ptxas's report.
   bool lean_registers = false;

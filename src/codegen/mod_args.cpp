@@ -115,4 +115,22 @@ std::vector<unsigned char> pack_mod_args(const Declarations& declarations, const
   return bytes;
 }
 
+bool buffer_offsets_fit_32_bits(const ModValues& values, const std::set<std::string>& read) {
+  constexpr int64_t kLimit = 0x7fffffff;
+  bool any = false;
+  for (const auto& [name, view] : values.buffers) {
+    if (read.count(name) == 0) continue;
+    any = true;
+    if (view.strides.size() != view.shape.size()) return false;
+    int64_t last = 0;  // the largest in-bounds offset so far, at most kLimit
+    for (size_t d = 0; d < view.shape.size(); ++d) {
+      const int64_t extent = view.shape[d], stride = view.strides[d];
+      if (extent < 1 || extent > kLimit || stride < 0) return false;
+      if (stride > 0 && extent - 1 > (kLimit - last) / stride) return false;
+      last += (extent - 1) * stride;
+    }
+  }
+  return any;
+}
+
 }  // namespace flexjit::codegen

@@ -18,6 +18,12 @@ std::vector<unsigned char> pack_mod_args(const Declarations& declarations, const
                                          const std::set<std::string>& required,
                                          const std::string& what);
 
+// Whether the kernel's buffer reads may index in 32 bits (KernelSpec::buffer_offsets_32): at least
+// one buffer in `read` is given, and every one given is non-empty with extents and strides that
+// keep all its in-bounds element offsets within 0 .. 2^31 - 1 (no negative stride, extents below
+// 2^31). Buffers not read do not count.
+bool buffer_offsets_fit_32_bits(const ModValues& values, const std::set<std::string>& read);
+
 // The parameter and buffer names `exprs` read.
 std::set<std::string> names_read(std::initializer_list<const Expr*> exprs);
 

@@ -55,6 +55,26 @@ TEST(BwdGpu, SuiteMods) {
   }
 }
 
+// The backward's buffer reads in both forms (FwdGpu.BufferReadsWithThirtyTwoAndSixtyFourBitOffsets):
+// contiguous buffers (32-bit offsets, except in the fast mode's dK/dV kernel) and reversed views
+// (64-bit), in both backward modes.
+TEST(BwdGpu, BufferReadsWithThirtyTwoAndSixtyFourBitOffsets) {
+  FLEXJIT_REQUIRE_GPU();
+  std::mt19937_64 rng(fresh_seed());
+  for (bool reversed : {false, true})
+  for (BackwardMode mode : {BackwardMode::fast, BackwardMode::deterministic}) {
+    FwdProblem p = base(333, 128);
+    p.reversed_buffers = reversed;
+    p.backward_mode = mode;
+    p.buffers.push_back(document_ids(p.Skv, rng));
+    p.buffers.push_back(alibi_slopes(p.Hq));
+    p.score_mod = "score + slope[h] * (kv_idx - q_idx)";
+    p.mask_mod = "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx";
+    expect_close(p, std::string(reversed ? "reversed views" : "contiguous") +
+                        (mode == BackwardMode::fast ? ", fast" : ", deterministic"));
+  }
+}
+
 TEST(BwdGpu, OddLengthsAndDifferentLengths) {
   FLEXJIT_REQUIRE_GPU();
   for (auto [sq, skv] : {std::pair{1, 1}, {17, 17}, {1000, 1000}, {300, 1000}, {1000, 77}, {129, 4097}}) {

@@ -238,6 +238,61 @@ TEST(FwdGpu, GuardedBufferReadsAreNotReported) {
   }
 }
 
+// Buffer reads take 32-bit offsets where every buffer of the call fits them
+// (KernelSpec::buffer_offsets_32) and 64-bit ones otherwise: the same mods, once with the buffers
+// contiguous and once as reversed views (negative strides), on both Hopper and synchronous
+// configs: a mask reading one buffer twice per score, a score_mod reading a 2-d table by a
+// difference of positions (the relative-position bias), and reads whose index comes from another
+// buffer.
+TEST(FwdGpu, BufferReadsWithThirtyTwoAndSixtyFourBitOffsets) {
+  FLEXJIT_REQUIRE_GPU();
+  std::mt19937_64 rng(fresh_seed());
+  std::vector<const char*> configs = {"m128n64w4s2"};
+  if (current_device().default_arch() == "sm_90a") configs.push_back("m128n128w8s2ws");
+  for (const char* config : configs) {
+    for (bool reversed : {false, true}) {
+      const std::string name = std::string(config) + (reversed ? " reversed views" : " contiguous");
+      FwdProblem p = base(333);
+      p.config = BlockConfig::parse(config);
+      p.reversed_buffers = reversed;
+      p.buffers.push_back(document_ids(p.Skv, rng));
+      TestBuffer rel;
+      rel.decl = BufferDecl{"rel", DType::f32, {p.Hq, 2 * p.Skv - 1}};
+      std::normal_distribution<double> normal(0.0, 1.0);
+      for (int i = 0; i < p.Hq * (2 * p.Skv - 1); ++i) rel.values.push_back(normal(rng));
+      p.buffers.push_back(rel);
+      p.score_mod = "score + rel[h][q_idx - kv_idx + " + std::to_string(p.Skv - 1) + "]";
+      p.mask_mod = "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx";
+      expect_close(p, "documents and relative bias, " + name);
+      TestBuffer start;
+      start.decl = BufferDecl{"start", DType::i32, {p.Skv}};
+      for (int i = 0; i < p.Skv; ++i) start.values.push_back(i % 7 == 0 ? i : i - i % 7);
+      p.buffers.push_back(start);
+      p.score_mod = "";
+      p.mask_mod = "doc[q_idx] == doc[kv_idx] && q_idx - start[q_idx] >= kv_idx - start[kv_idx]";
+      expect_close(p, "nested reads, " + name);
+    }
+  }
+  EXPECT_NO_THROW(check_buffer_errors());
+}
+
+TEST(FwdGpu, OutOfBoundsReadsThroughReversedViewsAreReported) {
+  FLEXJIT_REQUIRE_GPU();
+  check_buffer_errors();
+  std::mt19937_64 rng(fresh_seed());
+  FwdProblem p = base(300);
+  p.reversed_buffers = true;  // the 64-bit reads (the contiguous case: OutOfBoundsBufferReadsAreReported)
+  p.buffers.push_back(document_ids(p.Skv, rng));
+  p.mask_mod = "doc[q_idx + 10] == doc[kv_idx]";
+  try {
+    run_forward_check(p);
+    ADD_FAILURE() << "expected a ShapeError for the out-of-bounds reads";
+  } catch (const ShapeError& e) {
+    EXPECT_NE(std::string(e.what()).find("indexed a buffer out of bounds"), std::string::npos) << e.what();
+  }
+  check_buffer_errors();
+}
+
 TEST(FwdGpu, OutOfBoundsBufferReadsAreReported) {
   FLEXJIT_REQUIRE_GPU();
   check_buffer_errors();  // start clean

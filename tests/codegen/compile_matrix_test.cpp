@@ -582,6 +582,41 @@ TEST(CodegenCompileMatrix, CompileKernelUsesTheDiskCache) {
   EXPECT_TRUE(fs::exists(cache.path() / "kernels" / (first.key + ".cubin")));
 }
 
+// Buffer reads with 32-bit offsets (KernelSpec::buffer_offsets_32): the variant header maps the
+// emitted reads to flexjit_read_32, the kernel is a variant of its own (another description and
+// disk key), and the kernels that read buffers compile in that form for the suite's buffer mods
+// (documents, nested documents, relative-position bias, ALiBi): the warp-specialised and the
+// synchronous forward and the dQ kernel.
+TEST(CodegenCompileMatrix, BufferReadsCompileWithThirtyTwoBitOffsets) {
+  const TempCacheDir cache;
+  int checked = 0;
+  std::set<std::string> seen;
+  for (const SuiteVariant& v : read_suite(FLEXJIT_SOURCE_DIR "/bench/suite.json")) {
+    if (v.head_dim != 128 || v.q_len < 128) continue;
+    for (auto [family, config] : {std::pair{Family::fwd, "m128n128w8s2ws"}, {Family::fwd, "m128n64w4s2"},
+                                  {Family::bwd_dq, ""}}) {
+      KernelSpec wide = attention_kernel(family, v);
+      if (wide.score_mod.buffers_read().empty() && wide.mask_mod.buffers_read().empty()) continue;
+      if (*config) wide.config = BlockConfig::parse(config);  // bwd_dq: its default
+      if (!seen.insert(wide.describe() + "|" + emit_mod_args_struct(wide.declarations)).second) continue;
+      KernelSpec narrow = wide;
+      narrow.buffer_offsets_32 = true;
+      const std::string label = v.name + " " + wide.config.str();
+      EXPECT_EQ(narrow.describe(), wide.describe() + " buffer_offsets=32") << label;
+      const jit::Source src = render(narrow);
+      const std::string& header = src.headers.at("flexjit_variant.cuh");
+      EXPECT_NE(header.find("#define flexjit_read flexjit_read_32"), std::string::npos) << label;
+      EXPECT_NE(header.find("#undef flexjit_read"), std::string::npos) << label;
+      EXPECT_EQ(render(wide).headers.at("flexjit_variant.cuh").find("flexjit_read_32"), std::string::npos) << label;
+      const CompiledSpec n = compile_kernel(narrow, "sm_90a"), w = compile_kernel(wide, "sm_90a");
+      EXPECT_NE(n.kernel.key, w.kernel.key) << label;
+      EXPECT_EQ(n.kernel.resources.count(kernel_name(family)), 1u) << label << "\n" << n.kernel.log;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 12);  // documents, nested documents, relative position, ALiBi, learnable ALiBi: 3 kernels each
+}
+
 // The fast backward's dK/dV kernel (issue 13: dQ = dS K added in fp32 there, no dQ kernel) for
 // every suite mod at d64 and d128 with the 64-query wgmma tiles it takes (two warpgroups splitting
 // the dQ columns at d128 and the kv rows at d64; at d64 also one warpgroup taking both), GQA, f16,

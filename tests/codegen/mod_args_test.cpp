@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <set>
 #include <string>
 
 #include "codegen/mod_args.hpp"
@@ -70,6 +71,37 @@ TEST(ModArgs, IntParametersMustBeWhole32BitNumbers) {
   } catch (const UsageError& e) {
     EXPECT_STREQ(e.what(), "forward: no value for parameter 'n' (pass it in ModValues::params, or --param n=VALUE)");
   }
+}
+
+// When the kernels' buffer reads may take 32-bit offsets (KernelSpec::buffer_offsets_32): every
+// buffer read is non-empty and its largest in-bounds offset, sum of (extent - 1) * stride, is at
+// most 2^31 - 1, with no negative stride. The expectations are worked out by hand.
+TEST(ModArgs, BufferOffsetsFit32BitsOnlyWhenEveryReadBufferDoes) {
+  int word = 0;
+  void* p = &word;
+  const auto one = [&](TensorView view) { return ModValues().buffer("b", view); };
+  const std::set<std::string> read_b = {"b"};
+  EXPECT_TRUE(buffer_offsets_fit_32_bits(one(TensorView::contiguous(p, DType::i32, {4096})), read_b));
+  EXPECT_TRUE(buffer_offsets_fit_32_bits(one(TensorView::contiguous(p, DType::f32, {16, 8191})), read_b));
+  // The longest extent there is, 2^31 - 1 elements (last offset 2^31 - 2).
+  EXPECT_TRUE(buffer_offsets_fit_32_bits(one(TensorView::contiguous(p, DType::u8, {2147483647})), read_b));
+  // [2][2^30] has its last element at 2^31 - 1, the largest offset that fits; [2][2^30 + 1] at 2^31 + 1.
+  EXPECT_TRUE(buffer_offsets_fit_32_bits(one(TensorView::contiguous(p, DType::u8, {2, 1073741824})), read_b));
+  EXPECT_FALSE(buffer_offsets_fit_32_bits(one(TensorView::contiguous(p, DType::u8, {2, 1073741825})), read_b));
+  // A stride of 0 (a broadcast dimension) adds nothing; its extent must still fit 31 bits.
+  EXPECT_TRUE(buffer_offsets_fit_32_bits(one(TensorView::strided(p, DType::i32, {1000, 64}, {0, 1})), read_b));
+  EXPECT_FALSE(buffer_offsets_fit_32_bits(one(TensorView::strided(p, DType::i32, {int64_t(1) << 31, 64}, {0, 1})), read_b));
+  // A strided view whose span passes 2^31 although it holds few elements: offset 3 * 2^30.
+  EXPECT_FALSE(buffer_offsets_fit_32_bits(one(TensorView::strided(p, DType::i32, {4}, {int64_t(1) << 30})), read_b));
+  // A reversed view (negative stride) and an empty buffer take the 64-bit reads.
+  EXPECT_FALSE(buffer_offsets_fit_32_bits(one(TensorView::strided(p, DType::i32, {8}, {-1})), read_b));
+  EXPECT_FALSE(buffer_offsets_fit_32_bits(one(TensorView::contiguous(p, DType::i32, {0})), read_b));
+  // Only the buffers the mods read count, and without any there is nothing to specialise.
+  EXPECT_FALSE(buffer_offsets_fit_32_bits(one(TensorView::contiguous(p, DType::i32, {8})), {"other"}));
+  ModValues two = one(TensorView::contiguous(p, DType::i32, {8}));
+  two.buffer("c", TensorView::strided(p, DType::i32, {8}, {-1}));
+  EXPECT_TRUE(buffer_offsets_fit_32_bits(two, read_b));
+  EXPECT_FALSE(buffer_offsets_fit_32_bits(two, {"b", "c"}));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // [B,H,S,D] or [B,S,H,D] storage, outputs poisoned with NaN, and the float64 CPU reference.
 // Header-only because it needs the attention module, which only GPU tests link.
 #include <gtest/gtest.h>
+#include <algorithm>
 
 #include <cmath>
 #include <cstring>
@@ -154,6 +155,7 @@ struct FwdProblem {
   std::optional<BlockConfig> dkdv_config;  // backward dK/dV kernel
   std::optional<float> scale;
   std::optional<BackwardMode> backward_mode;  // unset: FLEXJIT_DETERMINISTIC decides (default fast)
+  bool reversed_buffers = false;  // pass the buffers as reversed views (upload_buffers): the 64-bit reads
 
   Declarations declarations() const {
     Declarations d;
@@ -186,17 +188,27 @@ struct FwdOutcome {
 };
 
 // Uploads the mods' buffers and returns their device storage (kept alive by the caller) and views.
+// `reversed`: each buffer is stored back to front and passed as a view with negated strides
+// (first element last in memory), the same values through addresses that only 64-bit reads take
+// (KernelSpec::buffer_offsets_32 is off for a negative stride).
 inline ModValues upload_buffers(const std::vector<TestBuffer>& buffers, std::vector<DeviceBuffer>& storage,
-                                const std::map<std::string, double>& params) {
+                                const std::map<std::string, double>& params, bool reversed = false) {
   ModValues values;
   values.params = params;
   for (const auto& b : buffers) {
-    const auto bytes = to_bytes(b.values, b.decl.dtype);
+    std::vector<double> stored = b.values;
+    if (reversed) std::reverse(stored.begin(), stored.end());
+    const auto bytes = to_bytes(stored, b.decl.dtype);
     storage.push_back(DeviceBuffer::allocate(std::max<size_t>(bytes.size(), 16)));
     storage.back().upload(bytes.data(), bytes.size());
     std::vector<int64_t> shape = b.decl.shape;
     if (shape.size() == 1 && shape[0] < 0) shape[0] = static_cast<int64_t>(b.values.size());
-    values.buffers[b.decl.name] = TensorView::contiguous(storage.back().data(), b.decl.dtype, shape);
+    TensorView view = TensorView::contiguous(storage.back().data(), b.decl.dtype, shape);
+    if (reversed && !b.values.empty()) {
+      view.data = static_cast<unsigned char*>(view.data) + (b.values.size() - 1) * dtype_size(b.decl.dtype);
+      for (int64_t& stride : view.strides) stride = -stride;
+    }
+    values.buffers[b.decl.name] = view;
   }
   return values;
 }
@@ -238,7 +250,7 @@ inline FwdOutcome run_forward_check(const FwdProblem& p, uint64_t seed = fresh_s
 
   std::vector<DeviceBuffer> buffer_storage;
   CallOptions options;
-  options.values = upload_buffers(p.buffers, buffer_storage, p.params);
+  options.values = upload_buffers(p.buffers, buffer_storage, p.params, p.reversed_buffers);
   options.scale = p.scale;
   std::optional<BlockMask> mask;
   if (p.use_block_mask) mask = attention.block_mask(p.B, p.Hq, p.Sq, p.Skv, nullptr, options.values);
@@ -309,7 +321,7 @@ inline BwdOutcome run_backward_check(const FwdProblem& p, bool repeat = false, u
 
   std::vector<DeviceBuffer> buffer_storage;
   CallOptions options;
-  options.values = upload_buffers(p.buffers, buffer_storage, p.params);
+  options.values = upload_buffers(p.buffers, buffer_storage, p.params, p.reversed_buffers);
   options.scale = p.scale;
   options.backward_mode = p.backward_mode;
   std::optional<BlockMask> mask;
