@@ -84,6 +84,13 @@ int threads(const KernelSpec& s, int) {
   return s.config.num_warps * 32 + (s.config.warp_specialized ? kProducerThreads : 0);
 }
 
+// The ws kernel holds each warp's rows of Q in registers as wgmma A fragments (attention_fwd_ws.cu.j2's
+// Q_IN_REGISTERS): head dim 64, one or two consumer warpgroups, up to 128-key tiles (with 176 the
+// 16 registers spill). One decision for the template's constant and the RS wgmma shape it needs.
+bool q_in_registers(const KernelSpec& s) {
+  return s.config.warp_specialized && s.head_dim == 64 && s.config.num_warps <= 8 && s.config.block_n <= 128;
+}
+
 void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& constants) {
   add_tile_constants(s, ctx, constants);
   constants.push_back(bool_constant("WARP_SPECIALIZED", s.config.warp_specialized));
@@ -92,6 +99,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
                                     !s.score_mod.buffers_read().empty() || !s.mask_mod.buffers_read().empty()));
   constants.push_back(bool_constant("LEAN_REGISTERS", s.lean_registers));
   constants.push_back(int_constant("O_STAGE_COLUMNS", o_stage_columns(s)));
+  constants.push_back(bool_constant("Q_IN_REGISTERS", q_in_registers(s)));
   ctx["warp_specialized"] = s.config.warp_specialized;
 }
 
@@ -161,10 +169,7 @@ bool has_lean_form(const KernelSpec& s) {
 
 std::vector<WgmmaShape> wgmma_shapes(const KernelSpec& s) {
   std::vector<WgmmaShape> shapes = {{s.config.block_n, false, false}, {s.head_dim_v, true, true}};
-  // The ws kernel's S = Q K^T with Q's fragments in registers (attention_fwd_ws.cu.j2's
-  // Q_IN_REGISTERS: head dim 64, one or two consumer warpgroups, up to 128-key tiles).
-  if (s.config.warp_specialized && s.head_dim == 64 && s.config.num_warps <= 8 && s.config.block_n <= 128)
-    shapes.push_back({s.config.block_n, true, false});
+  if (q_in_registers(s)) shapes.push_back({s.config.block_n, true, false});  // S = Q K^T, Q's fragments in registers
   return shapes;
 }
 

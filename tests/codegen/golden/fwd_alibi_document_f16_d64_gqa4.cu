@@ -35,6 +35,7 @@ constexpr bool WARP_SPECIALIZED = false;
 constexpr bool MODS_READ_BUFFERS = true;
 constexpr bool LEAN_REGISTERS = false;
 constexpr int O_STAGE_COLUMNS = 0;
+constexpr bool Q_IN_REGISTERS = false;
 
 constexpr int THREADS = NUM_WARPS * 32;
 constexpr int ROWS_PER_WARP = BLOCK_M / NUM_WARPS;

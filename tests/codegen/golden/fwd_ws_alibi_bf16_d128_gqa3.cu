@@ -36,6 +36,7 @@ constexpr bool WARP_SPECIALIZED = true;
 constexpr bool MODS_READ_BUFFERS = true;
 constexpr bool LEAN_REGISTERS = false;
 constexpr int O_STAGE_COLUMNS = 128;
+constexpr bool Q_IN_REGISTERS = false;
 
 constexpr int THREADS = NUM_WARPS * 32;
 constexpr int ROWS_PER_WARP = BLOCK_M / NUM_WARPS;
@@ -270,15 +271,14 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
   // turn to warpgroup 0, and warpgroup 0 takes the one hand-over left at the end, so every
   // bar.arrive meets a bar.sync.
   constexpr bool PING_PONG = CONSUMER_WARPGROUPS > 1;
-  // Q_IN_REGISTERS (head dim 64, one or two consumer warpgroups, up to 128-key tiles: with 176 the
-  // 16 registers spill, 8 bytes at Dv 128): each warp reads its 16 rows of Q
+  // Q_IN_REGISTERS (the host's choice, families/fwd.cpp q_in_registers: head dim 64, one or two
+  // consumer warpgroups, up to 128-key tiles): each warp reads its 16 rows of Q
   // once per work tile as wgmma A fragments (16 registers) and S = Q K^T reads only K from shared
   // memory. A 64 x 128 x 16 step of S then reads 4 KB of shared memory, not 6 KB, where the tensor
   // core needs 64 cycles for it and shared memory gives 128 bytes a cycle beside the TMA writes
   // of K and V and the P V reads of V (H100, t3: softcap d64 +4 %, causal / GQA / prefix LM +1 %).
   // Q's buffer is still handed back after the tile's last S: handed back once the fragments were
   // read, the next tile's Q loaded earlier and the masked d64 kernels lost 3-4 % (s3, s4).
-  constexpr bool Q_IN_REGISTERS = D == 64 && CONSUMER_WARPGROUPS <= 2 && BLOCK_N <= 128;
   constexpr int Q_FRAGMENT_STEPS = Q_IN_REGISTERS ? D / 16 : 1;
   constexpr int O_STAGE_BARRIER = 8;  // named barrier 8 + w: warpgroup w's O staging buffer
   // The overlap keeps S(t), P(t-1) and O live at once: that fits the 232 registers of two
