@@ -88,10 +88,12 @@ struct FamilyDescriptor {
   std::vector<WgmmaShape> (*wgmma_shapes)(const KernelSpec&) = nullptr;
 
   // Whether the spec's kernel has a lean form (KernelSpec::lean_registers) beside its full one:
-  // the full form keeps more values live for overlap, which fits the registers with some mods and
-  // spills with others, and only ptxas knows which. compile_kernel compiles the full form and
-  // takes the lean one where the full one spills more than a few words (nullptr: one form).
+  // the full form keeps more values live (for overlap, or to save instructions), which fits the
+  // registers with some mods and spills with others, and only ptxas knows which. compile_kernel
+  // compiles the full form and takes the lean one where the full one spills more than
+  // `full_form_spill_bytes` of stores and the lean one fewer (nullptr: one form).
   bool (*has_lean_form)(const KernelSpec&) = nullptr;
+  int full_form_spill_bytes = 0;
 
   bool has_tuning() const { return curated_configs != nullptr; }
 };

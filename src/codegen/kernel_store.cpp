@@ -56,23 +56,17 @@ int spill_store_bytes(const jit::CompiledKernel& compiled) {
 }
 }  // namespace
 
-// The spill stores a full form may have and still be kept over its lean form: H100, d256 forward
-// with the overlap forced (notes/perf.md, "(o)", f1): soft-capping (4 bytes of spill stores)
-// 1.063x its lean form, documents (92) 1.015x; the overlap is worth more than a few spilled words,
-// but not clearly more than a hundred bytes.
-constexpr int kFullFormSpillBytes = 32;
-
 CompiledSpec compile_kernel(const KernelSpec& spec, const std::string& arch) {
   check_shared_memory(spec, arch);
   CompiledSpec full{spec, jit::get_or_compile(render(spec), options_for(arch))};
   const FamilyDescriptor& family = descriptor(spec.family);
   if (spec.lean_registers || !family.has_lean_form || !family.has_lean_form(spec) ||
-      spill_store_bytes(full.kernel) <= kFullFormSpillBytes)
+      spill_store_bytes(full.kernel) <= family.full_form_spill_bytes)
     return full;
   KernelSpec lean_spec = spec;
   lean_spec.lean_registers = true;
   CompiledSpec lean{lean_spec, jit::get_or_compile(render(lean_spec), options_for(arch))};
-  return spill_store_bytes(lean.kernel) <= spill_store_bytes(full.kernel) ? std::move(lean) : std::move(full);
+  return spill_store_bytes(lean.kernel) < spill_store_bytes(full.kernel) ? std::move(lean) : std::move(full);
 }
 
 KernelSpec compiled_form(const KernelSpec& spec, const std::string& arch) {

@@ -38,10 +38,10 @@ struct CompiledSpec {
 
 // Rendered and compiled (no GPU needed), through the disk cache. Checks the spec against the
 // target's shared memory first (check_shared_memory). Where the family has a lean form of the
-// kernel (FamilyDescriptor::has_lean_form) and ptxas reports more than a few spilled bytes in
-// the full one (kFullFormSpillBytes, kernel_store.cpp), the lean form is compiled too and whichever
-// spills fewer bytes is returned (the lean one on a tie); the full form's cache entry makes that
-// choice a lookup next time.
+// kernel (FamilyDescriptor::has_lean_form) and ptxas reports more spill stores in the full one
+// than the family keeps (FamilyDescriptor::full_form_spill_bytes), the lean form is compiled too
+// and whichever spills fewer bytes is returned (the full one on a tie: the lean form exists to cut spills); the
+// full form's cache entry makes that choice a lookup next time.
 CompiledSpec compile_kernel(const KernelSpec& spec, const std::string& arch);
 // The spec whose render runs for `spec` on `arch`: the spec itself, or where the family has a lean
 // form, compile_kernel's choice (what `flexjit emit` renders).

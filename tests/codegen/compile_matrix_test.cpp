@@ -746,6 +746,84 @@ TEST(CodegenCompileMatrix, WarpSpecializedBackwardDkdvCompilesForEverySuiteModAn
   }
 }
 
+// The backward's lean form: the warp-specialised dK/dV kernel that sums dQ recomputes its dQ
+// staging offsets each tile (LEAN_REGISTERS) where the full form, which keeps them live across
+// the walk, spills at all and the lean one less. Which kernels spill is ptxas's call (NVRTC 13.0
+// here): the fast kernel of the suite's documents mask at d128 spills 32 bytes and its lean form
+// none; the causal mask's fits and keeps its full form; the deterministic (ordered) kernels spill
+// in both forms, the documents one less in the lean form, the unmasked one as much (a tie keeps
+// the full form).
+TEST(CodegenCompileMatrix, BackwardDkdvTakesItsLeanFormWhereTheFullOneSpills) {
+  const TempCacheDir cache;
+  struct Case {
+    const char* suite_name;
+    bool ordered;
+    bool lean;
+  };
+  const std::vector<Case> cases = {{"document_causal_d128", false, true},
+                                   {"causal_d128", false, false},
+                                   {"document_causal_d128", true, true},
+                                   {"noop_d128", true, false}};
+  const std::vector<SuiteVariant> suite = read_suite(FLEXJIT_SOURCE_DIR "/bench/suite.json");
+  std::vector<Job> jobs;
+  for (const Case& c : cases) {
+    const auto it = std::find_if(suite.begin(), suite.end(), [&](const SuiteVariant& v) { return v.name == c.suite_name; });
+    ASSERT_NE(it, suite.end()) << c.suite_name;
+    KernelSpec spec = attention_kernel(Family::bwd_dkdv, *it);
+    spec.config = BlockConfig::parse("m64n128w8s2ws");  // the Hopper default at d128
+    spec.dq_accumulate = true;
+    spec.dq_ordered = c.ordered;
+    jobs.push_back({std::string(c.suite_name) + (c.ordered ? " ordered" : " fast"), spec, "sm_90a"});
+  }
+  std::vector<CompiledSpec> chosen(jobs.size());
+  std::vector<jit::CompiledKernel> full(jobs.size()), lean(jobs.size());
+  std::vector<std::string> errors(jobs.size());
+  parallel_for(jobs.size(), 0, [&](size_t i) {
+    try {
+      jit::CompileOptions options;
+      options.arch = "sm_90a";
+      chosen[i] = compile_kernel(jobs[i].spec, jobs[i].arch);
+      full[i] = jit::get_or_compile(render(jobs[i].spec), options);
+      KernelSpec lean_spec = jobs[i].spec;
+      lean_spec.lean_registers = true;
+      lean[i] = jit::get_or_compile(render(lean_spec), options);
+    } catch (const Error& e) {
+      errors[i] = e.what();
+    }
+  });
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const std::string& what = jobs[i].label;
+    ASSERT_EQ(errors[i], "") << what;
+    const auto spills = [](const jit::CompiledKernel& k) { return k.resources.at("flexjit_attention_bwd_dkdv").spill_store_bytes; };
+    EXPECT_EQ(chosen[i].spec.lean_registers, cases[i].lean) << what;
+    EXPECT_TRUE(descriptor(Family::bwd_dkdv).has_lean_form(jobs[i].spec)) << what;
+    EXPECT_TRUE(lean[i].ptx != full[i].ptx) << what << ": the two forms compiled to the same PTX";
+    if (cases[i].lean) {
+      EXPECT_GT(spills(full[i]), 0) << what << ": the full form was expected to spill";
+      EXPECT_LT(spills(lean[i]), spills(full[i])) << what;
+      EXPECT_NE(chosen[i].spec.describe().find(" lean_registers=1"), std::string::npos) << what;
+      EXPECT_TRUE(chosen[i].kernel.ptx == lean[i].ptx) << what << ": the lean form was not the one kept";
+      if (!cases[i].ordered) {
+        EXPECT_EQ(spills(lean[i]), 0) << what;
+      }
+    } else {
+      EXPECT_TRUE(spills(full[i]) == 0 || spills(lean[i]) >= spills(full[i])) << what;
+      EXPECT_TRUE(chosen[i].kernel.ptx == full[i].ptx) << what << ": the full form was not the one kept";
+      if (!cases[i].ordered) {
+        EXPECT_EQ(spills(full[i]), 0) << what;
+      }
+    }
+    EXPECT_EQ(compiled_form(jobs[i].spec, "sm_90a").lean_registers, cases[i].lean) << what;  // what emit renders
+  }
+  // No lean form in the deterministic mode's separate dK/dV kernel (no dQ sums) or the 'g' kernel.
+  KernelSpec plain = jobs[0].spec;
+  plain.dq_accumulate = plain.dq_ordered = false;
+  EXPECT_FALSE(descriptor(Family::bwd_dkdv).has_lean_form(plain));
+  KernelSpec synchronous = jobs[0].spec;
+  synchronous.config = BlockConfig::parse("m64n128w8s2g");
+  EXPECT_FALSE(descriptor(Family::bwd_dkdv).has_lean_form(synchronous));
+}
+
 // The same kernel above head dim 128 (m64n64w8s2ws, its default there): each consumer warpgroup
 // takes one column slice of dK and dV over the tile's 64 kv rows, and stages its slice of dQ for
 // its writer warp's tensor reductions. Every suite mod at its head dims (the suite's d256 problems,

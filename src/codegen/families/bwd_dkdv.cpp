@@ -60,6 +60,16 @@ bool kv_in_registers(const KernelSpec& s) {
          std::max(s.head_dim, s.head_dim_v) <= 64;
 }
 
+// The warp-specialised kernel that sums dQ has a lean form (compile_kernel takes it where the full
+// form spills at all and the lean one less): its dQ staging stores recompute their permuted column
+// offsets every tile instead of keeping 8 to 16 of them live across the walk. H100, the lean form
+// everywhere against the full one (notes/perf.md, "(u)", u1): documents d128 (whose full form
+// spills 32 bytes in the suite's call, reloaded every tile; the lean form none) +3.3 %, long
+// documents +3.9 %, nested documents +1.3 %; causal d128, which spills nothing, -2 %.
+bool has_lean_form(const KernelSpec& s) {
+  return s.config.warp_specialized && s.dq_accumulate && s.head_dim % 64 == 0;
+}
+
 struct DqPlan {
   int groups_per_block = 0;  // warpgroups per 64-query block
   bool split_columns = false;
@@ -244,6 +254,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(int_constant("DQ_BUFFERS", s.config.warp_specialized ? ws_dq_buffers(s) : 0));
   constants.push_back(bool_constant("DQ_PAIRS", dq_pairs(s)));
   constants.push_back(bool_constant("KV_IN_REGISTERS", kv_in_registers(s)));
+  constants.push_back(bool_constant("LEAN_REGISTERS", s.lean_registers));
   ctx["warp_specialized"] = s.config.warp_specialized;
   ctx["dq_pairs"] = dq_pairs(s);
 }
@@ -355,6 +366,7 @@ FamilyDescriptor bwd_dkdv_family() {
   f.curated_configs = curated_configs;
   f.hopper_default = hopper_default;
   f.wgmma_shapes = wgmma_shapes;
+  f.has_lean_form = has_lean_form;
   return f;
 }
 

@@ -197,6 +197,11 @@ FamilyDescriptor fwd_family() {
   f.hopper_default = hopper_default;
   f.wgmma_shapes = wgmma_shapes;
   f.has_lean_form = has_lean_form;
+  // The spill stores the full form may have and still be kept: H100, d256 with the overlap forced
+  // (notes/perf.md, "(o)", f1): soft-capping (4 bytes of spill stores) 1.063x its lean form,
+  // documents (92) 1.015x; the overlap is worth more than a few spilled words, but not clearly
+  // more than a hundred bytes.
+  f.full_form_spill_bytes = 32;
   return f;
 }
 

@@ -44,6 +44,7 @@ constexpr int DQ_CHAINS = 1;
 constexpr int DQ_BUFFERS = 0;
 constexpr bool DQ_PAIRS = false;
 constexpr bool KV_IN_REGISTERS = false;
+constexpr bool LEAN_REGISTERS = false;
 
 // Here BLOCK_N (kv rows) is the CTA's fixed tile and BLOCK_M (query rows) the streamed one.
 constexpr int THREADS = NUM_WARPS * 32;

@@ -44,6 +44,7 @@ constexpr int DQ_CHAINS = 1;
 constexpr int DQ_BUFFERS = 2;
 constexpr bool DQ_PAIRS = false;
 constexpr bool KV_IN_REGISTERS = false;
+constexpr bool LEAN_REGISTERS = false;
 
 // Here BLOCK_N (kv rows) is the CTA's fixed tile and BLOCK_M (query rows) the streamed one.
 constexpr int THREADS = NUM_WARPS * 32;
@@ -270,6 +271,24 @@ static_assert(!WG_SLICES || DQ_PIECE_N == 64, "dQ pieces of 64 columns: the accu
 // KV_IN_REGISTERS (d64, bwd_dkdv.cpp): the warpgroup's K and V rows stay in registers as Sᵀ's and
 // dPᵀ's A operands, read once after they land.
 static_assert(!KV_IN_REGISTERS || (!WG_SLICES && D == 64 && DV == 64), "K and V fragments: head dim 64");
+// The lean form (LEAN_REGISTERS: bwd_dkdv.cpp's has_lean_form, compiled where the full form
+// spills) of the dQ staging stores' addresses. The full form writes flexjit_dq_accum_column(row,
+// col, D) and leaves the arithmetic to ptxas, which computes the tile's 8 to 16 permuted columns
+// once and keeps them live across the walk. The lean form recomputes them each tile: head dims
+// that are multiples of 64 permute 8-column groups by XOR with row % 8, and a warp's columns are
+// first + 8 j with `first` = col0 + 2 t4 (col0 a multiple of 64, j a compile-time index), so the
+// byte offset is 4 (first + 8 (j & ~7)) + 32 ((j & 7) ^ row % 8): one XOR of an immediate with
+// `swizzle`, which each tile takes from an opaque move.
+static_assert(!LEAN_REGISTERS || (D % 64 == 0 && DQ_PIECE_N % 64 == 0 && (!DQ_SPLIT_COLUMNS || DQ_N % 64 == 0)),
+              "the lean form's staging offsets: 64-column groups");
+__device__ __forceinline__ u32 dq_staging_swizzle(int g8) {
+  u32 swizzle = static_cast<u32>(g8) << 5;
+  if constexpr (LEAN_REGISTERS) asm volatile("mov.b32 %0, %0;" : "+r"(swizzle));
+  return swizzle;
+}
+__device__ __forceinline__ u32 dq_staging_offset(u32 swizzle, int first, int j) {
+  return static_cast<u32>(first + 8 * (j & ~7)) * 4 + (static_cast<u32>((j & 7) * 32) ^ swizzle);
+}
 constexpr int K_FRAGMENT_STEPS = KV_IN_REGISTERS ? D / 16 : 1;
 constexpr int V_FRAGMENT_STEPS = KV_IN_REGISTERS ? DV / 16 : 1;
 // Sᵀ = K Qᵀ and dPᵀ = V dOᵀ, one commit group each, A from the K and V fragments or from shared
@@ -961,13 +980,18 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
         const u32 k = static_cast<u32>(t * DQ_PIECES + piece);
         const u32 buffer = smem_dq + wg * DQ_BUFFER_BYTES;
         mbarrier_wait(dq_empty + 8 * wg, (k & 1u) ^ 1u);
+        const u32 swizzle = dq_staging_swizzle(g8);
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
           const int row = (cw % 4) * 16 + g8 + 8 * r;
 #pragma unroll
           for (int j = 0; j < DQ_PIECE_N / 8; ++j)
-            st_shared_v2_f32(buffer + (row * DQ_PIECE_N + flexjit_dq_accum_column(row, j * 8 + 2 * t4, D)) * 4,
-                             acc_dq[j][2 * r], acc_dq[j][2 * r + 1]);
+            if constexpr (LEAN_REGISTERS)
+              st_shared_v2_f32(buffer + static_cast<u32>(row * DQ_PIECE_N) * 4 + dq_staging_offset(swizzle, 2 * t4, j),
+                               acc_dq[j][2 * r], acc_dq[j][2 * r + 1]);
+            else
+              st_shared_v2_f32(buffer + (row * DQ_PIECE_N + flexjit_dq_accum_column(row, j * 8 + 2 * t4, D)) * 4,
+                               acc_dq[j][2 * r], acc_dq[j][2 * r + 1]);
         }
         fence_proxy_async_shared();  // the bulk copies (async proxy) read what st.shared wrote
         __syncwarp();
@@ -978,14 +1002,19 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
       const int buffer = t % DQ_RING;
       const u32 dq_stage = dq_part + buffer * DQ_BUFFER_BYTES;
       mbarrier_wait(dq_empty + 8 * buffer, static_cast<u32>(((t / DQ_RING) & 1) ^ 1));
+      const u32 swizzle = dq_staging_swizzle(g8);
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
         const int row = (cw % 4) * 16 + g8 + 8 * r;  // row % 8 == g8: the warp's 8 rows on different banks
         const u32 row_addr = dq_stage + static_cast<u32>(row) * DQ_ROW_BYTES;
 #pragma unroll
         for (int j = 0; j < DQ_PIECE_N / 8; ++j)
-          st_shared_v2_f32(row_addr + flexjit_dq_accum_column(row, dq_col0 + j * 8 + 2 * t4, D) * 4, acc_dq[j][2 * r],
-                           acc_dq[j][2 * r + 1]);
+          if constexpr (LEAN_REGISTERS)
+            st_shared_v2_f32(row_addr + dq_staging_offset(swizzle, dq_col0 + 2 * t4, j), acc_dq[j][2 * r],
+                             acc_dq[j][2 * r + 1]);
+          else
+            st_shared_v2_f32(row_addr + flexjit_dq_accum_column(row, dq_col0 + j * 8 + 2 * t4, D) * 4, acc_dq[j][2 * r],
+                             acc_dq[j][2 * r + 1]);
       }
       fence_proxy_async_shared();  // the bulk copies (async proxy) read what st.shared wrote
       __syncwarp();
