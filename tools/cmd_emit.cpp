@@ -14,6 +14,7 @@
 #include "codegen/family.hpp"
 #include "codegen/kernel_spec.hpp"
 #include "codegen/kernel_store.hpp"
+#include "codegen/mod_args.hpp"
 #include "command.hpp"
 #include "jit/compiler.hpp"
 #include "mod_options.hpp"
@@ -57,6 +58,7 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
     bool fast_dq = false;
     bool ordered_dq = false;
     int q_block = 128, kv_block = 128;
+    std::string buffer_offsets = "auto";
   };
   auto o = std::make_shared<Options>();
   app.add_option("--family", o->family,
@@ -81,6 +83,11 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
                "(sm_90a; configs ending in 'ws'; implies --fast-dq)");
   app.add_option("--q-block", o->q_block, "block-mask query block")->capture_default_str();
   app.add_option("--kv-block", o->kv_block, "block-mask kv block")->capture_default_str();
+  app.add_option("--buffer-offsets", o->buffer_offsets,
+                 "the mods' buffer reads: 32 (the variant a call takes when every buffer its mods read keeps its "
+                 "offsets below 2^31), 64 (any other call), or auto: 32 where the mods read a buffer and the kernel "
+                 "takes the 32-bit form (all but the dK/dV kernel that sums dQ)")
+      ->check(CLI::IsMember({"auto", "32", "64"}))->capture_default_str();
   app.add_option("--arch", o->arch, "target architecture, e.g. sm_80, sm_90a (also picks the default block config)")
       ->capture_default_str();
   app.add_option("--format", o->format, "what to write: cu, ptx, cubin or context")
@@ -130,6 +137,16 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
                                       family == codegen::Family::bwd_dkdv || family == codegen::Family::block_mask);
       spec.dq_accumulate = (o->fast_dq || o->ordered_dq) && family == codegen::Family::bwd_dkdv;
       spec.dq_ordered = o->ordered_dq && family == codegen::Family::bwd_dkdv;
+      const bool reads_buffers = [&] {
+        for (const std::string& name : codegen::names_read({&spec.score_mod, &spec.mask_mod}))
+          if (declarations.find_buffer(name) != nullptr) return true;
+        return false;
+      }();
+      if (o->buffer_offsets == "32" && !reads_buffers)
+        throw UsageError("--buffer-offsets 32: the mods read no buffer, so there are no buffer reads to narrow");
+      spec.buffer_offsets_32 = o->buffer_offsets == "32" ||
+                               (o->buffer_offsets == "auto" && reads_buffers &&
+                                codegen::kernel_takes_32_bit_reads(spec.dq_accumulate));
       spec.sparse_q_block = o->q_block;
       spec.sparse_kv_block = o->kv_block;
       // Without a config, the one a call on `arch` launches when tuning is off (the wgmma kernels on

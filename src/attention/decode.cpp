@@ -172,6 +172,10 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   ks.declarations = spec.declarations;
   ks.score_mod = variant.score;
   ks.mask_mod = variant.mask;
+  // Buffers whose offsets fit 31 bits are read with 32-bit offset math (the decode kernel and its
+  // classification kernel alike; KernelSpec::buffer_offsets_32).
+  ks.buffer_offsets_32 =
+      codegen::buffer_offsets_fit_32_bits(options.values, codegen::names_read({&variant.score, &variant.mask}));
   // The default reads a paged pool through TMA where TMA can describe both pools (aligned bases,
   // 16-byte strides); otherwise its default is the cp.async tiles.
   const bool tma_describes_pools =

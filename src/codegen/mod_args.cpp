@@ -133,4 +133,6 @@ bool buffer_offsets_fit_32_bits(const ModValues& values, const std::set<std::str
   return any;
 }
 
+bool kernel_takes_32_bit_reads(bool dkdv_sums_dq) { return !dkdv_sums_dq; }
+
 }  // namespace flexjit::codegen

@@ -24,6 +24,11 @@ std::vector<unsigned char> pack_mod_args(const Declarations& declarations, const
 // 2^31). Buffers not read do not count.
 bool buffer_offsets_fit_32_bits(const ModValues& values, const std::set<std::string>& read);
 
+// Whether a kernel takes the 32-bit reads when its call's buffers fit them: every kernel but the
+// backward's dK/dV kernel that also sums dQ (`dq_accumulate`, both backward modes), where the
+// documents mask measured 0.97x with them (H100, notes/perf.md "(t)", t8).
+bool kernel_takes_32_bit_reads(bool dkdv_sums_dq);
+
 // The parameter and buffer names `exprs` read.
 std::set<std::string> names_read(std::initializer_list<const Expr*> exprs);
 

@@ -38,7 +38,8 @@ BlockMask BlockMask::build_on_gpu(const Expr& mask, int batch, int heads, int q_
   if (with_lengths) {
     kernel_lens = flexjit::mask::check_seq_lens(lens, batch, q_len, kv_len, mask, nullptr, "block mask");
   }
-  const codegen::KernelSpec spec = codegen::block_mask_kernel_spec(mask, q_block, kv_block, with_lengths);
+  codegen::KernelSpec spec = codegen::block_mask_kernel_spec(mask, q_block, kv_block, with_lengths);
+  spec.buffer_offsets_32 = codegen::buffer_offsets_fit_32_bits(values, codegen::names_read({&mask}));
   const auto ready = codegen::ready_kernel(spec, codegen::resolve_arch(arch));
   const std::vector<unsigned char> mod_args =
       codegen::pack_mod_args(spec.declarations, values, codegen::names_read({&mask}), "block mask");

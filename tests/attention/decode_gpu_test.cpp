@@ -32,6 +32,7 @@ struct DecodeProblem {
   int page_size = 0;          // 0: contiguous cache
   bool host_lens = true;      // give KVCache::host_seq_lens
   int max_seq_len = 0;
+  bool reversed_buffers = false;  // pass the buffers as reversed views (upload_buffers): the 64-bit reads
   DType dtype = DType::bf16;
   std::optional<BlockConfig> config;
   // Edits the random inputs (q [B,Hq,Sq,D], k [B,Hkv,S,D], v [B,Hkv,S,Dv]) before they are used.
@@ -104,7 +105,7 @@ DecodeOutcome run_decode_check(const DecodeProblem& p, bool rerun = false, uint6
 
   std::vector<DeviceBuffer> buffer_storage;
   CallOptions options;
-  options.values = upload_buffers(p.buffers, buffer_storage, p.params);
+  options.values = upload_buffers(p.buffers, buffer_storage, p.params, p.reversed_buffers);
   auto run_once = [&]() {
     poison_with_nan(dout.buffer, p.dtype);
     poison_with_nan(lse, DType::f32);
@@ -421,6 +422,53 @@ TEST(DecodeGpu, TileBoundsLeaveOutOfBoundsReadsToThePerPositionMask) {
     EXPECT_NE(what.find("tile_bounds=1"), std::string::npos) << what;
   }
   check_buffer_errors();
+}
+
+// Buffers whose offsets fit 31 bits are read with 32-bit offsets (KernelSpec::buffer_offsets_32),
+// other views (here reversed ones, negative strides) with 64-bit ones: the decode kernel and its
+// classification kernel alike, paged and contiguous, against the reference; out-of-bounds reads
+// are reported through both forms, and the report names the form that ran.
+TEST(DecodeGpu, BufferReadsWithThirtyTwoAndSixtyFourBitOffsets) {
+  FLEXJIT_REQUIRE_GPU();
+  check_buffer_errors();  // start clean
+  std::mt19937_64 rng(fresh_seed());
+  for (bool reversed : {false, true}) {
+    for (int page_size : {0, 16}) {
+      const std::string name = std::string(reversed ? "reversed views" : "contiguous") +
+                               (page_size ? ", paged 16" : ", contiguous cache");
+      DecodeProblem p;
+      p.B = 3, p.Hq = 12, p.Hkv = 4, p.Sq = 2, p.S = 1500;
+      p.lens = {1500, 2, 1111};  // at least Sq: the mask reads doc at every query's position
+      p.page_size = page_size;
+      p.reversed_buffers = reversed;
+      p.buffers.push_back(document_ids(p.S, rng));
+      TestBuffer rel;
+      rel.decl = BufferDecl{"rel", DType::f32, {p.Hq, 2 * p.S - 1}};  // score_mod reads masked scores too
+      std::normal_distribution<double> normal(0.0, 1.0);
+      for (int i = 0; i < p.Hq * (2 * p.S - 1); ++i) rel.values.push_back(normal(rng));
+      p.buffers.push_back(rel);
+      p.score_mod = "score + rel[h][q_idx + kv_len - q_len - kv_idx + " + std::to_string(p.S - 1) + "]";
+      p.mask_mod = "doc[kv_idx] == doc[q_idx + kv_len - q_len] && q_idx + kv_len - q_len >= kv_idx";
+      expect_close(p, "documents and a distance bias, " + name);
+      TestBuffer keep_doc;  // a read indexed by another read's value
+      keep_doc.decl = BufferDecl{"keep_doc", DType::i32, {p.S}};
+      for (int i = 0; i < p.S; ++i) keep_doc.values.push_back(i % 3 != 1 ? 1 : 0);
+      p.buffers.push_back(keep_doc);
+      p.score_mod = "";
+      p.mask_mod = "keep_doc[doc[kv_idx]] == 1 && q_idx + kv_len - q_len >= kv_idx";
+      expect_close(p, "nested reads, " + name);
+      p.mask_mod = "doc[kv_idx + 3] >= 0";  // past the end for a full sequence's last 3 keys
+      try {
+        run_decode_check(p);
+        ADD_FAILURE() << name << ": expected a ShapeError for the out-of-bounds reads";
+      } catch (const ShapeError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("indexed a buffer out of bounds"), std::string::npos) << what;
+        EXPECT_EQ(what.find("buffer_offsets=32") != std::string::npos, !reversed) << what;
+      }
+      check_buffer_errors();
+    }
+  }
 }
 
 // TMA configs ('t', sm_90a): tiles wholly before a sequence's end come through the tensor memory

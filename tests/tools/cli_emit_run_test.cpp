@@ -175,6 +175,42 @@ TEST_F(CliEmitRun, EmitOrderedDqIsTheDeterministicFormOfTheFastKernel) {
       << g.err;
 }
 
+// --buffer-offsets: the 32-bit buffer reads a call takes when its buffers' offsets fit 31 bits
+// (the variant header maps flexjit_read to flexjit_read_32), the 64-bit ones otherwise; auto is
+// what a call with ordinary buffers runs: 32 where the mods read a buffer, except in the dK/dV
+// kernel that sums dQ.
+TEST_F(CliEmitRun, EmitBufferOffsetsPicksTheReadForm) {
+  const std::string kMap = "#define flexjit_read flexjit_read_32";
+  const auto emit = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"emit", "--mask", "doc[q_idx] == doc[kv_idx]", "--buffer", "doc:i32:?"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return cli(args);
+  };
+  for (const std::string family : {"fwd", "decode", "block_mask", "bwd_dq"}) {
+    const ProcessResult automatic = emit({"--family", family});
+    ASSERT_EQ(automatic.exit_code, 0) << automatic.describe();
+    EXPECT_TRUE(has_text(automatic.out, kMap)) << family;
+    const ProcessResult wide = emit({"--family", family, "--buffer-offsets", "64"});
+    ASSERT_EQ(wide.exit_code, 0) << wide.describe();
+    EXPECT_FALSE(has_text(wide.out, kMap)) << family;
+  }
+  const ProcessResult fast = emit({"--family", "bwd_dkdv", "--fast-dq"});
+  ASSERT_EQ(fast.exit_code, 0) << fast.describe();
+  EXPECT_FALSE(has_text(fast.out, kMap));
+  const ProcessResult fast32 = emit({"--family", "bwd_dkdv", "--fast-dq", "--buffer-offsets", "32"});
+  ASSERT_EQ(fast32.exit_code, 0) << fast32.describe();
+  EXPECT_TRUE(has_text(fast32.out, kMap));
+  const ProcessResult plain = cli({"emit", "--mask", "q_idx >= kv_idx"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.describe();
+  EXPECT_FALSE(has_text(plain.out, kMap));
+  const ProcessResult none = cli({"emit", "--mask", "q_idx >= kv_idx", "--buffer-offsets", "32"});
+  EXPECT_EQ(none.exit_code, 2) << none.describe();
+  EXPECT_EQ(none.err, "error: --buffer-offsets 32: the mods read no buffer, so there are no buffer reads to narrow\n");
+  const ProcessResult bad = emit({"--buffer-offsets", "16"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.describe();
+  EXPECT_TRUE(has_text(bad.err, "--buffer-offsets")) << bad.err;
+}
+
 // --family bwd: the three backward kernels, one file each (NAME.<family>.EXT), or one after the
 // other on stdout with a line naming each, or one JSON object of contexts.
 TEST_F(CliEmitRun, EmitBwdWritesEveryBackwardKernel) {
