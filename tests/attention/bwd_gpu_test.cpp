@@ -683,7 +683,14 @@ TEST(BwdGpu, DeterministicModeSumsDqInOrder) {
     const BwdOutcome r = run_backward_check(p, /*repeat=*/true);
     const double tol = tolerance(p.dtype);
     EXPECT_EQ(r.mode, "deterministic") << c.name;
-    EXPECT_EQ(r.dq_path, "ordered reductions") << c.name;
+    // The ordered form's known defect (f16, head dim 64, GQA, a partial last query tile: inf dK
+    // and dV in some runs, notes/perf.md "(u)"): those calls take the dQ kernel, and say so.
+    const bool guarded = c.dtype == DType::f16 && std::max(c.d, c.dv) <= 64 && c.hq != c.hkv && c.sq % 64 != 0;
+    EXPECT_EQ(r.dq_path, guarded ? "dq kernel" : "ordered reductions") << c.name;
+    EXPECT_EQ(r.mode_reason, guarded ? "the ordered dQ sums are off for f16 at head dim 64 with GQA and a partial last "
+                                       "query tile (a known defect: inf dK/dV in some runs); the dQ kernel sums dQ"
+                                     : "")
+        << c.name;
     EXPECT_LT(r.dq_error, tol) << c.name << ": dq, seed " << r.seed;
     EXPECT_LT(r.dk_error, tol) << c.name << ": dk, seed " << r.seed;
     EXPECT_LT(r.dv_error, tol) << c.name << ": dv, seed " << r.seed;
