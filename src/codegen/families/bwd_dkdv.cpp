@@ -65,9 +65,11 @@ bool kv_in_registers(const KernelSpec& s) {
 // offsets every tile instead of keeping 8 to 16 of them live across the walk. H100, the lean form
 // everywhere against the full one (notes/perf.md, "(u)", u1): documents d128 (whose full form
 // spills 32 bytes in the suite's call, reloaded every tile; the lean form none) +3.3 %, long
-// documents +3.9 %, nested documents +1.3 %; causal d128, which spills nothing, -2 %.
+// documents +3.9 %, nested documents +1.3 %; causal d128, which spills nothing, -2 %. The fast
+// kernel only: the deterministic mode's ordered kernels spill under every mask (72-184 bytes), so
+// each would compile twice, and their lean forms were not measured.
 bool has_lean_form(const KernelSpec& s) {
-  return s.config.warp_specialized && s.dq_accumulate && s.head_dim % 64 == 0;
+  return s.config.warp_specialized && s.dq_accumulate && !s.dq_ordered && s.head_dim % 64 == 0;
 }
 
 struct DqPlan {
