@@ -157,7 +157,13 @@ TEST_P(Examples, RunsAndReports) {
   EXPECT_TRUE(r.out.size() >= last.size() && r.out.compare(r.out.size() - last.size(), last.size(), last) == 0)
       << r.out;
   EXPECT_EQ(r.err, "");
-  EXPECT_EQ(count_files(cache, ".cubin"), c.families.size()) << "kernels must go into FLEXJIT_CACHE_DIR";
+  // One entry per kernel, and one more for each kernel compiled in its lean form (the forward and
+  // the fast dK/dV kernel have one: compile_kernel keeps the full form's entry, which makes the
+  // choice a lookup next time).
+  size_t lean_capable = 0;
+  for (const std::string& family : c.families) lean_capable += family == "fwd" || family == "bwd_dkdv";
+  EXPECT_GE(count_files(cache, ".cubin"), c.families.size()) << "kernels must go into FLEXJIT_CACHE_DIR";
+  EXPECT_LE(count_files(cache, ".cubin"), c.families.size() + lean_capable) << "kernels must go into FLEXJIT_CACHE_DIR";
 
   // A second run finds every kernel in the disk cache.
   const ProcessResult again = run(program, cache);
