@@ -137,11 +137,7 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
                                       family == codegen::Family::bwd_dkdv || family == codegen::Family::block_mask);
       spec.dq_accumulate = (o->fast_dq || o->ordered_dq) && family == codegen::Family::bwd_dkdv;
       spec.dq_ordered = o->ordered_dq && family == codegen::Family::bwd_dkdv;
-      const bool reads_buffers = [&] {
-        for (const std::string& name : codegen::names_read({&spec.score_mod, &spec.mask_mod}))
-          if (declarations.find_buffer(name) != nullptr) return true;
-        return false;
-      }();
+      const bool reads_buffers = codegen::reads_buffers(declarations, {&spec.score_mod, &spec.mask_mod});
       if (o->buffer_offsets == "32" && !reads_buffers)
         throw UsageError("--buffer-offsets 32: the mods read no buffer, so there are no buffer reads to narrow");
       spec.buffer_offsets_32 = o->buffer_offsets == "32" ||

@@ -749,8 +749,7 @@ std::vector<WarmedKernel> Attention::warm_up(const ProblemSize& size, bool backw
   shape.head_dim = spec.head_dim, shape.head_dim_v = spec.head_dim_v;
   // Calls pass their buffers contiguous (nearly always), so their reads take 32-bit offsets
   // (codegen::buffer_offsets_fit_32_bits); a call with other buffers compiles its kernels then.
-  for (const std::string& name : codegen::names_read({&impl_->score, &impl_->mask}))
-    if (spec.declarations.find_buffer(name) != nullptr) shape.buffer_offsets_32 = true;
+  shape.buffer_offsets_32 = codegen::reads_buffers(spec.declarations, {&impl_->score, &impl_->mask});
   // The block mask a call would build: 128 x 128 blocks, only when there is a mask_mod.
   const bool masked = !impl_->mask.is_always_true();
   std::optional<BlockMask> mask;
@@ -796,8 +795,7 @@ std::vector<WarmedKernel> Attention::warm_up(const ProblemSize& size, bool backw
   }
   if (masked) {
     codegen::KernelSpec tables = codegen::block_mask_kernel_spec(impl_->mask, 128, 128);
-    for (const std::string& name : codegen::names_read({&impl_->mask}))
-      if (spec.declarations.find_buffer(name) != nullptr) tables.buffer_offsets_32 = true;
+    tables.buffer_offsets_32 = codegen::reads_buffers(spec.declarations, {&impl_->mask});
     specs.push_back(std::move(tables));
   }
   std::vector<WarmedKernel> out(specs.size());

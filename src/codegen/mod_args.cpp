@@ -133,6 +133,12 @@ bool buffer_offsets_fit_32_bits(const ModValues& values, const std::set<std::str
   return any;
 }
 
+bool reads_buffers(const Declarations& declarations, std::initializer_list<const Expr*> exprs) {
+  for (const std::string& name : names_read(exprs))
+    if (declarations.find_buffer(name) != nullptr) return true;
+  return false;
+}
+
 bool kernel_takes_32_bit_reads(bool dkdv_sums_dq) { return !dkdv_sums_dq; }
 
 }  // namespace flexjit::codegen

@@ -32,4 +32,7 @@ bool kernel_takes_32_bit_reads(bool dkdv_sums_dq);
 // The parameter and buffer names `exprs` read.
 std::set<std::string> names_read(std::initializer_list<const Expr*> exprs);
 
+// Whether `exprs` read at least one of the buffers `declarations` declares (as opposed to params).
+bool reads_buffers(const Declarations& declarations, std::initializer_list<const Expr*> exprs);
+
 }  // namespace flexjit::codegen
