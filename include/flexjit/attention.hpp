@@ -83,9 +83,8 @@ struct KernelChoice {
   /// order) or "dq kernel" (deterministic: a separate dQ kernel recomputes the scores).
   std::string dq_path;
   /// bwd_dkdv only: why the call ran deterministically when the fast mode was asked for (the
-  /// default; learnable buffers, a GPU without sm_90a, head dims without fast tiles), or why a
-  /// deterministic call whose dQ would be summed in order took the dQ kernel instead (a known
-  /// defect of the ordered form; see dq_path); empty otherwise.
+  /// default; learnable buffers, a GPU without sm_90a, head dims without fast tiles); empty
+  /// otherwise.
   std::string backward_mode_reason;
 };
 

@@ -346,17 +346,6 @@ BackwardPlan plan_backward(const Attention::Impl& impl, const std::string& arch,
     if (way == DeterministicDq::kernel || buffer_grads || arch != "sm_90a" || !shape.tma_ok || shape.seq_lens ||
         (fixed && !fixed->warp_specialized))
       return plan;
-    // A defect not yet found (notes/perf.md, "(u)", u9-u11): the ordered form at head dim 64 with
-    // f16, a GQA group and a partial last query tile gave inf dK and dV in 25-70 % of runs on an
-    // H100 (dQ right; with bf16, head dim 128, whole query tiles or a causal mask never in 10-20
-    // runs each). Those calls take the dQ kernel, deterministic too, even when the ordered sums are
-    // asked for (FLEXJIT_DETERMINISTIC_DQ=ordered), and say so.
-    if (impl.spec.dtype == DType::f16 && std::max(impl.spec.head_dim, impl.spec.head_dim_v) <= 64 &&
-        shape.gqa_group() > 1 && shape.q_len % 64 != 0) {
-      plan.reason = "the ordered dQ sums are off for f16 at head dim 64 with GQA and a partial last query tile "
-                    "(a known defect: inf dK/dV in some runs); the dQ kernel sums dQ";
-      return plan;
-    }
     // Where the ordered sums measured faster than the dQ kernel (notes/perf.md, "(l)" and "(p)",
     // H100 and H200): a query tile's chain of turns (one per 128-key tile) no longer than a kv
     // tile's walk (one step per 64-query tile), and walks that are long runs of query tiles: no

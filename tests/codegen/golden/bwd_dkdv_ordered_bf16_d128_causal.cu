@@ -815,6 +815,12 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     load_a_fragments<VTile>(v_fragments, smem_v, warp_row0, g8, t4);
   }
   for (int t = 0; t < num_tiles; ++t) {
+    // The ordered mode's name of tile t is read only once its full barrier has passed (masked
+    // kernels passed it at the end of tile t - 1): the producer writes the name just before, and
+    // may still be reading the tables for it. Read early, a tile 0 named from whatever the shared
+    // memory held gave stages whose rows lie wholly past the queries (statistics not loaded) no
+    // range test: probabilities of 1e8 (inf in f16), NaN dK and dV (notes/perf.md, "(v)").
+    if constexpr (DQ_ORDERED && !HAS_MASK) ring.wait_full(slot);
     int gi, q_start;
     bool partial;
     tile_of(t, gi, q_start, partial);
@@ -822,7 +828,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     const u32 smem_q = smem_ring + slot.index * STAGE_BYTES;
     const u32 smem_do = WG_SLICES ? smem_do_single : smem_q + QTile::kBytes;
     const float* stats = reinterpret_cast<const float*>(base_ptr + (smem_stats - smem_k) + slot.index * STATS_BYTES);
-    ring.wait_full(slot);
+    if constexpr (!DQ_ORDERED || HAS_MASK) ring.wait_full(slot);  // (the unmasked ordered kernels waited above)
     if constexpr (WG_SLICES) mbarrier_wait(do_full, static_cast<u32>(t & 1));
 
     // Sᵀ = K Qᵀ and dPᵀ = V dOᵀ, two groups; the wait leaves dPᵀ running and finishes dV and dK
