@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -157,8 +158,8 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
     throw UsageError("decode: host_page_table without host_seq_lens cannot be checked (which entries are used "
                      "depends on the lengths); give both");
   const float scale = checked_scale(options.scale, spec.head_dim, "decode");
-  const std::vector<unsigned char> mod_args = codegen::pack_mod_args(
-      spec.declarations, options.values, codegen::names_read({&variant.score, &variant.mask}), "decode");
+  const std::set<std::string> mods_read = codegen::names_read({&variant.score, &variant.mask});
+  const std::vector<unsigned char> mod_args = codegen::pack_mod_args(spec.declarations, options.values, mods_read, "decode");
 
   const int group = Hq / Hkv;
   codegen::KernelSpec ks;
@@ -174,8 +175,7 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   ks.mask_mod = variant.mask;
   // Buffers whose offsets fit 31 bits are read with 32-bit offset math (the decode kernel and its
   // classification kernel alike; KernelSpec::buffer_offsets_32).
-  ks.buffer_offsets_32 =
-      codegen::buffer_offsets_fit_32_bits(options.values, codegen::names_read({&variant.score, &variant.mask}));
+  ks.buffer_offsets_32 = codegen::buffer_offsets_fit_32_bits(options.values, mods_read);
   // The default reads a paged pool through TMA where TMA can describe both pools (aligned bases,
   // 16-byte strides); otherwise its default is the cp.async tiles.
   const bool tma_describes_pools =

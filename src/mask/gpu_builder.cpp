@@ -1,6 +1,8 @@
 // BlockMask::build_on_gpu: the block_mask kernel family, compiled once per mask expression and
 // block size, evaluates mask_mod over the block grid and compacts the result into the tables.
 #include <cstring>
+#include <set>
+#include <string>
 
 #include "../../templates/flexjit_params.cuh"
 #include "codegen/kernel_store.hpp"
@@ -39,10 +41,10 @@ BlockMask BlockMask::build_on_gpu(const Expr& mask, int batch, int heads, int q_
     kernel_lens = flexjit::mask::check_seq_lens(lens, batch, q_len, kv_len, mask, nullptr, "block mask");
   }
   codegen::KernelSpec spec = codegen::block_mask_kernel_spec(mask, q_block, kv_block, with_lengths);
-  spec.buffer_offsets_32 = codegen::buffer_offsets_fit_32_bits(values, codegen::names_read({&mask}));
+  const std::set<std::string> mask_reads = codegen::names_read({&mask});
+  spec.buffer_offsets_32 = codegen::buffer_offsets_fit_32_bits(values, mask_reads);
   const auto ready = codegen::ready_kernel(spec, codegen::resolve_arch(arch));
-  const std::vector<unsigned char> mod_args =
-      codegen::pack_mod_args(spec.declarations, values, codegen::names_read({&mask}), "block mask");
+  const std::vector<unsigned char> mod_args = codegen::pack_mod_args(spec.declarations, values, mask_reads, "block mask");
 
   const mask::TableLayout layout = mask::table_layout(shape);
   DeviceBuffer storage = DeviceBuffer::allocate(layout.total_bytes);

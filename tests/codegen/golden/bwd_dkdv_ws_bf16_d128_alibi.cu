@@ -820,7 +820,8 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     // may still be reading the tables for it. Read early, a tile 0 named from whatever the shared
     // memory held gave stages whose rows lie wholly past the queries (statistics not loaded) no
     // range test: probabilities of 1e8 (inf in f16), NaN dK and dV (notes/perf.md, "(v)").
-    if constexpr (DQ_ORDERED && !HAS_MASK) ring.wait_full(slot);
+    constexpr bool WAIT_BEFORE_NAME = DQ_ORDERED && !HAS_MASK;
+    if constexpr (WAIT_BEFORE_NAME) ring.wait_full(slot);
     int gi, q_start;
     bool partial;
     tile_of(t, gi, q_start, partial);
@@ -828,7 +829,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     const u32 smem_q = smem_ring + slot.index * STAGE_BYTES;
     const u32 smem_do = WG_SLICES ? smem_do_single : smem_q + QTile::kBytes;
     const float* stats = reinterpret_cast<const float*>(base_ptr + (smem_stats - smem_k) + slot.index * STATS_BYTES);
-    if constexpr (!DQ_ORDERED || HAS_MASK) ring.wait_full(slot);  // (the unmasked ordered kernels waited above)
+    if constexpr (!WAIT_BEFORE_NAME) ring.wait_full(slot);
     if constexpr (WG_SLICES) mbarrier_wait(do_full, static_cast<u32>(t & 1));
 
     // Sᵀ = K Qᵀ and dPᵀ = V dOᵀ, two groups; the wait leaves dPᵀ running and finishes dV and dK
