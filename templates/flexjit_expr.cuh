@@ -107,6 +107,15 @@ __device__ __forceinline__ auto flexjit_read_32(const FlexjitBuffer<T, RANK>& bu
   return inside ? value : static_cast<decltype(value)>(0);
 }
 
+/// A mask's value as a kernel computed it once per key or per query (Expr::emit_cuda_columns /
+/// emit_cuda_rows): the value, with the errors its reads reported then counted into `errors` here,
+/// where the mask reads it.
+template <typename T>
+__device__ __forceinline__ T flexjit_position_value(T value, unsigned value_errors, unsigned& errors) {
+  errors |= value_errors;
+  return value;
+}
+
 /// Reports a thread's accumulated error bits to the call's error word (call once, at the end of
 /// a kernel; `error_word` is the kernel's trailing argument).
 // && and || with both sides evaluated (see the emitter): the right side's out-of-bounds reads

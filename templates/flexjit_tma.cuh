@@ -210,6 +210,16 @@ __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
 __device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
   asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
+// named_barrier_sync that also tells every thread whether `predicate` held in any of them.
+__device__ __forceinline__ bool named_barrier_sync_or(int id, int threads, bool predicate) {
+  u32 any;
+  asm volatile(
+      "{\n\t.reg .pred p, q;\n\tsetp.ne.u32 p, %1, 0;\n\tbar.red.or.pred q, %2, %3, p;\n\tselp.u32 %0, 1, 0, q;\n\t}"
+      : "=r"(any)
+      : "r"(static_cast<u32>(predicate)), "r"(id), "r"(threads)
+      : "memory");
+  return any != 0u;
+}
 
 // A position in a ring of STAGES slots: the slot and the parity of the round it is in. Advanced
 // one fill at a time (no division by a STAGES that is not a power of two).

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "codegen/buffer_grad.hpp"
+#include "codegen/families/fwd.hpp"
 #include "codegen/family.hpp"
 #include "codegen/template_registry.hpp"
 #include "codegen/wgmma.hpp"
@@ -185,6 +186,10 @@ std::string variant_header(const KernelSpec& spec) {
   out += "\n";
   out += spec.mask_mod.emit_cuda("flexjit_mask_mod");
   out += "\n";
+  if (forward_mask_column_values(spec) > 0) {
+    out += spec.mask_mod.emit_cuda_columns("flexjit_mask_columns", "flexjit_mask_mod_columns");
+    out += "\n";
+  }
   if (spec.decode_tile_bounds) {
     out += spec.mask_mod.emit_tile_bounds_cuda("flexjit_mask_mod_bounds");
     out += "\n";

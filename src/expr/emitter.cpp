@@ -21,6 +21,11 @@ constexpr double kFloatOverflow = 3.4028235677973366e38;
 // and are emitted as that name; null while a local's own definition is emitted at the top level.
 thread_local const std::unordered_map<const Node*, std::string>* g_locals = nullptr;
 
+// A mask's position values (emit_cuda_position_functions) by node, emitted as reads of the values
+// a kernel computed once per key or per query: `flexjit_position_value(value, its errors, error
+// word)`.
+thread_local const std::unordered_map<const Node*, size_t>* g_values = nullptr;
+
 // The error word the buffer reads being emitted report into: `flexjit_errors`, or inside the
 // right side of an eager && / || the lambda's own word (see emit_logical).
 thread_local std::string g_error_word = "flexjit_errors";
@@ -172,6 +177,13 @@ void emit(const Node& node, std::string& out) {
   if (g_locals) {
     if (auto it = g_locals->find(&node); it != g_locals->end()) {
       out += it->second;
+      return;
+    }
+  }
+  if (g_values) {
+    if (auto it = g_values->find(&node); it != g_values->end()) {
+      const std::string k = std::to_string(it->second);
+      out += "flexjit_position_value(flexjit_v" + k + ", flexjit_value_errors[" + k + "], " + g_error_word + ")";
       return;
     }
   }
@@ -341,31 +353,21 @@ const char* c_type(ScalarType type) {
   return "float";
 }
 
-}  // namespace
-
-std::string emit_cuda_function(const Node& root, ModKind kind, const std::string& function_name,
-                               const std::string& line_file) {
-  require_identifier("function name", function_name);
-  const std::string file = line_file.empty() ? std::string(mod_name(kind)) : line_file;
-  for (char c : file)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == '/'))
-      throw UsageError("#line file name '" + file + "' may only contain letters, digits and _ - . /");
-  std::string out = "__device__ __forceinline__ ";
-  if (kind == ModKind::score)
-    out += "float " + function_name +
-           "(float score, int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, "
-           "const FlexjitModArgs& args, unsigned& flexjit_errors) {\n";
-  else
-    out += "bool " + function_name +
-           "(int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, "
-           "const FlexjitModArgs& args, unsigned& flexjit_errors) {\n";
-  out += "#line 1 \"" + file + "\"\n";
+// The body of a mod function after its signature: pure subexpressions used more than once in
+// locals, then the return statement; `values` (or null) are emitted as position values.
+std::string emit_function_body(const Node& root, ModKind kind, const std::string& file,
+                               const std::unordered_map<const Node*, size_t>* values) {
+  std::string out = "#line 1 \"" + file + "\"\n";
   const SharedSubexpressions shared(root);
   const std::vector<const Node*> hoisted = shared.hoisted();
   const std::unordered_map<const Node*, std::string> names = shared.names(hoisted);
   struct Restore {
-    ~Restore() { g_locals = nullptr; }
+    ~Restore() {
+      g_locals = nullptr;
+      g_values = nullptr;
+    }
   } restore;
+  g_values = values;
   for (size_t i = 0; i < hoisted.size(); ++i) {
     // The definition refers to the locals before it (children come first), never to itself: a
     // copy of the node has the same operands but is not a key of `names`.
@@ -380,6 +382,126 @@ std::string emit_cuda_function(const Node& root, ModKind kind, const std::string
   emit_as(root, kind == ModKind::score ? ScalarType::floating : ScalarType::boolean, out);
   out += ";\n}\n";
   return out;
+}
+
+void require_line_file(const std::string& file) {
+  for (char c : file)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == '/'))
+      throw UsageError("#line file name '" + file + "' may only contain letters, digits and _ - . /");
+}
+
+// A subexpression worth computing once per position `along` (kv_idx: per key; q_idx: per
+// query): it reads a buffer, and its value depends on that position and on nothing that varies
+// along the other one.
+bool is_position_value(const Node& node, Variable along) {
+  const Variable across = along == Variable::kv_idx ? Variable::q_idx : Variable::kv_idx;
+  if (!tree_uses(node, along) || tree_uses(node, across) || tree_uses(node, Variable::score)) return false;
+  std::vector<const Node*> stack = {&node};
+  while (!stack.empty()) {
+    const Node* n = stack.back();
+    stack.pop_back();
+    if (n->kind == NodeKind::buffer_read) return true;
+    for (const auto& operand : n->operands) stack.push_back(operand.get());
+  }
+  return false;
+}
+
+// Every node of the tree that is one of `values` (by structure), mapped to that value's index.
+void find_position_values(const Node& node, const std::vector<NodePtr>& values,
+                          std::unordered_map<const Node*, size_t>& found) {
+  for (size_t k = 0; k < values.size(); ++k)
+    if (same_tree(node, *values[k])) {
+      found[&node] = k;
+      return;
+    }
+  for (const auto& operand : node.operands) find_position_values(*operand, values, found);
+}
+
+}  // namespace
+
+std::vector<NodePtr> mask_position_values(const NodePtr& root, Variable along) {
+  if (along != Variable::kv_idx && along != Variable::q_idx) return {};
+  std::vector<NodePtr> values;
+  std::vector<NodePtr> stack = {root};
+  // Pre-order, left to right: a value is found before the values inside it would be.
+  while (!stack.empty()) {
+    NodePtr node = stack.back();
+    stack.pop_back();
+    if (is_position_value(*node, along)) {
+      bool known = false;
+      for (const auto& v : values) known = known || same_tree(*v, *node);
+      if (!known) values.push_back(node);
+      continue;
+    }
+    for (auto it = node->operands.rbegin(); it != node->operands.rend(); ++it) stack.push_back(*it);
+  }
+  return values;
+}
+
+std::string emit_cuda_function(const Node& root, ModKind kind, const std::string& function_name,
+                               const std::string& line_file) {
+  require_identifier("function name", function_name);
+  const std::string file = line_file.empty() ? std::string(mod_name(kind)) : line_file;
+  require_line_file(file);
+  std::string out = "__device__ __forceinline__ ";
+  if (kind == ModKind::score)
+    out += "float " + function_name +
+           "(float score, int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, "
+           "const FlexjitModArgs& args, unsigned& flexjit_errors) {\n";
+  else
+    out += "bool " + function_name +
+           "(int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, "
+           "const FlexjitModArgs& args, unsigned& flexjit_errors) {\n";
+  return out + emit_function_body(root, kind, file, nullptr);
+}
+
+std::string emit_cuda_position_functions(const Node& root, Variable along, const std::string& values_name,
+                                         const std::string& mask_name) {
+  require_identifier("function name", values_name);
+  require_identifier("function name", mask_name);
+  const bool keys = along == Variable::kv_idx;
+  const NodePtr borrowed(&root, [](const Node*) {});  // the caller owns the tree
+  const std::vector<NodePtr> values = mask_position_values(borrowed, along);
+  if (values.empty())
+    throw UsageError(keys ? "the mask_mod has no column values (no buffer read that depends on kv_idx alone)"
+                          : "the mask_mod has no row values (no buffer read that depends on q_idx alone)");
+  const std::string n = std::to_string(values.size());
+  std::string out = "__device__ __forceinline__ void " + values_name + "(int b, int h, int " +
+                    std::string(keys ? "kv_idx" : "q_idx") +
+                    ", int q_len, int kv_len, const FlexjitModArgs& args, unsigned (&flexjit_values)[" + n +
+                    "], unsigned (&flexjit_value_errors)[" + n + "]) {\n#line 1 \"mask_mod\"\n";
+  struct Restore {
+    ~Restore() { g_error_word = "flexjit_errors"; }
+  } restore;
+  for (size_t k = 0; k < values.size(); ++k) {
+    const std::string i = std::to_string(k);
+    const Node& v = *values[k];
+    std::string text;
+    g_error_word = "flexjit_errors";
+    emit(v, text);
+    out += "  {\n    unsigned flexjit_errors = 0u;\n    flexjit_values[" + i + "] = ";
+    if (v.type == ScalarType::floating) out += "__float_as_uint(" + text + ");\n";
+    else if (v.type == ScalarType::boolean) out += "(" + text + ") ? 1u : 0u;\n";
+    else out += "static_cast<unsigned>(" + text + ");\n";
+    out += "    flexjit_value_errors[" + i + "] = flexjit_errors;\n  }\n";
+  }
+  out += "}\n\n";
+  out += "__device__ __forceinline__ bool " + mask_name +
+         "(int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, const FlexjitModArgs& args, "
+         "unsigned& flexjit_errors, const unsigned (&flexjit_values)[" + n +
+         "], const unsigned (&flexjit_value_errors)[" + n + "]) {\n";
+  for (size_t k = 0; k < values.size(); ++k) {
+    const std::string i = std::to_string(k);
+    const ScalarType t = values[k]->type;
+    out += "  const " + std::string(c_type(t)) + " flexjit_v" + i + " = " +
+           (t == ScalarType::floating  ? "__uint_as_float(flexjit_values[" + i + "])"
+            : t == ScalarType::boolean ? "flexjit_values[" + i + "] != 0u"
+                                       : "static_cast<int>(flexjit_values[" + i + "])") +
+           ";\n";
+  }
+  std::unordered_map<const Node*, size_t> found;
+  find_position_values(root, values, found);
+  return out + emit_function_body(root, ModKind::mask, "mask_mod", &found);
 }
 
 }  // namespace flexjit::expr

@@ -384,6 +384,81 @@ TEST(FwdGpu, WarpSpecializedModsOneConsumer) {
   check_warp_specialized_mods("m64n128w4s2ws");
 }
 
+// The warp-specialised forward computes a mask's column values (`doc[kv_idx]`, `w[h][kv_idx] * 3.0`,
+// `tab[kv_idx] > 0.25`) once per key of a masked tile and shares them among the tile's rows
+// (codegen::forward_mask_column_values): int, float and bool values, one or two per mask, a value
+// per query head, tails on both sides, Sq != Skv, GQA 3:1, and each tile shape the kernel takes
+// (64-, 128- and 176-key tiles; one, two and three consumer warpgroups).
+TEST(FwdGpu, WarpSpecializedMaskColumnValues) {
+  FLEXJIT_REQUIRE_HOPPER();
+  std::mt19937_64 rng(fresh_seed());
+  struct Mask { const char* name; const char* text; };
+  const Mask masks[] = {
+      {"documents", "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx"},
+      {"nested", "doc[q_idx] == doc[kv_idx] && kv_idx - start[doc[kv_idx]] <= q_idx - start[doc[q_idx]]"},
+      {"float and bool per head", "w[h][kv_idx] * 3.0 < q_idx * 0.01 + 1.5 || tab[kv_idx] > 0.25 && q_idx >= kv_idx"},
+  };
+  for (const char* config : {"m128n128w8s2ws", "m128n64w8s2ws", "m64n128w4s2ws", "m192n128w12s2ws", "m128n176w8s2ws"}) {
+    const bool wide = std::string(config).find("m192") != std::string::npos ||
+                      std::string(config).find("n176") != std::string::npos;
+    for (int D : {64, 128})
+      for (const Mask& m : masks) {
+        FwdProblem p;
+        p.B = 2;
+        p.Hq = 6;
+        p.Hkv = 2;
+        p.Sq = 333;
+        p.Skv = 517;
+        p.D = p.Dv = D;
+        p.config = BlockConfig::parse(config);
+        p.use_block_mask = !wide;  // 192-row and 176-key tiles take calls without a block mask
+        p.mask_mod = m.text;
+        TestBuffer doc = document_ids(p.Skv, rng);
+        TestBuffer start;
+        for (size_t i = 0; i < doc.values.size(); ++i)
+          if (i == 0 || doc.values[i] != doc.values[i - 1]) start.values.push_back(static_cast<double>(i));
+        start.decl = BufferDecl{"start", DType::i32, {static_cast<int>(start.values.size())}};
+        TestBuffer w;
+        w.decl = BufferDecl{"w", DType::f32, {p.Hq, p.Skv}};
+        std::normal_distribution<double> normal(0.0, 1.0);
+        for (int i = 0; i < p.Hq * p.Skv; ++i) w.values.push_back(normal(rng));
+        TestBuffer tab;
+        tab.decl = BufferDecl{"tab", DType::f32, {p.Skv}};
+        std::uniform_real_distribution<double> uniform(0.0, 1.0);
+        for (int i = 0; i < p.Skv; ++i) tab.values.push_back(uniform(rng));
+        p.buffers = {doc, start, w, tab};
+        expect_close(p, std::string("column values ") + config + " d" + std::to_string(D) + " " + m.name);
+      }
+  }
+  EXPECT_NO_THROW(check_buffer_errors());
+}
+
+// A column value read out of bounds: reported where the mask needs the value, silent where a
+// guard keeps it out of the result (the tile then counts each value's errors where the mask's
+// && / || would, not once per key).
+TEST(FwdGpu, WarpSpecializedMaskColumnValuesOutOfBounds) {
+  FLEXJIT_REQUIRE_HOPPER();
+  check_buffer_errors();
+  std::mt19937_64 rng(fresh_seed());
+  for (const char* config : {"m128n128w8s2ws", "m128n64w8s2ws"}) {
+    FwdProblem p = base(300, 64);
+    p.config = BlockConfig::parse(config);
+    p.buffers.push_back(document_ids(p.Skv, rng));
+    p.buffers.push_back(document_ids(250, rng, "short_doc"));
+    p.mask_mod = "kv_idx < 250 && short_doc[kv_idx] == doc[q_idx] || kv_idx >= 250 && q_idx >= kv_idx";
+    expect_close(p, std::string("guarded column value ") + config);
+    EXPECT_NO_THROW(check_buffer_errors()) << config;
+    p.mask_mod = "short_doc[kv_idx] == doc[q_idx] || q_idx >= kv_idx";  // keys 250.. read past the end
+    try {
+      run_forward_check(p);
+      ADD_FAILURE() << config << ": expected a ShapeError for the out-of-bounds reads";
+    } catch (const ShapeError& e) {
+      EXPECT_NE(std::string(e.what()).find("indexed a buffer out of bounds"), std::string::npos) << e.what();
+    }
+    check_buffer_errors();
+  }
+}
+
 void check_warp_specialized_shapes(DType dtype) {
   {
     for (auto [d, dv] : {std::pair{64, 64}, {256, 256}, {128, 64}, {64, 256}, {192, 128}, {128, 128}})

@@ -209,6 +209,22 @@ std::vector<GoldenCase> golden_cases() {
          s.has_block_mask = s.has_full_blocks = true;
          return s;
        }},
+      // The warp-specialised forward under the document mask, nested: the mask's column values
+      // (doc[kv_idx] and what start[] gives for it) computed once per key of a masked tile.
+      {"fwd_ws_nested_document_bf16_d64",
+       [] {
+         KernelSpec s;
+         s.family = Family::fwd;
+         s.head_dim = s.head_dim_v = 64;
+         s.config = BlockConfig::parse("m128n128w8s2ws");
+         s.declarations.buffers.push_back(BufferDecl::parse("doc:i32:?"));
+         s.declarations.buffers.push_back(BufferDecl::parse("start:i32:?"));
+         s.mask_mod = Expr::parse(ModKind::mask, "doc[q_idx] == doc[kv_idx] && kv_idx - start[doc[kv_idx]] >= 0",
+                                  s.declarations);
+         s.has_block_mask = s.has_full_blocks = true;
+         s.buffer_offsets_32 = true;
+         return s;
+       }},
       // The wide warp-specialised tiles, unmasked: three consumer warpgroups over 192 query rows
       // (d64), and 176-key tiles (f16 d128, lengths the tiles divide).
       {"fwd_ws_m192_bf16_d64",

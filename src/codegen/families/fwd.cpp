@@ -53,10 +53,22 @@ void validate(const KernelSpec& s) {
 // warp-specialised kernel stages each consumer warpgroup's O for its TMA store after the stages
 // (o_stage_columns), then keeps its mbarriers: Q full and empty, and a full and an empty barrier
 // per stage for K and for V, 8 bytes each, and the published work tile, in whole 128-byte lines.
-size_t shared_memory_without_o_stage(const KernelSpec& s) {
+// Masked tiles of the warp-specialised kernel: each consumer warpgroup's two buffers of the mask's
+// column values (forward_mask_column_values) and their error bits, BLOCK_N 4-byte words each,
+// before the barriers.
+size_t column_value_bytes(const KernelSpec& s, int values) {
+  return static_cast<size_t>(s.config.num_warps / 4) * 2 * 2 * static_cast<size_t>(values) * s.config.block_n * 4;
+}
+
+size_t shared_memory_without_o_stage(const KernelSpec& s, int column_values) {
   const size_t e = 2, m = s.config.block_m, n = s.config.block_n, d = s.head_dim, dv = s.head_dim_v;
   return std::max(m * d, m * dv) * e + s.config.stages * n * (d + dv) * e + (s.config.wgmma ? 1024 : 0) +
+         column_value_bytes(s, column_values) +
          (s.config.warp_specialized ? (16 + 32 * s.config.stages + 4 + 127) / 128 * 128 : 0);
+}
+
+size_t shared_memory_without_o_stage(const KernelSpec& s) {
+  return shared_memory_without_o_stage(s, forward_mask_column_values(s));
 }
 
 // Bytes of one consumer warpgroup's O staging buffer: 64 rows of `columns` 16-bit values.
@@ -66,15 +78,17 @@ size_t o_stage_bytes(int columns) { return size_t{64} * columns * 2; }
 // widest whole number of 64-column slabs that divides Dv and whose buffers (one per warpgroup) fit
 // beside the rest of the CTA's shared memory; a narrower buffer stores O in turns. 0: O is stored
 // from registers (Dv not a multiple of 64, or not even one slab per warpgroup fits).
-int o_stage_columns(const KernelSpec& s) {
+int o_stage_columns(const KernelSpec& s, int column_values) {
   if (!s.config.warp_specialized || s.head_dim_v % 64 != 0) return 0;
-  const size_t rest = shared_memory_without_o_stage(s);
+  const size_t rest = shared_memory_without_o_stage(s, column_values);
   const size_t warpgroups = static_cast<size_t>(s.config.num_warps / 4);
   for (int columns = s.head_dim_v; columns >= 64; columns -= 64)
     if (s.head_dim_v % columns == 0 && rest + warpgroups * o_stage_bytes(columns) <= max_shared_memory_for_arch("sm_90a"))
       return columns;
   return 0;
 }
+
+int o_stage_columns(const KernelSpec& s) { return o_stage_columns(s, forward_mask_column_values(s)); }
 
 size_t shared_memory_bytes(const KernelSpec& s) {
   return shared_memory_without_o_stage(s) + static_cast<size_t>(s.config.num_warps / 4) * o_stage_bytes(o_stage_columns(s));
@@ -100,7 +114,10 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(bool_constant("LEAN_REGISTERS", s.lean_registers));
   constants.push_back(int_constant("O_STAGE_COLUMNS", o_stage_columns(s)));
   constants.push_back(bool_constant("Q_IN_REGISTERS", q_in_registers(s)));
+  const int column_values = forward_mask_column_values(s);
+  constants.push_back(int_constant("MASK_COLUMN_VALUES", column_values));
   ctx["warp_specialized"] = s.config.warp_specialized;
+  ctx["mask_columns"] = column_values > 0;
 }
 
 // The warp-specialised kernel is persistent: one CTA per SM (or per work tile when there are
@@ -208,6 +225,17 @@ FamilyDescriptor fwd_family() {
 }  // namespace flexjit::codegen::families
 
 namespace flexjit::codegen {
+
+int forward_mask_column_values(const KernelSpec& spec) {
+  constexpr int kMaxColumnValues = 4;
+  if (spec.family != Family::fwd || !spec.config.warp_specialized || !spec.has_mask()) return 0;
+  const int values = spec.mask_mod.column_value_count();
+  if (values == 0 || values > kMaxColumnValues) return 0;
+  // Only where they fit beside everything the kernel has without them (O's staging at its width).
+  const size_t without = families::shared_memory_without_o_stage(spec, 0) +
+                         static_cast<size_t>(spec.config.num_warps / 4) * families::o_stage_bytes(families::o_stage_columns(spec, 0));
+  return without + families::column_value_bytes(spec, values) <= max_shared_memory_for_arch("sm_90a") ? values : 0;
+}
 
 // With one 4 MiB head per section (causal d256), the CTAs that took the last head's heaviest
 // tiles ran on alone: the SMs idled 18 % of the kernel (ncu), and sections of at least 4 tiles

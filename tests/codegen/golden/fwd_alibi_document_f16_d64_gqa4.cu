@@ -36,6 +36,7 @@ constexpr bool MODS_READ_BUFFERS = true;
 constexpr bool LEAN_REGISTERS = false;
 constexpr int O_STAGE_COLUMNS = 0;
 constexpr bool Q_IN_REGISTERS = false;
+constexpr int MASK_COLUMN_VALUES = 0;
 
 constexpr int THREADS = NUM_WARPS * 32;
 constexpr int ROWS_PER_WARP = BLOCK_M / NUM_WARPS;
@@ -71,7 +72,11 @@ constexpr int O_STAGE_BYTES = 64 * O_STAGE_COLUMNS * 2;
 constexpr int O_STAGE_REGION = WARP_SPECIALIZED ? NUM_WARPS / 4 * O_STAGE_BYTES : 0;
 static_assert(O_STAGE_COLUMNS == 0 || (WARP_SPECIALIZED && O_STAGE_COLUMNS % 64 == 0 && DV % O_STAGE_COLUMNS == 0),
               "O is staged in whole 64-column slabs that divide DV");
-constexpr int SMEM_BYTES = Q_REGION + STAGES * STAGE_BYTES + O_STAGE_REGION + ALIGN_SLACK + BARRIER_BYTES;
+// Warp-specialised, masked tiles: each consumer warpgroup's two buffers of the mask's column values
+// (MASK_COLUMN_VALUES, the host's forward_mask_column_values) and their error bits, BLOCK_N 4-byte
+// words each.
+constexpr int COLUMN_REGION = WARP_SPECIALIZED ? NUM_WARPS / 4 * 2 * 2 * MASK_COLUMN_VALUES * BLOCK_N * 4 : 0;
+constexpr int SMEM_BYTES = Q_REGION + STAGES * STAGE_BYTES + O_STAGE_REGION + COLUMN_REGION + ALIGN_SLACK + BARRIER_BYTES;
 constexpr int PRODUCER_THREADS = WARP_SPECIALIZED ? 128 : 0;
 constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;
 // 1 CTA per SM with two consumer warpgroups: the launch gives 384 x 168 registers; the producer

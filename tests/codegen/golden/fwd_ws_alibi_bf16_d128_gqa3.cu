@@ -37,6 +37,7 @@ constexpr bool MODS_READ_BUFFERS = true;
 constexpr bool LEAN_REGISTERS = false;
 constexpr int O_STAGE_COLUMNS = 128;
 constexpr bool Q_IN_REGISTERS = false;
+constexpr int MASK_COLUMN_VALUES = 0;
 
 constexpr int THREADS = NUM_WARPS * 32;
 constexpr int ROWS_PER_WARP = BLOCK_M / NUM_WARPS;
@@ -72,7 +73,11 @@ constexpr int O_STAGE_BYTES = 64 * O_STAGE_COLUMNS * 2;
 constexpr int O_STAGE_REGION = WARP_SPECIALIZED ? NUM_WARPS / 4 * O_STAGE_BYTES : 0;
 static_assert(O_STAGE_COLUMNS == 0 || (WARP_SPECIALIZED && O_STAGE_COLUMNS % 64 == 0 && DV % O_STAGE_COLUMNS == 0),
               "O is staged in whole 64-column slabs that divide DV");
-constexpr int SMEM_BYTES = Q_REGION + STAGES * STAGE_BYTES + O_STAGE_REGION + ALIGN_SLACK + BARRIER_BYTES;
+// Warp-specialised, masked tiles: each consumer warpgroup's two buffers of the mask's column values
+// (MASK_COLUMN_VALUES, the host's forward_mask_column_values) and their error bits, BLOCK_N 4-byte
+// words each.
+constexpr int COLUMN_REGION = WARP_SPECIALIZED ? NUM_WARPS / 4 * 2 * 2 * MASK_COLUMN_VALUES * BLOCK_N * 4 : 0;
+constexpr int SMEM_BYTES = Q_REGION + STAGES * STAGE_BYTES + O_STAGE_REGION + COLUMN_REGION + ALIGN_SLACK + BARRIER_BYTES;
 constexpr int PRODUCER_THREADS = WARP_SPECIALIZED ? 128 : 0;
 constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;
 // 1 CTA per SM with two consumer warpgroups: the launch gives 384 x 168 registers; the producer
@@ -190,7 +195,9 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
   const u32 smem_q = (smem_addr(smem) + 1023u) & ~1023u;
   const u32 smem_kv = smem_q + Q_REGION;
   const u32 smem_o = smem_kv + STAGES * STAGE_BYTES;  // the consumer warpgroups' O staging buffers
-  const u32 q_full = smem_o + O_STAGE_REGION;
+  // (Each consumer warpgroup's two buffers of the mask's column values come between: see
+  // apply_tile_mods_by_columns.)
+  const u32 q_full = smem_o + O_STAGE_REGION + COLUMN_REGION;
   const u32 q_empty = q_full + 8;
   const KRing k_ring(q_full + 16);
   const VRing v_ring(q_full + 16 + KRing::kBytes);
@@ -281,6 +288,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
   // read, the next tile's Q loaded earlier and the masked d64 kernels lost 3-4 % (s3, s4).
   constexpr int Q_FRAGMENT_STEPS = Q_IN_REGISTERS ? D / 16 : 1;
   constexpr int O_STAGE_BARRIER = 8;  // named barrier 8 + w: warpgroup w's O staging buffer
+  int column_round = 0;  // the masked tiles this warpgroup has passed, for its column buffers
   // The overlap keeps S(t), P(t-1) and O live at once: that fits the 232 registers of two
   // consumer warpgroups up to 160 accumulator registers (d128 with 128-key tiles), their 240 with
   // 176-key tiles up to 196 (d128), the 160 of three up to 128 (d64 with 128-key tiles). A

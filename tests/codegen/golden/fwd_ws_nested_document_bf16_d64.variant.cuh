@@ -1,0 +1,35 @@
+// Per-variant code emitted by flexjit's expression compiler.
+#pragma once
+struct FlexjitModArgs {
+  FlexjitBuffer<int, 1> buf_doc;
+  FlexjitBuffer<int, 1> buf_start;
+};
+
+#define flexjit_read flexjit_read_32  // KernelSpec::buffer_offsets_32
+
+__device__ __forceinline__ float flexjit_score_mod(float score, int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, const FlexjitModArgs& args, unsigned& flexjit_errors) {
+#line 1 "score_mod"
+  return score;
+}
+
+__device__ __forceinline__ bool flexjit_mask_mod(int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, const FlexjitModArgs& args, unsigned& flexjit_errors) {
+#line 1 "mask_mod"
+  return flexjit_land((flexjit_read(args.buf_doc, flexjit_errors, q_idx) == flexjit_read(args.buf_doc, flexjit_errors, kv_idx)), [&](unsigned& flexjit_errors_14) -> bool { return (flexjit_isub(kv_idx, flexjit_read(args.buf_start, flexjit_errors_14, flexjit_read(args.buf_doc, flexjit_errors_14, q_idx))) >= 0); }, flexjit_errors);
+}
+
+__device__ __forceinline__ void flexjit_mask_columns(int b, int h, int kv_idx, int q_len, int kv_len, const FlexjitModArgs& args, unsigned (&flexjit_values)[1], unsigned (&flexjit_value_errors)[1]) {
+#line 1 "mask_mod"
+  {
+    unsigned flexjit_errors = 0u;
+    flexjit_values[0] = static_cast<unsigned>(flexjit_read(args.buf_doc, flexjit_errors, kv_idx));
+    flexjit_value_errors[0] = flexjit_errors;
+  }
+}
+
+__device__ __forceinline__ bool flexjit_mask_mod_columns(int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, const FlexjitModArgs& args, unsigned& flexjit_errors, const unsigned (&flexjit_values)[1], const unsigned (&flexjit_value_errors)[1]) {
+  const int flexjit_v0 = static_cast<int>(flexjit_values[0]);
+#line 1 "mask_mod"
+  return flexjit_land((flexjit_read(args.buf_doc, flexjit_errors, q_idx) == flexjit_position_value(flexjit_v0, flexjit_value_errors[0], flexjit_errors)), [&](unsigned& flexjit_errors_14) -> bool { return (flexjit_isub(kv_idx, flexjit_read(args.buf_start, flexjit_errors_14, flexjit_read(args.buf_doc, flexjit_errors_14, q_idx))) >= 0); }, flexjit_errors);
+}
+
+#undef flexjit_read
