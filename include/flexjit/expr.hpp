@@ -202,9 +202,6 @@ class Expr {
   /// buffer and depend on kv_idx but not on q_idx (`doc[kv_idx]`); 0 for a score_mod. A kernel
   /// can compute them once per key of a tile instead of once per score (emit_cuda_columns).
   int column_value_count() const;
-  /// For a mask_mod: how many row values it has, the same with the roles of q_idx and kv_idx
-  /// swapped (`doc[q_idx]`); 0 for a score_mod (emit_cuda_rows).
-  int row_value_count() const;
   /// For a mask_mod with column values (N = column_value_count()): emits
   ///   `void VALUES_NAME(int b, int h, int kv_idx, int q_len, int kv_len, const FlexjitModArgs&
   ///    args, unsigned (&flexjit_values)[N], unsigned (&flexjit_value_errors)[N])`,
@@ -218,9 +215,6 @@ class Expr {
   /// where a `&&` / `||` needs it. Throws UsageError when column_value_count() is 0 or a name is
   /// not a C++ identifier.
   std::string emit_cuda_columns(const std::string& values_name, const std::string& mask_name) const;
-  /// emit_cuda_columns for the row values (N = row_value_count()): VALUES_NAME takes `int q_idx`
-  /// in place of `int kv_idx`.
-  std::string emit_cuda_rows(const std::string& values_name, const std::string& mask_name) const;
 
   /// For a mask_mod: true when its tiles can be classified by interval bounds (every
   /// sub-expression an int or a bool, and no buffer indexed by kv_idx). The decode kernel then

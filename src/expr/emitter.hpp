@@ -19,7 +19,7 @@ std::string emit_cuda_function(const Node& root, ModKind kind, const std::string
 std::vector<NodePtr> mask_position_values(const NodePtr& root, Variable along);
 /// For a mask with position values along `along`: the function that computes one position's
 /// values and their reads' error bits, and the mask with the values read from those arrays
-/// (signatures: Expr::emit_cuda_columns / emit_cuda_rows).
+/// (signatures: Expr::emit_cuda_columns; along q_idx the values function takes `int q_idx`).
 std::string emit_cuda_position_functions(const Node& root, Variable along, const std::string& values_name,
                                          const std::string& mask_name);
 /// The expression alone, fully parenthesised, of the node's own type.

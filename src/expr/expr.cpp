@@ -185,18 +185,11 @@ int position_value_count(ModKind kind, const NodePtr& root, expr::Variable along
 }  // namespace
 
 int Expr::column_value_count() const { return position_value_count(kind_, root_, expr::Variable::kv_idx); }
-int Expr::row_value_count() const { return position_value_count(kind_, root_, expr::Variable::q_idx); }
 
 std::string Expr::emit_cuda_columns(const std::string& values_name, const std::string& mask_name) const {
   if (kind_ != ModKind::mask) throw UsageError("column values need a mask_mod; a score_mod has none");
   const NodePtr emitted = expr::propagate_equalities(root_);  // the tree emit_cuda emits
   return expr::emit_cuda_position_functions(*emitted, expr::Variable::kv_idx, values_name, mask_name);
-}
-
-std::string Expr::emit_cuda_rows(const std::string& values_name, const std::string& mask_name) const {
-  if (kind_ != ModKind::mask) throw UsageError("row values need a mask_mod; a score_mod has none");
-  const NodePtr emitted = expr::propagate_equalities(root_);
-  return expr::emit_cuda_position_functions(*emitted, expr::Variable::q_idx, values_name, mask_name);
 }
 
 bool Expr::has_tile_bounds() const { return kind_ == ModKind::mask && expr::has_tile_bounds(*root_); }

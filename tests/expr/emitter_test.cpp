@@ -299,7 +299,7 @@ namespace {
 
 // A mask's column values: its largest subexpressions that read a buffer and depend on kv_idx but
 // not on q_idx, each distinct tree once, in the order they first appear.
-TEST(Emitter, ColumnAndRowValuesAreTheOnePositionReads) {
+TEST(Emitter, ColumnValuesAreTheKeyOnlyReads) {
   EXPECT_EQ(mask_mod("doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx").column_value_count(), 1);
   EXPECT_EQ(mask_mod("doc[kv_idx] == 3 || doc[kv_idx] == 5").column_value_count(), 1);  // the whole mask
   EXPECT_EQ(mask_mod("bias[h][kv_idx] > bias[h][q_idx] && flags[kv_idx] == 1").column_value_count(), 2);
@@ -307,48 +307,6 @@ TEST(Emitter, ColumnAndRowValuesAreTheOnePositionReads) {
   EXPECT_EQ(mask_mod("kv_idx * 2 <= q_idx").column_value_count(), 0);                 // no read
   EXPECT_EQ(mask_mod("doc[q_idx - kv_idx + 9] > 0").column_value_count(), 0);         // both positions
   EXPECT_EQ(score_mod("score + slope[h] * kv_idx").column_value_count(), 0);          // not a mask
-  // Rows: the same with q_idx and kv_idx swapped.
-  EXPECT_EQ(mask_mod("doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx").row_value_count(), 1);
-  EXPECT_EQ(mask_mod("bias[h][kv_idx] > bias[h][q_idx] && flags[q_idx] == 1").row_value_count(), 2);
-  EXPECT_EQ(mask_mod("doc[kv_idx] >= 0 && q_idx >= kv_idx").row_value_count(), 0);
-}
-
-TEST(Emitter, RowFunctions) {
-  const std::string cuda = mask_mod("doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx").emit_cuda_rows("rows", "masked");
-  EXPECT_NE(cuda.find("__device__ __forceinline__ void rows(int b, int h, int q_idx, int q_len, int kv_len, "
-                      "const FlexjitModArgs& args, unsigned (&flexjit_values)[1], unsigned (&flexjit_value_errors)[1]) {\n"),
-            std::string::npos) << cuda;
-  EXPECT_NE(cuda.find("flexjit_values[0] = static_cast<unsigned>(flexjit_read(args.buf_doc, flexjit_errors, q_idx));"),
-            std::string::npos) << cuda;
-  EXPECT_NE(cuda.find("  return static_cast<bool>((flexjit_position_value(flexjit_v0, flexjit_value_errors[0], "
-                      "flexjit_errors) == flexjit_read(args.buf_doc, flexjit_errors, kv_idx)) & (q_idx >= kv_idx));\n"),
-            std::string::npos) << cuda;
-  EXPECT_EQ(usage_error_of([] { mask_mod("doc[kv_idx] > 0").emit_cuda_rows("rows", "masked"); }),
-            "the mask_mod has no row values (no buffer read that depends on q_idx alone)");
-  EXPECT_EQ(usage_error_of([] { score_mod("score").emit_cuda_rows("rows", "masked"); }),
-            "row values need a mask_mod; a score_mod has none");
-}
-
-TEST(Emitter, ColumnFunctions) {
-  EXPECT_EQ(mask_mod("doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx").emit_cuda_columns("cols", "masked"),
-            "__device__ __forceinline__ void cols(int b, int h, int kv_idx, int q_len, int kv_len, "
-            "const FlexjitModArgs& args, unsigned (&flexjit_values)[1], unsigned (&flexjit_value_errors)[1]) {\n"
-            "#line 1 \"mask_mod\"\n"
-            "  {\n"
-            "    unsigned flexjit_errors = 0u;\n"
-            "    flexjit_values[0] = static_cast<unsigned>(flexjit_read(args.buf_doc, flexjit_errors, kv_idx));\n"
-            "    flexjit_value_errors[0] = flexjit_errors;\n"
-            "  }\n"
-            "}\n"
-            "\n"
-            "__device__ __forceinline__ bool masked(int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, "
-            "const FlexjitModArgs& args, unsigned& flexjit_errors, const unsigned (&flexjit_values)[1], "
-            "const unsigned (&flexjit_value_errors)[1]) {\n"
-            "  const int flexjit_v0 = static_cast<int>(flexjit_values[0]);\n"
-            "#line 1 \"mask_mod\"\n"
-            "  return static_cast<bool>((flexjit_read(args.buf_doc, flexjit_errors, q_idx) == "
-            "flexjit_position_value(flexjit_v0, flexjit_value_errors[0], flexjit_errors)) & (q_idx >= kv_idx));\n"
-            "}\n");
 }
 
 // Float values travel as their bits and bool values as 0 / 1; a value on the right of && reports
