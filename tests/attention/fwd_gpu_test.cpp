@@ -384,13 +384,23 @@ TEST(FwdGpu, WarpSpecializedModsOneConsumer) {
   check_warp_specialized_mods("m64n128w4s2ws");
 }
 
-// The warp-specialised forward computes a mask's column values (`doc[kv_idx]`, `w[h][kv_idx] * 3.0`,
-// `tab[kv_idx] > 0.25`) once per key of a masked tile and shares them among the tile's rows
+// Both forward kernels compute a mask's column values (`doc[kv_idx]`, `w[h][kv_idx] * 3.0`,
+// `tab[kv_idx] > 0.25`) once per key of a masked tile and share them among the tile's rows
 // (codegen::forward_mask_column_values): int, float and bool values, one or two per mask, a value
-// per query head, tails on both sides, Sq != Skv, GQA 3:1, and each tile shape the kernel takes
-// (64-, 128- and 176-key tiles; one, two and three consumer warpgroups).
-TEST(FwdGpu, WarpSpecializedMaskColumnValues) {
-  FLEXJIT_REQUIRE_HOPPER();
+// per query head, tails on both sides, Sq != Skv, GQA 3:1, and each tile shape the kernels take:
+// warp-specialised (64-, 128- and 176-key tiles; one, two and three consumer warpgroups) and
+// synchronous (mma.sync with one and two 16-row tiles per warp, and wgmma).
+std::vector<const char*> column_value_configs() {
+  std::vector<const char*> configs = {"m128n64w4s2", "m64n64w4s2", "m128n32w4s2"};
+  if (is_hopper())
+    for (const char* c : {"m128n128w8s2g", "m128n128w8s2ws", "m128n64w8s2ws", "m64n128w4s2ws", "m192n128w12s2ws",
+                          "m128n176w8s2ws"})
+      configs.push_back(c);
+  return configs;
+}
+
+TEST(FwdGpu, MaskColumnValues) {
+  FLEXJIT_REQUIRE_GPU();
   std::mt19937_64 rng(fresh_seed());
   struct Mask { const char* name; const char* text; };
   const Mask masks[] = {
@@ -398,7 +408,7 @@ TEST(FwdGpu, WarpSpecializedMaskColumnValues) {
       {"nested", "doc[q_idx] == doc[kv_idx] && kv_idx - start[doc[kv_idx]] <= q_idx - start[doc[q_idx]]"},
       {"float and bool per head", "w[h][kv_idx] * 3.0 < q_idx * 0.01 + 1.5 || tab[kv_idx] > 0.25 && q_idx >= kv_idx"},
   };
-  for (const char* config : {"m128n128w8s2ws", "m128n64w8s2ws", "m64n128w4s2ws", "m192n128w12s2ws", "m128n176w8s2ws"}) {
+  for (const char* config : column_value_configs()) {
     const bool wide = std::string(config).find("m192") != std::string::npos ||
                       std::string(config).find("n176") != std::string::npos;
     for (int D : {64, 128})
@@ -436,11 +446,14 @@ TEST(FwdGpu, WarpSpecializedMaskColumnValues) {
 // A column value read out of bounds: reported where the mask needs the value, silent where a
 // guard keeps it out of the result (the tile then counts each value's errors where the mask's
 // && / || would, not once per key).
-TEST(FwdGpu, WarpSpecializedMaskColumnValuesOutOfBounds) {
-  FLEXJIT_REQUIRE_HOPPER();
+TEST(FwdGpu, MaskColumnValuesOutOfBounds) {
+  FLEXJIT_REQUIRE_GPU();
   check_buffer_errors();
   std::mt19937_64 rng(fresh_seed());
-  for (const char* config : {"m128n128w8s2ws", "m128n64w8s2ws"}) {
+  std::vector<const char*> configs = {"m128n64w4s2"};
+  if (is_hopper())
+    for (const char* c : {"m128n128w8s2g", "m128n128w8s2ws", "m128n64w8s2ws"}) configs.push_back(c);
+  for (const char* config : configs) {
     FwdProblem p = base(300, 64);
     p.config = BlockConfig::parse(config);
     p.buffers.push_back(document_ids(p.Skv, rng));

@@ -53,11 +53,12 @@ void validate(const KernelSpec& s) {
 // warp-specialised kernel stages each consumer warpgroup's O for its TMA store after the stages
 // (o_stage_columns), then keeps its mbarriers: Q full and empty, and a full and an empty barrier
 // per stage for K and for V, 8 bytes each, and the published work tile, in whole 128-byte lines.
-// Masked tiles of the warp-specialised kernel: each consumer warpgroup's two buffers of the mask's
-// column values (forward_mask_column_values) and their error bits, BLOCK_N 4-byte words each,
-// before the barriers.
+// Masked tiles: two buffers of the mask's column values (forward_mask_column_values) and their
+// error bits, BLOCK_N 4-byte words each, after the stages; the warp-specialised kernel has a pair
+// per consumer warpgroup (before its barriers).
 size_t column_value_bytes(const KernelSpec& s, int values) {
-  return static_cast<size_t>(s.config.num_warps / 4) * 2 * 2 * static_cast<size_t>(values) * s.config.block_n * 4;
+  const size_t pairs = s.config.warp_specialized ? static_cast<size_t>(s.config.num_warps / 4) : 1;
+  return pairs * 2 * 2 * static_cast<size_t>(values) * s.config.block_n * 4;
 }
 
 size_t shared_memory_without_o_stage(const KernelSpec& s, int column_values) {
@@ -228,13 +229,17 @@ namespace flexjit::codegen {
 
 int forward_mask_column_values(const KernelSpec& spec) {
   constexpr int kMaxColumnValues = 4;
-  if (spec.family != Family::fwd || !spec.config.warp_specialized || !spec.has_mask()) return 0;
+  if (spec.family != Family::fwd || !spec.has_mask()) return 0;
   const int values = spec.mask_mod.column_value_count();
   if (values == 0 || values > kMaxColumnValues) return 0;
-  // Only where they fit beside everything the kernel has without them (O's staging at its width).
+  // Only where they fit beside everything the kernel has without them (O's staging at its width):
+  // in any GPU's shared memory for the synchronous kernel (sm_86 / sm_89 have the least), in
+  // sm_90a's for the warp-specialised one.
+  const size_t warpgroups = static_cast<size_t>(spec.config.num_warps / 4);
   const size_t without = families::shared_memory_without_o_stage(spec, 0) +
-                         static_cast<size_t>(spec.config.num_warps / 4) * families::o_stage_bytes(families::o_stage_columns(spec, 0));
-  return without + families::column_value_bytes(spec, values) <= max_shared_memory_for_arch("sm_90a") ? values : 0;
+                         (spec.config.warp_specialized ? warpgroups * families::o_stage_bytes(families::o_stage_columns(spec, 0)) : 0);
+  const size_t limit = max_shared_memory_for_arch(spec.config.warp_specialized ? "sm_90a" : "sm_86");
+  return without + families::column_value_bytes(spec, values) <= limit ? values : 0;
 }
 
 // With one 4 MiB head per section (causal d256), the CTAs that took the last head's heaviest

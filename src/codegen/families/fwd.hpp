@@ -14,10 +14,11 @@ namespace flexjit::codegen {
 int forward_tile_section(const KernelSpec& spec, int heads, int tiles_per_head, int kv_len, int ctas,
                          bool by_ticket);
 
-// The mask's column values (Expr::column_value_count) the warp-specialised forward computes once
-// per key of a masked tile, each consumer warpgroup into its own shared-memory buffers, instead of
-// once per score; 0 for other kernels, masks without such values, more than four of them, or
-// where their buffers would not fit beside the rest of the kernel's shared memory.
+// The mask's column values (Expr::column_value_count) the forward computes once per key of a
+// masked tile into shared memory (the warp-specialised kernel: each consumer warpgroup into its
+// own buffers), instead of once per score; 0 for other kernels, masks without such values, more
+// than four of them, or where their buffers would not fit beside the rest of the kernel's shared
+// memory (the synchronous kernel: on every GPU it runs on).
 int forward_mask_column_values(const KernelSpec& spec);
 
 }  // namespace flexjit::codegen
