@@ -21,7 +21,7 @@ constexpr int STAGES = 2;
 constexpr int GQA_GROUP = 4;
 constexpr int SPARSE_Q_BLOCK = 128;
 constexpr int SPARSE_KV_BLOCK = 128;
-constexpr int EXPECTED_SMEM_BYTES = 49152;
+constexpr int EXPECTED_SMEM_BYTES = 50176;
 constexpr bool IS_DIVISIBLE = true;
 constexpr bool HAS_BLOCK_MASK = true;
 constexpr bool HAS_FULL_BLOCKS = true;
@@ -36,7 +36,7 @@ constexpr bool MODS_READ_BUFFERS = true;
 constexpr bool LEAN_REGISTERS = false;
 constexpr int O_STAGE_COLUMNS = 0;
 constexpr bool Q_IN_REGISTERS = false;
-constexpr int MASK_COLUMN_VALUES = 0;
+constexpr int MASK_COLUMN_VALUES = 1;
 
 constexpr int THREADS = NUM_WARPS * 32;
 constexpr int ROWS_PER_WARP = BLOCK_M / NUM_WARPS;
@@ -72,10 +72,10 @@ constexpr int O_STAGE_BYTES = 64 * O_STAGE_COLUMNS * 2;
 constexpr int O_STAGE_REGION = WARP_SPECIALIZED ? NUM_WARPS / 4 * O_STAGE_BYTES : 0;
 static_assert(O_STAGE_COLUMNS == 0 || (WARP_SPECIALIZED && O_STAGE_COLUMNS % 64 == 0 && DV % O_STAGE_COLUMNS == 0),
               "O is staged in whole 64-column slabs that divide DV");
-// Warp-specialised, masked tiles: each consumer warpgroup's two buffers of the mask's column values
-// (MASK_COLUMN_VALUES, the host's forward_mask_column_values) and their error bits, BLOCK_N 4-byte
-// words each.
-constexpr int COLUMN_REGION = WARP_SPECIALIZED ? NUM_WARPS / 4 * 2 * 2 * MASK_COLUMN_VALUES * BLOCK_N * 4 : 0;
+// Masked tiles: two buffers of the mask's column values (MASK_COLUMN_VALUES, the host's
+// forward_mask_column_values) and their error bits, BLOCK_N 4-byte words each; warp-specialised,
+// a pair per consumer warpgroup.
+constexpr int COLUMN_REGION = (WARP_SPECIALIZED ? NUM_WARPS / 4 : 1) * 2 * 2 * MASK_COLUMN_VALUES * BLOCK_N * 4;
 constexpr int SMEM_BYTES = Q_REGION + STAGES * STAGE_BYTES + O_STAGE_REGION + COLUMN_REGION + ALIGN_SLACK + BARRIER_BYTES;
 constexpr int PRODUCER_THREADS = WARP_SPECIALIZED ? 128 : 0;
 constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;
@@ -126,6 +126,102 @@ __device__ __forceinline__ void apply_tile_mods(float (&acc_s)[M_TILES][N_TILES]
         if constexpr (MASKED) keep = keep & flexjit_mask_mod(b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
         acc_s[mt][j][i] = keep ? s : neg_inf();
       }
+}
+
+// The mask's column values (flexjit_mask_columns: `doc[kv_idx]` and the like) are computed once
+// per key of a masked tile and shared by the tile's rows, not computed once per score by every
+// row: a column value's read costs a bounds test, an offset, an address, a load and the error
+// bookkeeping, and per score that was most of the documents mask's instructions (notes/perf.md,
+// "(w)"). A buffer of COLUMN_BUFFER_WORDS holds MASK_COLUMN_VALUES arrays of BLOCK_N values, then
+// as many arrays of their reads' error bits.
+constexpr int COLUMN_BUFFER_WORDS = 2 * MASK_COLUMN_VALUES * BLOCK_N;
+
+// `threads` threads (this one is `thread` among them) compute the tile's keys' values into
+// `columns`; returns the error bits of this thread's reads.
+template <bool BOUNDS>
+__device__ __forceinline__ unsigned stage_column_values(unsigned* columns, const FlexjitModArgs& mod, int b, int h,
+                                                        int kv_start, int q_len, int kv_len, int thread, int threads) {
+  constexpr int VALUES = MASK_COLUMN_VALUES;
+  unsigned column_errors = 0;
+  for (int c = thread; c < BLOCK_N; c += threads) {
+    const int kv_eval = BOUNDS ? min(kv_start + c, kv_len - 1) : kv_start + c;
+    unsigned values[VALUES], value_errors[VALUES];
+    flexjit_mask_columns(b, h, kv_eval, q_len, kv_len, mod, values, value_errors);
+#pragma unroll
+    for (int k = 0; k < VALUES; ++k) {
+      columns[k * BLOCK_N + c] = values[k];
+      columns[(VALUES + k) * BLOCK_N + c] = value_errors[k];
+      column_errors |= value_errors[k];
+    }
+  }
+  return column_errors;
+}
+
+// apply_tile_mods for a masked tile whose column values are in `columns` (visible to this thread:
+// after the barrier that followed stage_column_values), each thread reading its 2 x N_TILES keys'
+// values as pairs. Where a read of the tile was out of bounds (`any_error`, the barrier's OR), one
+// more pass counts the values' error bits where the mask's && / || needs them, as
+// flexjit_mask_mod would; elsewhere the mask gets zeros for them, which the compiler folds away.
+template <bool BOUNDS>
+__device__ __forceinline__ void apply_tile_mods_with_columns(float (&acc_s)[M_TILES][N_TILES][4],
+                                                             const FlexjitFwdParams& p, const FlexjitModArgs& mod,
+                                                             int b, int h, int q_row0, int kv_start, int q_len,
+                                                             int kv_len, int g, int t4, unsigned& errors,
+                                                             const unsigned* columns, bool any_error) {
+  constexpr int VALUES = MASK_COLUMN_VALUES;
+  // The mask at score (mt, j, i) of the thread's tile, from its key's values and the errors given.
+  auto mask_at = [&](int mt, int j, int i, const uint2 (&pair)[VALUES], const unsigned (&value_errors)[VALUES],
+                     unsigned& mask_errors) {
+    const int q_idx = q_row0 + mt * 16 + g + (i >= 2 ? 8 : 0);
+    const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
+    const int q_eval = BOUNDS ? min(q_idx, q_len - 1) : q_idx;
+    const int kv_eval = BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx;
+    unsigned values[VALUES];
+#pragma unroll
+    for (int k = 0; k < VALUES; ++k) values[k] = (i & 1) ? pair[k].y : pair[k].x;
+    return flexjit_mask_mod_columns(b, h, q_eval, kv_eval, q_len, kv_len, mod, mask_errors, values, value_errors);
+  };
+  if (any_error) {
+#pragma unroll 1
+    for (int j = 0; j < N_TILES; ++j) {
+      uint2 pair[VALUES], error_pair[VALUES];
+#pragma unroll
+      for (int k = 0; k < VALUES; ++k) {
+        pair[k] = *reinterpret_cast<const uint2*>(columns + k * BLOCK_N + j * 8 + 2 * t4);
+        error_pair[k] = *reinterpret_cast<const uint2*>(columns + (VALUES + k) * BLOCK_N + j * 8 + 2 * t4);
+      }
+#pragma unroll 1
+      for (int mt = 0; mt < M_TILES; ++mt)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          unsigned value_errors[VALUES];
+#pragma unroll
+          for (int k = 0; k < VALUES; ++k) value_errors[k] = (i & 1) ? error_pair[k].y : error_pair[k].x;
+          mask_at(mt, j, i, pair, value_errors, errors);
+        }
+    }
+  }
+  const unsigned no_errors[VALUES] = {};
+#pragma unroll
+  for (int j = 0; j < N_TILES; ++j) {
+    uint2 pair[VALUES];
+#pragma unroll
+    for (int k = 0; k < VALUES; ++k) pair[k] = *reinterpret_cast<const uint2*>(columns + k * BLOCK_N + j * 8 + 2 * t4);
+#pragma unroll
+    for (int mt = 0; mt < M_TILES; ++mt)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const int q_idx = q_row0 + mt * 16 + g + (i >= 2 ? 8 : 0);
+        const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
+        float s = acc_s[mt][j][i];
+        if constexpr (!SCORE_IS_IDENTITY)
+          s = flexjit_score_mod(s * p.scale, b, h, BOUNDS ? min(q_idx, q_len - 1) : q_idx,
+                                BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx, q_len, kv_len, mod, errors) * LOG2E;
+        bool keep = !BOUNDS || (q_idx < q_len && kv_idx < kv_len);
+        keep = keep & mask_at(mt, j, i, pair, no_errors, errors);
+        acc_s[mt][j][i] = keep ? s : neg_inf();
+      }
+  }
 }
 
 }  // namespace fwd
@@ -202,10 +298,25 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
   const int warp_row0 = warp * ROWS_PER_WARP;
   const LaneFragments<MMA_PATH, QTile, KTile, VTile> lanes(lane, warp_row0);  // mma.sync addressing
 
+  // The column values' two buffers, after the stages (tile t's in buffer t % 2: a thread writes
+  // one only after every thread passed the barrier of the tile before, which read the other).
+  unsigned* const column_buffers = reinterpret_cast<unsigned*>(smem + (smem_kv + STAGES * STAGE_BYTES - smem_addr(smem)));
   for (int t = 0; t < tiles.num_tiles; ++t) {
+    // Tile t's column values, where its mods take the mask (a partial tile, or one that crosses
+    // an end), computed by the CTA's threads before the barrier below, which publishes them too.
+    unsigned* const columns = column_buffers + (t & 1) * COLUMN_BUFFER_WORDS;
+    unsigned column_errors = 0;
+    {
+      const int kv0 = tiles.start(t);
+      const bool bounds = !IS_DIVISIBLE && (kv0 + BLOCK_N > kv_len || q_start + BLOCK_M > q_len);
+      if (bounds)
+        column_errors = stage_column_values<true>(columns, mod, b, h, kv0, q_len, kv_len, tid, THREADS);
+      else if (tiles.is_partial(t))
+        column_errors = stage_column_values<false>(columns, mod, b, h, kv0, q_len, kv_len, tid, THREADS);
+    }
     cp_async_wait<STAGES - 2>();
     if constexpr (MMA_PATH == MmaPath::wgmma) fence_proxy_async();  // the tensor cores read what cp.async wrote
-    __syncthreads();  // tile t is in shared memory for every thread; stage (t-1) % STAGES is free
+    const bool any_column_error = __syncthreads_or(column_errors != 0u) != 0;  // and the column values are in
     {
       const int tp = t + STAGES - 1;
       if (tp < tiles.num_tiles) {
@@ -234,6 +345,10 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
     const bool masked_tile = HAS_MASK && tiles.is_partial(t);
     const bool bounds_tile = !IS_DIVISIBLE && (kv_start + BLOCK_N > kv_len || q_start + BLOCK_M > q_len);
     auto apply_mods = [&](auto masked, auto bounds) {
+      if constexpr (decltype(masked)::value)
+        apply_tile_mods_with_columns<decltype(bounds)::value>(acc_s, p, mod, b, h, q_start + warp_row0, kv_start, q_len,
+                                                              kv_len, g, t4, errors, columns, any_column_error);
+      else
       apply_tile_mods<decltype(masked)::value, decltype(bounds)::value>(acc_s, p, mod, b, h, q_start + warp_row0,
                                                                          kv_start, q_len, kv_len, g, t4, errors);
     };

@@ -73,10 +73,10 @@ constexpr int O_STAGE_BYTES = 64 * O_STAGE_COLUMNS * 2;
 constexpr int O_STAGE_REGION = WARP_SPECIALIZED ? NUM_WARPS / 4 * O_STAGE_BYTES : 0;
 static_assert(O_STAGE_COLUMNS == 0 || (WARP_SPECIALIZED && O_STAGE_COLUMNS % 64 == 0 && DV % O_STAGE_COLUMNS == 0),
               "O is staged in whole 64-column slabs that divide DV");
-// Warp-specialised, masked tiles: each consumer warpgroup's two buffers of the mask's column values
-// (MASK_COLUMN_VALUES, the host's forward_mask_column_values) and their error bits, BLOCK_N 4-byte
-// words each.
-constexpr int COLUMN_REGION = WARP_SPECIALIZED ? NUM_WARPS / 4 * 2 * 2 * MASK_COLUMN_VALUES * BLOCK_N * 4 : 0;
+// Masked tiles: two buffers of the mask's column values (MASK_COLUMN_VALUES, the host's
+// forward_mask_column_values) and their error bits, BLOCK_N 4-byte words each; warp-specialised,
+// a pair per consumer warpgroup.
+constexpr int COLUMN_REGION = (WARP_SPECIALIZED ? NUM_WARPS / 4 : 1) * 2 * 2 * MASK_COLUMN_VALUES * BLOCK_N * 4;
 constexpr int SMEM_BYTES = Q_REGION + STAGES * STAGE_BYTES + O_STAGE_REGION + COLUMN_REGION + ALIGN_SLACK + BARRIER_BYTES;
 constexpr int PRODUCER_THREADS = WARP_SPECIALIZED ? 128 : 0;
 constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;
@@ -128,6 +128,7 @@ __device__ __forceinline__ void apply_tile_mods(float (&acc_s)[M_TILES][N_TILES]
         acc_s[mt][j][i] = keep ? s : neg_inf();
       }
 }
+
 
 }  // namespace fwd
 

@@ -73,10 +73,10 @@ constexpr int O_STAGE_BYTES = 64 * O_STAGE_COLUMNS * 2;
 constexpr int O_STAGE_REGION = WARP_SPECIALIZED ? NUM_WARPS / 4 * O_STAGE_BYTES : 0;
 static_assert(O_STAGE_COLUMNS == 0 || (WARP_SPECIALIZED && O_STAGE_COLUMNS % 64 == 0 && DV % O_STAGE_COLUMNS == 0),
               "O is staged in whole 64-column slabs that divide DV");
-// Warp-specialised, masked tiles: each consumer warpgroup's two buffers of the mask's column values
-// (MASK_COLUMN_VALUES, the host's forward_mask_column_values) and their error bits, BLOCK_N 4-byte
-// words each.
-constexpr int COLUMN_REGION = WARP_SPECIALIZED ? NUM_WARPS / 4 * 2 * 2 * MASK_COLUMN_VALUES * BLOCK_N * 4 : 0;
+// Masked tiles: two buffers of the mask's column values (MASK_COLUMN_VALUES, the host's
+// forward_mask_column_values) and their error bits, BLOCK_N 4-byte words each; warp-specialised,
+// a pair per consumer warpgroup.
+constexpr int COLUMN_REGION = (WARP_SPECIALIZED ? NUM_WARPS / 4 : 1) * 2 * 2 * MASK_COLUMN_VALUES * BLOCK_N * 4;
 constexpr int SMEM_BYTES = Q_REGION + STAGES * STAGE_BYTES + O_STAGE_REGION + COLUMN_REGION + ALIGN_SLACK + BARRIER_BYTES;
 constexpr int PRODUCER_THREADS = WARP_SPECIALIZED ? 128 : 0;
 constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;
@@ -127,6 +127,102 @@ __device__ __forceinline__ void apply_tile_mods(float (&acc_s)[M_TILES][N_TILES]
         if constexpr (MASKED) keep = keep & flexjit_mask_mod(b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
         acc_s[mt][j][i] = keep ? s : neg_inf();
       }
+}
+
+// The mask's column values (flexjit_mask_columns: `doc[kv_idx]` and the like) are computed once
+// per key of a masked tile and shared by the tile's rows, not computed once per score by every
+// row: a column value's read costs a bounds test, an offset, an address, a load and the error
+// bookkeeping, and per score that was most of the documents mask's instructions (notes/perf.md,
+// "(w)"). A buffer of COLUMN_BUFFER_WORDS holds MASK_COLUMN_VALUES arrays of BLOCK_N values, then
+// as many arrays of their reads' error bits.
+constexpr int COLUMN_BUFFER_WORDS = 2 * MASK_COLUMN_VALUES * BLOCK_N;
+
+// `threads` threads (this one is `thread` among them) compute the tile's keys' values into
+// `columns`; returns the error bits of this thread's reads.
+template <bool BOUNDS>
+__device__ __forceinline__ unsigned stage_column_values(unsigned* columns, const FlexjitModArgs& mod, int b, int h,
+                                                        int kv_start, int q_len, int kv_len, int thread, int threads) {
+  constexpr int VALUES = MASK_COLUMN_VALUES;
+  unsigned column_errors = 0;
+  for (int c = thread; c < BLOCK_N; c += threads) {
+    const int kv_eval = BOUNDS ? min(kv_start + c, kv_len - 1) : kv_start + c;
+    unsigned values[VALUES], value_errors[VALUES];
+    flexjit_mask_columns(b, h, kv_eval, q_len, kv_len, mod, values, value_errors);
+#pragma unroll
+    for (int k = 0; k < VALUES; ++k) {
+      columns[k * BLOCK_N + c] = values[k];
+      columns[(VALUES + k) * BLOCK_N + c] = value_errors[k];
+      column_errors |= value_errors[k];
+    }
+  }
+  return column_errors;
+}
+
+// apply_tile_mods for a masked tile whose column values are in `columns` (visible to this thread:
+// after the barrier that followed stage_column_values), each thread reading its 2 x N_TILES keys'
+// values as pairs. Where a read of the tile was out of bounds (`any_error`, the barrier's OR), one
+// more pass counts the values' error bits where the mask's && / || needs them, as
+// flexjit_mask_mod would; elsewhere the mask gets zeros for them, which the compiler folds away.
+template <bool BOUNDS>
+__device__ __forceinline__ void apply_tile_mods_with_columns(float (&acc_s)[M_TILES][N_TILES][4],
+                                                             const FlexjitFwdParams& p, const FlexjitModArgs& mod,
+                                                             int b, int h, int q_row0, int kv_start, int q_len,
+                                                             int kv_len, int g, int t4, unsigned& errors,
+                                                             const unsigned* columns, bool any_error) {
+  constexpr int VALUES = MASK_COLUMN_VALUES;
+  // The mask at score (mt, j, i) of the thread's tile, from its key's values and the errors given.
+  auto mask_at = [&](int mt, int j, int i, const uint2 (&pair)[VALUES], const unsigned (&value_errors)[VALUES],
+                     unsigned& mask_errors) {
+    const int q_idx = q_row0 + mt * 16 + g + (i >= 2 ? 8 : 0);
+    const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
+    const int q_eval = BOUNDS ? min(q_idx, q_len - 1) : q_idx;
+    const int kv_eval = BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx;
+    unsigned values[VALUES];
+#pragma unroll
+    for (int k = 0; k < VALUES; ++k) values[k] = (i & 1) ? pair[k].y : pair[k].x;
+    return flexjit_mask_mod_columns(b, h, q_eval, kv_eval, q_len, kv_len, mod, mask_errors, values, value_errors);
+  };
+  if (any_error) {
+#pragma unroll 1
+    for (int j = 0; j < N_TILES; ++j) {
+      uint2 pair[VALUES], error_pair[VALUES];
+#pragma unroll
+      for (int k = 0; k < VALUES; ++k) {
+        pair[k] = *reinterpret_cast<const uint2*>(columns + k * BLOCK_N + j * 8 + 2 * t4);
+        error_pair[k] = *reinterpret_cast<const uint2*>(columns + (VALUES + k) * BLOCK_N + j * 8 + 2 * t4);
+      }
+#pragma unroll 1
+      for (int mt = 0; mt < M_TILES; ++mt)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          unsigned value_errors[VALUES];
+#pragma unroll
+          for (int k = 0; k < VALUES; ++k) value_errors[k] = (i & 1) ? error_pair[k].y : error_pair[k].x;
+          mask_at(mt, j, i, pair, value_errors, errors);
+        }
+    }
+  }
+  const unsigned no_errors[VALUES] = {};
+#pragma unroll
+  for (int j = 0; j < N_TILES; ++j) {
+    uint2 pair[VALUES];
+#pragma unroll
+    for (int k = 0; k < VALUES; ++k) pair[k] = *reinterpret_cast<const uint2*>(columns + k * BLOCK_N + j * 8 + 2 * t4);
+#pragma unroll
+    for (int mt = 0; mt < M_TILES; ++mt)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const int q_idx = q_row0 + mt * 16 + g + (i >= 2 ? 8 : 0);
+        const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
+        float s = acc_s[mt][j][i];
+        if constexpr (!SCORE_IS_IDENTITY)
+          s = flexjit_score_mod(s * p.scale, b, h, BOUNDS ? min(q_idx, q_len - 1) : q_idx,
+                                BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx, q_len, kv_len, mod, errors) * LOG2E;
+        bool keep = !BOUNDS || (q_idx < q_len && kv_idx < kv_len);
+        keep = keep & mask_at(mt, j, i, pair, no_errors, errors);
+        acc_s[mt][j][i] = keep ? s : neg_inf();
+      }
+  }
 }
 
 }  // namespace fwd
@@ -180,25 +276,15 @@ __device__ __forceinline__ Tiles ws_tiles(const FlexjitFwdParams& p, const WsTil
 
 constexpr int COLUMN_BARRIER = 11;  // named barrier 11 + w: consumer warpgroup w's column values
 
-// A masked tile's mods with the mask's column values (flexjit_mask_columns: `doc[kv_idx]` and the
-// like) computed once per key by the warpgroup, not once per score by every row: each of the
-// warpgroup's 128 threads computes its keys' values and their reads' error bits into `columns`
-// (MASK_COLUMN_VALUES arrays of BLOCK_N values, then as many of error bits), and after the
-// warpgroup's barrier each thread reads its 2 x N_TILES keys' values as pairs. A column value's
-// read costs a bounds test, an offset, an address, a load and the error bookkeeping; per score
-// that was most of the documents mask's instructions (notes/perf.md, "(w)"). Where a read of the
-// tile was out of bounds (the barrier's OR), one more pass counts the values' error bits where
-// the mask's && / || needs them, as flexjit_mask_mod would; elsewhere the mask gets zeros for
-// them, which the compiler folds away. Each warpgroup's `columns` alternate between two buffers:
-// a thread writes one only after every thread passed the barrier of the tile that read the
-// other, so no thread still reads what it overwrites.
+// A masked tile's mods with the mask's column values computed once per key by the warpgroup
+// (stage_column_values; its 128 threads, then its own barrier), not once per score by every row.
+// Each warpgroup's `columns` alternate between two buffers: a thread writes one only after every
+// thread of the warpgroup passed the barrier of the tile that read the other.
 template <bool BOUNDS>
 __device__ __forceinline__ void apply_tile_mods_by_columns(float (&acc_s)[M_TILES][N_TILES][4], const FlexjitFwdParams& p,
                                                            const FlexjitModArgs& mod, int b, int h, int q_row0,
                                                            int kv_start, int q_len, int kv_len, int g, int t4,
                                                            unsigned& errors, int parity) {
-  static_assert(M_TILES == 1, "the warp-specialised kernel's warps hold 16 rows");
-  constexpr int VALUES = MASK_COLUMN_VALUES;
   // The buffer and the barrier from a fresh thread index (kept live across the tile loop, they
   // spilled beside the ping-pong's barrier ids).
   extern __shared__ __align__(128) unsigned char column_smem[];
@@ -206,69 +292,13 @@ __device__ __forceinline__ void apply_tile_mods_by_columns(float (&acc_s)[M_TILE
   const int warpgroup = e_tid / 128, warpgroup_thread = e_tid % 128;
   const u32 region = ((smem_addr(column_smem) + 1023u) & ~1023u) - smem_addr(column_smem) + Q_REGION +
                      STAGES * STAGE_BYTES + O_STAGE_REGION;
-  unsigned* const columns =
-      reinterpret_cast<unsigned*>(column_smem + region) + (warpgroup * 2 + parity) * (2 * VALUES * BLOCK_N);
-  unsigned column_errors = 0;
-  for (int c = warpgroup_thread; c < BLOCK_N; c += 128) {
-    const int kv_eval = BOUNDS ? min(kv_start + c, kv_len - 1) : kv_start + c;
-    unsigned values[VALUES], value_errors[VALUES];
-    flexjit_mask_columns(b, h, kv_eval, q_len, kv_len, mod, values, value_errors);
-#pragma unroll
-    for (int k = 0; k < VALUES; ++k) {
-      columns[k * BLOCK_N + c] = values[k];
-      columns[(VALUES + k) * BLOCK_N + c] = value_errors[k];
-      column_errors |= value_errors[k];
-    }
-  }
-  // The mask at score (j, i) of the thread's tile, from its key's values and the errors given.
-  auto mask_at = [&](int j, int i, const uint2 (&pair)[VALUES], const unsigned (&value_errors)[VALUES],
-                     unsigned& mask_errors) {
-    const int q_idx = q_row0 + g + (i >= 2 ? 8 : 0);
-    const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
-    const int q_eval = BOUNDS ? min(q_idx, q_len - 1) : q_idx;
-    const int kv_eval = BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx;
-    unsigned values[VALUES];
-#pragma unroll
-    for (int k = 0; k < VALUES; ++k) values[k] = (i & 1) ? pair[k].y : pair[k].x;
-    return flexjit_mask_mod_columns(b, h, q_eval, kv_eval, q_len, kv_len, mod, mask_errors, values, value_errors);
-  };
-  if (named_barrier_sync_or(COLUMN_BARRIER + warpgroup, 128, column_errors != 0u)) {
-#pragma unroll 1
-    for (int j = 0; j < N_TILES; ++j) {
-      uint2 pair[VALUES], error_pair[VALUES];
-#pragma unroll
-      for (int k = 0; k < VALUES; ++k) {
-        pair[k] = *reinterpret_cast<const uint2*>(columns + k * BLOCK_N + j * 8 + 2 * t4);
-        error_pair[k] = *reinterpret_cast<const uint2*>(columns + (VALUES + k) * BLOCK_N + j * 8 + 2 * t4);
-      }
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        unsigned value_errors[VALUES];
-#pragma unroll
-        for (int k = 0; k < VALUES; ++k) value_errors[k] = (i & 1) ? error_pair[k].y : error_pair[k].x;
-        mask_at(j, i, pair, value_errors, errors);
-      }
-    }
-  }
-  const unsigned no_errors[VALUES] = {};
-#pragma unroll
-  for (int j = 0; j < N_TILES; ++j) {
-    uint2 pair[VALUES];
-#pragma unroll
-    for (int k = 0; k < VALUES; ++k) pair[k] = *reinterpret_cast<const uint2*>(columns + k * BLOCK_N + j * 8 + 2 * t4);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const int q_idx = q_row0 + g + (i >= 2 ? 8 : 0);
-      const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
-      float s = acc_s[0][j][i];
-      if constexpr (!SCORE_IS_IDENTITY)
-        s = flexjit_score_mod(s * p.scale, b, h, BOUNDS ? min(q_idx, q_len - 1) : q_idx,
-                              BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx, q_len, kv_len, mod, errors) * LOG2E;
-      bool keep = !BOUNDS || (q_idx < q_len && kv_idx < kv_len);
-      keep = keep & mask_at(j, i, pair, no_errors, errors);
-      acc_s[0][j][i] = keep ? s : neg_inf();
-    }
-  }
+  unsigned* const columns = reinterpret_cast<unsigned*>(column_smem + region) +
+                            (warpgroup * 2 + parity) * COLUMN_BUFFER_WORDS;
+  const unsigned column_errors =
+      stage_column_values<BOUNDS>(columns, mod, b, h, kv_start, q_len, kv_len, warpgroup_thread, 128);
+  const bool any_error = named_barrier_sync_or(COLUMN_BARRIER + warpgroup, 128, column_errors != 0u);
+  apply_tile_mods_with_columns<BOUNDS>(acc_s, p, mod, b, h, q_row0, kv_start, q_len, kv_len, g, t4, errors, columns,
+                                       any_error);
 }
 }  // namespace fwd
 
