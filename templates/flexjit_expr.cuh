@@ -107,9 +107,9 @@ __device__ __forceinline__ auto flexjit_read_32(const FlexjitBuffer<T, RANK>& bu
   return inside ? value : static_cast<decltype(value)>(0);
 }
 
-/// A mask's value as a kernel computed it once per key or per query (Expr::emit_cuda_columns /
-/// emit_cuda_rows): the value, with the errors its reads reported then counted into `errors` here,
-/// where the mask reads it.
+/// A mask's column value as a kernel computed it once per key (Expr::emit_cuda_columns): the
+/// value, with the errors its reads reported then counted into `errors` here, where the mask reads
+/// it.
 template <typename T>
 __device__ __forceinline__ T flexjit_position_value(T value, unsigned value_errors, unsigned& errors) {
   errors |= value_errors;

@@ -252,6 +252,7 @@ class Expr {
   std::shared_ptr<const expr::Node> root_;
   std::shared_ptr<const Declarations> declarations_;
   std::string source_;
+  int column_values_ = 0;  // column_value_count()
 };
 
 namespace expr {

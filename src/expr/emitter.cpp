@@ -21,9 +21,8 @@ constexpr double kFloatOverflow = 3.4028235677973366e38;
 // and are emitted as that name; null while a local's own definition is emitted at the top level.
 thread_local const std::unordered_map<const Node*, std::string>* g_locals = nullptr;
 
-// A mask's position values (emit_cuda_position_functions) by node, emitted as reads of the values
-// a kernel computed once per key or per query: `flexjit_position_value(value, its errors, error
-// word)`.
+// A mask's column values (emit_cuda_column_functions) by node, emitted as reads of the values a
+// kernel computed once per key: `flexjit_position_value(value, its errors, error word)`.
 thread_local const std::unordered_map<const Node*, size_t>* g_values = nullptr;
 
 // The error word the buffer reads being emitted report into: `flexjit_errors`, or inside the
@@ -354,7 +353,7 @@ const char* c_type(ScalarType type) {
 }
 
 // The body of a mod function after its signature: pure subexpressions used more than once in
-// locals, then the return statement; `values` (or null) are emitted as position values.
+// locals, then the return statement; `values` (or null) are emitted as column values.
 std::string emit_function_body(const Node& root, ModKind kind, const std::string& file,
                                const std::unordered_map<const Node*, size_t>* values) {
   std::string out = "#line 1 \"" + file + "\"\n";
@@ -390,12 +389,11 @@ void require_line_file(const std::string& file) {
       throw UsageError("#line file name '" + file + "' may only contain letters, digits and _ - . /");
 }
 
-// A subexpression worth computing once per position `along` (kv_idx: per key; q_idx: per
-// query): it reads a buffer, and its value depends on that position and on nothing that varies
-// along the other one.
-bool is_position_value(const Node& node, Variable along) {
-  const Variable across = along == Variable::kv_idx ? Variable::q_idx : Variable::kv_idx;
-  if (!tree_uses(node, along) || tree_uses(node, across) || tree_uses(node, Variable::score)) return false;
+// A subexpression worth computing once per key: it reads a buffer, and its value depends on the
+// key (kv_idx) and on nothing that varies along a tile's rows.
+bool is_column_value(const Node& node) {
+  if (!tree_uses(node, Variable::kv_idx) || tree_uses(node, Variable::q_idx) || tree_uses(node, Variable::score))
+    return false;
   std::vector<const Node*> stack = {&node};
   while (!stack.empty()) {
     const Node* n = stack.back();
@@ -407,27 +405,26 @@ bool is_position_value(const Node& node, Variable along) {
 }
 
 // Every node of the tree that is one of `values` (by structure), mapped to that value's index.
-void find_position_values(const Node& node, const std::vector<NodePtr>& values,
-                          std::unordered_map<const Node*, size_t>& found) {
+void find_column_values(const Node& node, const std::vector<NodePtr>& values,
+                        std::unordered_map<const Node*, size_t>& found) {
   for (size_t k = 0; k < values.size(); ++k)
     if (same_tree(node, *values[k])) {
       found[&node] = k;
       return;
     }
-  for (const auto& operand : node.operands) find_position_values(*operand, values, found);
+  for (const auto& operand : node.operands) find_column_values(*operand, values, found);
 }
 
 }  // namespace
 
-std::vector<NodePtr> mask_position_values(const NodePtr& root, Variable along) {
-  if (along != Variable::kv_idx && along != Variable::q_idx) return {};
+std::vector<NodePtr> mask_column_values(const NodePtr& root) {
   std::vector<NodePtr> values;
   std::vector<NodePtr> stack = {root};
   // Pre-order, left to right: a value is found before the values inside it would be.
   while (!stack.empty()) {
     NodePtr node = stack.back();
     stack.pop_back();
-    if (is_position_value(*node, along)) {
+    if (is_column_value(*node)) {
       bool known = false;
       for (const auto& v : values) known = known || same_tree(*v, *node);
       if (!known) values.push_back(node);
@@ -455,20 +452,17 @@ std::string emit_cuda_function(const Node& root, ModKind kind, const std::string
   return out + emit_function_body(root, kind, file, nullptr);
 }
 
-std::string emit_cuda_position_functions(const Node& root, Variable along, const std::string& values_name,
-                                         const std::string& mask_name) {
+std::string emit_cuda_column_functions(const Node& root, const std::string& values_name,
+                                       const std::string& mask_name) {
   require_identifier("function name", values_name);
   require_identifier("function name", mask_name);
-  const bool keys = along == Variable::kv_idx;
   const NodePtr borrowed(&root, [](const Node*) {});  // the caller owns the tree
-  const std::vector<NodePtr> values = mask_position_values(borrowed, along);
-  if (values.empty())
-    throw UsageError(keys ? "the mask_mod has no column values (no buffer read that depends on kv_idx alone)"
-                          : "the mask_mod has no row values (no buffer read that depends on q_idx alone)");
+  const std::vector<NodePtr> values = mask_column_values(borrowed);
+  if (values.empty()) throw UsageError("the mask_mod has no column values (no buffer read that depends on kv_idx alone)");
   const std::string n = std::to_string(values.size());
-  std::string out = "__device__ __forceinline__ void " + values_name + "(int b, int h, int " +
-                    std::string(keys ? "kv_idx" : "q_idx") +
-                    ", int q_len, int kv_len, const FlexjitModArgs& args, unsigned (&flexjit_values)[" + n +
+  std::string out = "__device__ __forceinline__ void " + values_name +
+                    "(int b, int h, int kv_idx, int q_len, int kv_len, const FlexjitModArgs& args, "
+                    "unsigned (&flexjit_values)[" + n +
                     "], unsigned (&flexjit_value_errors)[" + n + "]) {\n#line 1 \"mask_mod\"\n";
   struct Restore {
     ~Restore() { g_error_word = "flexjit_errors"; }
@@ -500,7 +494,7 @@ std::string emit_cuda_position_functions(const Node& root, Variable along, const
            ";\n";
   }
   std::unordered_map<const Node*, size_t> found;
-  find_position_values(root, values, found);
+  find_column_values(root, values, found);
   return out + emit_function_body(root, ModKind::mask, "mask_mod", &found);
 }
 

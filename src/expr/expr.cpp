@@ -59,7 +59,11 @@ Expr::Expr(ModKind kind, std::shared_ptr<const expr::Node> root, Declarations de
     : kind_(kind),
       root_(std::move(root)),
       declarations_(std::make_shared<const Declarations>(std::move(declarations))),
-      source_(std::move(source)) {}
+      source_(std::move(source)),
+      // Counted once: the forward's shared-memory size asks for it on every call.
+      column_values_(kind_ == ModKind::mask
+                         ? static_cast<int>(expr::mask_column_values(expr::propagate_equalities(root_)).size())
+                         : 0) {}
 
 Expr Expr::parse(ModKind kind, std::string_view source, const Declarations& declarations) {
   expr::validate_declarations(declarations);
@@ -175,21 +179,12 @@ std::string Expr::emit_cuda(const std::string& function_name, const std::string&
   return expr::emit_cuda_function(*emitted, kind_, function_name, line_file);
 }
 
-namespace {
-
-int position_value_count(ModKind kind, const NodePtr& root, expr::Variable along) {
-  if (kind != ModKind::mask) return 0;
-  return static_cast<int>(expr::mask_position_values(expr::propagate_equalities(root), along).size());
-}
-
-}  // namespace
-
-int Expr::column_value_count() const { return position_value_count(kind_, root_, expr::Variable::kv_idx); }
+int Expr::column_value_count() const { return column_values_; }
 
 std::string Expr::emit_cuda_columns(const std::string& values_name, const std::string& mask_name) const {
   if (kind_ != ModKind::mask) throw UsageError("column values need a mask_mod; a score_mod has none");
   const NodePtr emitted = expr::propagate_equalities(root_);  // the tree emit_cuda emits
-  return expr::emit_cuda_position_functions(*emitted, expr::Variable::kv_idx, values_name, mask_name);
+  return expr::emit_cuda_column_functions(*emitted, values_name, mask_name);
 }
 
 bool Expr::has_tile_bounds() const { return kind_ == ModKind::mask && expr::has_tile_bounds(*root_); }

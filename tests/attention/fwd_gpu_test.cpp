@@ -346,15 +346,7 @@ void check_warp_specialized_mods(const char* c, std::initializer_list<int> head_
         p.mask_mod = m.mask;
         if (std::string(m.mask).find("doc") != std::string::npos) {
           TestBuffer doc = document_ids(p.Skv, rng);
-          if (std::string(m.mask).find("start") != std::string::npos) {
-            // start[d]: the first position of document d (document ids are ascending from 0).
-            TestBuffer start;
-            const auto& ids = doc.values;
-            for (size_t i = 0; i < ids.size(); ++i)
-              if (i == 0 || ids[i] != ids[i - 1]) start.values.push_back(static_cast<double>(i));
-            start.decl = BufferDecl{"start", DType::i32, {static_cast<int>(start.values.size())}};
-            p.buffers.push_back(start);
-          }
+          if (std::string(m.mask).find("start") != std::string::npos) p.buffers.push_back(document_starts(doc));
           p.buffers.push_back(doc);
         }
         if (std::string(m.score).find("slope") != std::string::npos) p.buffers.push_back(alibi_slopes(p.Hq));
@@ -424,10 +416,7 @@ TEST(FwdGpu, MaskColumnValues) {
         p.use_block_mask = !wide;  // 192-row and 176-key tiles take calls without a block mask
         p.mask_mod = m.text;
         TestBuffer doc = document_ids(p.Skv, rng);
-        TestBuffer start;
-        for (size_t i = 0; i < doc.values.size(); ++i)
-          if (i == 0 || doc.values[i] != doc.values[i - 1]) start.values.push_back(static_cast<double>(i));
-        start.decl = BufferDecl{"start", DType::i32, {static_cast<int>(start.values.size())}};
+        const TestBuffer start = document_starts(doc);
         TestBuffer w;
         w.decl = BufferDecl{"w", DType::f32, {p.Hq, p.Skv}};
         std::normal_distribution<double> normal(0.0, 1.0);

@@ -132,6 +132,15 @@ inline TestBuffer document_ids(int length, std::mt19937_64& rng, const std::stri
   return b;
 }
 
+// start[d]: the first position of document d of `doc` (document_ids: ids ascending from 0).
+inline TestBuffer document_starts(const TestBuffer& doc, const std::string& name = "start") {
+  TestBuffer b;
+  for (size_t i = 0; i < doc.values.size(); ++i)
+    if (i == 0 || doc.values[i] != doc.values[i - 1]) b.values.push_back(static_cast<double>(i));
+  b.decl = BufferDecl{name, DType::i32, {static_cast<int>(b.values.size())}};
+  return b;
+}
+
 inline TestBuffer alibi_slopes(int heads) {
   TestBuffer b;
   b.decl = BufferDecl{"slope", DType::f32, {heads}};

@@ -68,10 +68,6 @@ size_t shared_memory_without_o_stage(const KernelSpec& s, int column_values) {
          (s.config.warp_specialized ? (16 + 32 * s.config.stages + 4 + 127) / 128 * 128 : 0);
 }
 
-size_t shared_memory_without_o_stage(const KernelSpec& s) {
-  return shared_memory_without_o_stage(s, forward_mask_column_values(s));
-}
-
 // Bytes of one consumer warpgroup's O staging buffer: 64 rows of `columns` 16-bit values.
 size_t o_stage_bytes(int columns) { return size_t{64} * columns * 2; }
 
@@ -89,10 +85,10 @@ int o_stage_columns(const KernelSpec& s, int column_values) {
   return 0;
 }
 
-int o_stage_columns(const KernelSpec& s) { return o_stage_columns(s, forward_mask_column_values(s)); }
-
 size_t shared_memory_bytes(const KernelSpec& s) {
-  return shared_memory_without_o_stage(s) + static_cast<size_t>(s.config.num_warps / 4) * o_stage_bytes(o_stage_columns(s));
+  const int column_values = forward_mask_column_values(s);
+  return shared_memory_without_o_stage(s, column_values) +
+         static_cast<size_t>(s.config.num_warps / 4) * o_stage_bytes(o_stage_columns(s, column_values));
 }
 
 int threads(const KernelSpec& s, int) {
@@ -113,9 +109,9 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(bool_constant("MODS_READ_BUFFERS",
                                     !s.score_mod.buffers_read().empty() || !s.mask_mod.buffers_read().empty()));
   constants.push_back(bool_constant("LEAN_REGISTERS", s.lean_registers));
-  constants.push_back(int_constant("O_STAGE_COLUMNS", o_stage_columns(s)));
-  constants.push_back(bool_constant("Q_IN_REGISTERS", q_in_registers(s)));
   const int column_values = forward_mask_column_values(s);
+  constants.push_back(int_constant("O_STAGE_COLUMNS", o_stage_columns(s, column_values)));
+  constants.push_back(bool_constant("Q_IN_REGISTERS", q_in_registers(s)));
   constants.push_back(int_constant("MASK_COLUMN_VALUES", column_values));
   ctx["warp_specialized"] = s.config.warp_specialized;
   ctx["mask_columns"] = column_values > 0;
