@@ -466,6 +466,51 @@ TEST(BwdGpu, WarpSpecializedFastDkdv) {
   }
 }
 
+// The fast mode's warp-specialised dK/dV kernel with many more CTAs than SMs (288 at d128: 6 kv
+// tiles x 24 kv heads x 2 batches; 528 with 64-key tiles), in the launch groups of masked kernels
+// and the plain order without a mask: kv tiles whose walks are empty (kv tiles 0-1 and 4-5 under
+// the window mask: their dK and dV must come out zero), a tail kv tile (651 keys) after whole
+// ones, both dQ plans (split columns at d128, turns at d64) and the one-warpgroup kernel; GQA
+// 2:1, odd lengths, tables on and off, a document buffer. (Session (x) ran its persistent and
+// reordered forms against it: notes/perf.md.)
+TEST(BwdGpu, WarpSpecializedFastDkdvManyKvTiles) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the warp-specialised backward runs on sm_90a GPUs, this is " << current_device().name;
+  std::mt19937_64 rng(fresh_seed());
+  const char* window = "kv_idx >= 256 && q_idx + 100 >= kv_idx && q_idx - kv_idx < 300";
+  const char* documents = "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx";
+  struct Case { int d; const char* config; const char* mask; bool tables; };
+  const Case cases[] = {
+      {128, "m64n128w8s2ws", "", true},          {128, "m64n128w8s2ws", window, true},
+      {128, "m64n128w8s2ws", window, false},     {128, "m64n128w8s2ws", documents, true},
+      {64, "m64n128w8s3ws", documents, true},    {64, "m64n128w8s3ws", "", true},
+      {64, "m64n64w4s2ws", "q_idx >= kv_idx", true},
+  };
+  for (const Case& c : cases) {
+    FwdProblem p = base();
+    p.Hq = 48, p.Hkv = 24, p.Sq = 333, p.Skv = 651, p.D = p.Dv = c.d;
+    p.mask_mod = c.mask, p.use_block_mask = c.tables;
+    if (c.mask == documents) p.buffers.push_back(document_ids(p.Skv, rng));
+    p.backward_mode = BackwardMode::fast;
+    p.dkdv_config = BlockConfig::parse(c.config);
+    const std::string what = std::string(c.config) + " d" + std::to_string(c.d) + " mask '" + c.mask + "'" +
+                             (c.tables ? "" : " no tables");
+    const BwdOutcome r = [&] {  // an exception (a failed launch) names the case, then fails the test
+      try {
+        return run_backward_check(p);
+      } catch (const std::exception&) {
+        ADD_FAILURE() << what << ": threw";
+        throw;
+      }
+    }();
+    EXPECT_EQ(r.mode, "fast") << what << ": " << r.mode_reason;
+    EXPECT_LT(r.dq_error, tolerance(p.dtype)) << what << ": dq, seed " << r.seed;
+    EXPECT_LT(r.dk_error, tolerance(p.dtype)) << what << ": dk, seed " << r.seed;
+    EXPECT_LT(r.dv_error, tolerance(p.dtype)) << what << ": dv, seed " << r.seed;
+  }
+}
+
 // One small fast backward per head dim with a causal mask and GQA: what compute-sanitizer runs on
 // (memcheck, racecheck, synccheck; README, "Testing"). Its forward takes the synchronous wgmma
 // kernel: racecheck reports the persistent forward's published tile slot, which it cannot see
