@@ -29,6 +29,23 @@ FwdProblem base(int S = 384, int D = 128) {
   return p;
 }
 
+// The fast backward of `p` against the float64 reference, every failure named by `what` (an
+// exception, such as a failed launch, names the case and then fails the test).
+void expect_fast_backward_close(const FwdProblem& p, const std::string& what) {
+  const BwdOutcome r = [&] {
+    try {
+      return run_backward_check(p);
+    } catch (const std::exception&) {
+      ADD_FAILURE() << what << ": threw";
+      throw;
+    }
+  }();
+  EXPECT_EQ(r.mode, "fast") << what << ": " << r.mode_reason;
+  EXPECT_LT(r.dq_error, tolerance(p.dtype)) << what << ": dq, seed " << r.seed;
+  EXPECT_LT(r.dk_error, tolerance(p.dtype)) << what << ": dk, seed " << r.seed;
+  EXPECT_LT(r.dv_error, tolerance(p.dtype)) << what << ": dv, seed " << r.seed;
+}
+
 TEST(BwdGpu, SuiteMods) {
   FLEXJIT_REQUIRE_GPU();
   std::mt19937_64 rng(fresh_seed());
@@ -412,18 +429,7 @@ TEST(BwdGpu, WarpSpecializedFastDkdv) {
       if (std::string(m.mask).find("doc") != std::string::npos) p.buffers.push_back(document_ids(p.Sq, rng));
       if (std::string(m.score).find("slope") != std::string::npos) p.buffers.push_back(alibi_slopes(p.Hq));
       const std::string what = std::string(m.name) + " d" + std::to_string(D) + " ws";
-      const BwdOutcome r = [&] {  // an exception (a failed launch) names the case, then fails the test
-        try {
-          return run_backward_check(p);
-        } catch (const std::exception&) {
-          ADD_FAILURE() << what << ": threw";
-          throw;
-        }
-      }();
-      EXPECT_EQ(r.mode, "fast") << what << ": " << r.mode_reason;
-      EXPECT_LT(r.dq_error, tolerance(p.dtype)) << what << ": dq, seed " << r.seed;
-      EXPECT_LT(r.dk_error, tolerance(p.dtype)) << what << ": dk, seed " << r.seed;
-      EXPECT_LT(r.dv_error, tolerance(p.dtype)) << what << ": dv, seed " << r.seed;
+      expect_fast_backward_close(p, what);
     }
   struct Shape { int hq, hkv, sq, skv, d, dv; DType dtype; bool bshd, tables; const char* mask; const char* dkdv; };
   const Shape shapes[] = {
@@ -451,18 +457,7 @@ TEST(BwdGpu, WarpSpecializedFastDkdv) {
     const std::string what = std::string(s.dkdv) + " " + std::to_string(s.hq) + ":" + std::to_string(s.hkv) + " " +
                              std::to_string(s.sq) + "x" + std::to_string(s.skv) + " d" + std::to_string(s.d) + "/" +
                              std::to_string(s.dv) + (s.bshd ? " bshd" : "") + (s.tables ? "" : " no tables");
-    const BwdOutcome r = [&] {  // an exception (a failed launch) names the case, then fails the test
-      try {
-        return run_backward_check(p);
-      } catch (const std::exception&) {
-        ADD_FAILURE() << what << ": threw";
-        throw;
-      }
-    }();
-    EXPECT_EQ(r.mode, "fast") << what << ": " << r.mode_reason;
-    EXPECT_LT(r.dq_error, tolerance(p.dtype)) << what << ": dq, seed " << r.seed;
-    EXPECT_LT(r.dk_error, tolerance(p.dtype)) << what << ": dk, seed " << r.seed;
-    EXPECT_LT(r.dv_error, tolerance(p.dtype)) << what << ": dv, seed " << r.seed;
+    expect_fast_backward_close(p, what);
   }
 }
 
@@ -496,18 +491,7 @@ TEST(BwdGpu, WarpSpecializedFastDkdvManyKvTiles) {
     p.dkdv_config = BlockConfig::parse(c.config);
     const std::string what = std::string(c.config) + " d" + std::to_string(c.d) + " mask '" + c.mask + "'" +
                              (c.tables ? "" : " no tables");
-    const BwdOutcome r = [&] {  // an exception (a failed launch) names the case, then fails the test
-      try {
-        return run_backward_check(p);
-      } catch (const std::exception&) {
-        ADD_FAILURE() << what << ": threw";
-        throw;
-      }
-    }();
-    EXPECT_EQ(r.mode, "fast") << what << ": " << r.mode_reason;
-    EXPECT_LT(r.dq_error, tolerance(p.dtype)) << what << ": dq, seed " << r.seed;
-    EXPECT_LT(r.dk_error, tolerance(p.dtype)) << what << ": dk, seed " << r.seed;
-    EXPECT_LT(r.dv_error, tolerance(p.dtype)) << what << ": dv, seed " << r.seed;
+    expect_fast_backward_close(p, what);
   }
 }
 
