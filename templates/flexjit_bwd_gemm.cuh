@@ -92,12 +92,14 @@ __device__ __forceinline__ void pack_a_operand(u32 (&a)[STEPS][4], const float (
 }
 
 // wgmma: acc += A B with A from registers and B N-major in shared memory (its rows are the 16 keys
-// of a step; slabs of 64 columns LBO apart; smem_b already offset to the first column). Issue only.
-template <int N, int STEPS, typename BTile>
+// of a step; slabs of 64 columns LBO apart; smem_b already offset to the first column). Issue only:
+// k-steps FIRST .. LAST - 1 (all of them by default).
+template <int N, int STEPS, typename BTile, int FIRST = 0, int LAST = STEPS>
 __device__ __forceinline__ void wgmma_issue_rn(float (&acc)[N / 8][4], const u32 (&a)[STEPS][4], u32 smem_b) {
+  static_assert(0 <= FIRST && FIRST <= LAST && LAST <= STEPS, "k-steps within the operand");
   const u64 b_desc = wgmma_desc_origin(smem_b, BTile::kSlabBytes, 1024);
 #pragma unroll
-  for (int kk = 0; kk < STEPS; ++kk) WgmmaRS<N, true>::run(acc, a[kk], wgmma_desc_advance(b_desc, kk * 16 * 128), 1);
+  for (int kk = FIRST; kk < LAST; ++kk) WgmmaRS<N, true>::run(acc, a[kk], wgmma_desc_advance(b_desc, kk * 16 * 128), 1);
 }
 
 // wgmma: acc = A B with A from registers (fragments kept across tiles) and B K-major in shared

@@ -337,6 +337,9 @@ static_assert(!DQ_ALTERNATE || (CONSUMER_WARPGROUPS == 2 && !WG_SLICES && DQ_KV_
 static_assert(CONSUMER_WARPGROUPS <= 2, "the dSᵀ exchange pairs two warpgroups");
 constexpr int NAMED_BARRIER_EPILOGUE = 1;  // consumers: dK / dV staging
 constexpr int NAMED_BARRIER_DS = 2;        // 2..5
+// With the dSᵀ exchange (or dQ by turns) the dQ warpgroup issues this many of dK's k-steps before
+// it waits for the other warpgroup's rows, and the rest after dQ (see the tile loop).
+constexpr int DK_STEPS_BEFORE_DQ = 2;
 
 // The ordered mode's name of a tile (the ring at tile_names, tile t's in entry t % TILE_NAMES):
 // its first query row, then its head within the group | partial << 31.
@@ -869,9 +872,9 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
                                                                                     smem_do, slice, 0);
     tile_score_gradient(acc_dp, acc_s, grad, stats, t4);
 
-    // dSᵀ into this tile's buffer; once both warpgroups' rows are there, dQ = dS K is issued
-    // ahead of dK += dSᵀ Q, so it is waited for alone while dK runs on into the next tile. With
-    // slices each warpgroup has the whole dSᵀ and its own buffer, free again once its dQ is done.
+    // dSᵀ into this tile's buffer; once the rows dQ = dS K reads are there, dQ is issued ahead of
+    // all or part of dK += dSᵀ Q, so it is waited for while dK still runs (below). With slices
+    // each warpgroup has the whole dSᵀ and its own buffer, free again once its dQ is done.
     const u32 ds = smem_ds + (WG_SLICES ? wg : t & 1) * DsTile::kBytes;
     pack_a_operand<T>(da, acc_dp[0]);
 #pragma unroll
@@ -900,21 +903,35 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     const bool dq_here = !DQ_ALTERNATE || wg == (t & 1);
     if constexpr (DS_EXCHANGE || DQ_ALTERNATE) {
       // The other warpgroup's rows are needed: announce ours, issue dK += dSᵀ Q (our rows only)
-      // and wait for theirs while the tensor cores run it, then dQ. Waiting for dQ also waits for
-      // dK (the groups complete in order).
+      // and wait for theirs while the tensor cores run it, then dQ. With the exchange only the
+      // first DK_STEPS_BEFORE_DQ k-steps of dK go first and the rest after dQ, so they run while
+      // the warps stage dQ; dK is waited for once the share is staged, so no GEMM is left in
+      // flight across tiles (left running into the next tile, ptxas serialised the d128 wgmmas:
+      // notes/perf.md "(s)"). By turns, dK is issued whole before the warpgroups part: ptxas
+      // serialises wgmmas issued on a path that depends on the warpgroup.
+      constexpr int DK_STEPS = BLOCK_M / 16;
+      constexpr int DK_EARLY = DS_EXCHANGE ? DK_STEPS_BEFORE_DQ : DK_STEPS;
       const int pair = NAMED_BARRIER_DS + 2 * (t & 1);
       if (!DQ_ALTERNATE || !dq_here) named_barrier_arrive(pair + wg, THREADS);
       wgmma_fence_operands(acc_dk[0]);
       wgmma_fence();
-      wgmma_issue_rn<DK_SLICE, BLOCK_M / 16, QTile>(acc_dk[0], da, smem_q + dk_cols);
-      wgmma_commit();
+      if constexpr (DK_EARLY > 0) {
+        wgmma_issue_rn<DK_SLICE, DK_STEPS, QTile, 0, DK_EARLY>(acc_dk[0], da, smem_q + dk_cols);
+        wgmma_commit();
+      }
       if (dq_here) {
         named_barrier_sync(pair + (wg ^ 1), THREADS);
         wgmma_fence_operands(acc_dq);
         wgmma_fence();
         issue_dq(0);
-        wgmma_wait<0>();
-        wgmma_fence_operands(acc_dk[0]);
+        if constexpr (DK_EARLY < DK_STEPS) {
+          wgmma_issue_rn<DK_SLICE, DK_STEPS, QTile, DK_EARLY, DK_STEPS>(acc_dk[0], da, smem_q + dk_cols);
+          wgmma_commit();
+          wgmma_wait<1>();  // dQ (and the k-steps before it); the rest of dK runs on
+        } else {
+          wgmma_wait<0>();
+          wgmma_fence_operands(acc_dk[0]);
+        }
       }
     } else {
       // dQ reads only this warpgroup's rows: a warpgroup barrier, then dQ ahead of dK, so dK runs
@@ -1026,6 +1043,10 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
       fence_proxy_async_shared();  // the bulk copies (async proxy) read what st.shared wrote
       __syncwarp();
       if (lane == 0) mbarrier_arrive(dq_full + 8 * buffer);
+      if constexpr (DS_EXCHANGE && DK_STEPS_BEFORE_DQ < BLOCK_M / 16) {
+        wgmma_wait<0>();  // dK's k-steps after dQ
+        wgmma_fence_operands(acc_dk[0]);
+      }
     }
     if (t + 1 < num_tiles) {
       if constexpr (DQ_ORDERED && HAS_MASK) {
