@@ -111,7 +111,7 @@ __device__ __forceinline__ auto flexjit_read_32(const FlexjitBuffer<T, RANK>& bu
 /// value, with the errors its reads reported then counted into `errors` here, where the mask reads
 /// it.
 template <typename T>
-__device__ __forceinline__ T flexjit_position_value(T value, unsigned value_errors, unsigned& errors) {
+__device__ __forceinline__ T flexjit_column_value(T value, unsigned value_errors, unsigned& errors) {
   errors |= value_errors;
   return value;
 }

@@ -22,7 +22,7 @@ constexpr double kFloatOverflow = 3.4028235677973366e38;
 thread_local const std::unordered_map<const Node*, std::string>* g_locals = nullptr;
 
 // A mask's column values (emit_cuda_column_functions) by node, emitted as reads of the values a
-// kernel computed once per key: `flexjit_position_value(value, its errors, error word)`.
+// kernel computed once per key: `flexjit_column_value(value, its errors, error word)`.
 thread_local const std::unordered_map<const Node*, size_t>* g_values = nullptr;
 
 // The error word the buffer reads being emitted report into: `flexjit_errors`, or inside the
@@ -182,7 +182,7 @@ void emit(const Node& node, std::string& out) {
   if (g_values) {
     if (auto it = g_values->find(&node); it != g_values->end()) {
       const std::string k = std::to_string(it->second);
-      out += "flexjit_position_value(flexjit_v" + k + ", flexjit_value_errors[" + k + "], " + g_error_word + ")";
+      out += "flexjit_column_value(flexjit_v" + k + ", flexjit_value_errors[" + k + "], " + g_error_word + ")";
       return;
     }
   }

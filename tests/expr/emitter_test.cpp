@@ -322,9 +322,9 @@ TEST(Emitter, ColumnValuesOfEveryTypeKeepTheirErrorRules) {
   EXPECT_NE(cuda.find("  const float flexjit_v0 = __uint_as_float(flexjit_values[0]);\n"), std::string::npos) << cuda;
   EXPECT_NE(cuda.find("  const bool flexjit_v1 = flexjit_values[1] != 0u;\n"), std::string::npos) << cuda;
   EXPECT_NE(cuda.find("flexjit_land((q_idx >= kv_idx), [&](unsigned& flexjit_errors_14) -> bool { return "
-                      "flexjit_lor((flexjit_position_value(flexjit_v0, flexjit_value_errors[0], flexjit_errors_14) < "
+                      "flexjit_lor((flexjit_column_value(flexjit_v0, flexjit_value_errors[0], flexjit_errors_14) < "
                       "static_cast<float>(q_idx)), [&](unsigned& flexjit_errors_17) -> bool { return "
-                      "flexjit_position_value(flexjit_v1, flexjit_value_errors[1], flexjit_errors_17); }, flexjit_errors_14); }, "
+                      "flexjit_column_value(flexjit_v1, flexjit_value_errors[1], flexjit_errors_17); }, flexjit_errors_14); }, "
                       "flexjit_errors)"),
             std::string::npos)
       << cuda;

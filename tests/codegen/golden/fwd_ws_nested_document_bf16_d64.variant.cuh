@@ -29,7 +29,7 @@ __device__ __forceinline__ void flexjit_mask_columns(int b, int h, int kv_idx, i
 __device__ __forceinline__ bool flexjit_mask_mod_columns(int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, const FlexjitModArgs& args, unsigned& flexjit_errors, const unsigned (&flexjit_values)[1], const unsigned (&flexjit_value_errors)[1]) {
   const int flexjit_v0 = static_cast<int>(flexjit_values[0]);
 #line 1 "mask_mod"
-  return flexjit_land((flexjit_read(args.buf_doc, flexjit_errors, q_idx) == flexjit_position_value(flexjit_v0, flexjit_value_errors[0], flexjit_errors)), [&](unsigned& flexjit_errors_14) -> bool { return (flexjit_isub(kv_idx, flexjit_read(args.buf_start, flexjit_errors_14, flexjit_read(args.buf_doc, flexjit_errors_14, q_idx))) >= 0); }, flexjit_errors);
+  return flexjit_land((flexjit_read(args.buf_doc, flexjit_errors, q_idx) == flexjit_column_value(flexjit_v0, flexjit_value_errors[0], flexjit_errors)), [&](unsigned& flexjit_errors_14) -> bool { return (flexjit_isub(kv_idx, flexjit_read(args.buf_start, flexjit_errors_14, flexjit_read(args.buf_doc, flexjit_errors_14, q_idx))) >= 0); }, flexjit_errors);
 }
 
 #undef flexjit_read
