@@ -337,9 +337,11 @@ static_assert(!DQ_ALTERNATE || (CONSUMER_WARPGROUPS == 2 && !WG_SLICES && DQ_KV_
 static_assert(CONSUMER_WARPGROUPS <= 2, "the dSᵀ exchange pairs two warpgroups");
 constexpr int NAMED_BARRIER_EPILOGUE = 1;  // consumers: dK / dV staging
 constexpr int NAMED_BARRIER_DS = 2;        // 2..5
-// With the dSᵀ exchange (or dQ by turns) the dQ warpgroup issues this many of dK's k-steps before
-// it waits for the other warpgroup's rows, and the rest after dQ (see the tile loop).
-constexpr int DK_STEPS_BEFORE_DQ = 2;
+// dK += dSᵀ Q in DK_STEPS k-steps. With the dSᵀ exchange the dQ warpgroup issues DK_EARLY of
+// them before it waits for the other warpgroup's rows and the rest after dQ (see the tile loop);
+// by turns (DQ_ALTERNATE) all of them go first.
+constexpr int DK_STEPS = BLOCK_M / 16;
+constexpr int DK_EARLY = DS_EXCHANGE ? 2 : DK_STEPS;
 
 // The ordered mode's name of a tile (the ring at tile_names, tile t's in entry t % TILE_NAMES):
 // its first query row, then its head within the group | partial << 31.
@@ -904,21 +906,17 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     if constexpr (DS_EXCHANGE || DQ_ALTERNATE) {
       // The other warpgroup's rows are needed: announce ours, issue dK += dSᵀ Q (our rows only)
       // and wait for theirs while the tensor cores run it, then dQ. With the exchange only the
-      // first DK_STEPS_BEFORE_DQ k-steps of dK go first and the rest after dQ, so they run while
+      // first DK_EARLY k-steps of dK go first and the rest after dQ, so they run while
       // the warps stage dQ; dK is waited for once the share is staged, so no GEMM is left in
       // flight across tiles (left running into the next tile, ptxas serialised the d128 wgmmas:
       // notes/perf.md "(s)"). By turns, dK is issued whole before the warpgroups part: ptxas
       // serialises wgmmas issued on a path that depends on the warpgroup.
-      constexpr int DK_STEPS = BLOCK_M / 16;
-      constexpr int DK_EARLY = DS_EXCHANGE ? DK_STEPS_BEFORE_DQ : DK_STEPS;
       const int pair = NAMED_BARRIER_DS + 2 * (t & 1);
       if (!DQ_ALTERNATE || !dq_here) named_barrier_arrive(pair + wg, THREADS);
       wgmma_fence_operands(acc_dk[0]);
       wgmma_fence();
-      if constexpr (DK_EARLY > 0) {
-        wgmma_issue_rn<DK_SLICE, DK_STEPS, QTile, 0, DK_EARLY>(acc_dk[0], da, smem_q + dk_cols);
-        wgmma_commit();
-      }
+      wgmma_issue_rn<DK_SLICE, DK_STEPS, QTile, 0, DK_EARLY>(acc_dk[0], da, smem_q + dk_cols);
+      wgmma_commit();
       if (dq_here) {
         named_barrier_sync(pair + (wg ^ 1), THREADS);
         wgmma_fence_operands(acc_dq);
@@ -1043,7 +1041,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
       fence_proxy_async_shared();  // the bulk copies (async proxy) read what st.shared wrote
       __syncwarp();
       if (lane == 0) mbarrier_arrive(dq_full + 8 * buffer);
-      if constexpr (DS_EXCHANGE && DK_STEPS_BEFORE_DQ < BLOCK_M / 16) {
+      if constexpr (DK_EARLY < DK_STEPS) {
         wgmma_wait<0>();  // dK's k-steps after dQ
         wgmma_fence_operands(acc_dk[0]);
       }
