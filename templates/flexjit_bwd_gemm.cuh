@@ -102,6 +102,19 @@ __device__ __forceinline__ void wgmma_issue_rn(float (&acc)[N / 8][4], const u32
   for (int kk = FIRST; kk < LAST; ++kk) WgmmaRS<N, true>::run(acc, a[kk], wgmma_desc_advance(b_desc, kk * 16 * 128), 1);
 }
 
+// wgmma: acc += A B with A K-major in shared memory (a tile staged from another warpgroup's
+// fragments, one 64-column slab: k-steps 32 bytes apart) and B N-major as wgmma_issue_rn's, STEPS
+// k-steps from smem_a and smem_b (both already at the first one). Issue only.
+template <int N, int STEPS, typename BTile>
+__device__ __forceinline__ void wgmma_issue_sn(float (&acc)[N / 8][4], u32 smem_a, u32 smem_b) {
+  static_assert(STEPS <= 4, "A within one 64-column slab");
+  const u64 a_desc = wgmma_desc_origin(smem_a, 16, 1024);
+  const u64 b_desc = wgmma_desc_origin(smem_b, BTile::kSlabBytes, 1024);
+#pragma unroll
+  for (int kk = 0; kk < STEPS; ++kk)
+    WgmmaSS<N, true>::run(acc, wgmma_desc_advance(a_desc, kk * 32), wgmma_desc_advance(b_desc, kk * 16 * 128), 1);
+}
+
 // wgmma: acc = A B with A from registers (fragments kept across tiles) and B K-major in shared
 // memory, as wgmma_issue_nt's B. The first k-step ignores acc's input. Issue only.
 template <int N, int STEPS, typename BTile>

@@ -94,4 +94,18 @@ __device__ __forceinline__ void load_a_fragments(u32 (&a)[STEPS][4], u32 smem_ti
   }
 }
 
+// The inverse of load_a_fragments: A fragments (pack_a_operand's layout) into a swizzled tile, as
+// k-steps step0 .. of the tile's columns, where another warpgroup's wgmmas read them.
+template <typename Tile, int STEPS>
+__device__ __forceinline__ void store_a_fragments(u32 smem_tile, const u32 (&a)[STEPS][4], int row0, int step0, int g8,
+                                                  int t4) {
+#pragma unroll
+  for (int kk = 0; kk < STEPS; ++kk) {
+    st_shared_b32(smem_tile + Tile::offset(row0 + g8, 2 * (step0 + kk)) + 4 * t4, a[kk][0]);
+    st_shared_b32(smem_tile + Tile::offset(row0 + g8 + 8, 2 * (step0 + kk)) + 4 * t4, a[kk][1]);
+    st_shared_b32(smem_tile + Tile::offset(row0 + g8, 2 * (step0 + kk) + 1) + 4 * t4, a[kk][2]);
+    st_shared_b32(smem_tile + Tile::offset(row0 + g8 + 8, 2 * (step0 + kk) + 1) + 4 * t4, a[kk][3]);
+  }
+}
+
 }  // namespace flexjit

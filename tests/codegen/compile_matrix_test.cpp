@@ -823,7 +823,7 @@ TEST(CodegenCompileMatrix, BackwardDkdvTakesItsLeanFormWhereTheFullOneSpills) {
 // and each d<=128 mod again at d256), f16, D != Dv, odd lengths and dense masks: NVRTC compiles it
 // with no serialised wgmma and no spills (soft-capping: a few); the PTX holds the TMA loads, the
 // dQ pieces' tensor reductions (and no reductions from registers), the register hand-over, with
-// GQA the pair's cluster, and no dSᵀ exchange between the warpgroups.
+// GQA 8:1 the pair's cluster, and without it the warpgroups' exchange of their score halves.
 TEST(CodegenCompileMatrix, WarpSpecializedBackwardDkdvCompilesAboveHeadDim128) {
   const TempCacheDir cache;
   std::vector<Job> jobs;
@@ -886,7 +886,14 @@ TEST(CodegenCompileMatrix, WarpSpecializedBackwardDkdvCompilesAboveHeadDim128) {
     for (const char* instruction : {".reqnctapercluster 2, 1, 1", "mapa.shared::cluster", "st.shared::cluster.v2.f32",
                                     "mbarrier.arrive.release.cluster.shared::cluster", "barrier.cluster.wait"})
       EXPECT_EQ(c.ptx.find(instruction) != std::string::npos, pairs) << what << ": " << instruction;
-    EXPECT_EQ(c.ptx.find("bar.arrive"), std::string::npos) << what;
+    // Without pairs the warpgroups split the tile's queries (score halves): each computes Sᵀ and
+    // dPᵀ of 32 queries (m64n32k16), announces its staged halves (bar.arrive) and reads the other's
+    // as the A operand of dV's and dK's other k-steps (A and B from shared memory, B N-major: the
+    // instruction's last immediate 1, its transpose-A one 0). With pairs each computes the whole
+    // tile's, and there is no exchange.
+    EXPECT_EQ(c.ptx.find("bar.arrive") != std::string::npos, !pairs) << what;
+    EXPECT_EQ(c.ptx.find(".m64n32k16.f32") != std::string::npos, !pairs) << what;
+    EXPECT_EQ(c.ptx.find(".m64n64k16.f32") != std::string::npos, true) << what << ": dQ's pieces";
   }
 }
 

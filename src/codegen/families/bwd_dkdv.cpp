@@ -29,8 +29,8 @@ void wgmma_checks(const KernelSpec& s) {
 // 64-column slabs, the whole slice over its own share of the kv rows (more atomics, same GEMM).
 // The warp-specialised kernel above head dim 128: one consumer warpgroup per column slice of dK
 // and dV (the slices that keep the accumulators in registers), each over every kv row of the tile
-// and computing the tile's Sᵀ and dPᵀ itself (7 GEMMs' work for 5, as the slices of separate CTAs
-// would, but K, V, Q and dO are loaded once for both); its dQ share is its slice's columns, staged
+// and computing Sᵀ and dPᵀ for half of the tile's queries (score_halves; with GQA pairs the whole
+// tile's, 7 GEMMs' work for 5); its dQ share is its slice's columns, staged
 // in 64-column pieces for a writer warp's TMA tensor reductions (the room from keeping one dO tile
 // apart from the ring of Q stages).
 bool warpgroup_slices(const KernelSpec& s) {
@@ -49,6 +49,15 @@ bool dq_pairs(const KernelSpec& s) {
          (!s.has_block_mask || s.sparse_kv_block % (2 * s.config.block_n) == 0);
 }
 constexpr size_t kDqPairPieceBytes = 64 * 64 * 4;  // one piece of a warpgroup's share: 64 queries x 64 columns
+
+// With warpgroup slices each consumer warpgroup computes Sᵀ and dPᵀ, and their softmax and dS,
+// for half of the tile's queries instead of the whole tile: the halves meet in shared memory (Pᵀ
+// and dSᵀ, double-buffered by tile), where each warpgroup reads the other's half as the A operand
+// of its dV and dK k-steps. That is 5 GEMMs' work for 5 instead of 7, and half the elementwise
+// work per warpgroup. The two Pᵀ tiles do not fit beside the pair's piece (dq_pairs). H100, fast
+// backward against the whole tile per warpgroup (notes/perf.md, "(z)"): noop d256 1.13x, causal
+// 1.08x, soft-capping 1.16x, ALiBi 1.06x, documents 1.04x, GQA 4:1 1.06x.
+bool score_halves(const KernelSpec& s) { return warpgroup_slices(s) && !dq_pairs(s); }
 
 // The warp-specialised kernel at head dim 64 keeps its warpgroup's K and V rows in registers as
 // the A operands of Sᵀ = K Qᵀ and dPᵀ = V dOᵀ (16 registers each; the kv tile is the CTA's for
@@ -198,15 +207,15 @@ WsLayout ws_layout(const KernelSpec& s) {
   const DqPlan plan = dq_plan(s);
   const size_t parts = static_cast<size_t>(plan.parts());
   // K, V; the ring of (Q, dO) stages, each 1024-aligned for wgmma; the alignment slack; two dSᵀ
-  // tiles; the ring's LSE / delta rows (apart, so that the stages stay whole 1024-byte blocks);
+  // tiles (and two Pᵀ tiles with score_halves); the ring's LSE / delta rows (apart, so that the stages stay whole 1024-byte blocks);
   // the mbarriers; in the ordered form, the ring of 8 two-word tile names (the kernel's TILE_NAMES).
   // With warpgroup slices the stages hold Q only and one dO tile lies apart (the kernel's
   // smem_do_single), and each warpgroup stages 64-column pieces of its dQ share.
   const bool slices = warpgroup_slices(s);
   const size_t stage = (m * (slices ? d : d + dv) * e + 1023) / 1024 * 1024;
   WsLayout l;
-  l.fixed = n * (d + dv) * e + s.config.stages * stage + (slices ? m * dv * e : 0) + 1024 + 2 * n * m * e +
-            s.config.stages * 2 * m * 4 + 128 + (s.dq_ordered ? 64 : 0);
+  l.fixed = n * (d + dv) * e + s.config.stages * stage + (slices ? m * dv * e : 0) + 1024 +
+            (score_halves(s) ? 4 : 2) * n * m * e + s.config.stages * 2 * m * 4 + 128 + (s.dq_ordered ? 64 : 0);
   l.dq_buffer = slices ? m * 64 * 4 : parts * m * d * 4;
   if (dq_pairs(s)) l.fixed += kDqPairPieceBytes;  // the piece the other CTA of the pair sends
   return l;
@@ -255,6 +264,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(int_constant("DQ_CHAINS", s.dq_ordered ? ordered_dq_chains(s.gqa_group) : 1));
   constants.push_back(int_constant("DQ_BUFFERS", s.config.warp_specialized ? ws_dq_buffers(s) : 0));
   constants.push_back(bool_constant("DQ_PAIRS", dq_pairs(s)));
+  constants.push_back(bool_constant("SCORE_HALVES", s.config.warp_specialized && score_halves(s)));
   constants.push_back(bool_constant("KV_IN_REGISTERS", kv_in_registers(s)));
   constants.push_back(bool_constant("LEAN_REGISTERS", s.lean_registers));
   ctx["warp_specialized"] = s.config.warp_specialized;
@@ -340,6 +350,12 @@ std::vector<WgmmaShape> wgmma_shapes(const KernelSpec& s) {
     shapes.push_back({warpgroup_slices(s) && n >= 128 ? n / 2 : n, false, true, true});
   }
   if (kv_in_registers(s)) shapes.push_back({s.config.block_m, true, false});  // Sᵀ and dPᵀ with A in registers
+  if (score_halves(s)) {
+    shapes.push_back({s.config.block_m / 2, false, false});  // Sᵀ and dPᵀ of half the queries
+    // dV's and dK's k-steps over the other warpgroup's half, A from the staged Pᵀ and dSᵀ.
+    shapes.push_back({s.head_dim_v / splits, false, true});
+    shapes.push_back({s.head_dim / splits, false, true});
+  }
   return shapes;
 }
 

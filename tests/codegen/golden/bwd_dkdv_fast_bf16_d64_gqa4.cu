@@ -43,6 +43,7 @@ constexpr bool DQ_ORDERED = false;
 constexpr int DQ_CHAINS = 1;
 constexpr int DQ_BUFFERS = 0;
 constexpr bool DQ_PAIRS = false;
+constexpr bool SCORE_HALVES = false;
 constexpr bool KV_IN_REGISTERS = false;
 constexpr bool LEAN_REGISTERS = false;
 
@@ -83,9 +84,10 @@ constexpr int STAGE_STATS_BYTES = WARP_SPECIALIZED ? 0 : STATS_BYTES;
 constexpr int DO_SINGLE_BYTES = WG_SLICES ? DOTile::kBytes : 0;
 constexpr int STAGE_BYTES = WGMMA ? (QTile::kBytes + (WG_SLICES ? 0 : DOTile::kBytes) + STAGE_STATS_BYTES + 1023) / 1024 * 1024
                                   : QTile::kBytes + DOTile::kBytes + STAGE_STATS_BYTES;
-// The fast mode's dSᵀ tile (kv rows x queries), the A operand of dQ += dS K.
+// The fast mode's dSᵀ tile (kv rows x queries), the A operand of dQ += dS K; with SCORE_HALVES
+// (the warp-specialised kernel's) two Pᵀ tiles of that shape too.
 using DsTile = WgmmaTile<BLOCK_N, DQ_ACCUMULATE ? BLOCK_M : 64>;
-constexpr int DS_BYTES = DQ_ACCUMULATE ? DsTile::kBytes * (WARP_SPECIALIZED ? 2 : 1) : 0;
+constexpr int DS_BYTES = DQ_ACCUMULATE ? DsTile::kBytes * (WARP_SPECIALIZED ? (SCORE_HALVES ? 4 : 2) : 1) : 0;
 // The warp-specialised kernel's stage statistics, then DQ_BUFFERS dQ staging buffers: fp32, the
 // tile's rows of the accumulator as they lie in global memory (columns permuted by
 // flexjit_dq_accum_column, so the rows a warp stores to fall on different banks). Split columns:
@@ -134,16 +136,17 @@ struct GroupWalk {
 // natural (-inf rows give 0) or, LSE_BASE2, already in base 2 with +inf for such rows); with a
 // score_mod, its derivative in `grad`. MASKED: the tile runs mask_mod; BOUNDS: it crosses an end
 // (positions clamped for the mods, the range test applied). kv0: the first kv row of this warp's
-// m-tiles.
-template <bool MASKED, bool BOUNDS, bool LSE_BASE2 = false>
-__device__ __forceinline__ void tile_probabilities(float (&acc_s)[M_TILES][N_TILES][4], float (&grad)[M_TILES][N_TILES][4],
+// m-tiles. NT: the 8-query column tiles (all the tile's, or a warpgroup's half: q_start and stats
+// then the half's).
+template <bool MASKED, bool BOUNDS, bool LSE_BASE2 = false, int NT = N_TILES>
+__device__ __forceinline__ void tile_probabilities(float (&acc_s)[M_TILES][NT][4], float (&grad)[M_TILES][NT][4],
                                                    const float* stats, const FlexjitBwdParams& p,
                                                    const FlexjitModArgs& mod, int b, int h, int kv0, int q_start,
                                                    int q_len, int kv_len, int g8, int t4, unsigned& errors) {
 #pragma unroll
   for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll
-    for (int j = 0; j < N_TILES; ++j)
+    for (int j = 0; j < NT; ++j)
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         const int kv_idx = kv0 + mt * 16 + g8 + 8 * (i / 2);
@@ -172,14 +175,14 @@ __device__ __forceinline__ void tile_probabilities(float (&acc_s)[M_TILES][N_TIL
 // element [j][i] of this thread's one m-tile is kept (mask_mod, and with BOUNDS the range test),
 // as tile_probabilities<true, BOUNDS> would decide it. Computed while the registers of the
 // scores are free, so mask_mod's buffer reads do not compete with them.
-template <bool BOUNDS>
+template <bool BOUNDS, int NT = N_TILES>
 __device__ __forceinline__ u32 tile_keep_bits(const FlexjitModArgs& mod, int b, int h, int kv0, int q_start, int q_len,
                                               int kv_len, int g8, int t4, unsigned& errors) {
   // Checked where it is used (the warp-specialised kernel): sizeof makes the condition dependent.
-  static_assert(sizeof(BoolConstant<BOUNDS>) > 0 && M_TILES == 1 && N_TILES * 4 <= 32, "one m-tile: 4 * N_TILES bits");
+  static_assert(sizeof(BoolConstant<BOUNDS>) > 0 && M_TILES == 1 && NT * 4 <= 32, "one m-tile: 4 * NT bits");
   u32 bits = 0;
 #pragma unroll
-  for (int j = 0; j < N_TILES; ++j)
+  for (int j = 0; j < NT; ++j)
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const int kv_idx = kv0 + g8 + 8 * (i / 2);
@@ -194,13 +197,14 @@ __device__ __forceinline__ u32 tile_keep_bits(const FlexjitModArgs& mod, int b, 
 }
 
 // tile_probabilities for a tile whose kept elements are already known (tile_keep_bits).
-__device__ __forceinline__ void tile_probabilities_from_bits(float (&acc_s)[M_TILES][N_TILES][4],
-                                                             float (&grad)[M_TILES][N_TILES][4], const float* stats,
+template <int NT>
+__device__ __forceinline__ void tile_probabilities_from_bits(float (&acc_s)[M_TILES][NT][4],
+                                                             float (&grad)[M_TILES][NT][4], const float* stats,
                                                              const FlexjitBwdParams& p, const FlexjitModArgs& mod,
                                                              int b, int h, int kv0, int q_start, int q_len, int kv_len,
                                                              int g8, int t4, u32 keep_bits, unsigned& errors) {
 #pragma unroll
-  for (int j = 0; j < N_TILES; ++j)
+  for (int j = 0; j < NT; ++j)
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const int kv_idx = kv0 + g8 + 8 * (i / 2);
@@ -223,14 +227,15 @@ __device__ __forceinline__ void tile_probabilities_from_bits(float (&acc_s)[M_TI
 }
 
 // dSᵀ = Pᵀ (dPᵀ - delta) d(score_mod)/d(score), into acc_dp (delta: stats + BLOCK_M).
-__device__ __forceinline__ void tile_score_gradient(float (&acc_dp)[M_TILES][N_TILES][4],
-                                                    const float (&acc_s)[M_TILES][N_TILES][4],
-                                                    const float (&grad)[M_TILES][N_TILES][4], const float* stats,
+template <int NT>
+__device__ __forceinline__ void tile_score_gradient(float (&acc_dp)[M_TILES][NT][4],
+                                                    const float (&acc_s)[M_TILES][NT][4],
+                                                    const float (&grad)[M_TILES][NT][4], const float* stats,
                                                     int t4) {
 #pragma unroll
   for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll
-    for (int j = 0; j < N_TILES; ++j)
+    for (int j = 0; j < NT; ++j)
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         const float prob = acc_s[mt][j][i];

@@ -43,6 +43,7 @@ constexpr bool DQ_ORDERED = false;
 constexpr int DQ_CHAINS = 1;
 constexpr int DQ_BUFFERS = 2;
 constexpr bool DQ_PAIRS = true;
+constexpr bool SCORE_HALVES = false;
 constexpr bool KV_IN_REGISTERS = false;
 constexpr bool LEAN_REGISTERS = false;
 
@@ -83,9 +84,10 @@ constexpr int STAGE_STATS_BYTES = WARP_SPECIALIZED ? 0 : STATS_BYTES;
 constexpr int DO_SINGLE_BYTES = WG_SLICES ? DOTile::kBytes : 0;
 constexpr int STAGE_BYTES = WGMMA ? (QTile::kBytes + (WG_SLICES ? 0 : DOTile::kBytes) + STAGE_STATS_BYTES + 1023) / 1024 * 1024
                                   : QTile::kBytes + DOTile::kBytes + STAGE_STATS_BYTES;
-// The fast mode's dSᵀ tile (kv rows x queries), the A operand of dQ += dS K.
+// The fast mode's dSᵀ tile (kv rows x queries), the A operand of dQ += dS K; with SCORE_HALVES
+// (the warp-specialised kernel's) two Pᵀ tiles of that shape too.
 using DsTile = WgmmaTile<BLOCK_N, DQ_ACCUMULATE ? BLOCK_M : 64>;
-constexpr int DS_BYTES = DQ_ACCUMULATE ? DsTile::kBytes * (WARP_SPECIALIZED ? 2 : 1) : 0;
+constexpr int DS_BYTES = DQ_ACCUMULATE ? DsTile::kBytes * (WARP_SPECIALIZED ? (SCORE_HALVES ? 4 : 2) : 1) : 0;
 // The warp-specialised kernel's stage statistics, then DQ_BUFFERS dQ staging buffers: fp32, the
 // tile's rows of the accumulator as they lie in global memory (columns permuted by
 // flexjit_dq_accum_column, so the rows a warp stores to fall on different banks). Split columns:
@@ -134,16 +136,17 @@ struct GroupWalk {
 // natural (-inf rows give 0) or, LSE_BASE2, already in base 2 with +inf for such rows); with a
 // score_mod, its derivative in `grad`. MASKED: the tile runs mask_mod; BOUNDS: it crosses an end
 // (positions clamped for the mods, the range test applied). kv0: the first kv row of this warp's
-// m-tiles.
-template <bool MASKED, bool BOUNDS, bool LSE_BASE2 = false>
-__device__ __forceinline__ void tile_probabilities(float (&acc_s)[M_TILES][N_TILES][4], float (&grad)[M_TILES][N_TILES][4],
+// m-tiles. NT: the 8-query column tiles (all the tile's, or a warpgroup's half: q_start and stats
+// then the half's).
+template <bool MASKED, bool BOUNDS, bool LSE_BASE2 = false, int NT = N_TILES>
+__device__ __forceinline__ void tile_probabilities(float (&acc_s)[M_TILES][NT][4], float (&grad)[M_TILES][NT][4],
                                                    const float* stats, const FlexjitBwdParams& p,
                                                    const FlexjitModArgs& mod, int b, int h, int kv0, int q_start,
                                                    int q_len, int kv_len, int g8, int t4, unsigned& errors) {
 #pragma unroll
   for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll
-    for (int j = 0; j < N_TILES; ++j)
+    for (int j = 0; j < NT; ++j)
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         const int kv_idx = kv0 + mt * 16 + g8 + 8 * (i / 2);
@@ -172,14 +175,14 @@ __device__ __forceinline__ void tile_probabilities(float (&acc_s)[M_TILES][N_TIL
 // element [j][i] of this thread's one m-tile is kept (mask_mod, and with BOUNDS the range test),
 // as tile_probabilities<true, BOUNDS> would decide it. Computed while the registers of the
 // scores are free, so mask_mod's buffer reads do not compete with them.
-template <bool BOUNDS>
+template <bool BOUNDS, int NT = N_TILES>
 __device__ __forceinline__ u32 tile_keep_bits(const FlexjitModArgs& mod, int b, int h, int kv0, int q_start, int q_len,
                                               int kv_len, int g8, int t4, unsigned& errors) {
   // Checked where it is used (the warp-specialised kernel): sizeof makes the condition dependent.
-  static_assert(sizeof(BoolConstant<BOUNDS>) > 0 && M_TILES == 1 && N_TILES * 4 <= 32, "one m-tile: 4 * N_TILES bits");
+  static_assert(sizeof(BoolConstant<BOUNDS>) > 0 && M_TILES == 1 && NT * 4 <= 32, "one m-tile: 4 * NT bits");
   u32 bits = 0;
 #pragma unroll
-  for (int j = 0; j < N_TILES; ++j)
+  for (int j = 0; j < NT; ++j)
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const int kv_idx = kv0 + g8 + 8 * (i / 2);
@@ -194,13 +197,14 @@ __device__ __forceinline__ u32 tile_keep_bits(const FlexjitModArgs& mod, int b, 
 }
 
 // tile_probabilities for a tile whose kept elements are already known (tile_keep_bits).
-__device__ __forceinline__ void tile_probabilities_from_bits(float (&acc_s)[M_TILES][N_TILES][4],
-                                                             float (&grad)[M_TILES][N_TILES][4], const float* stats,
+template <int NT>
+__device__ __forceinline__ void tile_probabilities_from_bits(float (&acc_s)[M_TILES][NT][4],
+                                                             float (&grad)[M_TILES][NT][4], const float* stats,
                                                              const FlexjitBwdParams& p, const FlexjitModArgs& mod,
                                                              int b, int h, int kv0, int q_start, int q_len, int kv_len,
                                                              int g8, int t4, u32 keep_bits, unsigned& errors) {
 #pragma unroll
-  for (int j = 0; j < N_TILES; ++j)
+  for (int j = 0; j < NT; ++j)
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const int kv_idx = kv0 + g8 + 8 * (i / 2);
@@ -223,14 +227,15 @@ __device__ __forceinline__ void tile_probabilities_from_bits(float (&acc_s)[M_TI
 }
 
 // dSᵀ = Pᵀ (dPᵀ - delta) d(score_mod)/d(score), into acc_dp (delta: stats + BLOCK_M).
-__device__ __forceinline__ void tile_score_gradient(float (&acc_dp)[M_TILES][N_TILES][4],
-                                                    const float (&acc_s)[M_TILES][N_TILES][4],
-                                                    const float (&grad)[M_TILES][N_TILES][4], const float* stats,
+template <int NT>
+__device__ __forceinline__ void tile_score_gradient(float (&acc_dp)[M_TILES][NT][4],
+                                                    const float (&acc_s)[M_TILES][NT][4],
+                                                    const float (&grad)[M_TILES][NT][4], const float* stats,
                                                     int t4) {
 #pragma unroll
   for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll
-    for (int j = 0; j < N_TILES; ++j)
+    for (int j = 0; j < NT; ++j)
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         const float prob = acc_s[mt][j][i];
@@ -268,6 +273,18 @@ constexpr int DQ_RING = DQ_BUFFERS > 0 ? DQ_BUFFERS : 1;
 constexpr int DQ_PIECES = WG_SLICES && DQ_N >= 128 ? 2 : 1;
 constexpr int DQ_PIECE_N = DQ_N / DQ_PIECES;
 static_assert(!WG_SLICES || DQ_PIECE_N == 64, "dQ pieces of 64 columns: the accumulator map's box");
+// SCORE_HALVES (with slices; bwd_dkdv.cpp's score_halves): warpgroup w computes Sᵀ, dPᵀ, Pᵀ and
+// dSᵀ for the tile's queries w * SCORE_COLS .. only, stages its Pᵀ and dSᵀ halves in the tile's
+// buffers (t & 1) and runs its own half's k-steps of dV and dK from registers; once the other
+// warpgroup has announced its halves (the pair of named barriers as in DS_EXCHANGE), the other
+// half's k-steps read them from shared memory, and dQ reads the whole dSᵀ. A buffer of tile t is
+// rewritten in tile t + 2 only: a warpgroup gets there past the other's announcement of tile
+// t + 1, which comes after the other's last read of tile t (every wgmma of a tile is waited for
+// within it).
+static_assert(!SCORE_HALVES || (WG_SLICES && CONSUMER_WARPGROUPS == 2 && !DQ_PAIRS), "halves: two slices, no pairs");
+constexpr int SCORE_COLS = SCORE_HALVES ? BLOCK_M / 2 : BLOCK_M;  // a warpgroup's queries of the tile
+constexpr int S_TILES = SCORE_COLS / 8;
+constexpr int S_STEPS = SCORE_COLS / 16;
 // KV_IN_REGISTERS (d64, bwd_dkdv.cpp): the warpgroup's K and V rows stay in registers as Sᵀ's and
 // dPᵀ's A operands, read once after they land.
 static_assert(!KV_IN_REGISTERS || (!WG_SLICES && D == 64 && DV == 64), "K and V fragments: head dim 64");
@@ -295,18 +312,18 @@ constexpr int V_FRAGMENT_STEPS = KV_IN_REGISTERS ? DV / 16 : 1;
 // memory (rows wg_rows on). A template so that the form not taken is never instantiated (its
 // wgmma shapes are not generated).
 template <bool FRAGMENTS>
-__device__ __forceinline__ void issue_scores_and_dp(float (&acc_s)[BLOCK_M / 8][4], float (&acc_dp)[BLOCK_M / 8][4],
+__device__ __forceinline__ void issue_scores_and_dp(float (&acc_s)[S_TILES][4], float (&acc_dp)[S_TILES][4],
                                                     const u32 (&k_fragments)[K_FRAGMENT_STEPS][4],
                                                     const u32 (&v_fragments)[V_FRAGMENT_STEPS][4], u32 smem_k,
                                                     u32 smem_v, u32 wg_rows, u32 smem_q, u32 smem_do) {
   if constexpr (FRAGMENTS) {
-    wgmma_issue_rt<BLOCK_M, K_FRAGMENT_STEPS, QTile>(acc_s, k_fragments, smem_q);
+    wgmma_issue_rt<SCORE_COLS, K_FRAGMENT_STEPS, QTile>(acc_s, k_fragments, smem_q);
     wgmma_commit();
-    wgmma_issue_rt<BLOCK_M, V_FRAGMENT_STEPS, DOTile>(acc_dp, v_fragments, smem_do);
+    wgmma_issue_rt<SCORE_COLS, V_FRAGMENT_STEPS, DOTile>(acc_dp, v_fragments, smem_do);
   } else {
-    wgmma_issue_nt<BLOCK_M, D, KTile, QTile>(acc_s, smem_k, wg_rows, smem_q);
+    wgmma_issue_nt<SCORE_COLS, D, KTile, QTile>(acc_s, smem_k, wg_rows, smem_q);
     wgmma_commit();
-    wgmma_issue_nt<BLOCK_M, DV, VTile, DOTile>(acc_dp, smem_v, wg_rows, smem_do);
+    wgmma_issue_nt<SCORE_COLS, DV, VTile, DOTile>(acc_dp, smem_v, wg_rows, smem_do);
   }
   wgmma_commit();
 }
@@ -340,7 +357,7 @@ constexpr int NAMED_BARRIER_DS = 2;        // 2..5
 // dK += dSᵀ Q in DK_STEPS k-steps. With the dSᵀ exchange the dQ warpgroup issues DK_EARLY of
 // them before it waits for the other warpgroup's rows and the rest after dQ (see the tile loop);
 // by turns (DQ_ALTERNATE) all of them go first.
-constexpr int DK_STEPS = BLOCK_M / 16;
+constexpr int DK_STEPS = S_STEPS;  // BLOCK_M / 16 but with halves (whose path never takes these)
 constexpr int DK_EARLY = DS_EXCHANGE ? 2 : DK_STEPS;
 
 // The ordered mode's name of a tile (the ring at tile_names, tile t's in entry t % TILE_NAMES):
@@ -456,7 +473,8 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1) __clus
   const u32 smem_ring = smem_v + VTile::kBytes;
   const u32 smem_do_single = smem_ring + STAGES * STAGE_BYTES;  // slices: the dO tile (1024-aligned)
   const u32 smem_ds = smem_do_single + DO_SINGLE_BYTES;  // two dSᵀ buffers (1024-aligned: whole tiles)
-  const u32 smem_stats = smem_ds + 2 * DsTile::kBytes;   // each stage's LSE (base 2) and delta rows
+  const u32 smem_pt = smem_ds + 2 * DsTile::kBytes;     // SCORE_HALVES: two Pᵀ buffers
+  const u32 smem_stats = smem_ds + (SCORE_HALVES ? 4 : 2) * DsTile::kBytes;  // each stage's LSE (base 2) and delta rows
   const u32 smem_dq = smem_stats + STAGES * STATS_BYTES; // DQ_BUFFERS staging buffers
   const u32 smem_pair = smem_dq + DQ_BUFFERS * DQ_BUFFER_BYTES;  // DQ_PAIRS: the piece the other CTA sends
   const u32 kv_full = smem_pair + DQ_PAIR_BYTES;
@@ -766,7 +784,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1) __clus
     for (int i = 0; i < 4; ++i) acc_dv[0][j][i] = 0.f;
   // dV(t) and dK(t) run on into tile t + 1 (see the synchronous kernel); their A operands live
   // across iterations.
-  u32 pa[BLOCK_M / 16][4] = {}, da[BLOCK_M / 16][4] = {};
+  u32 pa[S_STEPS][4] = {}, da[S_STEPS][4] = {};
   bwd_dkdv_pin<MmaPath::wgmma>(acc_dk, acc_dv, pa, da);
 
   // This warpgroup's dQ share (see DqPlan in bwd_dkdv.cpp): columns col0.. over kv rows kv0..
@@ -776,6 +794,12 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1) __clus
   const u32 dq_part = smem_dq + (DQ_PARTS > 1 ? part * DQ_PART_BYTES : 0);
   // The slice's columns of Q (dK's B operand) and dO (dV's).
   const u32 dk_cols = static_cast<u32>(slice * (DK_SLICE / 64)) * QTile::kSlabBytes;
+  const u32 dv_cols = static_cast<u32>(slice * (DV_SLICE / 64)) * DOTile::kSlabBytes;
+  // SCORE_HALVES: this warpgroup's queries of each tile (half_q0 ..; half_rows: their byte offset in
+  // a Q or dO slab), and the other warpgroup's.
+  const int half_q0 = SCORE_HALVES ? wg * SCORE_COLS : 0;
+  const u32 half_rows = static_cast<u32>(half_q0) * 128;
+  const int other_q0 = SCORE_HALVES ? (wg ^ 1) * SCORE_COLS : 0;
 
   // Tile t's head within the group, first query row and whether mask_mod runs on it: from the
   // walk, or in the ordered mode from the producer's name of it (once its full barrier has passed).
@@ -804,9 +828,9 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1) __clus
       const int h = kv_h * GQA_GROUP + gi;
       const int kv0 = kv_start + warp_row0;
       if (!IS_DIVISIBLE && (kv_start + BLOCK_N > kv_len || q_start + BLOCK_M > q_len))
-        return tile_keep_bits<true>(mod, b, h, kv0, q_start, q_len, kv_len, g8, t4, errors);
+        return tile_keep_bits<true, S_TILES>(mod, b, h, kv0, q_start + half_q0, q_len, kv_len, g8, t4, errors);
       if (!partial) return 0u;
-      return tile_keep_bits<false>(mod, b, h, kv0, q_start, q_len, kv_len, g8, t4, errors);
+      return tile_keep_bits<false, S_TILES>(mod, b, h, kv0, q_start + half_q0, q_len, kv_len, g8, t4, errors);
     }
   };
   QdoRing::Slot slot, previous;
@@ -833,18 +857,19 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1) __clus
     const int h = kv_h * GQA_GROUP + gi;
     const u32 smem_q = smem_ring + slot.index * STAGE_BYTES;
     const u32 smem_do = WG_SLICES ? smem_do_single : smem_q + QTile::kBytes;
-    const float* stats = reinterpret_cast<const float*>(base_ptr + (smem_stats - smem_k) + slot.index * STATS_BYTES);
+    const float* stats =
+        reinterpret_cast<const float*>(base_ptr + (smem_stats - smem_k) + slot.index * STATS_BYTES) + half_q0;
     if constexpr (!WAIT_BEFORE_NAME) ring.wait_full(slot);
     if constexpr (WG_SLICES) mbarrier_wait(do_full, static_cast<u32>(t & 1));
 
     // Sᵀ = K Qᵀ and dPᵀ = V dOᵀ, two groups; the wait leaves dPᵀ running and finishes dV and dK
     // of the previous tile, whose Q and dO stage is then handed back.
-    float acc_s[1][N_TILES][4], acc_dp[1][N_TILES][4];
+    float acc_s[1][S_TILES][4], acc_dp[1][S_TILES][4];
     wgmma_fence_operands(acc_s[0]);
     wgmma_fence_operands(acc_dp[0]);
     wgmma_fence();
-    issue_scores_and_dp<KV_IN_REGISTERS>(acc_s[0], acc_dp[0], k_fragments, v_fragments, smem_k, smem_v, wg_rows, smem_q,
-                                         smem_do);
+    issue_scores_and_dp<KV_IN_REGISTERS>(acc_s[0], acc_dp[0], k_fragments, v_fragments, smem_k, smem_v, wg_rows,
+                                         smem_q + half_rows, smem_do + half_rows);
     wgmma_wait<1>();
     wgmma_fence_operands(acc_s[0]);
     wgmma_fence_operands(acc_dv[0]);
@@ -858,34 +883,41 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1) __clus
 
     const bool masked_tile = HAS_MASK && partial;
     const bool bounds_tile = !IS_DIVISIBLE && (kv_start + BLOCK_N > kv_len || q_start + BLOCK_M > q_len);
-    float grad[1][N_TILES][4];
+    float grad[1][S_TILES][4];
     auto probabilities = [&](auto masked, auto bounds) {
       if constexpr (decltype(masked)::value)
-        tile_probabilities_from_bits(acc_s, grad, stats, p, mod, b, h, kv_start + warp_row0, q_start, q_len, kv_len,
-                                     g8, t4, keep_bits, errors);
+        tile_probabilities_from_bits(acc_s, grad, stats, p, mod, b, h, kv_start + warp_row0, q_start + half_q0, q_len,
+                                     kv_len, g8, t4, keep_bits, errors);
       else
         tile_probabilities<false, decltype(bounds)::value, /*LSE_BASE2=*/true>(
-            acc_s, grad, stats, p, mod, b, h, kv_start + warp_row0, q_start, q_len, kv_len, g8, t4, errors);
+            acc_s, grad, stats, p, mod, b, h, kv_start + warp_row0, q_start + half_q0, q_len, kv_len, g8, t4, errors);
     };
     run_tile_pass<HAS_MASK, IS_DIVISIBLE>(bounds_tile, masked_tile, /*plain=*/true, probabilities);
 
-    // dV += Pᵀ dO (left running); dPᵀ is ready on return.
-    bwd_dkdv_gemm_dv_dp<MmaPath::wgmma, T, 1, BLOCK_M, DV, DV_SLICE, VTile, DOTile>(acc_dv, acc_dp, pa, acc_s, smem_v,
-                                                                                    smem_do, slice, 0);
+    // dV += Pᵀ dO (left running); dPᵀ is ready on return. With halves, this half's k-steps (its Pᵀ
+    // staged for the other warpgroup first).
+    const u32 pt = smem_pt + (t & 1) * DsTile::kBytes;  // SCORE_HALVES only
+    if constexpr (SCORE_HALVES) {
+      pack_a_operand<T>(pa, acc_s[0]);
+      store_a_fragments<DsTile>(pt, pa, warp_row0, half_q0 / 16, g8, t4);
+      wgmma_fence_operands(acc_dv[0]);
+      wgmma_fence();
+      wgmma_issue_rn<DV_SLICE, S_STEPS, DOTile>(acc_dv[0], pa, smem_do + dv_cols + half_rows);
+      wgmma_commit();
+      wgmma_wait<1>();  // dPᵀ; dV may still be running
+      wgmma_fence_operands(acc_dp[0]);
+    } else {
+      bwd_dkdv_gemm_dv_dp<MmaPath::wgmma, T, 1, SCORE_COLS, DV, DV_SLICE, VTile, DOTile>(acc_dv, acc_dp, pa, acc_s,
+                                                                                         smem_v, smem_do, slice, 0);
+    }
     tile_score_gradient(acc_dp, acc_s, grad, stats, t4);
 
     // dSᵀ into this tile's buffer; once the rows dQ = dS K reads are there, dQ is issued ahead of
     // all or part of dK += dSᵀ Q, so it is waited for while dK still runs (below). With slices
     // each warpgroup has the whole dSᵀ and its own buffer, free again once its dQ is done.
-    const u32 ds = smem_ds + (WG_SLICES ? wg : t & 1) * DsTile::kBytes;
+    const u32 ds = smem_ds + (WG_SLICES && !SCORE_HALVES ? wg : t & 1) * DsTile::kBytes;
     pack_a_operand<T>(da, acc_dp[0]);
-#pragma unroll
-    for (int kk = 0; kk < BLOCK_M / 16; ++kk) {
-      st_shared_b32(ds + DsTile::offset(warp_row0 + g8, 2 * kk) + 4 * t4, da[kk][0]);
-      st_shared_b32(ds + DsTile::offset(warp_row0 + g8 + 8, 2 * kk) + 4 * t4, da[kk][1]);
-      st_shared_b32(ds + DsTile::offset(warp_row0 + g8, 2 * kk + 1) + 4 * t4, da[kk][2]);
-      st_shared_b32(ds + DsTile::offset(warp_row0 + g8 + 8, 2 * kk + 1) + 4 * t4, da[kk][3]);
-    }
+    store_a_fragments<DsTile>(ds, da, warp_row0, half_q0 / 16, g8, t4);
     fence_proxy_async();  // the tensor cores read what st.shared wrote
     // dQ's share in DQ_PIECES pieces of columns, one after another (see WG_SLICES).
     float acc_dq[DQ_PIECE_N / 8][4];
@@ -933,13 +965,31 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1) __clus
       }
     } else {
       // dQ reads only this warpgroup's rows: a warpgroup barrier, then dQ ahead of dK, so dK runs
-      // on into the next tile.
-      named_barrier_sync(NAMED_BARRIER_DS + wg, 128);
+      // on into the next tile. With halves dQ reads both warpgroups' dSᵀ: this half's k-steps of
+      // dK run while the other's halves arrive, then dV's over the other half.
+      if constexpr (SCORE_HALVES) {
+        const int pair = NAMED_BARRIER_DS + 2 * (t & 1);
+        named_barrier_arrive(pair + wg, THREADS);
+        wgmma_fence_operands(acc_dk[0]);
+        wgmma_fence();
+        wgmma_issue_rn<DK_SLICE, S_STEPS, QTile>(acc_dk[0], da, smem_q + dk_cols + half_rows);
+        wgmma_commit();
+        named_barrier_sync(pair + (wg ^ 1), THREADS);
+        wgmma_issue_sn<DV_SLICE, S_STEPS, DOTile>(acc_dv[0], pt + other_q0 * 2, smem_do + dv_cols + other_q0 * 128);
+        wgmma_commit();
+      } else {
+        named_barrier_sync(NAMED_BARRIER_DS + wg, 128);
+      }
       if constexpr (WG_SLICES) {
         // dV is done before dQ's registers are claimed: with Pᵀ's beside them ptxas serialised
         // every wgmma.
         wgmma_wait<0>();
         wgmma_fence_operands(acc_dv[0]);
+        if constexpr (SCORE_HALVES) {  // and dK's k-steps from registers
+          wgmma_fence_operands(acc_dk[0]);
+          wgmma_fence_operands(pa);
+          wgmma_fence_operands(da);
+        }
         __syncwarp();  // dPᵀ and dV have read dO: the next one may load
         if (lane == 0) mbarrier_arrive(do_empty);
       }
@@ -947,7 +997,10 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1) __clus
       wgmma_fence_operands(acc_dk[0]);
       wgmma_fence();
       issue_dq(0);
-      wgmma_issue_rn<DK_SLICE, BLOCK_M / 16, QTile>(acc_dk[0], da, smem_q + dk_cols);
+      if constexpr (SCORE_HALVES)
+        wgmma_issue_sn<DK_SLICE, S_STEPS, QTile>(acc_dk[0], ds + other_q0 * 2, smem_q + dk_cols + other_q0 * 128);
+      else
+        wgmma_issue_rn<DK_SLICE, S_STEPS, QTile>(acc_dk[0], da, smem_q + dk_cols);
       wgmma_commit();
       wgmma_wait<1>();  // dQ (and dV)
     }
