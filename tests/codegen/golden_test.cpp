@@ -312,6 +312,22 @@ std::vector<GoldenCase> golden_cases() {
          s.dq_accumulate = true;
          return s;
        }},
+      // The same at d256 with soft-capping, GQA 2:1 (no pairs): the consumer warpgroups split the
+      // tile's queries for Sᵀ, dPᵀ and the score_mod's pass (SCORE_HALVES) and read each other's
+      // Pᵀ and dSᵀ halves from shared memory.
+      {"bwd_dkdv_ws_bf16_d256_softcap_halves",
+       [] {
+         KernelSpec s;
+         s.family = Family::bwd_dkdv;
+         s.head_dim = s.head_dim_v = 256;
+         s.gqa_group = 2;
+         s.config = BlockConfig::parse("m64n64w8s2ws");
+         s.score_mod = Expr::parse(ModKind::score, "30.0 * tanh(score / 30.0)");
+         s.mask_mod = Expr::parse(ModKind::mask, mods::causal());
+         s.has_block_mask = s.has_full_blocks = true;
+         s.dq_accumulate = true;
+         return s;
+       }},
       // Its ordered form (the deterministic mode), GQA 2:1, causal: the writer warp takes turns on
       // the query tiles' counters, ranks counted from the kv_* rows.
       {"bwd_dkdv_ordered_bf16_d128_causal",
