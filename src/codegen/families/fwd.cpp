@@ -52,7 +52,8 @@ void validate(const KernelSpec& s) {
 // The Q tile (reused for staging O), then STAGES K/V tiles; wgmma tiles start 1024-aligned. The
 // warp-specialised kernel stages each consumer warpgroup's O for its TMA store after the stages
 // (o_stage_columns), then keeps its mbarriers: Q full and empty, and a full and an empty barrier
-// per stage for K and for V, 8 bytes each, and the published work tile, in whole 128-byte lines.
+// per stage for K and for V, 8 bytes each, and the published work tile (four words: its index,
+// query tile, head and batch), in whole 128-byte lines.
 // Masked tiles: two buffers of the mask's column values (forward_mask_column_values) and their
 // error bits, BLOCK_N 4-byte words each, after the stages; the warp-specialised kernel has a pair
 // per consumer warpgroup (before its barriers).
@@ -65,7 +66,7 @@ size_t shared_memory_without_o_stage(const KernelSpec& s, int column_values) {
   const size_t e = 2, m = s.config.block_m, n = s.config.block_n, d = s.head_dim, dv = s.head_dim_v;
   return std::max(m * d, m * dv) * e + s.config.stages * n * (d + dv) * e + (s.config.wgmma ? 1024 : 0) +
          column_value_bytes(s, column_values) +
-         (s.config.warp_specialized ? (16 + 32 * s.config.stages + 4 + 127) / 128 * 128 : 0);
+         (s.config.warp_specialized ? (16 + 32 * s.config.stages + 16 + 127) / 128 * 128 : 0);
 }
 
 // Bytes of one consumer warpgroup's O staging buffer: 64 rows of `columns` 16-bit values.

@@ -61,10 +61,12 @@ constexpr int Q_REGION = QTile::kBytes > OTile::kBytes ? QTile::kBytes : OTile::
 constexpr int STAGE_BYTES = KTile::kBytes + VTile::kBytes;
 constexpr int ALIGN_SLACK = WGMMA ? 1024 : 0;  // wgmma atoms need 1024-byte alignment
 // Warp-specialised: the Q full / empty barriers, the K and V rings and the published work tile
-// after the stages.
+// (its index, query tile, head and batch: TILE_SLOT_WORDS) after the stages.
 using KRing = MbarrierRing<STAGES, NUM_WARPS>;  // one arrival per consumer warp frees a slot
 using VRing = MbarrierRing<STAGES, NUM_WARPS>;
-constexpr int BARRIER_BYTES = WARP_SPECIALIZED ? (16 + KRing::kBytes + VRing::kBytes + 4 + 127) / 128 * 128 : 0;
+constexpr int TILE_SLOT_WORDS = 4;
+constexpr int BARRIER_BYTES =
+    WARP_SPECIALIZED ? (16 + KRing::kBytes + VRing::kBytes + 4 * TILE_SLOT_WORDS + 127) / 128 * 128 : 0;
 // Warp-specialised: each consumer warpgroup's O staging buffer for its TMA stores, 64 rows x
 // O_STAGE_COLUMNS in 64-column slabs swizzled as the output map has it, after the stages (the
 // host picks the widest that fits; 0: O is stored from registers).

@@ -62,10 +62,12 @@ constexpr int Q_REGION = QTile::kBytes > OTile::kBytes ? QTile::kBytes : OTile::
 constexpr int STAGE_BYTES = KTile::kBytes + VTile::kBytes;
 constexpr int ALIGN_SLACK = WGMMA ? 1024 : 0;  // wgmma atoms need 1024-byte alignment
 // Warp-specialised: the Q full / empty barriers, the K and V rings and the published work tile
-// after the stages.
+// (its index, query tile, head and batch: TILE_SLOT_WORDS) after the stages.
 using KRing = MbarrierRing<STAGES, NUM_WARPS>;  // one arrival per consumer warp frees a slot
 using VRing = MbarrierRing<STAGES, NUM_WARPS>;
-constexpr int BARRIER_BYTES = WARP_SPECIALIZED ? (16 + KRing::kBytes + VRing::kBytes + 4 + 127) / 128 * 128 : 0;
+constexpr int TILE_SLOT_WORDS = 4;
+constexpr int BARRIER_BYTES =
+    WARP_SPECIALIZED ? (16 + KRing::kBytes + VRing::kBytes + 4 * TILE_SLOT_WORDS + 127) / 128 * 128 : 0;
 // Warp-specialised: each consumer warpgroup's O staging buffer for its TMA stores, 64 rows x
 // O_STAGE_COLUMNS in 64-column slabs swizzled as the output map has it, after the stages (the
 // host picks the widest that fits; 0: O is stored from registers).
@@ -224,13 +226,18 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
       for (int round = 0;; ++round) {
         // The consumers are done with the previous tile's Q: publish the next tile (the mbarrier
         // arrival releases the write) and load its Q, or wake them to stop.
+        // The tile goes out decoded: its query tile, head and batch come from divisions by
+        // run-time values, a chain the consumers would otherwise run at the start of every tile.
         mbarrier_wait(q_empty, (round & 1) ^ 1);
-        *tile_slot = index;
+        tile_slot[0] = index;
         if (index >= work_tiles) {
           mbarrier_arrive(q_full);
           break;
         }
         const WsTile w = ws_tile(p, index);
+        tile_slot[1] = w.m_tile;
+        tile_slot[2] = w.h;
+        tile_slot[3] = w.b;
         mbarrier_arrive_expect_tx(q_full, QTile::kBytes);
 #pragma unroll
         for (int c = 0; c < D / 64; ++c)
@@ -325,11 +332,14 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
     // Lane 0 reads the slot for its warp: the read and the arrival that frees the slot (q_empty)
     // are then one thread's, in program order. (Read by every lane, with a __syncwarp before lane
     // 0's arrival, racecheck reported the producer's next write against the other lanes' reads.)
-    const int index = __shfl_sync(0xffffffffu, lane == 0 ? *tile_slot : 0, 0);
+    const int index = __shfl_sync(0xffffffffu, lane == 0 ? tile_slot[0] : 0, 0);
     if (index >= work_tiles) break;
+    WsTile w;
+    w.m_tile = __shfl_sync(0xffffffffu, lane == 0 ? tile_slot[1] : 0, 0);
+    w.h = __shfl_sync(0xffffffffu, lane == 0 ? tile_slot[2] : 0, 0);
+    w.b = __shfl_sync(0xffffffffu, lane == 0 ? tile_slot[3] : 0, 0);
     u32 q_fragments[Q_FRAGMENT_STEPS][4];
     if constexpr (Q_IN_REGISTERS) load_a_fragments<QTile>(q_fragments, smem_q, warp_row0, g, t4);
-    const WsTile w = ws_tile(p, index);
     const Tiles tiles = ws_tiles(p, w);
     const int h = w.h, b = w.b;
     const int q_start = w.m_tile * BLOCK_M;
