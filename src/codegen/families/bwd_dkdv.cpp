@@ -207,8 +207,9 @@ WsLayout ws_layout(const KernelSpec& s) {
   const DqPlan plan = dq_plan(s);
   const size_t parts = static_cast<size_t>(plan.parts());
   // K, V; the ring of (Q, dO) stages, each 1024-aligned for wgmma; the alignment slack; two dSᵀ
-  // tiles (and two Pᵀ tiles with score_halves); the ring's LSE / delta rows (apart, so that the stages stay whole 1024-byte blocks);
-  // the mbarriers; in the ordered form, the ring of 8 two-word tile names (the kernel's TILE_NAMES).
+  // tiles (and two Pᵀ tiles with score_halves); the ring's LSE / delta rows (apart, so that the
+  // stages stay whole 1024-byte blocks); the mbarriers; in the ordered form, the ring of 8 two-word
+  // tile names (the kernel's TILE_NAMES).
   // With warpgroup slices the stages hold Q only and one dO tile lies apart (the kernel's
   // smem_do_single), and each warpgroup stages 64-column pieces of its dQ share.
   const bool slices = warpgroup_slices(s);
