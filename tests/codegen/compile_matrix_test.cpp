@@ -894,6 +894,18 @@ TEST(CodegenCompileMatrix, WarpSpecializedBackwardDkdvCompilesAboveHeadDim128) {
     // tile's, and there is no exchange.
     EXPECT_EQ(c.ptx.find("bar.arrive") != std::string::npos, !pairs) << what;
     EXPECT_EQ(c.ptx.find(".m64n32k16.f32") != std::string::npos, !pairs) << what;
+    // The mbarriers: K and V's, the Q ring's full and empty of two stages, each warpgroup's dQ
+    // buffer full and empty, the dO tile's full and empty: 11. Pairs add the cluster's two; with
+    // halves under a mask or a score_mod the second dQ piece is staged in the Q stage, on a full
+    // barrier per warpgroup of its own (two more). The unmasked, unmodified kernel keeps its buffer.
+    const KernelSpec& spec = jobs[i].spec;
+    const bool piece_in_stage =
+        !pairs && (spec.has_mask() || spec.has_block_mask || !spec.score_is_identity()) && spec.head_dim == 256;
+    size_t inits = 0;
+    for (size_t at = c.ptx.find("mbarrier.init.shared::cta.b64"); at != std::string::npos;
+         at = c.ptx.find("mbarrier.init.shared::cta.b64", at + 1))
+      ++inits;
+    EXPECT_EQ(inits, 11u + (pairs ? 2u : 0u) + (piece_in_stage ? 2u : 0u)) << what;
     EXPECT_EQ(c.ptx.find(".m64n64k16.f32") != std::string::npos, true) << what << ": dQ's pieces";
   }
 }

@@ -285,6 +285,22 @@ static_assert(!SCORE_HALVES || (WG_SLICES && CONSUMER_WARPGROUPS == 2 && !DQ_PAI
 constexpr int SCORE_COLS = SCORE_HALVES ? BLOCK_M / 2 : BLOCK_M;  // a warpgroup's queries of the tile
 constexpr int S_TILES = SCORE_COLS / 8;
 constexpr int S_STEPS = SCORE_COLS / 16;
+// DQ_PIECE_IN_STAGE (halves, fast mode, two dQ pieces: head dim 256): a tile's second dQ piece is
+// staged in the tile's own Q stage, in the 16 KB of it that hold this warpgroup's slice of Q (its
+// two 64-column slabs), not in the warpgroup's dQ buffer, where it waited for the writer to finish
+// reading the first piece (ncu, notes/perf.md "(z)": 14.5 % of the samples). Those slabs are read
+// only by this warpgroup's dK, which is done when the piece is staged (the other warpgroup's Sᵀ,
+// which read every slab, was done before the exchange). The writer adds the piece from there and
+// then frees the stage with one arrival of its own on the ring's empty barrier, beside the
+// consumer warps': the producer refills it only after both. H100 (notes/perf.md "(z)", z12):
+// causal 1.02x, softcap 1.07x, GQA 4:1 1.06x; under ncu's locked clocks causal's kernel 14 %
+// shorter and the unmasked one's 11 %, but the unmasked kernel with unmodified scores lost 4 % at
+// the card's own clocks: its every tile is full, its dQ reductions (64 KB a tile) bind at the L2,
+// and waiting for the writer to read the piece holds the next Q load back. It keeps the buffer.
+constexpr bool DQ_PIECE_IN_STAGE =
+    SCORE_HALVES && DQ_PIECES == 2 && !DQ_ORDERED && (HAS_MASK || HAS_BLOCK_MASK || !SCORE_IS_IDENTITY);
+static_assert(!DQ_PIECE_IN_STAGE || (D == 256 && DK_SLICE == 128 && 2 * 64 * 64 * 4 == 64 * D * 2),
+              "the second piece in the stage: a warpgroup's slice of a 64 x 256 Q tile is one 16 KB piece");
 // KV_IN_REGISTERS (d64, bwd_dkdv.cpp): the warpgroup's K and V rows stay in registers as Sᵀ's and
 // dPᵀ's A operands, read once after they land.
 static_assert(!KV_IN_REGISTERS || (!WG_SLICES && D == 64 && DV == 64), "K and V fragments: head dim 64");
@@ -342,7 +358,7 @@ static_assert(CONSUMER_WARPGROUPS == 1 || 128 * PRODUCER_REGISTERS + THREADS * C
               "the warpgroups' registers exceed the SM's 64K");
 // A slot is full once the producer has announced its bytes (Q, dO and the rows' LSE and delta)
 // and they have landed.
-using QdoRing = MbarrierRing<STAGES, NUM_WARPS>;
+using QdoRing = MbarrierRing<STAGES, NUM_WARPS + (DQ_PIECE_IN_STAGE ? CONSUMER_WARPGROUPS : 0)>;
 // dQ = dS K with the warpgroups splitting dQ's columns reads both warpgroups' dSᵀ rows: each
 // announces its rows on its own barrier (bar.arrive) and waits on the other's (bar.sync), barriers
 // NAMED_BARRIER_DS + 2 * (tile & 1) + warpgroup, so that a tile's arrivals never meet the
@@ -493,6 +509,12 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   // the piece this CTA sent has been read there (the other CTA's adding warpgroup arrives).
   const u32 extra_barriers = tile_names + (DQ_ORDERED ? 8 * TILE_NAMES : 0);
   const u32 pair_full = extra_barriers, pair_empty = extra_barriers + 8;
+  // DQ_PIECE_IN_STAGE (never with pairs): warpgroup w's second piece is staged (dq_full_stage + 8 w,
+  // one arrival per consumer warp of w), in the pairs' place. Apart from dq_full: the consumers
+  // stage it without waiting for the writer, and on one barrier two phases (the tile's two
+  // pieces) could then complete before the writer saw the first.
+  const u32 dq_full_stage = extra_barriers;
+  static_assert(!(DQ_PIECE_IN_STAGE && DQ_PAIRS), "the staged piece's barriers take the pairs' place");
   // Slices: the dO tile apart from the ring has landed (the producer's expect_tx) / has been
   // read by every consumer warp.
   const u32 do_full = extra_barriers + 16, do_empty = extra_barriers + 24;
@@ -516,6 +538,10 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     if constexpr (DQ_PAIRS) {
       mbarrier_init(pair_full, 128);
       mbarrier_init(pair_empty, 128);
+    }
+    if constexpr (DQ_PIECE_IN_STAGE) {
+      mbarrier_init(dq_full_stage, 4);
+      mbarrier_init(dq_full_stage + 8, 4);
     }
     mbarrier_init_fence();
   }
@@ -674,13 +700,18 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
         unsigned order_errors = 0;
         constexpr int chains = DQ_CHAINS;
         const int chain = n_tile % chains;
-        for (int t = 0; t < num_tiles; ++t) {
+        QdoRing::Slot stage;  // tile t's Q stage (DQ_PIECE_IN_STAGE: its second piece is there)
+        for (int t = 0; t < num_tiles; ++t, stage.advance()) {
           int h = 0, q0 = 0, rank_in_chain = 0, adders = 0;
           int* counter = nullptr;
 #pragma unroll 1
           for (int piece = 0; piece < DQ_PIECES; ++piece) {
             const u32 k = static_cast<u32>(t * DQ_PIECES + piece);
-            mbarrier_wait(dq_full + 8 * w, k & 1u);
+            const bool in_stage = DQ_PIECE_IN_STAGE && piece == 1;
+            if (in_stage)
+              mbarrier_wait(dq_full_stage + 8 * w, static_cast<u32>(t) & 1u);
+            else
+              mbarrier_wait(dq_full + 8 * w, (DQ_PIECE_IN_STAGE ? static_cast<u32>(t) : k) & 1u);
             if (piece == 0) {  // the tile: named by the producer (ordered) or from the walk
               if constexpr (DQ_ORDERED) {
                 const TileName name = read_tile_name(tile_names, t);
@@ -699,12 +730,19 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
               }
             }
             if (lane == 0) {
+              const u32 src = in_stage ? smem_ring + stage.index * STAGE_BYTES + w * DQ_BUFFER_BYTES : buffer;
               if (q0 < q_len)
-                tma_reduce_add_4d(&tma.dq, buffer, w * DK_SLICE + piece * DQ_PIECE_N, q0, h,
+                tma_reduce_add_4d(&tma.dq, src, w * DK_SLICE + piece * DQ_PIECE_N, q0, h,
                                   b + (DQ_ORDERED ? chain * p.batch : 0));
               bulk_commit_group();
-              bulk_wait_group_read<0>();
-              mbarrier_arrive(dq_empty + 8 * w);
+              // DQ_PIECE_IN_STAGE: the buffer (first piece) is handed back with the stage, once
+              // both are read, so that the consumers never run two tiles' pieces ahead of this
+              // writer; they stage the next first piece a tile's work later, when it has long been read.
+              if (!DQ_PIECE_IN_STAGE || in_stage) {
+                bulk_wait_group_read<0>();
+                if (in_stage) mbarrier_arrive(ring.empty(stage.index));
+                mbarrier_arrive(dq_empty + 8 * w);
+              }
             }
             __syncwarp();
           }
@@ -1051,10 +1089,13 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
         }
         // The piece into this warpgroup's buffer (rows of DQ_PIECE_N columns in the accumulator's
         // permuted layout, which keeps whole 32-column groups in place), once the writer has read
-        // the last one; the writer adds its rows that exist.
+        // the last one; the writer adds its rows that exist. DQ_PIECE_IN_STAGE: the second piece
+        // into this warpgroup's slice of the tile's Q stage, which needs no wait.
         const u32 k = static_cast<u32>(t * DQ_PIECES + piece);
-        const u32 buffer = smem_dq + wg * DQ_BUFFER_BYTES;
-        mbarrier_wait(dq_empty + 8 * wg, (k & 1u) ^ 1u);
+        const bool in_stage = DQ_PIECE_IN_STAGE && piece == 1;
+        const u32 buffer = in_stage ? smem_q + wg * DQ_BUFFER_BYTES : smem_dq + wg * DQ_BUFFER_BYTES;
+        const u32 buffer_uses = DQ_PIECE_IN_STAGE ? static_cast<u32>(t) : k;  // the buffer's fills before this one
+        if (!in_stage) mbarrier_wait(dq_empty + 8 * wg, (buffer_uses & 1u) ^ 1u);
         const u32 swizzle = dq_staging_swizzle(g8);
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
@@ -1070,7 +1111,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
         }
         fence_proxy_async_shared();  // the bulk copies (async proxy) read what st.shared wrote
         __syncwarp();
-        if (lane == 0) mbarrier_arrive(dq_full + 8 * wg);
+        if (lane == 0) mbarrier_arrive((in_stage ? dq_full_stage : dq_full) + 8 * wg);
       }
     } else if (dq_here) {
       // The share into buffer t % DQ_BUFFERS, once the writer has read what it last staged there.
