@@ -299,7 +299,8 @@ constexpr int S_STEPS = SCORE_COLS / 16;
 // and waiting for the writer to read the piece holds the next Q load back. It keeps the buffer.
 constexpr bool DQ_PIECE_IN_STAGE =
     SCORE_HALVES && DQ_PIECES == 2 && !DQ_ORDERED && (HAS_MASK || HAS_BLOCK_MASK || !SCORE_IS_IDENTITY);
-static_assert(!DQ_PIECE_IN_STAGE || (D == 256 && DK_SLICE == 128 && 2 * 64 * 64 * 4 == 64 * D * 2),
+static_assert(!DQ_PIECE_IN_STAGE ||
+                  (DK_SLICE == 128 && QTile::kBytes == 2 * DQ_BUFFER_BYTES && STAGE_BYTES >= QTile::kBytes),
               "the second piece in the stage: a warpgroup's slice of a 64 x 256 Q tile is one 16 KB piece");
 // KV_IN_REGISTERS (d64, bwd_dkdv.cpp): the warpgroup's K and V rows stay in registers as Sᵀ's and
 // dPᵀ's A operands, read once after they land.
