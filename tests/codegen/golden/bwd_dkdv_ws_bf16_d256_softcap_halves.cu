@@ -1024,8 +1024,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
         // every wgmma.
         wgmma_wait<0>();
         wgmma_fence_operands(acc_dv[0]);
-        if constexpr (SCORE_HALVES) {  // and dK's k-steps from registers
-          wgmma_fence_operands(acc_dk[0]);
+        if constexpr (SCORE_HALVES) {  // and dK's k-steps from registers (acc_dk is fenced below)
           wgmma_fence_operands(pa);
           wgmma_fence_operands(da);
         }
