@@ -312,6 +312,19 @@ std::vector<GoldenCase> golden_cases() {
          s.dq_accumulate = true;
          return s;
        }},
+      // The same at d64, prefix LM: dQ by turns, each tile's share a tile late (DQ_DEFERRED, four
+      // dSᵀ tiles at three stages), warpgroup 1's walk started behind warpgroup 0's.
+      {"bwd_dkdv_ws_bf16_d64_prefix_lm_deferred",
+       [] {
+         KernelSpec s;
+         s.family = Family::bwd_dkdv;
+         s.head_dim = s.head_dim_v = 64;
+         s.config = BlockConfig::parse("m64n128w8s3ws");
+         s.mask_mod = Expr::parse(ModKind::mask, "q_idx >= kv_idx || kv_idx < 1024");
+         s.has_block_mask = s.has_full_blocks = true;
+         s.dq_accumulate = true;
+         return s;
+       }},
       // The same at d256 with soft-capping, GQA 2:1 (no pairs): the consumer warpgroups split the
       // tile's queries for Sᵀ, dPᵀ and the score_mod's pass (SCORE_HALVES) and read each other's
       // Pᵀ and dSᵀ halves from shared memory.

@@ -7,6 +7,8 @@
 
 #include "codegen/kernel_spec.hpp"
 #include "flexjit/error.hpp"
+#include "flexjit/expr.hpp"
+#include "jit/source.hpp"
 
 namespace flexjit::codegen {
 namespace {
@@ -178,6 +180,47 @@ TEST(KernelSpecValidation, WarpSpecializedForwardStagesItsOutput) {
   EXPECT_EQ(s.shared_memory_bytes(), 32768u + 196608u + 1024u + 128u);
   s.config = BlockConfig::parse("m128n128w8s2g");  // the synchronous kernel stages O in Q's place
   EXPECT_EQ(s.shared_memory_bytes(), 32768u + 131072u + 1024u);
+}
+
+// The fast backward's dK/dV kernel at d64 (dQ by turns) computes each tile's dQ a tile late where
+// the mask is positional or absent (DQ_DEFERRED): it keeps STAGES + 1 dSᵀ tiles of 16 KiB instead
+// of two. Masks that read a buffer by key, the deterministic mode's ordered sums and d128 keep
+// two. Sizes by hand: K and V 32 KiB, three 16 KiB stages, 1 KiB of alignment slack, the dSᵀ
+// tiles, the stages' LSE and delta rows (3 x 512 B), 128 B of mbarriers, two 16 KiB dQ buffers
+// (the ordered form adds its 64 B ring of tile names).
+TEST(KernelSpecValidation, FastD64BackwardKeepsADsTilePerTurnInFlight) {
+  const auto dkdv = [](const char* mask, const char* config, bool ordered, int head_dim = 64) {
+    KernelSpec s = attention_spec(Family::bwd_dkdv, head_dim, head_dim);
+    s.config = BlockConfig::parse(config);
+    s.dq_accumulate = true;
+    s.dq_ordered = ordered;
+    s.declarations.buffers.push_back(BufferDecl::parse("doc:i32:?"));
+    if (*mask) {
+      s.mask_mod = Expr::parse(ModKind::mask, mask, s.declarations);
+      s.has_block_mask = true;
+    }
+    return s;
+  };
+  const auto deferred = [](const KernelSpec& s) {
+    return render(s).text.find("constexpr bool DQ_DEFERRED = true;") != std::string::npos;
+  };
+  const size_t common = 32768u + 3u * 16384u + 1024u + 1536u + 128u + 2u * 16384u;
+  const KernelSpec causal = dkdv("q_idx >= kv_idx", "m64n128w8s3ws", false);
+  EXPECT_TRUE(deferred(causal));
+  EXPECT_EQ(causal.shared_memory_bytes(), common + 4u * 16384u);
+  const KernelSpec unmasked = dkdv("", "m64n128w8s3ws", false);
+  EXPECT_TRUE(deferred(unmasked));
+  EXPECT_EQ(unmasked.shared_memory_bytes(), common + 4u * 16384u);
+  const KernelSpec two_stages = dkdv("q_idx >= kv_idx", "m64n128w8s2ws", false);
+  EXPECT_TRUE(deferred(two_stages));
+  EXPECT_EQ(two_stages.shared_memory_bytes(), common - 16384u - 512u + 3u * 16384u);
+  const KernelSpec documents = dkdv("doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx", "m64n128w8s3ws", false);
+  EXPECT_FALSE(deferred(documents));
+  EXPECT_EQ(documents.shared_memory_bytes(), common + 2u * 16384u);
+  const KernelSpec ordered = dkdv("q_idx >= kv_idx", "m64n128w8s3ws", true);
+  EXPECT_FALSE(deferred(ordered));
+  EXPECT_EQ(ordered.shared_memory_bytes(), common + 2u * 16384u + 64u);
+  EXPECT_FALSE(deferred(dkdv("q_idx >= kv_idx", "m64n128w8s2ws", false, 128)));
 }
 
 TEST(KernelSpecValidation, SharedMemoryLimitsByArch) {

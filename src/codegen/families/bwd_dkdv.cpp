@@ -128,6 +128,33 @@ DqPlan dq_plan(const KernelSpec& s) {
   return plan;
 }
 
+// dQ by turns with the turn's dQ a tile late (the fast mode): tile t's share is computed by
+// warpgroup t % 2 at the end of tile t + 1, after its own work of that tile, instead of at the end
+// of tile t, where it waited for the other warpgroup's dSᵀ rows. The other warpgroup had its own
+// turn's dQ and staging in tile t - 1 before them, so every tile's dQ tail stood in the path of
+// both (ncu, noop d64: 6 % of the samples on that wait, 5 % on dQ's, 5 % on the staging). A tile
+// late, the other's rows have long been there, and warpgroup 1 starts its walk behind warpgroup 0
+// (the kernel's NAMED_BARRIER_STAGGER). The dSᵀ tiles live a tile longer: STAGES + 1 of them, as
+// many pairs of named barriers (see the kernel). H100, fast backward at d64 against the old turns,
+// two calls (notes/perf.md, "(za)", za3 / za4; the unmasked kernel also without dS's select):
+// noop 1.06-1.07x, ALiBi 1.04-1.06x, prefix LM 1.01-1.03x, GQA, causal, soft-capping, sliding
+// window 1.00-1.02x, but documents 0.97-0.98x in every call (the deferral alone too; cause not
+// found), so masks that read buffers by key (no tile bounds: data-dependent walks) keep the old
+// form, and so does the ordered mode.
+bool dq_deferred(const KernelSpec& s) {
+  return s.config.warp_specialized && s.dq_accumulate && !s.dq_ordered && dq_plan(s).alternate &&
+         (!s.has_mask() || s.mask_mod.has_tile_bounds());
+}
+
+// dSᵀ tiles of the fast mode's kernels: one (synchronous), two (warp-specialised: tile parity),
+// four with score halves (two Pᵀ beside them), STAGES + 1 with the deferred dQ.
+int ds_tiles(const KernelSpec& s) {
+  if (!s.dq_accumulate) return 0;
+  if (!s.config.warp_specialized) return 1;
+  if (score_halves(s)) return 4;
+  return dq_deferred(s) ? s.config.stages + 1 : 2;
+}
+
 void dq_checks(const KernelSpec& s) {
   if (!s.dq_accumulate) return;
   const std::string fix = " (e.g. m64n128w8s2g), or run the deterministic mode (CallOptions::backward_mode, "
@@ -206,8 +233,8 @@ WsLayout ws_layout(const KernelSpec& s) {
   const size_t e = 2, m = s.config.block_m, n = s.config.block_n, d = s.head_dim, dv = s.head_dim_v;
   const DqPlan plan = dq_plan(s);
   const size_t parts = static_cast<size_t>(plan.parts());
-  // K, V; the ring of (Q, dO) stages, each 1024-aligned for wgmma; the alignment slack; two dSᵀ
-  // tiles (and two Pᵀ tiles with score_halves); the ring's LSE / delta rows (apart, so that the
+  // K, V; the ring of (Q, dO) stages, each 1024-aligned for wgmma; the alignment slack; the dSᵀ
+  // tiles (ds_tiles: with score_halves two of them Pᵀ); the ring's LSE / delta rows (apart, so that the
   // stages stay whole 1024-byte blocks); the mbarriers; in the ordered form, the ring of 8 two-word
   // tile names (the kernel's TILE_NAMES).
   // With warpgroup slices the stages hold Q only and one dO tile lies apart (the kernel's
@@ -216,7 +243,7 @@ WsLayout ws_layout(const KernelSpec& s) {
   const size_t stage = (m * (slices ? d : d + dv) * e + 1023) / 1024 * 1024;
   WsLayout l;
   l.fixed = n * (d + dv) * e + s.config.stages * stage + (slices ? m * dv * e : 0) + 1024 +
-            (score_halves(s) ? 4 : 2) * n * m * e + s.config.stages * 2 * m * 4 + 128 + (s.dq_ordered ? 64 : 0);
+            static_cast<size_t>(ds_tiles(s)) * n * m * e + s.config.stages * 2 * m * 4 + 128 + (s.dq_ordered ? 64 : 0);
   l.dq_buffer = slices ? m * 64 * 4 : parts * m * d * 4;
   if (dq_pairs(s)) l.fixed += kDqPairPieceBytes;  // the piece the other CTA of the pair sends
   return l;
@@ -267,6 +294,8 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(bool_constant("DQ_PAIRS", dq_pairs(s)));
   constants.push_back(bool_constant("SCORE_HALVES", s.config.warp_specialized && score_halves(s)));
   constants.push_back(bool_constant("KV_IN_REGISTERS", kv_in_registers(s)));
+  constants.push_back(bool_constant("DQ_DEFERRED", dq_deferred(s)));
+  constants.push_back(int_constant("DS_TILES", ds_tiles(s)));
   constants.push_back(bool_constant("LEAN_REGISTERS", s.lean_registers));
   ctx["warp_specialized"] = s.config.warp_specialized;
   ctx["dq_pairs"] = dq_pairs(s);

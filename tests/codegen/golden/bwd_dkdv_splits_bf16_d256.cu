@@ -44,6 +44,8 @@ constexpr int DQ_BUFFERS = 0;
 constexpr bool DQ_PAIRS = false;
 constexpr bool SCORE_HALVES = false;
 constexpr bool KV_IN_REGISTERS = false;
+constexpr bool DQ_DEFERRED = false;
+constexpr int DS_TILES = 0;
 constexpr bool LEAN_REGISTERS = false;
 
 // Here BLOCK_N (kv rows) is the CTA's fixed tile and BLOCK_M (query rows) the streamed one.
@@ -83,10 +85,13 @@ constexpr int STAGE_STATS_BYTES = WARP_SPECIALIZED ? 0 : STATS_BYTES;
 constexpr int DO_SINGLE_BYTES = WG_SLICES ? DOTile::kBytes : 0;
 constexpr int STAGE_BYTES = WGMMA ? (QTile::kBytes + (WG_SLICES ? 0 : DOTile::kBytes) + STAGE_STATS_BYTES + 1023) / 1024 * 1024
                                   : QTile::kBytes + DOTile::kBytes + STAGE_STATS_BYTES;
-// The fast mode's dSᵀ tile (kv rows x queries), the A operand of dQ += dS K; with SCORE_HALVES
-// (the warp-specialised kernel's) two Pᵀ tiles of that shape too.
+// The fast mode's dSᵀ tiles (kv rows x queries), the A operand of dQ += dS K: DS_TILES of them
+// (bwd_dkdv.cpp's ds_tiles; with SCORE_HALVES, the warp-specialised kernel's, two of them Pᵀ).
 using DsTile = WgmmaTile<BLOCK_N, DQ_ACCUMULATE ? BLOCK_M : 64>;
-constexpr int DS_BYTES = DQ_ACCUMULATE ? DsTile::kBytes * (WARP_SPECIALIZED ? (SCORE_HALVES ? 4 : 2) : 1) : 0;
+constexpr int DS_BYTES = DsTile::kBytes * DS_TILES;
+static_assert(DQ_ACCUMULATE == (DS_TILES > 0) && (!SCORE_HALVES || DS_TILES == 4) &&
+                  (!DQ_DEFERRED || DS_TILES == STAGES + 1),
+              "the dSᵀ tiles: one per pair of named barriers with the deferred dQ, four with halves");
 // The warp-specialised kernel's stage statistics, then DQ_BUFFERS dQ staging buffers: fp32, the
 // tile's rows of the accumulator as they lie in global memory (columns permuted by
 // flexjit_dq_accum_column, so the rows a warp stores to fall on different banks). Split columns:
@@ -225,7 +230,12 @@ __device__ __forceinline__ void tile_probabilities_from_bits(float (&acc_s)[M_TI
     }
 }
 
-// dSᵀ = Pᵀ (dPᵀ - delta) d(score_mod)/d(score), into acc_dp (delta: stats + BLOCK_M).
+// dSᵀ = Pᵀ (dPᵀ - delta) d(score_mod)/d(score), into acc_dp (delta: stats + BLOCK_M); 0 where the
+// probability is 0, so that a dropped score's dPᵀ (rows past an end, masked-out positions) never
+// reaches dK or dQ, NaN or not. Without a mask and with lengths that fill the tiles every score is
+// kept, a probability is 0 only by underflow, and the product is taken as the reference takes it:
+// that select cost about 2 % of the unmasked backward (H100, notes/perf.md "(za)").
+constexpr bool EVERY_SCORE_KEPT = !HAS_MASK && IS_DIVISIBLE;
 template <int NT>
 __device__ __forceinline__ void tile_score_gradient(float (&acc_dp)[M_TILES][NT][4],
                                                     const float (&acc_s)[M_TILES][NT][4],
@@ -240,7 +250,7 @@ __device__ __forceinline__ void tile_score_gradient(float (&acc_dp)[M_TILES][NT]
         const float prob = acc_s[mt][j][i];
         float ds = prob * (acc_dp[mt][j][i] - stats[BLOCK_M + j * 8 + 2 * t4 + (i & 1)]);
         if constexpr (!SCORE_IS_IDENTITY) ds *= grad[mt][j][i];
-        acc_dp[mt][j][i] = prob == 0.f ? 0.f : ds;
+        acc_dp[mt][j][i] = EVERY_SCORE_KEPT || prob != 0.f ? ds : 0.f;
       }
 }
 

@@ -45,6 +45,8 @@ constexpr int DQ_BUFFERS = 2;
 constexpr bool DQ_PAIRS = false;
 constexpr bool SCORE_HALVES = true;
 constexpr bool KV_IN_REGISTERS = false;
+constexpr bool DQ_DEFERRED = false;
+constexpr int DS_TILES = 4;
 constexpr bool LEAN_REGISTERS = false;
 
 // Here BLOCK_N (kv rows) is the CTA's fixed tile and BLOCK_M (query rows) the streamed one.
@@ -84,10 +86,13 @@ constexpr int STAGE_STATS_BYTES = WARP_SPECIALIZED ? 0 : STATS_BYTES;
 constexpr int DO_SINGLE_BYTES = WG_SLICES ? DOTile::kBytes : 0;
 constexpr int STAGE_BYTES = WGMMA ? (QTile::kBytes + (WG_SLICES ? 0 : DOTile::kBytes) + STAGE_STATS_BYTES + 1023) / 1024 * 1024
                                   : QTile::kBytes + DOTile::kBytes + STAGE_STATS_BYTES;
-// The fast mode's dSᵀ tile (kv rows x queries), the A operand of dQ += dS K; with SCORE_HALVES
-// (the warp-specialised kernel's) two Pᵀ tiles of that shape too.
+// The fast mode's dSᵀ tiles (kv rows x queries), the A operand of dQ += dS K: DS_TILES of them
+// (bwd_dkdv.cpp's ds_tiles; with SCORE_HALVES, the warp-specialised kernel's, two of them Pᵀ).
 using DsTile = WgmmaTile<BLOCK_N, DQ_ACCUMULATE ? BLOCK_M : 64>;
-constexpr int DS_BYTES = DQ_ACCUMULATE ? DsTile::kBytes * (WARP_SPECIALIZED ? (SCORE_HALVES ? 4 : 2) : 1) : 0;
+constexpr int DS_BYTES = DsTile::kBytes * DS_TILES;
+static_assert(DQ_ACCUMULATE == (DS_TILES > 0) && (!SCORE_HALVES || DS_TILES == 4) &&
+                  (!DQ_DEFERRED || DS_TILES == STAGES + 1),
+              "the dSᵀ tiles: one per pair of named barriers with the deferred dQ, four with halves");
 // The warp-specialised kernel's stage statistics, then DQ_BUFFERS dQ staging buffers: fp32, the
 // tile's rows of the accumulator as they lie in global memory (columns permuted by
 // flexjit_dq_accum_column, so the rows a warp stores to fall on different banks). Split columns:
@@ -226,7 +231,12 @@ __device__ __forceinline__ void tile_probabilities_from_bits(float (&acc_s)[M_TI
     }
 }
 
-// dSᵀ = Pᵀ (dPᵀ - delta) d(score_mod)/d(score), into acc_dp (delta: stats + BLOCK_M).
+// dSᵀ = Pᵀ (dPᵀ - delta) d(score_mod)/d(score), into acc_dp (delta: stats + BLOCK_M); 0 where the
+// probability is 0, so that a dropped score's dPᵀ (rows past an end, masked-out positions) never
+// reaches dK or dQ, NaN or not. Without a mask and with lengths that fill the tiles every score is
+// kept, a probability is 0 only by underflow, and the product is taken as the reference takes it:
+// that select cost about 2 % of the unmasked backward (H100, notes/perf.md "(za)").
+constexpr bool EVERY_SCORE_KEPT = !HAS_MASK && IS_DIVISIBLE;
 template <int NT>
 __device__ __forceinline__ void tile_score_gradient(float (&acc_dp)[M_TILES][NT][4],
                                                     const float (&acc_s)[M_TILES][NT][4],
@@ -241,7 +251,7 @@ __device__ __forceinline__ void tile_score_gradient(float (&acc_dp)[M_TILES][NT]
         const float prob = acc_s[mt][j][i];
         float ds = prob * (acc_dp[mt][j][i] - stats[BLOCK_M + j * 8 + 2 * t4 + (i & 1)]);
         if constexpr (!SCORE_IS_IDENTITY) ds *= grad[mt][j][i];
-        acc_dp[mt][j][i] = prob == 0.f ? 0.f : ds;
+        acc_dp[mt][j][i] = EVERY_SCORE_KEPT || prob != 0.f ? ds : 0.f;
       }
 }
 
@@ -370,7 +380,19 @@ static_assert(!DQ_ALTERNATE || (CONSUMER_WARPGROUPS == 2 && !WG_SLICES && DQ_KV_
               "dQ by turns: two warpgroups, each tile's share over all its kv rows");
 static_assert(CONSUMER_WARPGROUPS <= 2, "the dSᵀ exchange pairs two warpgroups");
 constexpr int NAMED_BARRIER_EPILOGUE = 1;  // consumers: dK / dV staging
-constexpr int NAMED_BARRIER_DS = 2;        // 2..5
+constexpr int NAMED_BARRIER_DS = 2;        // 2 .. 2 + 2 DS_RING - 1
+// DQ_DEFERRED (bwd_dkdv.cpp's dq_deferred; d64, fast mode, dQ by turns): tile t's dQ share is
+// computed by warpgroup t % 2 at the end of tile t + 1 (after that tile's dK is issued), from
+// dSᵀ buffer t % DS_RING, once the other warpgroup has announced its rows of tile t (named
+// barrier NAMED_BARRIER_DS + 2 (t % DS_RING) + its warpgroup), which it did at the end of its
+// tile t. With DS_RING = STAGES + 1 neither the buffer nor the barrier is reused early: tile
+// t + DS_RING needs its Q stage, last used by tile t + 1, which the warpgroup computing tile t's
+// dQ releases only in tile t + 2, after that dQ has read the buffer and passed the barrier.
+constexpr int DS_RING = DQ_DEFERRED ? STAGES + 1 : 2;
+static_assert(!DQ_DEFERRED || (DQ_ALTERNATE && !DQ_ORDERED && DS_TILES == DS_RING),
+              "the deferred dQ: by turns, fast mode, STAGES + 1 dSᵀ tiles");
+constexpr int NAMED_BARRIER_STAGGER = NAMED_BARRIER_DS + 2 * DS_RING;  // DQ_DEFERRED: the walks' start
+static_assert(NAMED_BARRIER_STAGGER < 16, "16 named barriers");
 // dK += dSᵀ Q in DK_STEPS k-steps. With the dSᵀ exchange the dQ warpgroup issues DK_EARLY of
 // them before it waits for the other warpgroup's rows and the rest after dQ (see the tile loop);
 // by turns (DQ_ALTERNATE) all of them go first.
@@ -489,9 +511,9 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   const u32 smem_v = smem_k + KTile::kBytes;
   const u32 smem_ring = smem_v + VTile::kBytes;
   const u32 smem_do_single = smem_ring + STAGES * STAGE_BYTES;  // slices: the dO tile (1024-aligned)
-  const u32 smem_ds = smem_do_single + DO_SINGLE_BYTES;  // two dSᵀ buffers (1024-aligned: whole tiles)
+  const u32 smem_ds = smem_do_single + DO_SINGLE_BYTES;  // the dSᵀ buffers (1024-aligned: whole tiles)
   const u32 smem_pt = smem_ds + 2 * DsTile::kBytes;     // SCORE_HALVES: two Pᵀ buffers
-  const u32 smem_stats = smem_ds + (SCORE_HALVES ? 4 : 2) * DsTile::kBytes;  // each stage's LSE (base 2) and delta rows
+  const u32 smem_stats = smem_ds + DS_TILES * DsTile::kBytes;  // each stage's LSE (base 2) and delta rows
   const u32 smem_dq = smem_stats + STAGES * STATS_BYTES; // DQ_BUFFERS staging buffers
   const u32 smem_pair = smem_dq + DQ_BUFFERS * DQ_BUFFER_BYTES;  // DQ_PAIRS: the piece the other CTA sends
   const u32 kv_full = smem_pair + DQ_PAIR_BYTES;
@@ -872,6 +894,56 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
       return tile_keep_bits<false, S_TILES>(mod, b, h, kv0, q_start + half_q0, q_len, kv_len, g8, t4, errors);
     }
   };
+  // dQ's share (piece `piece` of its columns) from the dSᵀ tile at ds_tile, one commit group.
+  const auto issue_dq_from = [&](float (&acc_dq)[DQ_PIECE_N / 8][4], u32 ds_tile, int piece) {
+    const u32 dq_a = ds_tile + dq_kv0 * 128;
+    const u32 dq_b = smem_k + ((dq_col0 + piece * DQ_PIECE_N) / 64) * KTile::kSlabBytes + dq_kv0 * 128;
+    const u64 dq_a_desc = wgmma_desc_origin(dq_a, DsTile::kSlabBytes, 1024);
+    const u64 dq_b_desc = wgmma_desc_origin(dq_b, KTile::kSlabBytes, 1024);
+#pragma unroll
+    for (int kk = 0; kk < DQ_KV_ROWS / 16; ++kk)
+      WgmmaSSTa<DQ_PIECE_N, true>::run(acc_dq, wgmma_desc_advance(dq_a_desc, kk * 16 * 128),
+                                       wgmma_desc_advance(dq_b_desc, kk * 16 * 128), kk > 0);
+    wgmma_commit();
+  };
+  // Without slices: tile u's share into buffer u % DQ_BUFFERS, once the writer has read what it
+  // last staged there.
+  const auto stage_dq = [&](const float (&acc_dq)[DQ_PIECE_N / 8][4], int u) {
+    const int buffer = u % DQ_RING;
+    const u32 dq_stage = dq_part + buffer * DQ_BUFFER_BYTES;
+    mbarrier_wait(dq_empty + 8 * buffer, static_cast<u32>(((u / DQ_RING) & 1) ^ 1));
+    const u32 swizzle = dq_staging_swizzle(g8);
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const int row = (cw % 4) * 16 + g8 + 8 * r;  // row % 8 == g8: the warp's 8 rows on different banks
+      const u32 row_addr = dq_stage + static_cast<u32>(row) * DQ_ROW_BYTES;
+#pragma unroll
+      for (int j = 0; j < DQ_PIECE_N / 8; ++j)
+        if constexpr (LEAN_REGISTERS)
+          st_shared_v2_f32(row_addr + dq_staging_offset(swizzle, dq_col0 + 2 * t4, j), acc_dq[j][2 * r],
+                           acc_dq[j][2 * r + 1]);
+        else
+          st_shared_v2_f32(row_addr + flexjit_dq_accum_column(row, dq_col0 + j * 8 + 2 * t4, D) * 4, acc_dq[j][2 * r],
+                           acc_dq[j][2 * r + 1]);
+    }
+    fence_proxy_async_shared();  // the bulk copies (async proxy) read what st.shared wrote
+    __syncwarp();
+    if (lane == 0) mbarrier_arrive(dq_full + 8 * buffer);
+  };
+  // DQ_DEFERRED: tile u's share, this warpgroup's turn (u % 2 == wg), computed in tile u + 1 (or
+  // after the walk) once the other warpgroup has announced its dSᵀ rows of tile u; the dK k-steps
+  // issued before it are waited for with it.
+  const auto deferred_dq = [&](int u) {
+    named_barrier_sync(NAMED_BARRIER_DS + 2 * (u % DS_RING) + (wg ^ 1), THREADS);
+    float acc_dq[DQ_PIECE_N / 8][4];
+    wgmma_fence_operands(acc_dq);
+    wgmma_fence();
+    issue_dq_from(acc_dq, smem_ds + static_cast<u32>(u % DS_RING) * DsTile::kBytes, 0);
+    wgmma_wait<0>();
+    wgmma_fence_operands(acc_dq);
+    wgmma_fence_operands(acc_dk[0]);
+    stage_dq(acc_dq, u);
+  };
   QdoRing::Slot slot, previous;
   if (DQ_ORDERED && HAS_MASK && num_tiles > 0) ring.wait_full(slot);  // tile 0's name
   u32 keep_bits = num_tiles > 0 ? keep_bits_of(0) : 0u;
@@ -882,6 +954,10 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     load_a_fragments<KTile>(k_fragments, smem_k, warp_row0, g8, t4);
     load_a_fragments<VTile>(v_fragments, smem_v, warp_row0, g8, t4);
   }
+  // DQ_DEFERRED: warpgroup 1 starts its walk once warpgroup 0 has its first tile's probabilities,
+  // so that one's elementwise work tends to meet the other's GEMMs (no later barrier pulls them
+  // back into step: see DS_RING).
+  if (DQ_DEFERRED && num_tiles > 0 && wg == 1) named_barrier_sync(NAMED_BARRIER_STAGGER, THREADS);
   for (int t = 0; t < num_tiles; ++t) {
     // The ordered mode's name of tile t is read only once its full barrier has passed (masked
     // kernels passed it at the end of tile t - 1): the producer writes the name just before, and
@@ -932,6 +1008,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
             acc_s, grad, stats, p, mod, b, h, kv_start + warp_row0, q_start + half_q0, q_len, kv_len, g8, t4, errors);
     };
     run_tile_pass<HAS_MASK, IS_DIVISIBLE>(bounds_tile, masked_tile, /*plain=*/true, probabilities);
+    if (DQ_DEFERRED && t == 0 && wg == 0) named_barrier_arrive(NAMED_BARRIER_STAGGER, THREADS);
 
     // dV += Pᵀ dO (left running); dPᵀ is ready on return. With halves, this half's k-steps (its Pᵀ
     // staged for the other warpgroup first).
@@ -954,27 +1031,28 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     // dSᵀ into this tile's buffer; once the rows dQ = dS K reads are there, dQ is issued ahead of
     // all or part of dK += dSᵀ Q, so it is waited for while dK still runs (below). With slices
     // each warpgroup has the whole dSᵀ and its own buffer, free again once its dQ is done.
-    const u32 ds = smem_ds + (WG_SLICES && !SCORE_HALVES ? wg : t & 1) * DsTile::kBytes;
+    const u32 ds = smem_ds + (WG_SLICES && !SCORE_HALVES ? wg : t % DS_RING) * DsTile::kBytes;
     pack_a_operand<T>(da, acc_dp[0]);
     store_a_fragments<DsTile>(ds, da, warp_row0, half_q0 / 16, g8, t4);
     fence_proxy_async();  // the tensor cores read what st.shared wrote
     // dQ's share in DQ_PIECES pieces of columns, one after another (see WG_SLICES).
     float acc_dq[DQ_PIECE_N / 8][4];
-    const auto issue_dq = [&](int piece) {
-      const u32 dq_a = ds + dq_kv0 * 128;
-      const u32 dq_b = smem_k + ((dq_col0 + piece * DQ_PIECE_N) / 64) * KTile::kSlabBytes + dq_kv0 * 128;
-      const u64 dq_a_desc = wgmma_desc_origin(dq_a, DsTile::kSlabBytes, 1024);
-      const u64 dq_b_desc = wgmma_desc_origin(dq_b, KTile::kSlabBytes, 1024);
-#pragma unroll
-      for (int kk = 0; kk < DQ_KV_ROWS / 16; ++kk)
-        WgmmaSSTa<DQ_PIECE_N, true>::run(acc_dq, wgmma_desc_advance(dq_a_desc, kk * 16 * 128),
-                                         wgmma_desc_advance(dq_b_desc, kk * 16 * 128), kk > 0);
-      wgmma_commit();
-    };
+    const auto issue_dq = [&](int piece) { issue_dq_from(acc_dq, ds, piece); };
     // DQ_ALTERNATE: warpgroup t % 2 computes tile t's whole dQ share from both warpgroups' dSᵀ
     // rows; the other only announces its rows and issues its dK (which runs on into the next tile).
-    const bool dq_here = !DQ_ALTERNATE || wg == (t & 1);
-    if constexpr (DS_EXCHANGE || DQ_ALTERNATE) {
+    // DQ_DEFERRED: the same turns, a tile later (deferred_dq).
+    const bool dq_here = !DQ_DEFERRED && (!DQ_ALTERNATE || wg == (t & 1));
+    if constexpr (DQ_DEFERRED) {
+      // Announce this tile's rows where the turn is the other warpgroup's, issue dK (it runs on
+      // into the next tile where no dQ follows), then the previous tile's dQ where that turn is ours.
+      const bool announce = wg != (t & 1);
+      if (announce) named_barrier_arrive(NAMED_BARRIER_DS + 2 * (t % DS_RING) + wg, THREADS);
+      wgmma_fence_operands(acc_dk[0]);
+      wgmma_fence();
+      wgmma_issue_rn<DK_SLICE, DK_STEPS, QTile>(acc_dk[0], da, smem_q + dk_cols);
+      wgmma_commit();
+      if (announce && t > 0) deferred_dq(t - 1);
+    } else if constexpr (DS_EXCHANGE || DQ_ALTERNATE) {
       // The other warpgroup's rows are needed: announce ours, issue dK += dSᵀ Q (our rows only)
       // and wait for theirs while the tensor cores run it, then dQ. With the exchange only the
       // first DK_EARLY k-steps of dK go first and the rest after dQ, so they run while
@@ -1114,27 +1192,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
         if (lane == 0) mbarrier_arrive((in_stage ? dq_full_stage : dq_full) + 8 * wg);
       }
     } else if (dq_here) {
-      // The share into buffer t % DQ_BUFFERS, once the writer has read what it last staged there.
-      const int buffer = t % DQ_RING;
-      const u32 dq_stage = dq_part + buffer * DQ_BUFFER_BYTES;
-      mbarrier_wait(dq_empty + 8 * buffer, static_cast<u32>(((t / DQ_RING) & 1) ^ 1));
-      const u32 swizzle = dq_staging_swizzle(g8);
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        const int row = (cw % 4) * 16 + g8 + 8 * r;  // row % 8 == g8: the warp's 8 rows on different banks
-        const u32 row_addr = dq_stage + static_cast<u32>(row) * DQ_ROW_BYTES;
-#pragma unroll
-        for (int j = 0; j < DQ_PIECE_N / 8; ++j)
-          if constexpr (LEAN_REGISTERS)
-            st_shared_v2_f32(row_addr + dq_staging_offset(swizzle, dq_col0 + 2 * t4, j), acc_dq[j][2 * r],
-                             acc_dq[j][2 * r + 1]);
-          else
-            st_shared_v2_f32(row_addr + flexjit_dq_accum_column(row, dq_col0 + j * 8 + 2 * t4, D) * 4, acc_dq[j][2 * r],
-                             acc_dq[j][2 * r + 1]);
-      }
-      fence_proxy_async_shared();  // the bulk copies (async proxy) read what st.shared wrote
-      __syncwarp();
-      if (lane == 0) mbarrier_arrive(dq_full + 8 * buffer);
+      stage_dq(acc_dq, t);
       if constexpr (DK_EARLY < DK_STEPS) {
         wgmma_wait<0>();  // dK's k-steps after dQ
         wgmma_fence_operands(acc_dk[0]);
@@ -1152,6 +1210,9 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     slot.advance();
   }
 
+  if constexpr (DQ_DEFERRED) {
+    if (num_tiles > 0 && wg == ((num_tiles - 1) & 1)) deferred_dq(num_tiles - 1);  // the last tile's turn
+  }
   // Epilogue: dK = scale * sum and dV, staged through the K and V regions (no longer read once
   // the last dK, dV and dQ are done) for 16-byte stores.
   if constexpr (WG_SLICES) {
