@@ -233,10 +233,11 @@ __device__ __forceinline__ void tile_probabilities_from_bits(float (&acc_s)[M_TI
 
 // dSᵀ = Pᵀ (dPᵀ - delta) d(score_mod)/d(score), into acc_dp (delta: stats + BLOCK_M); 0 where the
 // probability is 0, so that a dropped score's dPᵀ (rows past an end, masked-out positions) never
-// reaches dK or dQ, NaN or not. Without a mask and with lengths that fill the tiles every score is
-// kept, a probability is 0 only by underflow, and the product is taken as the reference takes it:
-// that select cost about 2 % of the unmasked backward (H100, notes/perf.md "(za)").
-constexpr bool EVERY_SCORE_KEPT = !HAS_MASK && IS_DIVISIBLE;
+// reaches dK or dQ, NaN or not, nor does 0 times a saturated score_mod gradient. Without a mask,
+// with lengths that fill the tiles and without a score_mod every score is kept, a probability is
+// 0 only by underflow, and the product is taken as the reference takes it: that select cost about
+// 2 % of the unmasked backward (H100, notes/perf.md "(za)").
+constexpr bool EVERY_SCORE_KEPT = !HAS_MASK && IS_DIVISIBLE && SCORE_IS_IDENTITY;
 template <int NT>
 __device__ __forceinline__ void tile_score_gradient(float (&acc_dp)[M_TILES][NT][4],
                                                     const float (&acc_s)[M_TILES][NT][4],
