@@ -586,11 +586,18 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
   // side by side, padded to whole tiles.
   const BackwardPlan plan = plan_backward(*impl_, impl_->target_arch(), shape, block_mask, options);
   const bool dkdv_sums_dq = plan.fast || plan.ordered;
-  std::optional<attention::StreamScratch> row_stats;
+  std::optional<attention::StreamScratch> row_stats, dq_accum;
+  size_t accum_floats = 0;
   if (dkdv_sums_dq) {
     p.row_stats_len = static_cast<int>((int64_t(shape.q_len) + 63) / 64 * 64);
     row_stats.emplace(size_t(shape.batch) * shape.q_heads * 2 * p.row_stats_len * sizeof(float), stream);
     p.row_stats = static_cast<float*>(row_stats->data());
+    // dQ / scale summed in fp32 by the dK/dV kernel (stream-ordered scratch), zeroed by the
+    // preprocess kernel as it passes each row.
+    p.dq_chains = plan.ordered ? codegen::ordered_dq_chains(shape.gqa_group()) : 1;
+    accum_floats = size_t(p.dq_chains) * shape.batch * shape.q_heads * shape.q_len * spec.head_dim;
+    dq_accum.emplace(accum_floats * sizeof(float), stream);
+    p.dq_accum = static_cast<float*>(dq_accum->data());
   }
   codegen::ConfiguredKernel(*pre_kernel->kernel, call_shape(shape)).launch(stream, {&p});
   // dQ and dK/dV read delta, so their tuning (when it happens) runs after the preprocess. dQ runs
@@ -611,7 +618,9 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
       configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data())});
     }
   };
+  bool dkdv_launched = false;  // by the tuner, within resolve(): its launches add into dq_accum
   const auto launch_dkdv = [&](const codegen::KernelSpec& ks, const codegen::ReadyKernel& kernel, Stream s) {
+    dkdv_launched = true;
     const codegen::ConfiguredKernel configured(kernel, call_shape(shape));
     FlexjitBwdParams call = p;
     call.num_kv_tiles = configured.tiles();
@@ -636,17 +645,13 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
     if (dkdv_sums_dq) impl_->choices.erase("bwd_dq");  // no dQ kernel ran
   };
   if (dkdv_sums_dq) {
-    // dQ / scale summed in fp32 by the dK/dV kernel (stream-ordered scratch, zeroed after any
-    // tuning launches have used it), then scaled and converted by the preprocess family's second
-    // kernel. In the deterministic mode the adds take turns on per-query-tile counters: zeroed
-    // before tuning launches and again before the call's launch (a launch leaves them zero unless
-    // a writer gave up on a turn, FLEXJIT_ERROR_ORDER_LOST).
+    // dQ / scale summed in fp32 by the dK/dV kernel into dq_accum (zeroed by the preprocess
+    // kernel, and again after any tuning launches have added into it), then scaled and converted
+    // by the preprocess family's second kernel. In the deterministic mode the adds take turns on
+    // per-query-tile counters: zeroed before tuning launches and again before the call's launch (a
+    // launch leaves them zero unless a writer gave up on a turn, FLEXJIT_ERROR_ORDER_LOST).
     shape.fast_dq = true;
     shape.ordered_dq = plan.ordered;
-    p.dq_chains = plan.ordered ? codegen::ordered_dq_chains(shape.gqa_group()) : 1;
-    const size_t accum_floats = size_t(p.dq_chains) * shape.batch * shape.q_heads * shape.q_len * spec.head_dim;
-    attention::StreamScratch dq_accum(accum_floats * sizeof(float), stream);
-    p.dq_accum = static_cast<float*>(dq_accum.data());
     const size_t counters = plan.ordered ? size_t(p.dq_chains) * codegen::ordered_dq_counters_per_tile(spec.head_dim, spec.head_dim_v) *
                                                shape.batch * shape.q_heads * (p.row_stats_len / 64)
                                          : 0;
@@ -657,7 +662,8 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
       FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(p.dq_order), 0, counters * sizeof(int), stream));
     }
     const auto dkdv_kernel = resolve(*impl_, Family::bwd_dkdv, spec.bwd_dkdv_config, shape, block_mask, launch_dkdv, stream);
-    FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(p.dq_accum), 0, accum_floats * sizeof(float), stream));
+    if (dkdv_launched)
+      FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(p.dq_accum), 0, accum_floats * sizeof(float), stream));
     if (plan.ordered)
       FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(p.dq_order), 0, counters * sizeof(int), stream));
     launch_dkdv(dkdv_kernel->spec, *dkdv_kernel->kernel, stream);

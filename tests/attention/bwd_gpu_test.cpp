@@ -495,6 +495,70 @@ TEST(BwdGpu, WarpSpecializedFastDkdvManyKvTiles) {
   }
 }
 
+// The fast mode's query tiles that no kv tile reaches (the block tables list no key block for
+// their rows, so no dK/dV CTA adds to their dQ): dq comes out exactly zero over the harness's NaN.
+// Masks that leave the first 256 rows (two query blocks) without keys, or a head-dependent number
+// of them (tables per head, GQA 3:1), at 128-key and 64-key tiles, odd lengths. (Session (zb)'s
+// dQ conversion inside the dK/dV kernel had to write these rows itself: notes/perf.md "(zb)".)
+TEST(BwdGpu, FastModeWritesDqOfQueryTilesNoKeyReaches) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the fast mode runs on sm_90a GPUs, this is " << current_device().name;
+  struct Case { int d; const char* config; const char* mask; int keyless_rows_per_head[6]; };
+  const Case cases[] = {
+      {128, "m64n128w8s2ws", "q_idx >= 256 && kv_idx <= q_idx", {256, 256, 256, 256, 256, 256}},
+      {64, "m64n128w8s3ws", "q_idx >= 256 && kv_idx <= q_idx", {256, 256, 256, 256, 256, 256}},
+      {64, "m64n64w4s2ws", "q_idx >= 256 && kv_idx <= q_idx", {256, 256, 256, 256, 256, 256}},
+      {128, "m64n128w8s2ws", "q_idx >= 128 * (h % 3) && kv_idx + 40 <= q_idx", {0, 128, 256, 0, 128, 256}},
+      {64, "m64n64w4s2ws", "q_idx >= 128 * (h % 3) && kv_idx + 40 <= q_idx", {0, 128, 256, 0, 128, 256}},
+  };
+  for (const Case& c : cases) {
+    FwdProblem p = base();
+    p.B = 2, p.Hq = 6, p.Hkv = 2, p.Sq = 701, p.Skv = 555, p.D = p.Dv = c.d;
+    p.mask_mod = c.mask;
+    p.backward_mode = BackwardMode::fast;
+    p.dkdv_config = BlockConfig::parse(c.config);
+    const std::string what = std::string(c.config) + " d" + std::to_string(c.d) + " mask '" + c.mask + "'";
+    const BwdOutcome r = run_backward_check(p);
+    EXPECT_EQ(r.mode, "fast") << what << ": " << r.mode_reason;
+    EXPECT_LT(r.dq_error, tolerance(p.dtype)) << what << ": dq, seed " << r.seed;
+    EXPECT_LT(r.dk_error, tolerance(p.dtype)) << what << ": dk, seed " << r.seed;
+    EXPECT_LT(r.dv_error, tolerance(p.dtype)) << what << ": dv, seed " << r.seed;
+    // [B, Hq, Sq, D] as the harness returns it: the rows without keys are exactly zero.
+    for (int b = 0; b < p.B; ++b)
+      for (int h = 0; h < p.Hq; ++h)
+        for (int row = 0; row < c.keyless_rows_per_head[h]; ++row)
+          for (int d = 0; d < p.D; ++d)
+            ASSERT_EQ(r.dq[((size_t(b) * p.Hq + h) * p.Sq + row) * p.D + d], 0.0)
+                << what << ": b " << b << " h " << h << " row " << row;
+  }
+}
+
+// Where the dK/dV kernel sums dQ, the preprocess kernel zeroes the fp32 sums; a call that tunes
+// the dK/dV configs first (autotuning on, an empty cache) launches candidates that add into them,
+// and the call's own launch must still start from zero: both modes, checked against the reference.
+TEST(BwdGpu, TuningLaunchesLeaveNoDqBehind) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the dK/dV kernel sums dQ on sm_90a GPUs, this is " << current_device().name;
+  for (const BackwardMode mode : {BackwardMode::fast, BackwardMode::deterministic}) {
+    const TempDir cache;
+    const ScopedEnv autotune("FLEXJIT_AUTOTUNE", "on");
+    const ScopedEnv cache_dir("FLEXJIT_CACHE_DIR", cache.path().c_str());
+    const ScopedEnv ordered("FLEXJIT_DETERMINISTIC_DQ", "ordered");  // the dK/dV kernel's sums, not a dQ kernel
+    FwdProblem p = base(300);
+    p.Sq = 300, p.Skv = 420;
+    p.mask_mod = "q_idx + 120 >= kv_idx";
+    p.backward_mode = mode;
+    const std::string what = mode == BackwardMode::fast ? "fast" : "deterministic";
+    const BwdOutcome r = run_backward_check(p);
+    EXPECT_NE(r.dq_path, "dq kernel") << what << ": " << r.mode_reason;
+    EXPECT_LT(r.dq_error, tolerance(p.dtype)) << what << ": dq, seed " << r.seed;
+    EXPECT_LT(r.dk_error, tolerance(p.dtype)) << what << ": dk, seed " << r.seed;
+    EXPECT_LT(r.dv_error, tolerance(p.dtype)) << what << ": dv, seed " << r.seed;
+  }
+}
+
 // One small fast backward per head dim with a causal mask and GQA: what compute-sanitizer runs on
 // (memcheck, racecheck, synccheck; README, "Testing"). Its forward takes the synchronous wgmma
 // kernel: racecheck reports the persistent forward's published tile slot, which it cannot see

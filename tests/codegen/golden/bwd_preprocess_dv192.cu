@@ -42,6 +42,13 @@ flexjit_attention_bwd_preprocess(const FlexjitBwdParams p) {
   for (int offset = THREADS_PER_ROW / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
   if (row < p.q_len && lane_in_row == 0)
     p.delta[(static_cast<long long>(b) * p.num_q_heads + h) * p.q_len + row] = sum;
+  if (p.dq_accum != nullptr && row < p.q_len) {
+    const u32 zero[4] = {0u, 0u, 0u, 0u};
+    const long long copy = static_cast<long long>(p.batch) * p.num_q_heads * p.q_len * D;
+    float* const acc = p.dq_accum + ((static_cast<long long>(b) * p.num_q_heads + h) * p.q_len + row) * D;
+    for (int chain = 0; chain < max(p.dq_chains, 1); ++chain)
+      for (int c = lane_in_row; c < D / 4; c += THREADS_PER_ROW) st_global_v4(acc + chain * copy + 4 * c, zero);
+  }
   if (p.row_stats != nullptr && row < p.row_stats_len && lane_in_row == 0) {
     float lse2 = pos_inf();
     if (row < p.q_len) {
