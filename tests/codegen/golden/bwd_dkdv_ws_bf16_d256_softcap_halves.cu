@@ -907,29 +907,34 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
                                        wgmma_desc_advance(dq_b_desc, kk * 16 * 128), kk > 0);
     wgmma_commit();
   };
-  // Without slices: tile u's share into buffer u % DQ_BUFFERS, once the writer has read what it
-  // last staged there.
-  const auto stage_dq = [&](const float (&acc_dq)[DQ_PIECE_N / 8][4], int u) {
-    const int buffer = u % DQ_RING;
-    const u32 dq_stage = dq_part + buffer * DQ_BUFFER_BYTES;
-    mbarrier_wait(dq_empty + 8 * buffer, static_cast<u32>(((u / DQ_RING) & 1) ^ 1));
+  // This warp's rows of a dQ share (columns col0 .. of its 16 rows of the tile) into a staging
+  // buffer of row_bytes-long rows in the accumulator's layout, then the share's full barrier.
+  const auto store_dq_share = [&](const float (&acc_dq)[DQ_PIECE_N / 8][4], u32 stage, u32 row_bytes, int col0,
+                                  u32 full) {
     const u32 swizzle = dq_staging_swizzle(g8);
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
       const int row = (cw % 4) * 16 + g8 + 8 * r;  // row % 8 == g8: the warp's 8 rows on different banks
-      const u32 row_addr = dq_stage + static_cast<u32>(row) * DQ_ROW_BYTES;
+      const u32 row_addr = stage + static_cast<u32>(row) * row_bytes;
 #pragma unroll
       for (int j = 0; j < DQ_PIECE_N / 8; ++j)
         if constexpr (LEAN_REGISTERS)
-          st_shared_v2_f32(row_addr + dq_staging_offset(swizzle, dq_col0 + 2 * t4, j), acc_dq[j][2 * r],
+          st_shared_v2_f32(row_addr + dq_staging_offset(swizzle, col0 + 2 * t4, j), acc_dq[j][2 * r],
                            acc_dq[j][2 * r + 1]);
         else
-          st_shared_v2_f32(row_addr + flexjit_dq_accum_column(row, dq_col0 + j * 8 + 2 * t4, D) * 4, acc_dq[j][2 * r],
+          st_shared_v2_f32(row_addr + flexjit_dq_accum_column(row, col0 + j * 8 + 2 * t4, D) * 4, acc_dq[j][2 * r],
                            acc_dq[j][2 * r + 1]);
     }
     fence_proxy_async_shared();  // the bulk copies (async proxy) read what st.shared wrote
     __syncwarp();
-    if (lane == 0) mbarrier_arrive(dq_full + 8 * buffer);
+    if (lane == 0) mbarrier_arrive(full);
+  };
+  // Without slices: tile u's share into buffer u % DQ_BUFFERS, once the writer has read what it
+  // last staged there.
+  const auto stage_dq = [&](const float (&acc_dq)[DQ_PIECE_N / 8][4], int u) {
+    const int buffer = u % DQ_RING;
+    mbarrier_wait(dq_empty + 8 * buffer, static_cast<u32>(((u / DQ_RING) & 1) ^ 1));
+    store_dq_share(acc_dq, dq_part + buffer * DQ_BUFFER_BYTES, DQ_ROW_BYTES, dq_col0, dq_full + 8 * buffer);
   };
   // DQ_DEFERRED: tile u's share, this warpgroup's turn (u % 2 == wg), computed in tile u + 1 (or
   // after the walk) once the other warpgroup has announced its dSᵀ rows of tile u; the dK k-steps
@@ -1175,22 +1180,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
         const u32 buffer = in_stage ? smem_q + wg * DQ_BUFFER_BYTES : smem_dq + wg * DQ_BUFFER_BYTES;
         const u32 buffer_uses = DQ_PIECE_IN_STAGE ? static_cast<u32>(t) : k;  // the buffer's fills before this one
         if (!in_stage) mbarrier_wait(dq_empty + 8 * wg, (buffer_uses & 1u) ^ 1u);
-        const u32 swizzle = dq_staging_swizzle(g8);
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          const int row = (cw % 4) * 16 + g8 + 8 * r;
-#pragma unroll
-          for (int j = 0; j < DQ_PIECE_N / 8; ++j)
-            if constexpr (LEAN_REGISTERS)
-              st_shared_v2_f32(buffer + static_cast<u32>(row * DQ_PIECE_N) * 4 + dq_staging_offset(swizzle, 2 * t4, j),
-                               acc_dq[j][2 * r], acc_dq[j][2 * r + 1]);
-            else
-              st_shared_v2_f32(buffer + (row * DQ_PIECE_N + flexjit_dq_accum_column(row, j * 8 + 2 * t4, D)) * 4,
-                               acc_dq[j][2 * r], acc_dq[j][2 * r + 1]);
-        }
-        fence_proxy_async_shared();  // the bulk copies (async proxy) read what st.shared wrote
-        __syncwarp();
-        if (lane == 0) mbarrier_arrive((in_stage ? dq_full_stage : dq_full) + 8 * wg);
+        store_dq_share(acc_dq, buffer, DQ_PIECE_N * 4, 0, (in_stage ? dq_full_stage : dq_full) + 8 * wg);
       }
     } else if (dq_here) {
       stage_dq(acc_dq, t);
