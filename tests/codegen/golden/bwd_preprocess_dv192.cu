@@ -15,6 +15,14 @@ constexpr int CHUNKS = DV / 8;  // 16-byte chunks per row
 // spare lanes add 0) and ROWS_PER_CTA come from the family descriptor, which launches the grid.
 static_assert(CHUNKS <= THREADS_PER_ROW && THREADS_PER_ROW <= 32 && ROWS_PER_CTA * THREADS_PER_ROW == THREADS,
               "a row must fit in a warp");
+// Row `row` of head h's fp32 dQ sums in the first chain's copy; chain c's lies dq_accum_copy(p) * c
+// floats further (FlexjitBwdParams::dq_chains).
+__device__ __forceinline__ float* dq_accum_row(const FlexjitBwdParams& p, int b, int h, long long row) {
+  return p.dq_accum + ((static_cast<long long>(b) * p.num_q_heads + h) * p.q_len + row) * D;
+}
+__device__ __forceinline__ long long dq_accum_copy(const FlexjitBwdParams& p) {
+  return static_cast<long long>(p.batch) * p.num_q_heads * p.q_len * D;
+}
 }  // namespace bwd_pre
 
 extern "C" __global__ void __launch_bounds__(bwd_pre::THREADS)
@@ -44,8 +52,8 @@ flexjit_attention_bwd_preprocess(const FlexjitBwdParams p) {
     p.delta[(static_cast<long long>(b) * p.num_q_heads + h) * p.q_len + row] = sum;
   if (p.dq_accum != nullptr && row < p.q_len) {
     const u32 zero[4] = {0u, 0u, 0u, 0u};
-    const long long copy = static_cast<long long>(p.batch) * p.num_q_heads * p.q_len * D;
-    float* const acc = p.dq_accum + ((static_cast<long long>(b) * p.num_q_heads + h) * p.q_len + row) * D;
+    const long long copy = dq_accum_copy(p);
+    float* const acc = dq_accum_row(p, b, h, row);
     for (int chain = 0; chain < max(p.dq_chains, 1); ++chain)
       for (int c = lane_in_row; c < D / 4; c += THREADS_PER_ROW) st_global_v4(acc + chain * copy + 4 * c, zero);
   }
@@ -70,13 +78,13 @@ flexjit_attention_bwd_dq_convert(const FlexjitBwdParams p) {
   if (chunk >= static_cast<long long>(p.q_len) * (D / 8)) return;
   const long long row = chunk / (D / 8);
   const int col = static_cast<int>(chunk % (D / 8)) * 8;
-  const float* acc = p.dq_accum + ((static_cast<long long>(b) * p.num_q_heads + h) * p.q_len + row) * D;
+  const float* acc = dq_accum_row(p, b, h, row);
   const int r8 = static_cast<int>(row & 7);
   const int lo_col = flexjit_dq_accum_column(r8, col, D), hi_col = flexjit_dq_accum_column(r8, col + 4, D);
   float4 lo = *reinterpret_cast<const float4*>(acc + lo_col);
   float4 hi = *reinterpret_cast<const float4*>(acc + hi_col);
   // The ordered sums' chains (FlexjitBwdParams::dq_chains), added in chain order.
-  const long long copy = static_cast<long long>(p.batch) * p.num_q_heads * p.q_len * D;
+  const long long copy = dq_accum_copy(p);
   for (int chain = 1; chain < p.dq_chains; ++chain) {
     const float4 l = *reinterpret_cast<const float4*>(acc + chain * copy + lo_col);
     const float4 u = *reinterpret_cast<const float4*>(acc + chain * copy + hi_col);
