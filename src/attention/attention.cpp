@@ -594,7 +594,9 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
     p.row_stats = static_cast<float*>(row_stats->data());
     // dQ / scale summed in fp32 by the dK/dV kernel (stream-ordered scratch), zeroed by the
     // preprocess kernel as it passes each row.
-    p.dq_chains = plan.ordered ? codegen::ordered_dq_chains(shape.gqa_group()) : 1;
+    p.dq_chains = plan.ordered ? codegen::ordered_dq_chains(attention_spec(Family::bwd_dkdv, impl_->spec, impl_->score,
+                                                                            impl_->mask, shape, block_mask, std::nullopt))
+                               : 1;
     accum_floats = size_t(p.dq_chains) * shape.batch * shape.q_heads * shape.q_len * spec.head_dim;
     dq_accum.emplace(accum_floats * sizeof(float), stream);
     p.dq_accum = static_cast<float*>(dq_accum->data());

@@ -36,12 +36,7 @@ std::string_view family_name(Family family) noexcept;
 // Accepts a family's name ("fwd", "bwd_dq", ...); throws UsageError listing them otherwise.
 Family parse_family(std::string_view name);
 
-// The ordered dQ sums' chains per query tile (FlexjitBwdParams::dq_chains): kv tile n adds in
-// chain n % chains, into that chain's copy of the fp32 accumulator, so a query tile's chain of
-// turns is half as long (kv tile n waits for about n / 2 adds before its first). Two, but one with
-// GQA: a group's CTAs add into every head of the group, and a second copy of those rows no longer
-// stays in L2 (H100, GQA 4:1 causal: two chains 340 TF/s, one 387; notes/perf.md "(l)").
-constexpr int ordered_dq_chains(int gqa_group) { return gqa_group > 1 ? 1 : 2; }
+
 
 struct KernelSpec {
   Family family = Family::fwd;
@@ -89,6 +84,20 @@ struct KernelSpec {
   // One line naming the family and every specialisation, for generated-source headers and logs.
   std::string describe() const;
 };
+
+// The ordered dQ sums' chains per query tile of a deterministic dK/dV kernel
+// (FlexjitBwdParams::dq_chains): kv tile n adds in chain n % chains, into that chain's copy of the
+// fp32 accumulator (the convert kernel adds the copies in chain order), so a query tile's chain of
+// turns is shorter. Two without masks or GQA, where every kv tile walks every query tile and the
+// turns are longest; one otherwise, where a second copy's traffic (the adds into two
+// accumulators, the convert kernel reading both) costs more than the shorter turns save. H100,
+// deterministic backward, one chain against two: GQA 4:1 causal 387 against 340 TF/s
+// (notes/perf.md "(l)"); sliding window d128 1.11x, d64 1.08x, long sliding window 1.10x, causal
+// d128 1.07x, d64 1.03x, prefix LM 1.05x, ALiBi and soft-capping 1.03-1.05x, but noop 0.97x at
+// d64 and d128 ("(zc)", zc6).
+inline int ordered_dq_chains(const KernelSpec& s) {
+  return s.gqa_group == 1 && !s.has_mask() && !s.has_block_mask ? 2 : 1;
+}
 
 // Column slices the dK/dV kernel splits its accumulators into so they fit in registers.
 int dkdv_splits(int head_dim, int head_dim_v);

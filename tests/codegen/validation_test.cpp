@@ -223,6 +223,40 @@ TEST(KernelSpecValidation, FastD64BackwardKeepsADsTilePerTurnInFlight) {
   EXPECT_FALSE(deferred(dkdv("q_idx >= kv_idx", "m64n128w8s2ws", false, 128)));
 }
 
+// The deterministic mode's ordered dQ sums take two chains (two fp32 copies of dQ, kv tiles by
+// parity) only without masks and GQA, and the kernel renders the count the host allocates for.
+TEST(KernelSpecValidation, OrderedDqChainsOnlyWithoutMasksOrGqa) {
+  const auto dkdv = [](const char* mask, int gqa_group, bool block_mask) {
+    KernelSpec s = attention_spec(Family::bwd_dkdv, 128, 128);
+    s.config = BlockConfig::parse("m64n128w8s2ws");
+    s.dq_accumulate = true;
+    s.dq_ordered = true;
+    s.gqa_group = gqa_group;
+    if (*mask) s.mask_mod = Expr::parse(ModKind::mask, mask, s.declarations);
+    s.has_block_mask = block_mask;
+    return s;
+  };
+  const auto rendered = [](const KernelSpec& s) {
+    const std::string text = render(s).text;
+    for (int c : {1, 2, 4})
+      if (text.find("constexpr int DQ_CHAINS = " + std::to_string(c) + ";") != std::string::npos) return c;
+    return 0;
+  };
+  EXPECT_EQ(ordered_dq_chains(dkdv("", 1, false)), 2);
+  EXPECT_EQ(rendered(dkdv("", 1, false)), 2);
+  EXPECT_EQ(ordered_dq_chains(dkdv("", 4, false)), 1);
+  EXPECT_EQ(rendered(dkdv("", 4, false)), 1);
+  EXPECT_EQ(ordered_dq_chains(dkdv("q_idx >= kv_idx", 1, true)), 1);
+  EXPECT_EQ(rendered(dkdv("q_idx >= kv_idx", 1, true)), 1);
+  // Tables alone (a mask that keeps every score, given a block mask) and a mask without tables.
+  EXPECT_EQ(ordered_dq_chains(dkdv("", 1, true)), 1);
+  EXPECT_EQ(ordered_dq_chains(dkdv("q_idx >= kv_idx", 1, false)), 1);
+  // The fast mode sums into one copy.
+  KernelSpec fast = dkdv("", 1, false);
+  fast.dq_ordered = false;
+  EXPECT_EQ(rendered(fast), 1);
+}
+
 TEST(KernelSpecValidation, SharedMemoryLimitsByArch) {
   EXPECT_EQ(max_shared_memory_for_arch("sm_80"), 163u * 1024);
   EXPECT_EQ(max_shared_memory_for_arch("sm_86"), 99u * 1024);

@@ -289,7 +289,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(int_constant("DQ_KV_ROWS", plan.kv_rows));
   constants.push_back(bool_constant("WARP_SPECIALIZED", s.config.warp_specialized));
   constants.push_back(bool_constant("DQ_ORDERED", s.dq_ordered));
-  constants.push_back(int_constant("DQ_CHAINS", s.dq_ordered ? ordered_dq_chains(s.gqa_group) : 1));
+  constants.push_back(int_constant("DQ_CHAINS", s.dq_ordered ? ordered_dq_chains(s) : 1));
   constants.push_back(int_constant("DQ_BUFFERS", s.config.warp_specialized ? ws_dq_buffers(s) : 0));
   constants.push_back(bool_constant("DQ_PAIRS", dq_pairs(s)));
   constants.push_back(bool_constant("SCORE_HALVES", s.config.warp_specialized && score_halves(s)));
