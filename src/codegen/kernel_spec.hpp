@@ -36,8 +36,6 @@ std::string_view family_name(Family family) noexcept;
 // Accepts a family's name ("fwd", "bwd_dq", ...); throws UsageError listing them otherwise.
 Family parse_family(std::string_view name);
 
-
-
 struct KernelSpec {
   Family family = Family::fwd;
   DType dtype = DType::bf16;
