@@ -163,9 +163,24 @@ struct FlexjitBwdParams {
   // zero before the launch and zero again after it; a kv tile adds its share of a query tile's
   // dQ when its chain's counter equals the number of kv tiles of the chain below it that add to
   // that query tile.
+  // The counters ([B, Hq, row_stats_len / 64, dq_chains, column slices]: see
+  // flexjit_dq_order_counters) are followed by as many written words: a chain's first adder
+  // (rank 0) stores its share instead of adding it, so dq_accum is not zeroed in this mode, and
+  // sets its word once the store is complete; the convert kernel reads a chain's copy of a tile
+  // only where the word is set (a tile no kv tile reaches gets dQ = 0). Both zeroed by the host.
   int* dq_order;
   int dq_chains;
 };
+
+// The deterministic mode's turn counters (FlexjitBwdParams::dq_order): one per 64-row query tile,
+// chain and column slice of the dK/dV kernel (`splits`); its written words follow them.
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+__host__ __device__
+#endif
+inline long long flexjit_dq_order_counters(const FlexjitBwdParams& p, int splits) {
+  return static_cast<long long>(p.dq_chains > 1 ? p.dq_chains : 1) * splits * p.batch * p.num_q_heads *
+         (p.row_stats_len / 64);
+}
 
 // Split-KV decoding over a contiguous or paged KV cache with per-sequence lengths. The query rows
 // of the heads that share a kv head are packed into one tile (packed row P <-> q_idx = P / G,

@@ -84,6 +84,12 @@ __device__ __forceinline__ void bulk_reduce_add_f32(float* dst, u32 src, u32 byt
                "r"(bytes)
                : "memory");
 }
+// Copies `bytes` (a multiple of 16) at shared `src` to global `dst` (16-byte aligned), as one
+// asynchronous bulk operation of this thread's current bulk group.
+__device__ __forceinline__ void bulk_store(void* dst, u32 src, u32 bytes) {
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst), "r"(src), "r"(bytes)
+               : "memory");
+}
 // Adds the shared box at `src` (fp32, dense rows) element-wise into the map's box at coordinates
 // (c0, c1, c2, c3), innermost first, as one asynchronous bulk operation of this thread's current
 // bulk group; elements past the tensor's extent are dropped.

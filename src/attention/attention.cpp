@@ -601,6 +601,26 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
     dq_accum.emplace(accum_floats * sizeof(float), stream);
     p.dq_accum = static_cast<float*>(dq_accum->data());
   }
+  // The deterministic mode's turns: a counter per (query tile, chain, column slice), and after
+  // them as many words saying which chains' first shares were stored (the ordered sums store
+  // their first share instead of adding it, so the preprocess kernel leaves dq_accum as it is).
+  // Zeroed before tuning launches and again before the call's launch (a launch leaves the
+  // counters zero unless a writer gave up on a turn, FLEXJIT_ERROR_ORDER_LOST; the words it sets
+  // depend on the config's kv tiles).
+  const size_t counters =
+      plan.ordered
+          ? static_cast<size_t>(flexjit_dq_order_counters(p, codegen::ordered_dq_counters_per_tile(spec.head_dim, spec.head_dim_v)))
+          : 0;
+  std::optional<attention::StreamScratch> dq_order;
+  const auto zero_turns = [&] {
+    FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(p.dq_order), 0, 2 * counters * sizeof(int),
+                                             stream));
+  };
+  if (plan.ordered) {
+    dq_order.emplace(2 * counters * sizeof(int), stream);
+    p.dq_order = static_cast<int*>(dq_order->data());
+    zero_turns();
+  }
   codegen::ConfiguredKernel(*pre_kernel->kernel, call_shape(shape)).launch(stream, {&p});
   // dQ and dK/dV read delta, so their tuning (when it happens) runs after the preprocess. dQ runs
   // on a side stream; its buffer errors belong to the caller's stream.
@@ -647,27 +667,16 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
     if (dkdv_sums_dq) impl_->choices.erase("bwd_dq");  // no dQ kernel ran
   };
   if (dkdv_sums_dq) {
-    // dQ / scale summed in fp32 by the dK/dV kernel into dq_accum (zeroed by the preprocess
-    // kernel, and again after any tuning launches have added into it), then scaled and converted
-    // by the preprocess family's second kernel. In the deterministic mode the adds take turns on
-    // per-query-tile counters: zeroed before tuning launches and again before the call's launch (a
-    // launch leaves them zero unless a writer gave up on a turn, FLEXJIT_ERROR_ORDER_LOST).
+    // dQ / scale summed in fp32 by the dK/dV kernel into dq_accum (the fast mode's zeroed by the
+    // preprocess kernel, and again after any tuning launches have added into it), then scaled and
+    // converted by the preprocess family's second kernel. In the deterministic mode the adds take
+    // turns on the counters above.
     shape.fast_dq = true;
     shape.ordered_dq = plan.ordered;
-    const size_t counters = plan.ordered ? size_t(p.dq_chains) * codegen::ordered_dq_counters_per_tile(spec.head_dim, spec.head_dim_v) *
-                                               shape.batch * shape.q_heads * (p.row_stats_len / 64)
-                                         : 0;
-    std::optional<attention::StreamScratch> dq_order;
-    if (plan.ordered) {
-      dq_order.emplace(counters * sizeof(int), stream);
-      p.dq_order = static_cast<int*>(dq_order->data());
-      FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(p.dq_order), 0, counters * sizeof(int), stream));
-    }
     const auto dkdv_kernel = resolve(*impl_, Family::bwd_dkdv, spec.bwd_dkdv_config, shape, block_mask, launch_dkdv, stream);
-    if (dkdv_launched)
+    if (dkdv_launched && !plan.ordered)
       FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(p.dq_accum), 0, accum_floats * sizeof(float), stream));
-    if (plan.ordered)
-      FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(p.dq_order), 0, counters * sizeof(int), stream));
+    if (plan.ordered) zero_turns();
     launch_dkdv(dkdv_kernel->spec, *dkdv_kernel->kernel, stream);
     codegen::ConfiguredKernel(*pre_kernel->kernel, call_shape(shape), 1).launch(stream, {&p});
     note_mode();

@@ -495,15 +495,14 @@ TEST(BwdGpu, WarpSpecializedFastDkdvManyKvTiles) {
   }
 }
 
-// The fast mode's query tiles that no kv tile reaches (the block tables list no key block for
-// their rows, so no dK/dV CTA adds to their dQ): dq comes out exactly zero over the harness's NaN.
-// Masks that leave the first 256 rows (two query blocks) without keys, or a head-dependent number
-// of them (tables per head, GQA 3:1), at 128-key and 64-key tiles, odd lengths. (Session (zb)'s
-// dQ conversion inside the dK/dV kernel had to write these rows itself: notes/perf.md "(zb)".)
-TEST(BwdGpu, FastModeWritesDqOfQueryTilesNoKeyReaches) {
-  FLEXJIT_REQUIRE_GPU();
-  if (current_device().default_arch() != "sm_90a")
-    GTEST_SKIP() << "the fast mode runs on sm_90a GPUs, this is " << current_device().name;
+// Query tiles that no kv tile reaches (the block tables list no key block for their rows, so no
+// dK/dV CTA adds to their dQ): dq comes out exactly zero over the harness's NaN. Masks that leave
+// the first 256 rows (two query blocks) without keys, or a head-dependent number of them (tables
+// per head, GQA 3:1), at 128-key and 64-key tiles, odd lengths. The fast mode zeroes the fp32
+// sums first; the ordered sums store each chain's first share and mark it, and the conversion
+// reads only marked tiles. (Session (zb)'s dQ conversion inside the dK/dV kernel had to write
+// these rows itself: notes/perf.md "(zb)".)
+void expect_keyless_query_tiles_zero(BackwardMode mode) {
   struct Case { int d; const char* config; const char* mask; int keyless_rows_per_head[6]; };
   const Case cases[] = {
       {128, "m64n128w8s2ws", "q_idx >= 256 && kv_idx <= q_idx", {256, 256, 256, 256, 256, 256}},
@@ -512,15 +511,18 @@ TEST(BwdGpu, FastModeWritesDqOfQueryTilesNoKeyReaches) {
       {128, "m64n128w8s2ws", "q_idx >= 128 * (h % 3) && kv_idx + 40 <= q_idx", {0, 128, 256, 0, 128, 256}},
       {64, "m64n64w4s2ws", "q_idx >= 128 * (h % 3) && kv_idx + 40 <= q_idx", {0, 128, 256, 0, 128, 256}},
   };
+  const bool fast = mode == BackwardMode::fast;
   for (const Case& c : cases) {
     FwdProblem p = base();
     p.B = 2, p.Hq = 6, p.Hkv = 2, p.Sq = 701, p.Skv = 555, p.D = p.Dv = c.d;
     p.mask_mod = c.mask;
-    p.backward_mode = BackwardMode::fast;
+    p.backward_mode = mode;
     p.dkdv_config = BlockConfig::parse(c.config);
-    const std::string what = std::string(c.config) + " d" + std::to_string(c.d) + " mask '" + c.mask + "'";
+    const std::string what = std::string(c.config) + " d" + std::to_string(c.d) + " mask '" + c.mask + "'" +
+                             (fast ? ", fast" : ", ordered");
     const BwdOutcome r = run_backward_check(p);
-    EXPECT_EQ(r.mode, "fast") << what << ": " << r.mode_reason;
+    EXPECT_EQ(r.mode, fast ? "fast" : "deterministic") << what << ": " << r.mode_reason;
+    EXPECT_EQ(r.dq_path, fast ? "reductions" : "ordered reductions") << what;
     EXPECT_LT(r.dq_error, tolerance(p.dtype)) << what << ": dq, seed " << r.seed;
     EXPECT_LT(r.dk_error, tolerance(p.dtype)) << what << ": dk, seed " << r.seed;
     EXPECT_LT(r.dv_error, tolerance(p.dtype)) << what << ": dv, seed " << r.seed;
@@ -532,6 +534,21 @@ TEST(BwdGpu, FastModeWritesDqOfQueryTilesNoKeyReaches) {
             ASSERT_EQ(r.dq[((size_t(b) * p.Hq + h) * p.Sq + row) * p.D + d], 0.0)
                 << what << ": b " << b << " h " << h << " row " << row;
   }
+}
+
+TEST(BwdGpu, FastModeWritesDqOfQueryTilesNoKeyReaches) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the fast mode runs on sm_90a GPUs, this is " << current_device().name;
+  expect_keyless_query_tiles_zero(BackwardMode::fast);
+}
+
+TEST(BwdGpu, OrderedModeWritesDqOfQueryTilesNoKeyReaches) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the ordered dQ sums run on sm_90a GPUs, this is " << current_device().name;
+  const ScopedEnv ordered("FLEXJIT_DETERMINISTIC_DQ", "ordered");  // also where the dQ kernel is faster
+  expect_keyless_query_tiles_zero(BackwardMode::deterministic);
 }
 
 // Where the dK/dV kernel sums dQ, the preprocess kernel zeroes the fp32 sums; a call that tunes

@@ -968,10 +968,13 @@ TEST(CodegenCompileMatrix, OrderedBackwardDkdvCompilesForEveryKindOfWalk) {
                                                                                               << c.log;
     std::printf("%-48s spills %d\n", jobs[i].label.c_str(), spills);
     const bool slices = jobs[i].spec.head_dim > 128;  // tensor reductions of 64-column pieces
+    // A chain's first share is stored (no zeroed accumulator), the rest added.
     for (const char* instruction : {"ld.acquire.gpu.global.s32", "red.release.gpu.global.add.s32",
                                     "st.release.gpu.global.s32", "fence.proxy.async.global", "nanosleep",
                                     slices ? "cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group"
-                                           : "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32"})
+                                           : "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32",
+                                    slices ? "cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group"
+                                           : "cp.async.bulk.global.shared::cta.bulk_group ["})
       EXPECT_NE(c.ptx.find(instruction), std::string::npos) << what << ": no " << instruction;
     // With tables the rank is a warp's count over the query block's kv_* row.
     EXPECT_EQ(c.ptx.find("redux.sync.add") != std::string::npos, jobs[i].spec.has_block_mask) << what;

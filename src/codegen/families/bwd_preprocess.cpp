@@ -4,6 +4,8 @@
 // constants, so the launch grid and the kernel cannot disagree. Kernel 1 (the fast mode's
 // epilogue): dQ = scale * the fp32 dQ accumulator, in the element type, 8 columns per thread.
 // Template: templates/attention_bwd_preprocess.cu.j2.
+#include <algorithm>
+
 #include "codegen/families/attention_common.hpp"
 #include "flexjit/error.hpp"
 
@@ -39,6 +41,9 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(int_constant("THREADS", threads(s, 0)));
   constants.push_back(int_constant("THREADS_PER_ROW", threads_per_row(s)));
   constants.push_back(int_constant("ROWS_PER_CTA", rows_per_cta(s)));
+  // The dK/dV kernel's column slices (the ordered sums' words per tile: FlexjitBwdParams::dq_order);
+  // head dims it has no tiles for never take the ordered sums.
+  constants.push_back(int_constant("SPLITS", std::max(1, dkdv_splits(s.head_dim, s.head_dim_v))));
 }
 
 LaunchGeometry geometry(const KernelSpec& s, const CallShape& shape, int index) {

@@ -664,7 +664,9 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1) __clus
       }
     } else if (DQ_ORDERED && !WG_SLICES && warp >= 1 && warp <= DQ_BUFFERS) {
       // The ordered dQ writers: as below, but each share waits for its turn (the whole warp counts
-      // the rank, one lane adds), and the turn passes on only once the add is complete. One
+      // the rank, one lane adds), and the turn passes on only once the add is complete. The
+      // chain's first adder (rank 0) stores instead, so the accumulator is never zeroed, and marks
+      // the tile written (FlexjitBwdParams::dq_order) for the convert kernel. One
       // writer warp per staging buffer (warp 1 + buffer), each taking its buffer's tiles, so one
       // tile's turn, add and completion overlap the other's (a single writer could not keep up at
       // head dim 64, where a tile's GEMMs take less time than that chain).
@@ -690,14 +692,25 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1) __clus
             if (!wait_for_turn(counter, rank)) order_errors |= FLEXJIT_ERROR_ORDER_LOST;
             float* dq_rows = p.dq_accum + chain * (static_cast<long long>(p.batch) * p.num_q_heads * q_len * D) +
                              ((static_cast<long long>(b) * p.num_q_heads + h) * q_len + q0) * D;
+            const u32 share_bytes = static_cast<u32>(rows) * DQ_ROW_BYTES;
 #pragma unroll
-            for (int part = 0; part < DQ_PARTS; ++part)
-              bulk_reduce_add_f32(dq_rows, smem_dq + buffer * DQ_BUFFER_BYTES + part * DQ_PART_BYTES,
-                                  static_cast<u32>(rows) * DQ_ROW_BYTES);
+            for (int part = 0; part < DQ_PARTS; ++part) {
+              const u32 share = smem_dq + buffer * DQ_BUFFER_BYTES + part * DQ_PART_BYTES;
+              if (rank == 0 && part == 0) {
+                bulk_store(dq_rows, share, share_bytes);
+                if constexpr (DQ_PARTS > 1) {  // the other parts add onto the stored rows
+                  bulk_commit_group();
+                  bulk_wait_group<0>();
+                }
+              } else {
+                bulk_reduce_add_f32(dq_rows, share, share_bytes);
+              }
+            }
             bulk_commit_group();
             bulk_wait_group_read<0>();
             mbarrier_arrive(dq_empty + 8 * buffer);
             bulk_wait_group<0>();
+            if (rank == 0) counter[flexjit_dq_order_counters(p, SPLITS)] = 1;  // its written word
             fence_proxy_async_global();
             // The last adder leaves the counter as it found it, for the next launch.
             if (rank == total - 1)
@@ -755,9 +768,13 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1) __clus
             }
             if (lane == 0) {
               const u32 src = in_stage ? smem_ring + stage.index * STAGE_BYTES + w * DQ_BUFFER_BYTES : buffer;
-              if (q0 < q_len)
-                tma_reduce_add_4d(&tma.dq, src, w * DK_SLICE + piece * DQ_PIECE_N, q0, h,
-                                  b + (DQ_ORDERED ? chain * p.batch : 0));
+              if (q0 < q_len) {
+                const int c0 = w * DK_SLICE + piece * DQ_PIECE_N, c3 = b + (DQ_ORDERED ? chain * p.batch : 0);
+                if (DQ_ORDERED && rank_in_chain == 0)  // the chain's first share is stored
+                  tma_store_4d(&tma.dq, src, c0, q0, h, c3);
+                else
+                  tma_reduce_add_4d(&tma.dq, src, c0, q0, h, c3);
+              }
               bulk_commit_group();
               // DQ_PIECE_IN_STAGE: the buffer (first piece) is handed back with the stage, once
               // both are read, so that the consumers never run two tiles' pieces ahead of this
@@ -772,6 +789,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1) __clus
           }
           if (DQ_ORDERED && lane == 0 && q0 < q_len) {
             bulk_wait_group<0>();
+            if (rank_in_chain == 0) counter[flexjit_dq_order_counters(p, SPLITS)] = 1;  // its written word
             fence_proxy_async_global();
             // The last adder leaves the counter as it found it, for the next launch.
             if (rank_in_chain == adders - 1)

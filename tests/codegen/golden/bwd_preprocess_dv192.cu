@@ -10,6 +10,7 @@ constexpr int DV = 192;
 constexpr int THREADS = 256;
 constexpr int THREADS_PER_ROW = 32;
 constexpr int ROWS_PER_CTA = 8;
+constexpr int SPLITS = 2;
 constexpr int CHUNKS = DV / 8;  // 16-byte chunks per row
 // THREADS_PER_ROW (lanes per row: the next power of two of CHUNKS, for the shuffle reduction;
 // spare lanes add 0) and ROWS_PER_CTA come from the family descriptor, which launches the grid.
@@ -22,6 +23,16 @@ __device__ __forceinline__ float* dq_accum_row(const FlexjitBwdParams& p, int b,
 }
 __device__ __forceinline__ long long dq_accum_copy(const FlexjitBwdParams& p) {
   return static_cast<long long>(p.batch) * p.num_q_heads * p.q_len * D;
+}
+// The ordered sums' written word of (query tile, chain, column slice): set once the chain's first
+// adder has stored its share there (after the turns' counters, in their layout:
+// FlexjitBwdParams::dq_order).
+constexpr int DK_SLICE = D / SPLITS;
+__device__ __forceinline__ int dq_written(const FlexjitBwdParams& p, int b, int h, long long row, int chain,
+                                          int slice) {
+  return p.dq_order[flexjit_dq_order_counters(p, SPLITS) +
+                    (((static_cast<long long>(b) * p.num_q_heads + h) * (p.row_stats_len / 64) + row / 64) *
+                         max(p.dq_chains, 1) + chain) * SPLITS + slice];
 }
 }  // namespace bwd_pre
 
@@ -50,7 +61,7 @@ flexjit_attention_bwd_preprocess(const FlexjitBwdParams p) {
   for (int offset = THREADS_PER_ROW / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
   if (row < p.q_len && lane_in_row == 0)
     p.delta[(static_cast<long long>(b) * p.num_q_heads + h) * p.q_len + row] = sum;
-  if (p.dq_accum != nullptr && row < p.q_len) {
+  if (p.dq_accum != nullptr && p.dq_order == nullptr && row < p.q_len) {  // the ordered sums store first
     const u32 zero[4] = {0u, 0u, 0u, 0u};
     const long long copy = dq_accum_copy(p);
     float* const acc = dq_accum_row(p, b, h, row);
@@ -81,11 +92,17 @@ flexjit_attention_bwd_dq_convert(const FlexjitBwdParams p) {
   const float* acc = dq_accum_row(p, b, h, row);
   const int r8 = static_cast<int>(row & 7);
   const int lo_col = flexjit_dq_accum_column(r8, col, D), hi_col = flexjit_dq_accum_column(r8, col + 4, D);
-  float4 lo = *reinterpret_cast<const float4*>(acc + lo_col);
-  float4 hi = *reinterpret_cast<const float4*>(acc + hi_col);
+  // The ordered sums: a chain's copy holds this tile's rows only where its first adder stored them.
+  const auto written = [&](int chain) {
+    return p.dq_order == nullptr || dq_written(p, b, h, row, chain, col / DK_SLICE) != 0;
+  };
+  const float4 zero = make_float4(0.f, 0.f, 0.f, 0.f);
+  float4 lo = written(0) ? *reinterpret_cast<const float4*>(acc + lo_col) : zero;
+  float4 hi = written(0) ? *reinterpret_cast<const float4*>(acc + hi_col) : zero;
   // The ordered sums' chains (FlexjitBwdParams::dq_chains), added in chain order.
   const long long copy = dq_accum_copy(p);
   for (int chain = 1; chain < p.dq_chains; ++chain) {
+    if (!written(chain)) continue;
     const float4 l = *reinterpret_cast<const float4*>(acc + chain * copy + lo_col);
     const float4 u = *reinterpret_cast<const float4*>(acc + chain * copy + hi_col);
     lo.x += l.x, lo.y += l.y, lo.z += l.z, lo.w += l.w;
