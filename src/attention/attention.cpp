@@ -319,6 +319,7 @@ std::shared_ptr<const Attention::Impl::Resolved> resolve(Attention::Impl& impl, 
 struct BackwardPlan {
   bool fast = false;
   bool ordered = false;  // deterministic, dQ summed in order by the dK/dV kernel
+  int dq_chains = 1;     // fp32 copies of dQ the dK/dV kernel sums into (codegen::ordered_dq_chains)
   std::string reason;
   const char* dq_path() const { return fast ? "reductions" : ordered ? "ordered reductions" : "dq kernel"; }
 };
@@ -358,13 +359,15 @@ BackwardPlan plan_backward(const Attention::Impl& impl, const std::string& arch,
     const bool chains_fit = (int64_t(shape.kv_len) + 127) / 128 <= (int64_t(shape.q_len) + 63) / 64;
     const bool ordered_wins = chains_fit && positional;
     if (way == DeterministicDq::automatic && !ordered_wins && !(fixed && fixed->warp_specialized)) return plan;
+    const codegen::KernelSpec ordered_spec = dkdv_spec(fixed ? *fixed : tune::default_for(dkdv_spec(std::nullopt), arch));
     try {
-      dkdv_spec(fixed ? *fixed : tune::default_for(dkdv_spec(std::nullopt), arch)).validate();
+      ordered_spec.validate();
     } catch (const UsageError&) {
       if (fixed) throw;  // a warp-specialised config the kernel cannot take: its own error
       return plan;       // head dims without warp-specialised tiles
     }
     plan.ordered = true;
+    plan.dq_chains = codegen::ordered_dq_chains(ordered_spec);
     return plan;
   }
   if (buffer_grads) {
@@ -592,11 +595,10 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
     p.row_stats_len = static_cast<int>((int64_t(shape.q_len) + 63) / 64 * 64);
     row_stats.emplace(size_t(shape.batch) * shape.q_heads * 2 * p.row_stats_len * sizeof(float), stream);
     p.row_stats = static_cast<float*>(row_stats->data());
-    // dQ / scale summed in fp32 by the dK/dV kernel (stream-ordered scratch), zeroed by the
-    // preprocess kernel as it passes each row.
-    p.dq_chains = plan.ordered ? codegen::ordered_dq_chains(attention_spec(Family::bwd_dkdv, impl_->spec, impl_->score,
-                                                                            impl_->mask, shape, block_mask, std::nullopt))
-                               : 1;
+    // dQ / scale summed in fp32 by the dK/dV kernel (stream-ordered scratch). The fast mode's
+    // copy is zeroed by the preprocess kernel as it passes each row; the ordered sums store their
+    // first share instead (see dq_order below).
+    p.dq_chains = plan.dq_chains;
     accum_floats = size_t(p.dq_chains) * shape.batch * shape.q_heads * shape.q_len * spec.head_dim;
     dq_accum.emplace(accum_floats * sizeof(float), stream);
     p.dq_accum = static_cast<float*>(dq_accum->data());
