@@ -11,6 +11,12 @@
 /// the mods (score_mod, mask_mod, declarations), the specialisation flags and a shape bucket
 /// (sequence lengths and batch x heads rounded up to a power of two).
 ///
+/// The deterministic backward measures one more choice the same way, where both can run: how it
+/// sums dQ (`FLEXJIT_DETERMINISTIC_DQ=auto`, the default). Its entries have the family
+/// `deterministic_dq`, and their two candidates are the ways, each named by its dK/dV kernel's
+/// default config: a warp-specialised one (`...ws`) for the ordered sums in that kernel, another
+/// for the separate dQ kernel. The winner is the way later calls take.
+///
 /// Environment:
 /// - `FLEXJIT_AUTOTUNE=off`: never tune, never read results; every kernel uses the built-in
 ///   default config for its family, head dim and GPU.

@@ -320,6 +320,10 @@ struct BackwardPlan {
   bool fast = false;
   bool ordered = false;  // deterministic, dQ summed in order by the dK/dV kernel
   int dq_chains = 1;     // fp32 copies of dQ the dK/dV kernel sums into (codegen::ordered_dq_chains)
+  // FLEXJIT_DETERMINISTIC_DQ=auto with FLEXJIT_AUTOTUNE on, where both ways can run: the call
+  // times the ordered sums (this plan) against the dQ kernel and takes the faster, remembered in
+  // the autotune cache (see measured_deterministic_way).
+  bool measure_way = false;
   std::string reason;
   const char* dq_path() const { return fast ? "reductions" : ordered ? "ordered reductions" : "dq kernel"; }
 };
@@ -358,7 +362,13 @@ BackwardPlan plan_backward(const Attention::Impl& impl, const std::string& arch,
     const bool positional = impl.mask.is_always_true() ? unmasked : impl.mask.has_tile_bounds();
     const bool chains_fit = (int64_t(shape.kv_len) + 127) / 128 <= (int64_t(shape.q_len) + 63) / 64;
     const bool ordered_wins = chains_fit && positional;
-    if (way == DeterministicDq::automatic && !ordered_wins && !(fixed && fixed->warp_specialized)) return plan;
+    // The rule above is what two problems per mask kind measured; a document mask's walks gain or
+    // lose with its documents' lengths (H100, notes/perf.md "(zd)": documents of 89-709 keys
+    // 1.04-1.06x ordered, of 18-3999 keys 0.93x), which a rule on the mask's form cannot see. So
+    // with tuning on, the call measures both ways instead.
+    const bool measured = way == DeterministicDq::automatic && !fixed && autotune_mode() != AutotuneMode::off;
+    if (way == DeterministicDq::automatic && !ordered_wins && !measured && !(fixed && fixed->warp_specialized))
+      return plan;
     const codegen::KernelSpec ordered_spec = dkdv_spec(fixed ? *fixed : tune::default_for(dkdv_spec(std::nullopt), arch));
     try {
       ordered_spec.validate();
@@ -368,6 +378,7 @@ BackwardPlan plan_backward(const Attention::Impl& impl, const std::string& arch,
     }
     plan.ordered = true;
     plan.dq_chains = codegen::ordered_dq_chains(ordered_spec);
+    plan.measure_way = measured;
     return plan;
   }
   if (buffer_grads) {
@@ -404,6 +415,51 @@ BackwardPlan plan_backward(const Attention::Impl& impl, const std::string& arch,
   }
   plan.fast = true;
   return plan;
+}
+
+// The way a deterministic call takes where both can run and tuning is on (BackwardPlan::
+// measure_way): the autotune cache's answer for the problem, else both ways timed on this call's
+// tensors (each run first untimed, which tunes and loads its kernels) and the faster stored. The
+// entry's family is "deterministic_dq"; its candidates are the two ways, each named by its dK/dV
+// kernel's default config, which is warp-specialised for the ordered sums and not for the dQ
+// kernel's way.
+BackwardPlan measured_deterministic_way(Attention::Impl& impl, attention::ProblemShape shape, const BlockMask* block_mask,
+                                        const BackwardPlan& ordered,
+                                        const std::function<void(const BackwardPlan&)>& run, Stream stream) {
+  BackwardPlan kernel = ordered;
+  kernel.ordered = kernel.measure_way = false;
+  kernel.dq_chains = 1;
+  const std::string& arch = impl.target_arch();
+  const auto dkdv_base = [&](bool sums_dq) {
+    shape.fast_dq = shape.ordered_dq = sums_dq;
+    return attention_spec(codegen::Family::bwd_dkdv, impl.spec, impl.score, impl.mask, shape, block_mask, std::nullopt);
+  };
+  const codegen::KernelSpec ordered_base = dkdv_base(true), kernel_base = dkdv_base(false);
+  tune::AutotuneKey key = tune::make_autotune_key(ordered_base, arch, impl.device(), int64_t(shape.batch) * shape.q_heads,
+                                                  shape.q_len, shape.kv_len);
+  key.family = "deterministic_dq";
+  const tune::AutotuneCache cache;
+  const AutotuneMode mode = autotune_mode();
+  // As for configs, a choice measured with `on` is measured again once with `max` (its ways'
+  // kernels are tuned again over the full space).
+  if (const auto entry = cache.lookup(key); entry && !(mode == AutotuneMode::max && entry->mode == AutotuneMode::on))
+    return entry->winner.warp_specialized ? ordered : kernel;
+  tune::AutotuneEntry entry;
+  entry.mode = mode;
+  entry.default_config = tune::default_for(ordered_base, arch);
+  double best = 0;
+  const BackwardPlan* const ways[] = {&ordered, &kernel};
+  for (const BackwardPlan* way : ways) {
+    const BlockConfig named = way->ordered ? entry.default_config : tune::default_for(kernel_base, arch);
+    // time_on_gpu enqueues each run on `stream`, the call's stream `run` launches on.
+    const tune::Timing t = tune::time_on_gpu([&](Stream) { run(*way); }, stream, tune::TuneOptions{}.timing);
+    entry.candidates.push_back({named, t.median_ms, ""});
+    if (way->ordered) entry.default_ms = t.median_ms;
+    if (entry.candidates.size() == 1 || t.median_ms < best) best = t.median_ms, entry.winner = named;
+  }
+  entry.winner_ms = best;
+  cache.store(key, entry);
+  return entry.winner.warp_specialized ? ordered : kernel;
 }
 
 }  // namespace
@@ -587,111 +643,120 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
   // The fast mode's warp-specialised dK/dV kernel (its default on sm_90a, and a tuning candidate)
   // copies each query tile's LSE and delta rows in one piece: the preprocess kernel also writes them
   // side by side, padded to whole tiles.
-  const BackwardPlan plan = plan_backward(*impl_, impl_->target_arch(), shape, block_mask, options);
-  const bool dkdv_sums_dq = plan.fast || plan.ordered;
-  std::optional<attention::StreamScratch> row_stats, dq_accum;
-  size_t accum_floats = 0;
-  if (dkdv_sums_dq) {
-    p.row_stats_len = static_cast<int>((int64_t(shape.q_len) + 63) / 64 * 64);
-    row_stats.emplace(size_t(shape.batch) * shape.q_heads * 2 * p.row_stats_len * sizeof(float), stream);
-    p.row_stats = static_cast<float*>(row_stats->data());
-    // dQ / scale summed in fp32 by the dK/dV kernel (stream-ordered scratch). The fast mode's
-    // copy is zeroed by the preprocess kernel as it passes each row; the ordered sums store their
-    // first share instead (see dq_order below).
-    p.dq_chains = plan.dq_chains;
-    accum_floats = size_t(p.dq_chains) * shape.batch * shape.q_heads * shape.q_len * spec.head_dim;
-    dq_accum.emplace(accum_floats * sizeof(float), stream);
-    p.dq_accum = static_cast<float*>(dq_accum->data());
-  }
-  // The deterministic mode's turns: a counter per (query tile, chain, column slice), and after
-  // them as many words saying which chains' first shares were stored (the ordered sums store
-  // their first share instead of adding it, so the preprocess kernel leaves dq_accum as it is).
-  // Zeroed before tuning launches and again before the call's launch (a launch leaves the
-  // counters zero unless a writer gave up on a turn, FLEXJIT_ERROR_ORDER_LOST; the words it sets
-  // depend on the config's kv tiles).
-  const size_t counters =
-      plan.ordered
-          ? static_cast<size_t>(flexjit_dq_order_counters(p, codegen::ordered_dq_counters_per_tile(spec.head_dim, spec.head_dim_v)))
-          : 0;
-  std::optional<attention::StreamScratch> dq_order;
-  const auto zero_turns = [&] {
-    FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(p.dq_order), 0, 2 * counters * sizeof(int),
-                                             stream));
-  };
-  if (plan.ordered) {
-    dq_order.emplace(2 * counters * sizeof(int), stream);
-    p.dq_order = static_cast<int*>(dq_order->data());
-    zero_turns();
-  }
-  codegen::ConfiguredKernel(*pre_kernel->kernel, call_shape(shape)).launch(stream, {&p});
-  // dQ and dK/dV read delta, so their tuning (when it happens) runs after the preprocess. dQ runs
-  // on a side stream; its buffer errors belong to the caller's stream.
-  const auto launch_dq = [&](const codegen::KernelSpec& ks, const codegen::ReadyKernel& kernel, Stream s) {
-    const codegen::ConfiguredKernel configured(kernel, call_shape(shape));
-    FlexjitBwdParams call = p;
-    call.num_q_tiles = configured.tiles();
-    std::optional<attention::BufferGradLaunch> buffer_grads;  // learnable buffers: scratch, zeroing, reduces
-    if (ks.buffer_grads) {
-      buffer_grads.emplace(ks, options, shape, impl_->target_arch(), s);
-      configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data()), buffer_grads->params()});
-      buffer_grads->reduce(mod_args);
-    } else if (ks.seq_lens) {
-      FlexjitSeqLens call_lens = lens;
-      configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data()), &call_lens});
-    } else {
-      configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data())});
+  const BackwardPlan planned = plan_backward(*impl_, impl_->target_arch(), shape, block_mask, options);
+  // One way of running the backward, on this call's tensors (run again when the way is measured).
+  const FlexjitBwdParams base_params = p;
+  const attention::ProblemShape base_shape = shape;
+  const auto run_way = [&](const BackwardPlan& plan) {
+    p = base_params;
+    shape = base_shape;
+    const bool dkdv_sums_dq = plan.fast || plan.ordered;
+    std::optional<attention::StreamScratch> row_stats, dq_accum;
+    size_t accum_floats = 0;
+    if (dkdv_sums_dq) {
+      p.row_stats_len = static_cast<int>((int64_t(shape.q_len) + 63) / 64 * 64);
+      row_stats.emplace(size_t(shape.batch) * shape.q_heads * 2 * p.row_stats_len * sizeof(float), stream);
+      p.row_stats = static_cast<float*>(row_stats->data());
+      // dQ / scale summed in fp32 by the dK/dV kernel (stream-ordered scratch). The fast mode's
+      // copy is zeroed by the preprocess kernel as it passes each row; the ordered sums store their
+      // first share instead (see dq_order below).
+      p.dq_chains = plan.dq_chains;
+      accum_floats = size_t(p.dq_chains) * shape.batch * shape.q_heads * shape.q_len * spec.head_dim;
+      dq_accum.emplace(accum_floats * sizeof(float), stream);
+      p.dq_accum = static_cast<float*>(dq_accum->data());
     }
-  };
-  bool dkdv_launched = false;  // by the tuner, within resolve(): its launches add into dq_accum
-  const auto launch_dkdv = [&](const codegen::KernelSpec& ks, const codegen::ReadyKernel& kernel, Stream s) {
-    dkdv_launched = true;
-    const codegen::ConfiguredKernel configured(kernel, call_shape(shape));
-    FlexjitBwdParams call = p;
-    call.num_kv_tiles = configured.tiles();
-    FlexjitSeqLens call_lens = lens;
-    if (ks.config.warp_specialized) {
-      FlexjitBwdTma maps = codegen::encode_backward_tma(q, k, v, dout, ks.config);
-      if (codegen::dkdv_adds_dq_through_tensor_map(ks) && shape.q_len > 0)
-        maps.dq = codegen::encode_dq_accum_tma(call.dq_accum, call.dq_chains * shape.batch, shape.q_heads, shape.q_len,
-                                               ks.head_dim);  // the chains' copies one after another
-      configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data()), &maps});
-    } else if (ks.seq_lens)
-      configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data()), &call_lens});
-    else
-      configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data())});
-  };
-  const auto note_mode = [&] {
-    std::lock_guard<std::mutex> lock(impl_->choices_mutex);
-    KernelChoice& dkdv = impl_->choices["bwd_dkdv"];
-    dkdv.backward_mode = plan.fast ? "fast" : "deterministic";
-    dkdv.backward_mode_reason = plan.reason;
-    dkdv.dq_path = plan.dq_path();
-    if (dkdv_sums_dq) impl_->choices.erase("bwd_dq");  // no dQ kernel ran
-  };
-  if (dkdv_sums_dq) {
-    // dQ / scale summed in fp32 by the dK/dV kernel into dq_accum (the fast mode's zeroed by the
-    // preprocess kernel, and again after any tuning launches have added into it), then scaled and
-    // converted by the preprocess family's second kernel. In the deterministic mode the adds take
-    // turns on the counters above.
-    shape.fast_dq = true;
-    shape.ordered_dq = plan.ordered;
+    // The deterministic mode's turns: a counter per (query tile, chain, column slice), and after
+    // them as many words saying which chains' first shares were stored (the ordered sums store
+    // their first share instead of adding it, so the preprocess kernel leaves dq_accum as it is).
+    // Zeroed before tuning launches and again before the call's launch (a launch leaves the
+    // counters zero unless a writer gave up on a turn, FLEXJIT_ERROR_ORDER_LOST; the words it sets
+    // depend on the config's kv tiles).
+    const size_t counters =
+        plan.ordered
+            ? static_cast<size_t>(flexjit_dq_order_counters(p, codegen::ordered_dq_counters_per_tile(spec.head_dim, spec.head_dim_v)))
+            : 0;
+    std::optional<attention::StreamScratch> dq_order;
+    const auto zero_turns = [&] {
+      FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(p.dq_order), 0, 2 * counters * sizeof(int),
+                                               stream));
+    };
+    if (plan.ordered) {
+      dq_order.emplace(2 * counters * sizeof(int), stream);
+      p.dq_order = static_cast<int*>(dq_order->data());
+      zero_turns();
+    }
+    codegen::ConfiguredKernel(*pre_kernel->kernel, call_shape(shape)).launch(stream, {&p});
+    // dQ and dK/dV read delta, so their tuning (when it happens) runs after the preprocess. dQ runs
+    // on a side stream; its buffer errors belong to the caller's stream.
+    const auto launch_dq = [&](const codegen::KernelSpec& ks, const codegen::ReadyKernel& kernel, Stream s) {
+      const codegen::ConfiguredKernel configured(kernel, call_shape(shape));
+      FlexjitBwdParams call = p;
+      call.num_q_tiles = configured.tiles();
+      std::optional<attention::BufferGradLaunch> buffer_grads;  // learnable buffers: scratch, zeroing, reduces
+      if (ks.buffer_grads) {
+        buffer_grads.emplace(ks, options, shape, impl_->target_arch(), s);
+        configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data()), buffer_grads->params()});
+        buffer_grads->reduce(mod_args);
+      } else if (ks.seq_lens) {
+        FlexjitSeqLens call_lens = lens;
+        configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data()), &call_lens});
+      } else {
+        configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data())});
+      }
+    };
+    bool dkdv_launched = false;  // by the tuner, within resolve(): its launches add into dq_accum
+    const auto launch_dkdv = [&](const codegen::KernelSpec& ks, const codegen::ReadyKernel& kernel, Stream s) {
+      dkdv_launched = true;
+      const codegen::ConfiguredKernel configured(kernel, call_shape(shape));
+      FlexjitBwdParams call = p;
+      call.num_kv_tiles = configured.tiles();
+      FlexjitSeqLens call_lens = lens;
+      if (ks.config.warp_specialized) {
+        FlexjitBwdTma maps = codegen::encode_backward_tma(q, k, v, dout, ks.config);
+        if (codegen::dkdv_adds_dq_through_tensor_map(ks) && shape.q_len > 0)
+          maps.dq = codegen::encode_dq_accum_tma(call.dq_accum, call.dq_chains * shape.batch, shape.q_heads, shape.q_len,
+                                                 ks.head_dim);  // the chains' copies one after another
+        configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data()), &maps});
+      } else if (ks.seq_lens)
+        configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data()), &call_lens});
+      else
+        configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data())});
+    };
+    const auto note_mode = [&] {
+      std::lock_guard<std::mutex> lock(impl_->choices_mutex);
+      KernelChoice& dkdv = impl_->choices["bwd_dkdv"];
+      dkdv.backward_mode = plan.fast ? "fast" : "deterministic";
+      dkdv.backward_mode_reason = plan.reason;
+      dkdv.dq_path = plan.dq_path();
+      if (dkdv_sums_dq) impl_->choices.erase("bwd_dq");  // no dQ kernel ran
+    };
+    if (dkdv_sums_dq) {
+      // dQ / scale summed in fp32 by the dK/dV kernel into dq_accum (the fast mode's zeroed by the
+      // preprocess kernel, and again after any tuning launches have added into it), then scaled and
+      // converted by the preprocess family's second kernel. In the deterministic mode the adds take
+      // turns on the counters above.
+      shape.fast_dq = true;
+      shape.ordered_dq = plan.ordered;
+      const auto dkdv_kernel = resolve(*impl_, Family::bwd_dkdv, spec.bwd_dkdv_config, shape, block_mask, launch_dkdv, stream);
+      if (dkdv_launched && !plan.ordered)
+        FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(p.dq_accum), 0, accum_floats * sizeof(float), stream));
+      if (plan.ordered) zero_turns();
+      launch_dkdv(dkdv_kernel->spec, *dkdv_kernel->kernel, stream);
+      codegen::ConfiguredKernel(*pre_kernel->kernel, call_shape(shape), 1).launch(stream, {&p});
+      note_mode();
+      return;
+    }
     const auto dkdv_kernel = resolve(*impl_, Family::bwd_dkdv, spec.bwd_dkdv_config, shape, block_mask, launch_dkdv, stream);
-    if (dkdv_launched && !plan.ordered)
-      FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(p.dq_accum), 0, accum_floats * sizeof(float), stream));
-    if (plan.ordered) zero_turns();
+    const auto dq_kernel = resolve(*impl_, Family::bwd_dq, spec.bwd_dq_config, shape, block_mask, launch_dq, stream);
+    // dQ on a side stream, concurrent with dK/dV: each kernel's tail fills with the other's blocks.
+    attention::StreamFork fork(stream);
     launch_dkdv(dkdv_kernel->spec, *dkdv_kernel->kernel, stream);
-    codegen::ConfiguredKernel(*pre_kernel->kernel, call_shape(shape), 1).launch(stream, {&p});
+    launch_dq(dq_kernel->spec, *dq_kernel->kernel, fork.side());
+    fork.join();  // before `delta` is freed on `stream`
     note_mode();
-    return;
-  }
-  const auto dkdv_kernel = resolve(*impl_, Family::bwd_dkdv, spec.bwd_dkdv_config, shape, block_mask, launch_dkdv, stream);
-  const auto dq_kernel = resolve(*impl_, Family::bwd_dq, spec.bwd_dq_config, shape, block_mask, launch_dq, stream);
-  // dQ on a side stream, concurrent with dK/dV: each kernel's tail fills with the other's blocks.
-  attention::StreamFork fork(stream);
-  launch_dkdv(dkdv_kernel->spec, *dkdv_kernel->kernel, stream);
-  launch_dq(dq_kernel->spec, *dq_kernel->kernel, fork.side());
-  fork.join();  // before `delta` is freed on `stream`
-  note_mode();
+  };
+  if (!planned.measure_way) return run_way(planned);
+  run_way(measured_deterministic_way(*impl_, shape, block_mask, planned, run_way, stream));
 }
 
 void Attention::decode(const TensorView& q, const KVCache& kv, const TensorView& out, const TensorView& lse,
@@ -794,7 +859,9 @@ std::vector<WarmedKernel> Attention::warm_up(const ProblemSize& size, bool backw
       family_shape.fast_dq = true;
       family_shape.ordered_dq = plan.ordered;
       add_family(Family::bwd_dkdv, spec.bwd_dkdv_config);
-    } else {
+      family_shape.fast_dq = family_shape.ordered_dq = false;
+    }
+    if (!plan.fast && (!plan.ordered || plan.measure_way)) {  // the dQ kernel's way (also measured)
       add_family(Family::bwd_dq, spec.bwd_dq_config);
       add_family(Family::bwd_dkdv, spec.bwd_dkdv_config);
       const codegen::KernelSpec dq = attention_spec(Family::bwd_dq, spec, impl_->score, impl_->mask, shape, mask_ptr, std::nullopt);

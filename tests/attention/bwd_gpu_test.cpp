@@ -8,6 +8,7 @@
 #include "jit/driver.hpp"
 #include "support/attention_harness.hpp"
 #include "support/scoped.hpp"
+#include "tune/autotune_cache.hpp"
 
 namespace flexjit::test {
 namespace {
@@ -851,6 +852,7 @@ TEST(BwdGpu, DeterministicModeTakesTheFasterWayPerCall) {
   if (current_device().default_arch() != "sm_90a")
     GTEST_SKIP() << "the ordered dQ sums run on sm_90a GPUs, this is " << current_device().name;
   const ScopedEnv automatic("FLEXJIT_DETERMINISTIC_DQ", "");
+  const ScopedEnv rule("FLEXJIT_AUTOTUNE", "off");  // the rule; with tuning on the way is measured (below)
   struct Case {
     const char* mask;
     int sq, skv, d;
@@ -883,6 +885,61 @@ TEST(BwdGpu, DeterministicModeTakesTheFasterWayPerCall) {
     EXPECT_LT(r.dq_error, tolerance(p.dtype)) << what << ": dq, seed " << r.seed;
     EXPECT_LT(r.dk_error, tolerance(p.dtype)) << what << ": dk, seed " << r.seed;
   }
+}
+
+// With tuning on, a deterministic call where both ways can run times them on its own tensors and
+// takes the faster (a document mask: the rule above sends it to the dQ kernel). The autotune
+// cache keeps the choice: one "deterministic_dq" entry with both ways measured, whose winner is
+// the way the call reports; the call's repeat and a second Attention take it from there, with the
+// same bits.
+TEST(BwdGpu, DeterministicModeMeasuresTheWayWhenTuning) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the ordered dQ sums run on sm_90a GPUs, this is " << current_device().name;
+  const TempDir cache;
+  const ScopedEnv autotune("FLEXJIT_AUTOTUNE", "on");
+  const ScopedEnv cache_dir("FLEXJIT_CACHE_DIR", cache.path().c_str());
+  const ScopedEnv automatic("FLEXJIT_DETERMINISTIC_DQ", "");
+  std::mt19937_64 rng(fresh_seed());
+  FwdProblem p = base(700, 128);
+  p.B = 2, p.Hq = 6, p.Hkv = 2, p.Sq = 700, p.Skv = 700;  // GQA 3:1, lengths off the tiles
+  p.mask_mod = "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx";
+  p.buffers.push_back(document_ids(p.Skv, rng));
+  p.backward_mode = BackwardMode::deterministic;
+  const BwdOutcome first = run_backward_check(p, /*repeat=*/true);
+  EXPECT_LT(first.dq_error, tolerance(p.dtype)) << "dq, seed " << first.seed;
+  EXPECT_LT(first.dk_error, tolerance(p.dtype)) << "dk, seed " << first.seed;
+  EXPECT_LT(first.dv_error, tolerance(p.dtype)) << "dv, seed " << first.seed;
+
+  std::vector<tune::AutotuneEntry> ways;
+  for (const auto& [key, entry] : tune::AutotuneCache(cache.path()).entries())
+    if (key.find("family=deterministic_dq;") != std::string::npos) ways.push_back(entry);
+  ASSERT_EQ(ways.size(), 1u) << "one measured choice for the problem";
+  const tune::AutotuneEntry way = ways.front();
+  ASSERT_EQ(way.candidates.size(), 2u);
+  EXPECT_TRUE(way.candidates[0].config.warp_specialized) << "first the ordered sums (the ws dK/dV kernel)";
+  EXPECT_FALSE(way.candidates[1].config.warp_specialized) << "then the dQ kernel's way";
+  ASSERT_TRUE(way.candidates[0].ms && way.candidates[1].ms);
+  const bool ordered_faster = *way.candidates[0].ms <= *way.candidates[1].ms;
+  EXPECT_EQ(way.winner.warp_specialized, ordered_faster);
+  EXPECT_EQ(first.dq_path, ordered_faster ? "ordered reductions" : "dq kernel");
+
+  // A second Attention (its own kernels and memo) reads the stored choice: the same path and,
+  // on the same inputs, the same bits.
+  const BwdOutcome second = run_backward_check(p, /*repeat=*/true, first.seed);
+  EXPECT_EQ(second.dq_path, first.dq_path);
+  EXPECT_TRUE(second.dq == first.dq && second.dk == first.dk && second.dv == first.dv) << "seed " << first.seed;
+  int measured = 0;
+  for (const auto& [key, entry] : tune::AutotuneCache(cache.path()).entries())
+    if (key.find("family=deterministic_dq;") != std::string::npos) {
+      ++measured;
+      // Measured again, the medians would differ (and the stamp might).
+      ASSERT_EQ(entry.candidates.size(), 2u);
+      EXPECT_TRUE(entry.created == way.created && entry.candidates[0].ms == way.candidates[0].ms &&
+                  entry.candidates[1].ms == way.candidates[1].ms)
+          << "the second call measured the ways again instead of reading the cache";
+    }
+  EXPECT_EQ(measured, 1);
 }
 
 }  // namespace
