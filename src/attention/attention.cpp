@@ -366,7 +366,9 @@ BackwardPlan plan_backward(const Attention::Impl& impl, const std::string& arch,
     // lose with its documents' lengths (H100, notes/perf.md "(zd)": documents of 89-709 keys
     // 1.04-1.06x ordered, of 18-3999 keys 0.93x), which a rule on the mask's form cannot see. So
     // with tuning on, the call measures both ways instead.
-    const bool measured = way == DeterministicDq::automatic && !fixed && autotune_mode() != AutotuneMode::off;
+    // (Not with a fixed config of either way's kernels: the caller chose those.)
+    const bool measured = way == DeterministicDq::automatic && !fixed && !impl.spec.bwd_dq_config &&
+                          autotune_mode() != AutotuneMode::off;
     if (way == DeterministicDq::automatic && !ordered_wins && !measured && !(fixed && fixed->warp_specialized))
       return plan;
     const codegen::KernelSpec ordered_spec = dkdv_spec(fixed ? *fixed : tune::default_for(dkdv_spec(std::nullopt), arch));
