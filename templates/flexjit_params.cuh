@@ -182,6 +182,21 @@ inline long long flexjit_dq_order_counters(const FlexjitBwdParams& p, int splits
          (p.row_stats_len / 64);
 }
 
+// Where the turn counter of (b, h, the 64-row query tile holding `row`, chain, column slice) sits in
+// FlexjitBwdParams::dq_order, for `chains` chains and `splits` column slices; the tile's written
+// word is flexjit_dq_order_counters(p, splits) further on. (`row` keeps the caller's integer type,
+// so the division is the one each kernel did before.)
+template <typename Row>
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+__host__ __device__
+#endif
+inline long long flexjit_dq_order_index(const FlexjitBwdParams& p, int chains, int splits, int b, int h, Row row,
+                                        int chain, int slice) {
+  return (((static_cast<long long>(b) * p.num_q_heads + h) * (p.row_stats_len / 64) + row / 64) * chains + chain) *
+             splits +
+         slice;
+}
+
 // Split-KV decoding over a contiguous or paged KV cache with per-sequence lengths. The query rows
 // of the heads that share a kv head are packed into one tile (packed row P <-> q_idx = P / G,
 // h = kv_h * G + P % G). Each split of a sequence's KV range writes a partial (O, LSE) in fp32,

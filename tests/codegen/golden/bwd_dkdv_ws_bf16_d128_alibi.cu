@@ -685,10 +685,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
         if (lane == 0) {
           if (rows > 0) {
             const int chain = n_tile % chains;
-            int* const counter =
-                p.dq_order +
-                ((static_cast<long long>(b) * p.num_q_heads + h) * (p.row_stats_len / BLOCK_M) + q0 / BLOCK_M) * chains +
-                chain;
+            int* const counter = p.dq_order + flexjit_dq_order_index(p, chains, 1, b, h, q0, chain, 0);
             if (!wait_for_turn(counter, rank)) order_errors |= FLEXJIT_ERROR_ORDER_LOST;
             float* dq_rows = p.dq_accum + chain * (static_cast<long long>(p.batch) * p.num_q_heads * q_len * D) +
                              ((static_cast<long long>(b) * p.num_q_heads + h) * q_len + q0) * D;
@@ -755,9 +752,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
                 h = kv_h * GQA_GROUP + name.gi, q0 = name.q0;
                 if (q0 < q_len) {
                   dq_order_rank(p, b, h, q0, n_tile, static_cast<int>(gridDim.x), lane, rank_in_chain, adders);
-                  counter = p.dq_order +
-                            (((static_cast<long long>(b) * p.num_q_heads + h) * (p.row_stats_len / BLOCK_M) + q0 / BLOCK_M) *
-                                 chains + chain) * SPLITS + w;
+                  counter = p.dq_order + flexjit_dq_order_index(p, chains, SPLITS, b, h, q0, chain, w);
                   if (lane == 0 && !wait_for_turn(counter, rank_in_chain)) order_errors |= FLEXJIT_ERROR_ORDER_LOST;
                 }
               } else {

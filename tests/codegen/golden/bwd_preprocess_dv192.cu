@@ -31,8 +31,7 @@ constexpr int DK_SLICE = D / SPLITS;
 __device__ __forceinline__ int dq_written(const FlexjitBwdParams& p, int b, int h, long long row, int chain,
                                           int slice) {
   return p.dq_order[flexjit_dq_order_counters(p, SPLITS) +
-                    (((static_cast<long long>(b) * p.num_q_heads + h) * (p.row_stats_len / 64) + row / 64) *
-                         max(p.dq_chains, 1) + chain) * SPLITS + slice];
+                    flexjit_dq_order_index(p, max(p.dq_chains, 1), SPLITS, b, h, row, chain, slice)];
 }
 }  // namespace bwd_pre
 
