@@ -8,6 +8,8 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <string_view>
 
 #include "../../templates/flexjit_params.cuh"
 #include "codegen/tma_maps.hpp"
@@ -67,6 +69,13 @@ struct Attention::Impl {
   };
   static constexpr size_t kResolvedCapacity = 256;
   jit::LruMemo<std::shared_ptr<const Resolved>> resolved{kResolvedCapacity};
+
+  // The deterministic backward's way per (context id, call signature, autotune mode), once
+  // measured or read from the autotune cache (see measured_deterministic_way): a repeat call
+  // skips the two specs, the key and the cache lookup. The mode is in the key because a choice
+  // measured with `on` is measured again under `max`.
+  enum class DqWay { unknown, ordered, kernel };
+  jit::LruMemo<DqWay> deterministic_ways{kResolvedCapacity};
 
   // Records what a call used; `first_use` says this call paid the kernel's compile or load.
   void remember(KernelChoice choice, const codegen::ReadyKernel& kernel, bool first_use) {
@@ -274,6 +283,19 @@ KernelChoice choose_config(codegen::Family family, const std::optional<BlockConf
   return choice;
 }
 
+// What a call's kernel choice depends on beyond the Attention itself: the shape's fields that
+// change the spec or the autotune key, and the block mask's tile sizes.
+std::string call_signature(std::string_view what, const attention::ProblemShape& shape, const BlockMask* block_mask) {
+  char signature[160];
+  std::snprintf(signature, sizeof signature, "%.*s %d %d %d %d %d %d %d %d %d %d %d %d %d %d",
+                static_cast<int>(what.size()), what.data(), shape.negative_scale ? 1 : 0, shape.tma_ok ? 1 : 0,
+                shape.seq_lens ? 1 : 0, shape.buffer_offsets_32 ? 1 : 0, shape.fast_dq ? 1 : 0,
+                shape.ordered_dq ? 1 : 0, shape.batch, shape.q_heads, shape.kv_heads, shape.q_len, shape.kv_len,
+                block_mask != nullptr ? 1 : 0, block_mask ? block_mask->shape().q_block : 0,
+                block_mask ? block_mask->shape().kv_block : 0);
+  return signature;
+}
+
 using KernelLauncher = std::function<void(const codegen::KernelSpec&, const codegen::ReadyKernel&, Stream)>;
 
 // The kernel of `family` for this call: chosen (fixed config, autotune cache or tuning), rendered,
@@ -284,15 +306,7 @@ std::shared_ptr<const Attention::Impl::Resolved> resolve(Attention::Impl& impl, 
                                                           const attention::ProblemShape& shape,
                                                           const BlockMask* block_mask, const KernelLauncher& launch,
                                                           Stream stream) {
-  char signature[160];
-  std::snprintf(signature, sizeof signature, "%s %d %d %d %d %d %d %d %d %d %d %d %d %d %d", std::string(codegen::family_name(family)).c_str(),
-                shape.negative_scale ? 1 : 0, shape.tma_ok ? 1 : 0, shape.seq_lens ? 1 : 0, shape.buffer_offsets_32 ? 1 : 0,
-                shape.fast_dq ? 1 : 0,
-                shape.ordered_dq ? 1 : 0, shape.batch, shape.q_heads,
-                shape.kv_heads, shape.q_len, shape.kv_len,
-                block_mask != nullptr ? 1 : 0,
-                block_mask ? block_mask->shape().q_block : 0, block_mask ? block_mask->shape().kv_block : 0);
-  const jit::MemoKey key{jit::current_context_id(), signature};
+  const jit::MemoKey key{jit::current_context_id(), call_signature(codegen::family_name(family), shape, block_mask)};
   if (auto hit = impl.resolved.find(key)) {
     impl.remember(hit->choice, *hit->kernel, false);
     return hit;
@@ -431,6 +445,17 @@ BackwardPlan measured_deterministic_way(Attention::Impl& impl, attention::Proble
   BackwardPlan kernel = ordered;
   kernel.ordered = kernel.measure_way = false;
   kernel.dq_chains = 1;
+  const AutotuneMode mode = autotune_mode();
+  const jit::MemoKey memo_key{jit::current_context_id(),
+                              call_signature(std::string("deterministic_dq ") + autotune_mode_name(mode), shape,
+                                             block_mask)};
+  using DqWay = Attention::Impl::DqWay;
+  const auto chosen = [&](bool ordered_way) {
+    impl.deterministic_ways.insert(memo_key, ordered_way ? DqWay::ordered : DqWay::kernel);
+    return ordered_way ? ordered : kernel;
+  };
+  if (const DqWay known = impl.deterministic_ways.find(memo_key); known != DqWay::unknown)
+    return known == DqWay::ordered ? ordered : kernel;
   const std::string& arch = impl.target_arch();
   const auto dkdv_base = [&](bool sums_dq) {
     shape.fast_dq = shape.ordered_dq = sums_dq;
@@ -441,11 +466,10 @@ BackwardPlan measured_deterministic_way(Attention::Impl& impl, attention::Proble
                                                   shape.q_len, shape.kv_len);
   key.family = "deterministic_dq";
   const tune::AutotuneCache cache;
-  const AutotuneMode mode = autotune_mode();
   // As for configs, a choice measured with `on` is measured again once with `max` (its ways'
   // kernels are tuned again over the full space).
   if (const auto entry = cache.lookup(key); entry && !(mode == AutotuneMode::max && entry->mode == AutotuneMode::on))
-    return entry->winner.warp_specialized ? ordered : kernel;
+    return chosen(entry->winner.warp_specialized);
   tune::AutotuneEntry entry;
   entry.mode = mode;
   entry.default_config = tune::default_for(ordered_base, arch);
@@ -461,7 +485,7 @@ BackwardPlan measured_deterministic_way(Attention::Impl& impl, attention::Proble
   }
   entry.winner_ms = best;
   cache.store(key, entry);
-  return entry.winner.warp_specialized ? ordered : kernel;
+  return chosen(entry.winner.warp_specialized);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // Sq != Skv, GQA 8:1, fully masked rows, head dims, block configs; and bitwise determinism.
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <memory>
 #include <string>
 
 #include "flexjit/error.hpp"
@@ -940,6 +942,23 @@ TEST(BwdGpu, DeterministicModeMeasuresTheWayWhenTuning) {
           << "the second call measured the ways again instead of reading the cache";
     }
   EXPECT_EQ(measured, 1);
+
+  // One Attention's later calls take the way from its memo: the third run's second backward,
+  // with the cache moved to an empty folder, neither measures the ways nor stores a choice there.
+  const TempDir moved;
+  std::unique_ptr<ScopedEnv> moved_dir;
+  int calls = 0;
+  const BwdOutcome third =
+      run_backward_check(p, /*repeat=*/true, first.seed, nullptr, [&](const std::function<void()>& backward) {
+        if (++calls == 2) moved_dir = std::make_unique<ScopedEnv>("FLEXJIT_CACHE_DIR", moved.path().c_str());
+        backward();
+      });
+  ASSERT_EQ(calls, 2);
+  EXPECT_EQ(third.dq_path, first.dq_path);
+  EXPECT_TRUE(third.dq == first.dq && third.dk == first.dk && third.dv == first.dv) << "seed " << first.seed;
+  for (const auto& [key, entry] : tune::AutotuneCache(moved.path()).entries())
+    EXPECT_EQ(key.find("family=deterministic_dq;"), std::string::npos)
+        << "the repeat call measured the ways again instead of taking its Attention's memo: " << key;
 }
 
 }  // namespace
