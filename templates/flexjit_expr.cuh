@@ -41,6 +41,9 @@ struct FlexjitBuffer {
 /// Bit 2: the deterministic backward's dQ writer waited about ten seconds for its turn and added
 /// out of order (dQ is right but may differ in its last bits from run to run).
 #define FLEXJIT_ERROR_ORDER_LOST 4u
+/// Bit 3: the fast backward's dQ writer waited about ten seconds for another writer's first store
+/// of a query tile and added before it (that tile's dQ is wrong).
+#define FLEXJIT_ERROR_FIRST_STORE_LOST 8u
 
 __device__ __forceinline__ float flexjit_inf() { return __int_as_float(0x7f800000); }
 

@@ -170,7 +170,23 @@ struct FlexjitBwdParams {
   // only where the word is set (a tile no kv tile reaches gets dQ = 0). Both zeroed by the host.
   int* dq_order;
   int dq_chains;
+  // The fast mode's first stores (never with dq_order): one word per 64-row query tile,
+  // [B, Hq, row_stats_len / 64] int32, zero before the launch. The first writer to reach a tile
+  // claims it (0 -> 1), stores its share instead of adding it and sets 2 once the store is
+  // complete; later writers wait for 2, then add. So dq_accum is not zeroed, and the convert
+  // kernel writes 0 where a word is still 0 (no kv tile reached the tile). Null: dq_accum zeroed,
+  // every share added. Set only for a kernel that takes it (codegen::dkdv_first_stores: the
+  // warp-specialised kernel at head dim 128 under a mask, without GQA).
+  int* dq_first;
 };
+
+// The fast mode's first-store word of the 64-row query tile holding `row` (FlexjitBwdParams::dq_first).
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+__host__ __device__
+#endif
+inline long long flexjit_dq_first_word(const FlexjitBwdParams& p, int b, int h, long long row) {
+  return (static_cast<long long>(b) * p.num_q_heads + h) * (p.row_stats_len / 64) + row / 64;
+}
 
 // The deterministic mode's turn counters (FlexjitBwdParams::dq_order): one per 64-row query tile,
 // chain and column slice of the dK/dV kernel (`splits`); its written words follow them.

@@ -338,6 +338,10 @@ struct BackwardPlan {
   // times the ordered sums (this plan) against the dQ kernel and takes the faster, remembered in
   // the autotune cache (see measured_deterministic_way).
   bool measure_way = false;
+  // Fast mode: the dK/dV kernel the call expects (fixed or default config) stores each query
+  // tile's first dQ share (codegen::dkdv_first_stores), so the preprocess kernel leaves the fp32
+  // sums as they are. A tuned kernel without them has the sums zeroed before it instead.
+  bool first_stores = false;
   std::string reason;
   const char* dq_path() const { return fast ? "reductions" : ordered ? "ordered reductions" : "dq kernel"; }
 };
@@ -403,7 +407,9 @@ BackwardPlan plan_backward(const Attention::Impl& impl, const std::string& arch,
   }
   const BlockConfig config = fixed ? *fixed : tune::default_for(dkdv_spec(std::nullopt), arch);
   try {
-    dkdv_spec(config).validate();
+    const codegen::KernelSpec expected = dkdv_spec(config);
+    expected.validate();
+    plan.first_stores = codegen::dkdv_first_stores(expected) && shape.tma_ok && !shape.seq_lens;
   } catch (const UsageError& e) {
     // The caller asked for both; a fixed warp-specialised config exists only in the fast mode.
     if (fixed && (options.backward_mode || fixed->warp_specialized)) throw;
@@ -711,6 +717,20 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
       p.dq_order = static_cast<int*>(dq_order->data());
       zero_turns();
     }
+    // The fast mode's first stores (FlexjitBwdParams::dq_first): a word per query tile instead of
+    // the accumulator's zeroing.
+    const bool first_stores = plan.fast && plan.first_stores;
+    const size_t first_words = size_t(shape.batch) * shape.q_heads * (size_t(p.row_stats_len) / 64);
+    std::optional<attention::StreamScratch> dq_first;
+    const auto zero_first = [&] {
+      FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(p.dq_first), 0, first_words * sizeof(int),
+                                               stream));
+    };
+    if (first_stores) {
+      dq_first.emplace(first_words * sizeof(int), stream);
+      p.dq_first = static_cast<int*>(dq_first->data());
+      zero_first();
+    }
     codegen::ConfiguredKernel(*pre_kernel->kernel, call_shape(shape)).launch(stream, {&p});
     // dQ and dK/dV read delta, so their tuning (when it happens) runs after the preprocess. dQ runs
     // on a side stream; its buffer errors belong to the caller's stream.
@@ -764,8 +784,15 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
       shape.fast_dq = true;
       shape.ordered_dq = plan.ordered;
       const auto dkdv_kernel = resolve(*impl_, Family::bwd_dkdv, spec.bwd_dkdv_config, shape, block_mask, launch_dkdv, stream);
-      if (dkdv_launched && !plan.ordered)
+      // A kernel without first stores (a tuned config other than the expected one) adds into an
+      // accumulator that is zeroed here instead.
+      if (p.dq_first != nullptr && !codegen::dkdv_first_stores(dkdv_kernel->spec)) {
+        p.dq_first = nullptr;
         FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(p.dq_accum), 0, accum_floats * sizeof(float), stream));
+      } else if (dkdv_launched && !plan.ordered && p.dq_first == nullptr) {
+        FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(p.dq_accum), 0, accum_floats * sizeof(float), stream));
+      }
+      if (dkdv_launched && p.dq_first != nullptr) zero_first();  // tuning launches claimed tiles
       if (plan.ordered) zero_turns();
       launch_dkdv(dkdv_kernel->spec, *dkdv_kernel->kernel, stream);
       codegen::ConfiguredKernel(*pre_kernel->kernel, call_shape(shape), 1).launch(stream, {&p});
@@ -810,10 +837,15 @@ void throw_buffer_errors(const std::vector<std::string>& kernels) {
   bool kv_range = false, lengths = false;
   for (const auto& k : kernels) kv_range = kv_range || k.find("[page-table entry") != std::string::npos;
   for (const auto& k : kernels) lengths = lengths || k.find("[per-sequence length") != std::string::npos;
+  bool first_lost = false;  // a fast dQ writer gave up waiting for a first store
+  for (const auto& k : kernels) first_lost = first_lost || k.find("[the fast backward's dQ writer") != std::string::npos;
   bool only_order = true;  // every kernel reported only (or also) a lost dQ order
   for (const auto& k : kernels) only_order = only_order && k.find("[the deterministic dQ sum") != std::string::npos;
   std::string message =
-      only_order ? "the deterministic backward's dK/dV kernel waited about ten seconds for a dQ turn that did not come "
+      first_lost ? "the fast backward's dK/dV kernel waited about ten seconds for a query tile's first dQ store that did "
+                   "not come and added before it (dQ is wrong); this is a flexjit bug, please report it with the "
+                   "problem's shapes and mask. Kernels:"
+      : only_order ? "the deterministic backward's dK/dV kernel waited about ten seconds for a dQ turn that did not come "
                    "and added out of order (dQ is right, but not bit for bit reproducible); this is a flexjit bug, "
                    "please report it with the problem's shapes and mask (FLEXJIT_DETERMINISTIC_DQ=kernel avoids it). "
                    "Kernels:"

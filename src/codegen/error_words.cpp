@@ -59,6 +59,9 @@ std::vector<std::string> take(Select select) {
     if (value & 4u)  // FLEXJIT_ERROR_ORDER_LOST: the ordered dQ writer gave up waiting for its turn
       line += " [the deterministic dQ sum waited too long for its turn and added out of order: dQ is right but its "
               "last bits may differ between runs]";
+    if (value & 8u)  // FLEXJIT_ERROR_FIRST_STORE_LOST: the fast dQ writer gave up waiting for a first store
+      line += " [the fast backward's dQ writer waited too long for a query tile's first store and added before it: "
+              "that tile's dQ is wrong]";
     if (seen.insert(line).second) kernels.push_back(line);
   }
   return kernels;

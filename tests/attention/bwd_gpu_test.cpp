@@ -478,21 +478,25 @@ TEST(BwdGpu, WarpSpecializedFastDkdvManyKvTiles) {
   std::mt19937_64 rng(fresh_seed());
   const char* window = "kv_idx >= 256 && q_idx + 100 >= kv_idx && q_idx - kv_idx < 300";
   const char* documents = "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx";
-  struct Case { int d; const char* config; const char* mask; bool tables; };
+  // GQA 2:1, and without GQA (kv_heads 48) where the d128 kernel stores each query tile's first
+  // dQ share (codegen::dkdv_first_stores).
+  struct Case { int d; const char* config; const char* mask; bool tables; int kv_heads = 24; };
   const Case cases[] = {
       {128, "m64n128w8s2ws", "", true},          {128, "m64n128w8s2ws", window, true},
       {128, "m64n128w8s2ws", window, false},     {128, "m64n128w8s2ws", documents, true},
+      {128, "m64n128w8s2ws", window, true, 48},  {128, "m64n128w8s2ws", documents, true, 48},
       {64, "m64n128w8s3ws", documents, true},    {64, "m64n128w8s3ws", "", true},
       {64, "m64n64w4s2ws", "q_idx >= kv_idx", true},
   };
   for (const Case& c : cases) {
     FwdProblem p = base();
-    p.Hq = 48, p.Hkv = 24, p.Sq = 333, p.Skv = 651, p.D = p.Dv = c.d;
+    p.Hq = 48, p.Hkv = c.kv_heads, p.Sq = 333, p.Skv = 651, p.D = p.Dv = c.d;
     p.mask_mod = c.mask, p.use_block_mask = c.tables;
     if (c.mask == documents) p.buffers.push_back(document_ids(p.Skv, rng));
     p.backward_mode = BackwardMode::fast;
     p.dkdv_config = BlockConfig::parse(c.config);
-    const std::string what = std::string(c.config) + " d" + std::to_string(c.d) + " mask '" + c.mask + "'" +
+    const std::string what = std::string(c.config) + " d" + std::to_string(c.d) + " Hkv " + std::to_string(c.kv_heads) +
+                             " mask '" + c.mask + "'" +
                              (c.tables ? "" : " no tables");
     expect_fast_backward_close(p, what);
   }
@@ -506,22 +510,27 @@ TEST(BwdGpu, WarpSpecializedFastDkdvManyKvTiles) {
 // reads only marked tiles. (Session (zb)'s dQ conversion inside the dK/dV kernel had to write
 // these rows itself: notes/perf.md "(zb)".)
 void expect_keyless_query_tiles_zero(BackwardMode mode) {
-  struct Case { int d; const char* config; const char* mask; int keyless_rows_per_head[6]; };
+  // kv_heads 6: no GQA, where the fast d128 kernel stores each query tile's first share (a tile no
+  // kv tile reaches has no share, and its word stays 0).
+  struct Case { int d; const char* config; const char* mask; int keyless_rows_per_head[6]; int kv_heads = 2; };
   const Case cases[] = {
       {128, "m64n128w8s2ws", "q_idx >= 256 && kv_idx <= q_idx", {256, 256, 256, 256, 256, 256}},
+      {128, "m64n128w8s2ws", "q_idx >= 256 && kv_idx <= q_idx", {256, 256, 256, 256, 256, 256}, 6},
       {64, "m64n128w8s3ws", "q_idx >= 256 && kv_idx <= q_idx", {256, 256, 256, 256, 256, 256}},
       {64, "m64n64w4s2ws", "q_idx >= 256 && kv_idx <= q_idx", {256, 256, 256, 256, 256, 256}},
       {128, "m64n128w8s2ws", "q_idx >= 128 * (h % 3) && kv_idx + 40 <= q_idx", {0, 128, 256, 0, 128, 256}},
+      {128, "m64n128w8s2ws", "q_idx >= 128 * (h % 3) && kv_idx + 40 <= q_idx", {0, 128, 256, 0, 128, 256}, 6},
       {64, "m64n64w4s2ws", "q_idx >= 128 * (h % 3) && kv_idx + 40 <= q_idx", {0, 128, 256, 0, 128, 256}},
   };
   const bool fast = mode == BackwardMode::fast;
   for (const Case& c : cases) {
     FwdProblem p = base();
-    p.B = 2, p.Hq = 6, p.Hkv = 2, p.Sq = 701, p.Skv = 555, p.D = p.Dv = c.d;
+    p.B = 2, p.Hq = 6, p.Hkv = c.kv_heads, p.Sq = 701, p.Skv = 555, p.D = p.Dv = c.d;
     p.mask_mod = c.mask;
     p.backward_mode = mode;
     p.dkdv_config = BlockConfig::parse(c.config);
-    const std::string what = std::string(c.config) + " d" + std::to_string(c.d) + " mask '" + c.mask + "'" +
+    const std::string what = std::string(c.config) + " d" + std::to_string(c.d) + " Hkv " + std::to_string(c.kv_heads) +
+                             " mask '" + c.mask + "'" +
                              (fast ? ", fast" : ", ordered");
     const BwdOutcome r = run_backward_check(p);
     EXPECT_EQ(r.mode, fast ? "fast" : "deterministic") << what << ": " << r.mode_reason;
@@ -579,7 +588,8 @@ TEST(BwdGpu, TuningLaunchesLeaveNoDqBehind) {
   }
 }
 
-// One small fast backward per head dim with a causal mask and GQA: what compute-sanitizer runs on
+// One small fast backward per head dim with a causal mask and GQA (at d128 also without, the
+// first dQ stores): what compute-sanitizer runs on
 // (memcheck, racecheck, synccheck; README, "Testing"). Its forward takes the synchronous wgmma
 // kernel: racecheck reports the persistent forward's published tile slot, which it cannot see
 // through the mbarrier (design-changes.md, "Persistent grid"), and that is not this test's subject.
@@ -587,24 +597,31 @@ TEST(BwdGpu, FastModeOnePerHeadDim) {
   FLEXJIT_REQUIRE_GPU();
   if (current_device().default_arch() != "sm_90a")
     GTEST_SKIP() << "the fast mode runs on sm_90a GPUs, this is " << current_device().name;
+  const auto check = [](int D, const char* dkdv, int q_heads, int kv_heads) {
+    FwdProblem p = base(200, D);
+    p.B = 1, p.Hq = q_heads, p.Hkv = kv_heads, p.Sq = 200, p.Skv = 150;
+    p.mask_mod = "q_idx >= kv_idx";
+    p.config = BlockConfig::parse(D > 128 ? "m128n64w8s2g" : "m128n128w8s2g");
+    p.backward_mode = BackwardMode::fast;
+    p.dkdv_config = BlockConfig::parse(dkdv);
+    const std::string what = "d" + std::to_string(D) + " " + dkdv + " Hq " + std::to_string(q_heads) + " Hkv " +
+                             std::to_string(kv_heads);
+    const BwdOutcome r = run_backward_check(p);
+    EXPECT_EQ(r.mode, "fast") << what << ": " << r.mode_reason;
+    EXPECT_LT(r.dq_error, tolerance(p.dtype)) << what << ": dq, seed " << r.seed;
+    EXPECT_LT(r.dk_error, tolerance(p.dtype)) << what << ": dk, seed " << r.seed;
+    EXPECT_LT(r.dv_error, tolerance(p.dtype)) << what << ": dv, seed " << r.seed;
+  };
   for (int D : {64, 128, 256})
     for (const char* dkdv : {"m64n128w8s2g", "m64n128w8s2ws"}) {  // the synchronous and the ws fast kernels
       // No synchronous fast kernel at d256: the ws one twice, the second time with GQA 8:1 (its kv
       // tiles in pairs, 2-CTA clusters).
       const bool pairs = D > 128 && std::string(dkdv) == "m64n128w8s2ws";
-      if (D > 128) dkdv = "m64n64w8s2ws";
-      FwdProblem p = base(200, D);
-      p.B = 1, p.Hq = pairs ? 8 : 4, p.Hkv = pairs ? 1 : 2, p.Sq = 200, p.Skv = 150;
-      p.mask_mod = "q_idx >= kv_idx";
-      p.config = BlockConfig::parse(D > 128 ? "m128n64w8s2g" : "m128n128w8s2g");
-      p.backward_mode = BackwardMode::fast;
-      if (*dkdv) p.dkdv_config = BlockConfig::parse(dkdv);
-      const BwdOutcome r = run_backward_check(p);
-      EXPECT_EQ(r.mode, "fast") << r.mode_reason;
-      EXPECT_LT(r.dq_error, tolerance(p.dtype)) << "d" << D << " " << dkdv << " dq, seed " << r.seed;
-      EXPECT_LT(r.dk_error, tolerance(p.dtype)) << "d" << D << " " << dkdv << " dk, seed " << r.seed;
-      EXPECT_LT(r.dv_error, tolerance(p.dtype)) << "d" << D << " " << dkdv << " dv, seed " << r.seed;
+      check(D, D > 128 ? "m64n64w8s2ws" : dkdv, pairs ? 8 : 4, pairs ? 1 : 2);
     }
+  // Without GQA the ws kernel at d128 stores each query tile's first dQ share instead of adding it
+  // to zeroed sums (codegen::dkdv_first_stores).
+  check(128, "m64n128w8s2ws", 4, 4);
 }
 
 // The deterministic mode's ordered dQ sums, small problems per head dim: the sanitizers' test

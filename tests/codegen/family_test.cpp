@@ -2,6 +2,7 @@
 // launch geometry for a call is what its kernel expects (values written out by hand).
 #include <gtest/gtest.h>
 
+#include "codegen/families/bwd_dkdv.hpp"
 #include "codegen/families/fwd.hpp"
 #include "codegen/family.hpp"
 #include "flexjit/error.hpp"
@@ -109,6 +110,34 @@ TEST(FamilyGeometry, DkdvWalksKvTilesTimesColumnSlicesPerKvHead) {
   expect_dim(g.grid, 94, 4, 2, "dkdv grid");
   expect_dim(g.block, 128, 1, 1, "dkdv block");
   EXPECT_EQ(g.tiles, 47);
+}
+
+// The fast backward's first dQ stores (FlexjitBwdParams::dq_first): the warp-specialised dK/dV
+// kernel at head dim 128 under a mask, without GQA; every other kernel has dq_accum zeroed.
+TEST(FamilyFacts, FirstStoresOnlyInMaskedHeadDim128FastKernels) {
+  const auto fast = [](int d, const char* config, bool masked, bool block_mask, int gqa) {
+    KernelSpec s = spec(Family::bwd_dkdv, d, config);
+    s.dq_accumulate = true;
+    s.gqa_group = gqa;
+    s.has_block_mask = block_mask;
+    if (masked) s.mask_mod = Expr::parse(ModKind::mask, "q_idx >= kv_idx");
+    return s;
+  };
+  EXPECT_TRUE(dkdv_first_stores(fast(128, "m64n128w8s2ws", true, true, 1)));
+  EXPECT_TRUE(dkdv_first_stores(fast(128, "m64n128w8s2ws", false, true, 1))) << "block mask alone";
+  EXPECT_TRUE(dkdv_first_stores(fast(128, "m64n128w8s2ws", true, false, 1))) << "mask_mod alone";
+  EXPECT_TRUE(dkdv_first_stores(fast(128, "m64n64w4s2ws", true, true, 1))) << "one warpgroup";
+  EXPECT_FALSE(dkdv_first_stores(fast(128, "m64n128w8s2ws", false, false, 1))) << "no mask";
+  EXPECT_FALSE(dkdv_first_stores(fast(128, "m64n128w8s2ws", true, true, 4))) << "GQA";
+  EXPECT_FALSE(dkdv_first_stores(fast(64, "m64n128w8s3ws", true, true, 1))) << "head dim 64 (dQ by turns)";
+  EXPECT_FALSE(dkdv_first_stores(fast(256, "m64n64w8s2ws", true, true, 1))) << "column slices";
+  EXPECT_FALSE(dkdv_first_stores(fast(128, "m64n128w8s2g", true, true, 1))) << "synchronous kernel";
+  KernelSpec ordered = fast(128, "m64n128w8s2ws", true, true, 1);
+  ordered.dq_ordered = true;
+  EXPECT_FALSE(dkdv_first_stores(ordered)) << "the ordered sums store first their own way";
+  KernelSpec no_dq = fast(128, "m64n128w8s2ws", true, true, 1);
+  no_dq.dq_accumulate = false;
+  EXPECT_FALSE(dkdv_first_stores(no_dq)) << "dQ by its own kernel";
 }
 
 TEST(FamilyGeometry, PreprocessRowsPerCtaFromTheValueHeadDim) {

@@ -289,6 +289,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(int_constant("DQ_KV_ROWS", plan.kv_rows));
   constants.push_back(bool_constant("WARP_SPECIALIZED", s.config.warp_specialized));
   constants.push_back(bool_constant("DQ_ORDERED", s.dq_ordered));
+  constants.push_back(bool_constant("DQ_FIRST_STORES", dkdv_first_stores(s)));
   constants.push_back(int_constant("DQ_CHAINS", s.dq_ordered ? ordered_dq_chains(s) : 1));
   constants.push_back(int_constant("DQ_BUFFERS", s.config.warp_specialized ? ws_dq_buffers(s) : 0));
   constants.push_back(bool_constant("DQ_PAIRS", dq_pairs(s)));
@@ -428,6 +429,11 @@ int dkdv_kv_len_multiple(const KernelSpec& spec) {
 
 bool dkdv_adds_dq_through_tensor_map(const KernelSpec& spec) {
   return spec.dq_accumulate && families::warpgroup_slices(spec);
+}
+
+bool dkdv_first_stores(const KernelSpec& spec) {
+  return spec.dq_accumulate && !spec.dq_ordered && spec.config.warp_specialized && !families::warpgroup_slices(spec) &&
+         (spec.has_mask() || spec.has_block_mask) && spec.gqa_group == 1 && families::dq_plan(spec).split_columns;
 }
 
 int ordered_dq_counters_per_tile(int head_dim, int head_dim_v) { return dkdv_splits(head_dim, head_dim_v); }

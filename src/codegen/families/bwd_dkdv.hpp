@@ -15,6 +15,15 @@ int dkdv_kv_len_multiple(const KernelSpec& spec);
 // codegen::encode_dq_accum_tma) rather than with bulk copies of whole rows: its column slices.
 bool dkdv_adds_dq_through_tensor_map(const KernelSpec& spec);
 
+// The fast mode's first stores (FlexjitBwdParams::dq_first; the template's DQ_FIRST_STORES): the
+// warp-specialised kernel's single dQ writer under a mask, where the warpgroups split dQ's
+// columns (head dim 128). The first writer to reach a query tile stores its share, so the fp32
+// sums are not zeroed first. Not at head dim 64, whose warpgroups take dQ by turns over tiles half
+// as long: the writer's claim and wait per tile cost 7-10 % there (H200, notes/perf.md "(ze)");
+// nor without a mask, where every kv tile reaches a query tile at about the same time; nor with
+// GQA, whose CTAs walk every head of the group (H100 0.97-0.99x with them, H200 1.00x).
+bool dkdv_first_stores(const KernelSpec& spec);
+
 // The deterministic mode's turn counters per (query tile, chain) (FlexjitBwdParams::dq_order) of
 // a backward at these head dims: one per column slice of the warp-specialised kernel, each of
 // whose writer warps takes its own turns.

@@ -40,6 +40,7 @@ constexpr int DQ_N = 64;
 constexpr int DQ_KV_ROWS = 64;
 constexpr bool WARP_SPECIALIZED = false;
 constexpr bool DQ_ORDERED = false;
+constexpr bool DQ_FIRST_STORES = false;
 constexpr int DQ_CHAINS = 1;
 constexpr int DQ_BUFFERS = 0;
 constexpr bool DQ_PAIRS = false;

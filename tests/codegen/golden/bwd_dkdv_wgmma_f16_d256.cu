@@ -40,6 +40,7 @@ constexpr int DQ_N = 0;
 constexpr int DQ_KV_ROWS = 0;
 constexpr bool WARP_SPECIALIZED = false;
 constexpr bool DQ_ORDERED = false;
+constexpr bool DQ_FIRST_STORES = false;
 constexpr int DQ_CHAINS = 1;
 constexpr int DQ_BUFFERS = 0;
 constexpr bool DQ_PAIRS = false;

@@ -40,6 +40,7 @@ constexpr int DQ_N = 64;
 constexpr int DQ_KV_ROWS = 128;
 constexpr bool WARP_SPECIALIZED = true;
 constexpr bool DQ_ORDERED = false;
+constexpr bool DQ_FIRST_STORES = true;
 constexpr int DQ_CHAINS = 1;
 constexpr int DQ_BUFFERS = 2;
 constexpr bool DQ_PAIRS = false;
@@ -261,6 +262,8 @@ __device__ __forceinline__ void tile_score_gradient(float (&acc_dp)[M_TILES][NT]
 namespace bwd_dkdv {
 static_assert(WARP_SPECIALIZED && WGMMA && DQ_ACCUMULATE && BLOCK_M == 64,
               "the warp-specialised dK/dV kernel is the fast mode's, 64-query tiles");
+static_assert(!DQ_FIRST_STORES || (!DQ_ORDERED && !WG_SLICES && DQ_SPLIT_COLUMNS),
+              "first stores: the fast mode's single writer, dQ's columns split");
 // The launch order. Over every (kv head, batch) pair the plain order (kv tile fastest) keeps the
 // co-resident CTAs adding into a few heads' dQ (heavy-first over every pair: noop d128 463 ->
 // 372-407 TF/s, those heads' dQ no longer fitting in L2), but under masks whose walks differ in
@@ -801,7 +804,9 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     } else if (!DQ_ORDERED && !WG_SLICES && warp == 1 && lane == 0) {
       // dQ writer: tile t's staged rows (buffer t % DQ_BUFFERS, in the accumulator's layout), one
       // bulk reduction per part over the tile's rows that exist, into the head's fp32
-      // accumulator; the buffer is handed back once the reductions have read it.
+      // accumulator; the buffer is handed back once the reductions have read it. With first
+      // stores (p.dq_first) the first writer to reach a tile stores its share instead, and the
+      // others wait until that store is complete before they add.
       for (int t = 0; t < num_tiles; ++t) {
         int gi, local;
         walk.locate(t, gi, local);
@@ -812,6 +817,30 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
         mbarrier_wait(dq_full + 8 * buffer, static_cast<u32>((t / DQ_RING) & 1));
         // No rows of a tile wholly past the end exist (see the producer): nothing to add.
         const int rows = min(BLOCK_M, q_len - q0);
+        // (Kernels with DQ_FIRST_STORES only, codegen::dkdv_first_stores: the others keep their
+        // code as it was.)
+        int* const first = DQ_FIRST_STORES && p.dq_first != nullptr && rows > 0
+                               ? p.dq_first + flexjit_dq_first_word(p, b, h, q0)
+                               : nullptr;
+        if (first != nullptr && atomicCAS(first, 0, 1) == 0) {
+          // The tile's first share: stored (the other parts add onto it once it has landed).
+          const u32 share_bytes = static_cast<u32>(rows) * DQ_ROW_BYTES;
+          bulk_store(dq_rows, smem_dq + buffer * DQ_BUFFER_BYTES, share_bytes);
+          bulk_commit_group();
+          bulk_wait_group<0>();
+#pragma unroll
+          for (int part = 1; part < DQ_PARTS; ++part)
+            bulk_reduce_add_f32(dq_rows, smem_dq + buffer * DQ_BUFFER_BYTES + part * DQ_PART_BYTES, share_bytes);
+          bulk_commit_group();
+          bulk_wait_group_read<0>();
+          mbarrier_arrive(dq_empty + 8 * buffer);
+          bulk_wait_group<0>();
+          fence_proxy_async_global();
+          st_release_gpu(first, 2);
+          continue;
+        }
+        // (A word that never reaches 2 is a bug: reported at once, the add goes ahead.)
+        if (first != nullptr && !wait_for_turn(first, 2)) flexjit_report_errors(FLEXJIT_ERROR_FIRST_STORE_LOST, error_word);
         if (rows > 0) {
 #pragma unroll
           for (int part = 0; part < DQ_PARTS; ++part)

@@ -60,7 +60,8 @@ flexjit_attention_bwd_preprocess(const FlexjitBwdParams p) {
   for (int offset = THREADS_PER_ROW / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
   if (row < p.q_len && lane_in_row == 0)
     p.delta[(static_cast<long long>(b) * p.num_q_heads + h) * p.q_len + row] = sum;
-  if (p.dq_accum != nullptr && p.dq_order == nullptr && row < p.q_len) {  // the ordered sums store first
+  // The ordered sums and the fast mode's first stores store a tile's first share: no zeroing.
+  if (p.dq_accum != nullptr && p.dq_order == nullptr && p.dq_first == nullptr && row < p.q_len) {
     const u32 zero[4] = {0u, 0u, 0u, 0u};
     const long long copy = dq_accum_copy(p);
     float* const acc = dq_accum_row(p, b, h, row);
@@ -92,7 +93,9 @@ flexjit_attention_bwd_dq_convert(const FlexjitBwdParams p) {
   const int r8 = static_cast<int>(row & 7);
   const int lo_col = flexjit_dq_accum_column(r8, col, D), hi_col = flexjit_dq_accum_column(r8, col + 4, D);
   // The ordered sums: a chain's copy holds this tile's rows only where its first adder stored them.
+  // The fast mode's first stores: the tile holds rows only where a writer reached it.
   const auto written = [&](int chain) {
+    if (p.dq_first != nullptr) return p.dq_first[flexjit_dq_first_word(p, b, h, row)] != 0;
     return p.dq_order == nullptr || dq_written(p, b, h, row, chain, col / DK_SLICE) != 0;
   };
   const float4 zero = make_float4(0.f, 0.f, 0.f, 0.f);
