@@ -19,6 +19,7 @@
 #include "codegen/family.hpp"
 #include "codegen/kernel_store.hpp"
 #include "attention/decode.hpp"
+#include "attention/kernel_errors.hpp"
 #include "codegen/launch.hpp"
 #include "attention/buffer_grads.hpp"
 #include "attention/stream_fork.hpp"
@@ -833,32 +834,7 @@ std::vector<KernelChoice> Attention::last_choices() const {
 namespace {
 
 void throw_buffer_errors(const std::vector<std::string>& kernels) {
-  if (kernels.empty()) return;
-  bool kv_range = false, lengths = false;
-  for (const auto& k : kernels) kv_range = kv_range || k.find("[page-table entry") != std::string::npos;
-  for (const auto& k : kernels) lengths = lengths || k.find("[per-sequence length") != std::string::npos;
-  bool first_lost = false;  // a fast dQ writer gave up waiting for a first store
-  for (const auto& k : kernels) first_lost = first_lost || k.find("[the fast backward's dQ writer") != std::string::npos;
-  bool only_order = true;  // every kernel reported only (or also) a lost dQ order
-  for (const auto& k : kernels) only_order = only_order && k.find("[the deterministic dQ sum") != std::string::npos;
-  std::string message =
-      first_lost ? "the fast backward's dK/dV kernel waited about ten seconds for a query tile's first dQ store that did "
-                   "not come and added before it (dQ is wrong); this is a flexjit bug, please report it with the "
-                   "problem's shapes and mask. Kernels:"
-      : only_order ? "the deterministic backward's dK/dV kernel waited about ten seconds for a dQ turn that did not come "
-                   "and added out of order (dQ is right, but not bit for bit reproducible); this is a flexjit bug, "
-                   "please report it with the problem's shapes and mask (FLEXJIT_DETERMINISTIC_DQ=kernel avoids it). "
-                   "Kernels:"
-      : lengths ? "forward or backward got a per-sequence length (CallOptions::seq_lens) outside [0, Sq] or [0, Skv] "
-                "(it was clamped into range, so the results are wrong); check the lengths (SeqLens::host_q_lens / "
-                "host_kv_lens check them on the host). Kernels:"
-      : kv_range ? "decode met a page-table entry outside the page pool or a sequence length beyond the cache (the "
-                 "keys involved were not read, so the results are wrong); check the page table and seq_lens "
-                 "(KVCache::host_seq_lens / host_page_table check them on the host). Kernels:"
-               : "a score_mod or mask_mod indexed a buffer out of bounds (those reads returned 0, so the results are "
-                 "wrong); check the buffers' shapes against the indices the expressions compute. Kernels:";
-  for (const auto& k : kernels) message += "\n  " + k;
-  throw ShapeError(message);
+  if (!kernels.empty()) throw ShapeError(attention::kernel_error_message(kernels));
 }
 
 }  // namespace
