@@ -823,14 +823,12 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
                                ? p.dq_first + flexjit_dq_first_word(p, b, h, q0)
                                : nullptr;
         if (first != nullptr && atomicCAS(first, 0, 1) == 0) {
-          // The tile's first share: stored (the other parts add onto it once it has landed).
-          const u32 share_bytes = static_cast<u32>(rows) * DQ_ROW_BYTES;
-          bulk_store(dq_rows, smem_dq + buffer * DQ_BUFFER_BYTES, share_bytes);
+          // The tile's first share (its only part: DQ_SPLIT_COLUMNS), stored; the word says so once
+          // the store has landed. (Handing the buffer back after the store's read, before it lands,
+          // is untried.)
+          bulk_store(dq_rows, smem_dq + buffer * DQ_BUFFER_BYTES, static_cast<u32>(rows) * DQ_ROW_BYTES);
           bulk_commit_group();
           bulk_wait_group<0>();
-#pragma unroll
-          for (int part = 1; part < DQ_PARTS; ++part)
-            bulk_reduce_add_f32(dq_rows, smem_dq + buffer * DQ_BUFFER_BYTES + part * DQ_PART_BYTES, share_bytes);
           bulk_commit_group();
           bulk_wait_group_read<0>();
           mbarrier_arrive(dq_empty + 8 * buffer);
