@@ -684,6 +684,10 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
     p = base_params;
     shape = base_shape;
     const bool dkdv_sums_dq = plan.fast || plan.ordered;
+    // Stream-ordered zeroing of the scratch below (sums, turn counters, first-store words).
+    const auto zero = [&](const void* ptr, size_t bytes) {
+      FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(ptr), 0, bytes, stream));
+    };
     std::optional<attention::StreamScratch> row_stats, dq_accum;
     size_t accum_floats = 0;
     if (dkdv_sums_dq) {
@@ -709,10 +713,7 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
             ? static_cast<size_t>(flexjit_dq_order_counters(p, codegen::ordered_dq_counters_per_tile(spec.head_dim, spec.head_dim_v)))
             : 0;
     std::optional<attention::StreamScratch> dq_order;
-    const auto zero_turns = [&] {
-      FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(p.dq_order), 0, 2 * counters * sizeof(int),
-                                               stream));
-    };
+    const auto zero_turns = [&] { zero(p.dq_order, 2 * counters * sizeof(int)); };
     if (plan.ordered) {
       dq_order.emplace(2 * counters * sizeof(int), stream);
       p.dq_order = static_cast<int*>(dq_order->data());
@@ -723,10 +724,7 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
     const bool first_stores = plan.fast && plan.first_stores;
     const size_t first_words = size_t(shape.batch) * shape.q_heads * (size_t(p.row_stats_len) / 64);
     std::optional<attention::StreamScratch> dq_first;
-    const auto zero_first = [&] {
-      FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(p.dq_first), 0, first_words * sizeof(int),
-                                               stream));
-    };
+    const auto zero_first = [&] { zero(p.dq_first, first_words * sizeof(int)); };
     if (first_stores) {
       dq_first.emplace(first_words * sizeof(int), stream);
       p.dq_first = static_cast<int*>(dq_first->data());
@@ -785,15 +783,13 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
       shape.fast_dq = true;
       shape.ordered_dq = plan.ordered;
       const auto dkdv_kernel = resolve(*impl_, Family::bwd_dkdv, spec.bwd_dkdv_config, shape, block_mask, launch_dkdv, stream);
-      // A kernel without first stores (a tuned config other than the expected one) adds into an
-      // accumulator that is zeroed here instead.
-      if (p.dq_first != nullptr && !codegen::dkdv_first_stores(dkdv_kernel->spec)) {
-        p.dq_first = nullptr;
-        FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(p.dq_accum), 0, accum_floats * sizeof(float), stream));
-      } else if (dkdv_launched && !plan.ordered && p.dq_first == nullptr) {
-        FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(p.dq_accum), 0, accum_floats * sizeof(float), stream));
-      }
-      if (dkdv_launched && p.dq_first != nullptr) zero_first();  // tuning launches claimed tiles
+      // A kernel without first stores (a tuned config other than the expected one) adds into sums
+      // that the preprocess kernel left as they were: zeroed here, as after tuning launches
+      // (which added into them, or claimed first-store words).
+      if (p.dq_first != nullptr && !codegen::dkdv_first_stores(dkdv_kernel->spec)) p.dq_first = nullptr;
+      if (!plan.ordered && p.dq_first == nullptr && (first_stores || dkdv_launched))
+        zero(p.dq_accum, accum_floats * sizeof(float));
+      if (dkdv_launched && p.dq_first != nullptr) zero_first();
       if (plan.ordered) zero_turns();
       launch_dkdv(dkdv_kernel->spec, *dkdv_kernel->kernel, stream);
       codegen::ConfiguredKernel(*pre_kernel->kernel, call_shape(shape), 1).launch(stream, {&p});
