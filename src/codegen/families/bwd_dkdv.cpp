@@ -432,6 +432,9 @@ bool dkdv_adds_dq_through_tensor_map(const KernelSpec& spec) {
 }
 
 bool dkdv_first_stores(const KernelSpec& spec) {
+  // The writer's one share per tile is what a first store needs (DqPlan::parts() == 1); of those
+  // kernels, head dim 64 (dQ by turns) and GQA measured slower with first stores under masks
+  // (perf.md "(ze)" and "(zf)": 0.91-0.99x at d64, 0.97-0.99x with GQA), so they keep the plain adds.
   return spec.dq_accumulate && !spec.dq_ordered && spec.config.warp_specialized && !families::warpgroup_slices(spec) &&
          (spec.has_mask() || spec.has_block_mask) && spec.gqa_group == 1 && families::dq_plan(spec).split_columns;
 }

@@ -262,8 +262,8 @@ __device__ __forceinline__ void tile_score_gradient(float (&acc_dp)[M_TILES][NT]
 namespace bwd_dkdv {
 static_assert(WARP_SPECIALIZED && WGMMA && DQ_ACCUMULATE && BLOCK_M == 64,
               "the warp-specialised dK/dV kernel is the fast mode's, 64-query tiles");
-static_assert(!DQ_FIRST_STORES || (!DQ_ORDERED && !WG_SLICES && DQ_SPLIT_COLUMNS),
-              "first stores: the fast mode's single writer, dQ's columns split");
+static_assert(!DQ_FIRST_STORES || (!DQ_ORDERED && !WG_SLICES && DQ_PARTS == 1),
+              "first stores: the fast mode's single writer, one share per tile");
 // The launch order. Over every (kv head, batch) pair the plain order (kv tile fastest) keeps the
 // co-resident CTAs adding into a few heads' dQ (heavy-first over every pair: noop d128 463 ->
 // 372-407 TF/s, those heads' dQ no longer fitting in L2), but under masks whose walks differ in
@@ -823,12 +823,9 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1) __clus
                                ? p.dq_first + flexjit_dq_first_word(p, b, h, q0)
                                : nullptr;
         if (first != nullptr && atomicCAS(first, 0, 1) == 0) {
-          // The tile's first share (its only part: DQ_SPLIT_COLUMNS), stored; the word says so once
-          // the store has landed. (Handing the buffer back after the store's read, before it lands,
-          // is untried.)
+          // The tile's first share (its only part), stored; the buffer goes back to the consumers
+          // once the store has read it, and the word says so once the store has landed.
           bulk_store(dq_rows, smem_dq + buffer * DQ_BUFFER_BYTES, static_cast<u32>(rows) * DQ_ROW_BYTES);
-          bulk_commit_group();
-          bulk_wait_group<0>();
           bulk_commit_group();
           bulk_wait_group_read<0>();
           mbarrier_arrive(dq_empty + 8 * buffer);
