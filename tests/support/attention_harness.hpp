@@ -291,6 +291,7 @@ struct BwdOutcome {
   double dq_error = 0, dk_error = 0, dv_error = 0;
   uint64_t seed = 0;
   std::vector<double> dq, dk, dv;  // as computed on the GPU (logical [B,H,S,D] order)
+  std::vector<double> ref_dq, ref_dk, ref_dv;  // the float64 reference's, same order
   std::string mode, mode_reason;   // the backward mode that ran (KernelChoice of bwd_dkdv)
   std::string dq_path;             // how it summed dQ (KernelChoice::dq_path)
 };
@@ -401,6 +402,9 @@ inline BwdOutcome run_backward_check(const FwdProblem& p, bool repeat = false, u
   r.dq_error = flexjit::relative_error(r.dq, ref.dq);
   r.dk_error = flexjit::relative_error(r.dk, ref.dk);
   r.dv_error = flexjit::relative_error(r.dv, ref.dv);
+  r.ref_dq = ref.dq;
+  r.ref_dk = ref.dk;
+  r.ref_dv = ref.dv;
   return r;
 }
 
