@@ -11,12 +11,15 @@
 #include <cstdlib>
 #include <limits>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <tuple>
 
 #include "flexjit/error.hpp"
 #include "flexjit/paged_kv.hpp"
 #include "support/attention_harness.hpp"
+#include "support/random_draws.hpp"
+#include "support/row_errors.hpp"
 #include "support/scoped.hpp"
 
 namespace flexjit::test {
@@ -698,6 +701,91 @@ TEST(DecodeGpu, BadPageTableIsNeverReadAndIsReported) {
   p.lens = {300, 2, 999};
   p.page_size = 16;
   expect_close(p, "after a bad table");
+}
+
+// Decoding problems drawn at random from one seed (FLEXJIT_TEST_SEED repeats a run,
+// FLEXJIT_RANDOM_PROBLEMS sets how many; default 8): 1-6 sequences of ragged lengths up to ~5000
+// with empty, single-key and full ones, 1-4 kv heads with 1-16 query heads each, 1-16 queries,
+// contiguous caches and pages of 1-256 rows (shuffled), head dims 64-256 with Dv != D, both
+// dtypes, mods reading buffers at other buffers' values; each output row held to its own bound.
+TEST(DecodeGpu, RandomProblems) {
+  FLEXJIT_REQUIRE_GPU();
+  const uint64_t seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  const char* env = std::getenv("FLEXJIT_RANDOM_PROBLEMS");
+  const int count = env != nullptr ? std::max(1, std::atoi(env)) : 8;
+  for (int i = 0; i < count; ++i) {
+    DecodeProblem p;
+    p.B = uniform(rng, 1, 6);
+    p.Hkv = uniform(rng, 1, 4);
+    p.Hq = p.Hkv * pick<int>(rng, {1, 2, 3, 4, 5, 6, 7, 8, 16});
+    p.Sq = pick<int>(rng, {1, 1, 1, 2, 3, 4, 7, 16});
+    p.S = chance(rng, 0.5) ? uniform(rng, 1, 600) : uniform(rng, 601, 5000);
+    p.D = pick<int>(rng, {64, 128, 128, 256});
+    p.Dv = chance(rng, 0.2) ? pick<int>(rng, {64, 128, 256}) : p.D;
+    p.dtype = chance(rng, 0.3) ? DType::f16 : DType::bf16;
+    p.page_size = chance(rng, 0.3) ? 0 : pick<int>(rng, {1, 8, 16, 20, 32, 40, 64, 128, 256});
+    p.host_lens = chance(rng, 0.7);
+    p.lens.clear();
+    for (int b = 0; b < p.B; ++b) {
+      const int kind = uniform(rng, 0, 5);
+      p.lens.push_back(kind == 0 ? 0 : kind == 1 ? 1 : kind == 2 ? p.S : uniform(rng, 0, p.S));
+    }
+    std::string mods;
+    switch (uniform(rng, 0, 7)) {
+      case 0: mods = "noop"; break;
+      case 1: p.mask_mod = kCausalDecode; mods = "causal"; break;
+      case 2:
+        p.param_decls.push_back(ParamDecl::parse("window:int"));
+        p.params["window"] = uniform(rng, 0, 700);
+        p.mask_mod = std::string(kCausalDecode) + " && q_idx + kv_len - q_len - kv_idx <= window";
+        mods = "sliding window " + std::to_string(static_cast<int>(p.params["window"]));
+        break;
+      case 3:
+        p.buffers.push_back(alibi_slopes(p.Hq));
+        p.score_mod = "score + slope[h] * (kv_idx - q_idx)";
+        p.mask_mod = kCausalDecode;
+        mods = "ALiBi causal";
+        break;
+      case 4: p.score_mod = "30.0 * tanh(score / 30.0)"; mods = "soft-capping"; break;
+      case 5: {
+        // Each sequence sees its keys from start[b] on (past its length: no keys at all).
+        TestBuffer start{BufferDecl{"start", DType::i32, {p.B}}, {}};
+        for (int b = 0; b < p.B; ++b) start.values.push_back(uniform(rng, 0, p.S));
+        p.buffers.push_back(start);
+        p.mask_mod = "kv_idx >= start[b]";
+        mods = "keys from start[b]";
+        break;
+      }
+      case 6: {
+        // A bias per segment of the cache, read at the key's segment id.
+        p.buffers.push_back(document_ids(p.S, rng, "seg"));
+        p.buffers.push_back(f32_buffer("bias", static_cast<int>(p.buffers.back().values.back()) + 1, rng, -2.0, 2.0));
+        p.score_mod = "score + bias[seg[kv_idx]]";
+        mods = "per-segment bias";
+        break;
+      }
+      default: p.mask_mod = "h % 2 == 0 || kv_idx < 100"; mods = "even heads all keys, odd heads the first 100";
+    }
+    std::ostringstream what;
+    what << "problem " << i << " of seed " << seed << ": " << mods << ", B=" << p.B << " Hq=" << p.Hq
+         << " Hkv=" << p.Hkv << " Sq=" << p.Sq << " S=" << p.S << " D=" << p.D << " Dv=" << p.Dv << " "
+         << dtype_name(p.dtype) << ", " << (p.page_size ? "pages of " + std::to_string(p.page_size) : "contiguous")
+         << (p.host_lens ? "" : ", device lengths only") << ", lengths";
+    for (int len : p.lens) what << " " << len;
+    SCOPED_TRACE(what.str());
+    try {
+      const DecodeOutcome r = run_decode_check(p, /*rerun=*/true, rng());
+      const double tol = tolerance(p.dtype);
+      EXPECT_LT(r.out_error, tol) << "out";
+      const RowError out_row = worst_row_error(r.out, r.ref_out, p.Dv);
+      EXPECT_LT(out_row.error, kRowTolerance * tol) << "out, worst row " << out_row;
+      EXPECT_LT(worst_lse_error(r.lse, r.ref_lse), 0.02) << "lse, worst entry";
+      EXPECT_TRUE(r.rerun_identical) << "a second call gave other bits";
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "threw: " << e.what();
+    }
+  }
 }
 
 }  // namespace

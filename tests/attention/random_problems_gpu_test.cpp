@@ -22,6 +22,7 @@
 
 #include "flexjit/error.hpp"
 #include "support/attention_harness.hpp"
+#include "support/random_draws.hpp"
 #include "support/row_errors.hpp"
 #include "support/varlen_check.hpp"
 
@@ -33,27 +34,12 @@ int problems_per_test() {
   return 6;
 }
 
-int uniform(std::mt19937_64& rng, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
-bool chance(std::mt19937_64& rng, double p) { return std::bernoulli_distribution(p)(rng); }
-template <typename T>
-T pick(std::mt19937_64& rng, const std::vector<T>& from) {
-  return from[static_cast<size_t>(uniform(rng, 0, static_cast<int>(from.size()) - 1))];
-}
-
 // A sequence length: a third short (a single partial tile or less), the rest up to ~10 tiles.
 int draw_length(std::mt19937_64& rng) {
   const double r = std::uniform_real_distribution<double>(0, 1)(rng);
   if (r < 0.35) return uniform(rng, 1, 64);
   if (r < 0.75) return uniform(rng, 65, 400);
   return uniform(rng, 401, 1200);
-}
-
-TestBuffer f32_buffer(const std::string& name, int n, std::mt19937_64& rng, double lo, double hi) {
-  TestBuffer b;
-  b.decl = BufferDecl{name, DType::f32, {n}};
-  std::uniform_real_distribution<double> value(lo, hi);
-  for (int i = 0; i < n; ++i) b.values.push_back(value(rng));
-  return b;
 }
 
 // Fills the mods of `p` (shapes already drawn) with one of the list; returns its description.
@@ -162,21 +148,6 @@ std::string describe(const FwdProblem& p, const std::string& mods) {
     << (p.use_block_mask ? "" : ", no block mask")
     << (p.backward_mode == BackwardMode::deterministic ? ", deterministic" : ", fast");
   return s.str();
-}
-
-// log-sum-exp: equal infinities (rows without keys) and at most `bound` apart elsewhere.
-double worst_lse_error(const std::vector<double>& out, const std::vector<double>& ref) {
-  if (out.size() != ref.size()) return INFINITY;
-  double worst = 0;
-  for (size_t i = 0; i < out.size(); ++i) {
-    if (std::isinf(ref[i]) || std::isinf(out[i])) {
-      if (out[i] != ref[i]) return INFINITY;
-      continue;
-    }
-    worst = std::max(worst, std::fabs(out[i] - ref[i]));
-    if (std::isnan(out[i])) return INFINITY;
-  }
-  return worst;
 }
 
 TEST(RandomProblemsGpu, PaddedBatchesForwardAndBackward) {

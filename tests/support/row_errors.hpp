@@ -10,10 +10,12 @@
 namespace flexjit::test {
 
 // The worst row: ||row - ref_row|| / max(||ref_row||, floor) over rows of `width` values, the floor
-// a quarter of the rows' RMS norm. A row's error then reads relative to itself where the row is of
-// the usual size, and as an absolute error where the reference makes it small: a dQ row is a sum
-// whose terms cancel (its scores' gradients sum to 0), so a small row's rounding is relative to
-// its terms, not to itself; a row that is wrong, missing or stale is off by about its size.
+// a quarter of the rows' RMS norm and at least 0.01 (the tests' inputs are of unit size). A row's
+// error then reads relative to itself where the row is of the usual size, and as an absolute
+// error where the reference makes it small: a dQ row is a sum whose terms cancel (its scores'
+// gradients sum to 0), so a small row's rounding is relative to its terms, not to itself; and
+// where every row is 0 (one key per query: dS = P (dP - Delta) = 0 exactly) the kernels' rounding
+// leaves about 1e-5. A row that is wrong, missing or stale is off by about its size.
 struct RowError {
   double error = 0;   // the worst row's
   size_t row = 0;     // which row (in [B,H,S] order)
@@ -33,7 +35,7 @@ inline RowError worst_row_error(const std::vector<double>& out, const std::vecto
     sum_squares += n;
   }
   const double rms = std::sqrt(sum_squares / std::max<size_t>(rows, 1));
-  const double floor = rms > 0 ? 0.25 * rms : 1e-30;
+  const double floor = std::max(0.25 * rms, 0.01);
   for (size_t r = 0; r < rows; ++r) {
     double diff = 0;
     for (int c = 0; c < width; ++c) {
@@ -49,6 +51,22 @@ inline RowError worst_row_error(const std::vector<double>& out, const std::vecto
 
 inline std::ostream& operator<<(std::ostream& os, const RowError& e) {
   return os << e.error << " (row " << e.row << ", reference norm " << e.norm << " x the RMS)";
+}
+
+// The largest log-sum-exp difference; an infinity (a row without keys) must be matched exactly,
+// and a NaN or an unmatched infinity gives +infinity.
+inline double worst_lse_error(const std::vector<double>& out, const std::vector<double>& ref) {
+  if (out.size() != ref.size()) return INFINITY;
+  double worst = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (std::isinf(ref[i]) || std::isinf(out[i])) {
+      if (out[i] != ref[i]) return INFINITY;
+      continue;
+    }
+    worst = std::max(worst, std::fabs(out[i] - ref[i]));
+    if (std::isnan(out[i])) return INFINITY;
+  }
+  return worst;
 }
 
 // The bounds the tests hold rows to, as multiples of the whole-tensor tolerance. A dQ row's is

@@ -1,0 +1,28 @@
+// Draws for the tests that pick their problems at random from one seed.
+#pragma once
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "support/attention_harness.hpp"
+
+namespace flexjit::test {
+
+inline int uniform(std::mt19937_64& rng, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
+inline bool chance(std::mt19937_64& rng, double p) { return std::bernoulli_distribution(p)(rng); }
+template <typename T>
+T pick(std::mt19937_64& rng, const std::vector<T>& from) {
+  return from[static_cast<size_t>(uniform(rng, 0, static_cast<int>(from.size()) - 1))];
+}
+
+// A float buffer of n values drawn uniformly from [lo, hi].
+inline TestBuffer f32_buffer(const std::string& name, int n, std::mt19937_64& rng, double lo, double hi) {
+  TestBuffer b;
+  b.decl = BufferDecl{name, DType::f32, {n}};
+  std::uniform_real_distribution<double> value(lo, hi);
+  for (int i = 0; i < n; ++i) b.values.push_back(value(rng));
+  return b;
+}
+
+}  // namespace flexjit::test
