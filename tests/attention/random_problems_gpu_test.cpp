@@ -141,11 +141,21 @@ FwdProblem draw_shapes(std::mt19937_64& rng) {
   return p;
 }
 
+// The padded test's call options, from a generator of their own (seeded by the problem's draw), so
+// that the shapes and mods a seed draws stay those of runs before these options were drawn.
+void draw_call_options(FwdProblem& p, uint64_t seed) {
+  std::mt19937_64 rng(seed ^ 0x6a09e667f3bcc908ull);
+  if (chance(rng, 0.2)) p.scale = std::uniform_real_distribution<double>(0.02, 0.3)(rng);
+  p.reversed_buffers = chance(rng, 0.2);  // the mods' buffers through negative strides: 64-bit reads
+  if (chance(rng, 0.2)) p.out_bshd = !p.bshd;  // the forward's out in the other layout
+}
+
 std::string describe(const FwdProblem& p, const std::string& mods) {
   std::ostringstream s;
   s << mods << ", B=" << p.B << " Hq=" << p.Hq << " Hkv=" << p.Hkv << " Sq=" << p.Sq << " Skv=" << p.Skv
     << " D=" << p.D << " Dv=" << p.Dv << " " << dtype_name(p.dtype) << (p.bshd ? " [B,S,H,D]" : " [B,H,S,D]")
-    << (p.use_block_mask ? "" : ", no block mask")
+    << (p.use_block_mask ? "" : ", no block mask") << (p.scale ? ", scale " + std::to_string(*p.scale) : "")
+    << (p.reversed_buffers ? ", buffers reversed" : "") << (p.out_bshd ? ", forward out in the other layout" : "")
     << (p.backward_mode == BackwardMode::deterministic ? ", deterministic" : ", fast");
   return s.str();
 }
@@ -158,6 +168,7 @@ TEST(RandomProblemsGpu, PaddedBatchesForwardAndBackward) {
     FwdProblem p = draw_shapes(rng);
     const std::string mods = draw_mods(p, rng);
     const uint64_t inputs_seed = rng();
+    draw_call_options(p, inputs_seed);
     const std::string what = "problem " + std::to_string(i) + " of seed " + std::to_string(seed) + ": " +
                              describe(p, mods);
     SCOPED_TRACE(what);

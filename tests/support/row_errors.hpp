@@ -10,16 +10,17 @@
 namespace flexjit::test {
 
 // The worst row: ||row - ref_row|| / max(||ref_row||, floor) over rows of `width` values, the floor
-// a quarter of the rows' RMS norm and at least 0.01 (the tests' inputs are of unit size). A row's
-// error then reads relative to itself where the row is of the usual size, and as an absolute
-// error where the reference makes it small: a dQ row is a sum whose terms cancel (its scores'
-// gradients sum to 0), so a small row's rounding is relative to its terms, not to itself; and
-// where every row is 0 (one key per query: dS = P (dP - Delta) = 0 exactly) the kernels' rounding
-// leaves about 1e-5. A row that is wrong, missing or stale is off by about its size.
+// a quarter of the RMS norm of the rows the reference makes nonzero, and at least 0.01 (the tests'
+// inputs are of unit size). A row's error then reads relative to itself where the row is of the
+// usual size, and as an absolute error where the reference makes it small: a dQ row is a sum whose
+// terms cancel (its scores' gradients sum to 0), so a small row's rounding is relative to its
+// terms, not to itself; and where every row is 0 (one key per query: dS = P (dP - Delta) = 0
+// exactly) the kernels' rounding leaves about 1e-5. A row that is wrong, missing or stale is off
+// by about its size.
 struct RowError {
   double error = 0;   // the worst row's
   size_t row = 0;     // which row (in [B,H,S] order)
-  double norm = 0;    // its reference norm, as a fraction of the rows' RMS norm
+  double norm = 0;    // its reference norm, as a fraction of that RMS norm
 };
 
 inline RowError worst_row_error(const std::vector<double>& out, const std::vector<double>& ref, int width) {
@@ -28,13 +29,17 @@ inline RowError worst_row_error(const std::vector<double>& out, const std::vecto
   const size_t rows = ref.size() / static_cast<size_t>(width);
   std::vector<double> norms(rows);
   double sum_squares = 0;
+  size_t nonzero = 0;
   for (size_t r = 0; r < rows; ++r) {
     double n = 0;
     for (int c = 0; c < width; ++c) n += ref[r * width + c] * ref[r * width + c];
     norms[r] = std::sqrt(n);
     sum_squares += n;
+    nonzero += n > 0 ? 1 : 0;
   }
-  const double rms = std::sqrt(sum_squares / std::max<size_t>(rows, 1));
+  // Over the rows the reference writes, so that rows it leaves 0 (past a sequence's length) do
+  // not shrink the floor.
+  const double rms = std::sqrt(sum_squares / std::max<size_t>(nonzero, 1));
   const double floor = std::max(0.25 * rms, 0.01);
   for (size_t r = 0; r < rows; ++r) {
     double diff = 0;
