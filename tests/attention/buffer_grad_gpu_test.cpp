@@ -4,10 +4,15 @@
 // second run. Gradients are poisoned with NaN before each run.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <iostream>
+#include <sstream>
+#include <string>
 
 #include "flexjit/error.hpp"
 #include "support/attention_harness.hpp"
+#include "support/random_draws.hpp"
 
 namespace flexjit::test {
 namespace {
@@ -292,6 +297,85 @@ TEST(BufferGradGpu, MissingGradientTensorIsAUsageError) {
   } catch (const UsageError& e) {
     EXPECT_STREQ(e.what(), "backward: learnable buffer 'slope' needs a gradient tensor in CallOptions::buffer_grads "
                            "(fp32, the buffer's shape)");
+  }
+}
+
+// Learnable buffers on problems drawn at random from one seed (FLEXJIT_TEST_SEED repeats a run,
+// FLEXJIT_RANDOM_PROBLEMS sets how many; default 6): 1-2 sequences, 1-2 kv heads with 1-4 query
+// heads each, odd and unequal lengths up to 400, head dims 64 and 128, both dtypes, with and
+// without block masks; each with one of five gradients whose sums do not cancel along a query row
+// (a row's dS sum to 0, so a bias constant along a row has a gradient of rounding alone, which
+// BiasIndexedByTheKeysDocumentAndZeroForTheQuerys predicts separately).
+TEST(BufferGradGpu, RandomProblems) {
+  FLEXJIT_REQUIRE_GPU();
+  const uint64_t seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  const char* env = std::getenv("FLEXJIT_RANDOM_PROBLEMS");
+  const int count = env != nullptr ? std::max(1, std::atoi(env)) : 6;
+  for (int i = 0; i < count; ++i) {
+    FwdProblem p;
+    p.B = uniform(rng, 1, 2);
+    p.Hkv = uniform(rng, 1, 2);
+    p.Hq = p.Hkv * uniform(rng, 1, 4);
+    p.Sq = uniform(rng, 1, 400);
+    p.Skv = chance(rng, 0.5) ? p.Sq : uniform(rng, 1, 400);
+    p.D = p.Dv = pick<int>(rng, {64, 128});
+    p.dtype = chance(rng, 0.3) ? DType::f16 : DType::bf16;
+    p.use_block_mask = chance(rng, 0.8);
+    const bool causal = chance(rng, 0.6);
+    if (causal) p.mask_mod = "q_idx >= kv_idx";
+    std::string mods;
+    double buffer_tolerance = tolerance(p.dtype);
+    switch (uniform(rng, 0, 4)) {
+      case 0:
+        p.buffers.push_back(learnable("rel", {p.Hq, p.Sq + p.Skv - 1}, rng));
+        p.score_mod = "score + rel[h][q_idx - kv_idx + " + std::to_string(p.Skv - 1) + "]";
+        mods = "relative-position table per head";
+        break;
+      case 1:
+        p.buffers.push_back(learnable("bias", {p.B, p.Hq, p.Sq, p.Skv}, rng));
+        p.score_mod = "score + bias[b][h][q_idx][kv_idx]";
+        mods = "a bias per score";
+        break;
+      case 2:
+        p.buffers.push_back(learnable("kb", {p.Hq, p.Skv}, rng));
+        p.score_mod = "score + kb[h][kv_idx]";
+        mods = "a bias per key and head";
+        break;
+      case 3: {
+        // A bias per key document and head, read at the document id's value; a causal row sees
+        // several documents, so its sum cancels only in part: twice the tolerance.
+        p.buffers.push_back(document_ids(p.Skv, rng));
+        const int docs = static_cast<int>(p.buffers.back().values.back()) + 1;
+        p.buffers.push_back(learnable("dbias", {docs, p.Hq}, rng));
+        p.score_mod = "score + dbias[doc[kv_idx]][h]";
+        buffer_tolerance *= 2;
+        mods = "a bias per key document and head";
+        break;
+      }
+      default:
+        p.buffers.push_back(learnable("rel", {p.Hq, p.Sq + p.Skv - 1}, rng));
+        p.score_mod = "20.0 * tanh((score + rel[h][q_idx - kv_idx + " + std::to_string(p.Skv - 1) + "]) / 20.0)";
+        buffer_tolerance = 5e-2;  // TwoLearnableBuffersThroughSoftcap's bound
+        mods = "soft-capped relative-position table";
+    }
+    std::ostringstream what;
+    what << "problem " << i << " of seed " << seed << ": " << mods << (causal ? ", causal" : "") << ", B=" << p.B
+         << " Hq=" << p.Hq << " Hkv=" << p.Hkv << " Sq=" << p.Sq << " Skv=" << p.Skv << " D=" << p.D << " "
+         << dtype_name(p.dtype) << (p.use_block_mask ? "" : ", no block mask");
+    SCOPED_TRACE(what.str());
+    try {
+      const GradOutcome r = run_grad_check(p, /*repeat=*/true, rng());
+      for (const auto& [name, e] : r.error) EXPECT_LT(e, buffer_tolerance) << "gradient of " << name;
+      EXPECT_LT(r.dq_error, tolerance(p.dtype)) << "dq";
+      EXPECT_LT(r.dk_error, tolerance(p.dtype)) << "dk";
+      EXPECT_LT(r.dv_error, tolerance(p.dtype)) << "dv";
+      std::cout << "[ problem  ] " << what.str() << ": buffer gradient";
+      for (const auto& [name, e] : r.error) std::cout << " " << name << " " << e;
+      std::cout << std::endl;
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "threw: " << e.what();
+    }
   }
 }
 

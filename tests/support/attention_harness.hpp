@@ -26,7 +26,8 @@ namespace flexjit::test {
 // A seed for "fresh random inputs": different every run, printed on failure so a run can be
 // reproduced with FLEXJIT_TEST_SEED.
 inline uint64_t fresh_seed() {
-  if (const char* s = std::getenv("FLEXJIT_TEST_SEED"); s != nullptr && *s != '\0') return std::strtoull(s, nullptr, 10);
+  const char* s = std::getenv("FLEXJIT_TEST_SEED");
+  if (s != nullptr && *s != '\0') return std::strtoull(s, nullptr, 10);
   return std::random_device{}() * 0x9E3779B97F4A7C15ull ^ std::random_device{}();
 }
 

@@ -74,11 +74,12 @@ inline double worst_lse_error(const std::vector<double>& out, const std::vector<
   return worst;
 }
 
-// The bounds the tests hold rows to, as multiples of the whole-tensor tolerance. A dQ row's is
-// looser: its scores' gradients dS = P (dP - Delta) take Delta = rowsum(dO * O) from the stored
-// (rounded) output, as every FlashAttention-style backward does, where the reference takes the
-// exact one. On a row with few keys dP - Delta cancels, and the row's own error reaches 0.085
-// (bf16; perf.md "(zf)": query row 1 of a causal mask, two keys).
-constexpr double kRowTolerance = 5, kDqRowTolerance = 25;
+// The bounds the tests hold rows to, as multiples of the whole-tensor tolerance. dQ and dK rows
+// get a looser one: their scores' gradients dS = P (dP - Delta) take Delta = rowsum(dO * O) from
+// the stored (rounded) output, as every FlashAttention-style backward does, where the reference
+// takes the exact one. On a query row with few keys dP - Delta cancels, and so does a key's sum
+// over few such rows: worst rows measured 0.085 (dQ, query row 1 of a causal mask) and 0.025 (dK,
+// a document's last key), bf16 (perf.md "(zf)"). dV = sum P dO has no Delta.
+constexpr double kRowTolerance = 5, kScoreGradientRowTolerance = 25;
 
 }  // namespace flexjit::test

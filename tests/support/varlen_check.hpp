@@ -156,8 +156,8 @@ inline void check_varlen(const FwdProblem& p, const Lengths& lens, const std::st
   EXPECT_LT(flexjit::relative_error(dv, g.dv), tol) << where << ": dv";
   const RowError dq_row = worst_row_error(dq, g.dq, p.D), dk_row = worst_row_error(dk, g.dk, p.D),
                  dv_row = worst_row_error(dv, g.dv, p.Dv);
-  EXPECT_LT(dq_row.error, kDqRowTolerance * tol) << where << ": dq, worst row " << dq_row;
-  EXPECT_LT(dk_row.error, kRowTolerance * tol) << where << ": dk, worst row " << dk_row;
+  EXPECT_LT(dq_row.error, kScoreGradientRowTolerance * tol) << where << ": dq, worst row " << dq_row;
+  EXPECT_LT(dk_row.error, kScoreGradientRowTolerance * tol) << where << ": dk, worst row " << dk_row;
   EXPECT_LT(dv_row.error, kRowTolerance * tol) << where << ": dv, worst row " << dv_row;
   auto is_zero = [](double x) { return x == 0.0; };
   EXPECT_EQ(count_if_not(rows_inside(dq, p.B, p.Hq, p.Sq, p.D, lens.q, false), +is_zero), 0) << where << ": dq past q_len";
