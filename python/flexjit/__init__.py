@@ -222,6 +222,23 @@ class _Options:
         return ctypes.byref(self.struct)
 
 
+_plain_options = {}  # (scale, backward_mode) -> _Options without buffers, params or gradients
+
+
+def _call_options(buffers, params, scale, stream=None, grads=None, backward_mode=None):
+    """The call's options; those without buffers, params or gradients are built once and shared
+    (the C API only reads them), which takes their construction off every call of a plain mod."""
+    if buffers or params or grads:
+        return _Options(buffers, params, scale, stream, grads, backward_mode)
+    key = (None if scale is None else float(scale), backward_mode)
+    options = _plain_options.get(key)
+    if options is None:
+        options = _Options(None, None, scale, None, None, backward_mode)
+        if len(_plain_options) < 256:
+            _plain_options[key] = options
+    return options
+
+
 # ---- block masks --------------------------------------------------------------------------------
 
 class BlockMask:
@@ -279,7 +296,7 @@ def block_mask(mask_mod, batch, q_heads, q_len, kv_len, buffers=None, params=Non
             stream = _torch_current_stream()
     variant = _variant(None, mask_mod, [_buffer_decl(n, v) for n, v in buffers.items()],
                        [_param_decl(n, v) for n, v in (params or {}).items()])
-    options = _Options(buffers, params, None, stream)
+    options = _call_options(buffers, params, None, stream)
     desc = _lib.BlockMaskDesc.new(batch=batch, q_heads=q_heads, q_len=q_len, kv_len=kv_len, q_block=q_block,
                                   kv_block=kv_block, device=_lib.MASK_GPU if device == "cuda" else _lib.MASK_CPU)
     handle = ctypes.c_void_p()
@@ -359,7 +376,7 @@ class _GpuCall:
             out = _tensors.empty_like(q, (B, Hq, Sq, Dv), self.dtype)
             lse = _tensors.empty_like(q, (B, Hq, Sq), "float32")
             ds = [_tensors.describe(x, n, stream) for x, n in ((q, "q"), (k, "k"), (v, "v"), (out, "out"), (lse, "lse"))]
-            options = _Options(self.buffers, self.params, self.scale, stream)
+            options = _call_options(self.buffers, self.params, self.scale, stream)
             mask = self.block_mask._handle if self.block_mask is not None else None
             _lib.check(_lib.lib().flexjit_forward(self.variant.handle, *[d.pointer for d in ds], mask,
                                                   ctypes.c_void_p(stream), options.pointer))
@@ -376,7 +393,7 @@ class _GpuCall:
                                                                (dv, "dv"))]
             grads = {n: _tensors.empty_like(q, _tensors.shape_of(self.buffers[n]), "float32")
                      for n in sorted(self.learnable)}
-            options = _Options(self.buffers, self.params, self.scale, stream, grads, self.backward_mode)
+            options = _call_options(self.buffers, self.params, self.scale, stream, grads, self.backward_mode)
             mask = self.block_mask._handle if self.block_mask is not None else None
             _lib.check(_lib.lib().flexjit_backward(self.variant.handle, *[d.pointer for d in ds], mask,
                                                    ctypes.c_void_p(stream), options.pointer))
@@ -483,7 +500,7 @@ def _reference_forward(q, k, v, score_mod, mask_mod, buffers, params, scale):
     out = _tensors.empty_like(q, (B, Hq, Sq, Dv), out_dtype)
     lse = _tensors.empty_like(q, (B, Hq, Sq), out_dtype)
     ds = [_tensors.describe(x, n) for x, n in ((q, "q"), (k, "k"), (v, "v"), (out, "out"), (lse, "lse"))]
-    options = _Options(buffers, params, scale)
+    options = _call_options(buffers, params, scale)
     _lib.check(_lib.lib().flexjit_reference_forward(variant.handle, *[d.pointer for d in ds], options.pointer))
     return out, lse
 
@@ -502,7 +519,7 @@ def reference_backward(q, k, v, dout, score_mod=None, mask_mod=None, buffers=Non
     ds = [_tensors.describe(x, n) for x, n in ((q, "q"), (k, "k"), (v, "v"), (dout, "dout"), (grads[0], "dq"),
                                                (grads[1], "dk"), (grads[2], "dv"))]
     buffer_grads = {n: _tensors.empty_like(q, _tensors.shape_of(buffers[n]), out_dtype) for n in sorted(names)}
-    options = _Options(buffers, params, scale, grads=buffer_grads)
+    options = _call_options(buffers, params, scale, grads=buffer_grads)
     _lib.check(_lib.lib().flexjit_reference_backward(variant.handle, *[d.pointer for d in ds], options.pointer))
     return tuple(grads) + (buffer_grads,) if learnable else tuple(grads)
 
@@ -510,13 +527,21 @@ def reference_backward(q, k, v, dout, score_mod=None, mask_mod=None, buffers=Non
 # ---- decoding -----------------------------------------------------------------------------------
 
 def _int32_array(values, name, count):
+    """`values` (a sequence, NumPy array or CPU tensor of integers) as a C int32 array, checked in
+    one pass: a page table of thousands of entries costs microseconds, not one Python call each."""
     import numpy
     flat = numpy.asarray(values).reshape(-1)
     if flat.size != count:
         raise ShapeError(f"{name} holds {flat.size} values; expected {count}")
     if flat.dtype.kind not in "iu":
         raise ShapeError(f"{name} must hold integers, got dtype {flat.dtype}")
-    return _lib.int_array(ctypes.c_int32, [int(x) for x in flat], name)
+    if flat.size and flat.dtype != numpy.int32:
+        outside = numpy.flatnonzero((flat < -2**31) | (flat > 2**31 - 1))
+        if outside.size:
+            i = int(outside[0])
+            _lib.checked_int(int(flat[i]), ctypes.c_int32, f"{name}[{i}]")  # raises, naming the entry
+    array = numpy.ascontiguousarray(flat, dtype=numpy.int32)
+    return (ctypes.c_int32 * max(array.size, 1)).from_buffer_copy(array) if array.size else (ctypes.c_int32 * 1)()
 
 
 def decode(q, k_cache, v_cache, seq_lens, page_table=None, score_mod=None, mask_mod=None, buffers=None, params=None,
@@ -586,7 +611,7 @@ def decode(q, k_cache, v_cache, seq_lens, page_table=None, score_mod=None, mask_
                 raise UsageError("host_page_table is given but page_table is not: pass both or neither")
             keep.append(_int32_array(host_page_table, "host_page_table", B * int(page_table.shape[-1])))
             args.host_page_table = keep[-1]
-        options = _Options(buffers, params, scale, stream)
+        options = _call_options(buffers, params, scale, stream)
         lib = _lib.lib()
         if gpu:
             _lib.check(lib.flexjit_decode(variant.handle, ctypes.byref(args), ctypes.c_void_p(stream), options.pointer))
@@ -664,7 +689,7 @@ def tune(batch, q_heads, kv_heads, q_len, kv_len, score_mod=None, mask_mod=None,
         stream = next((_tensors.current_stream(b) for b in buffers.values()), None)
         if stream is None:
             stream = _torch_current_stream()
-    options = _Options(buffers, params, None, stream)
+    options = _call_options(buffers, params, None, stream)
     size = _lib.ProblemSize.new(batch=batch, q_heads=q_heads, kv_heads=kv_heads, q_len=q_len, kv_len=kv_len)
     _lib.check(_lib.lib().flexjit_tune(variant.handle, ctypes.byref(size), int(bool(backward)), options.pointer,
                                        ctypes.c_void_p(stream or 0)))

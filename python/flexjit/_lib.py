@@ -29,6 +29,19 @@ _INT_TYPES = (ctypes.c_int8, ctypes.c_int16, ctypes.c_int32, ctypes.c_int64, cty
               ctypes.c_longlong, ctypes.c_ulonglong, ctypes.c_size_t)
 
 
+_INT_BOUNDS = {}  # ctype -> (lo, hi, signed, bits), computed once per type
+
+
+def _int_bounds(ctype):
+    bounds = _INT_BOUNDS.get(ctype)
+    if bounds is None:
+        bits = 8 * ctypes.sizeof(ctype)
+        signed = ctype(-1).value < 0
+        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+        bounds = _INT_BOUNDS[ctype] = (lo, hi, signed, bits)
+    return bounds
+
+
 def checked_int(value, ctype, what):
     """`value` as an int that `ctype` holds exactly; ValueError naming `what` otherwise (ctypes
     itself would keep the low bits and pass another number to C)."""
@@ -37,9 +50,7 @@ def checked_int(value, ctype, what):
         number = operator.index(value)
     except TypeError:
         raise TypeError(f"{what} must be an integer, got {type(value).__name__} {value!r}") from None
-    bits = 8 * ctypes.sizeof(ctype)
-    signed = ctype(-1).value < 0
-    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    lo, hi, signed, bits = _int_bounds(ctype)
     if not lo <= number <= hi:
         raise ValueError(f"{what} = {number} does not fit in a {'signed' if signed else 'unsigned'} {bits}-bit integer "
                          f"({lo} to {hi})")
@@ -68,16 +79,22 @@ class _CheckedStructure(ctypes.Structure):
     refuse embedded NULs (plain ctypes truncates both silently)."""
 
     def __init__(self, *args, **fields):
-        types = dict((f[0], f[1]) for f in self._fields_)
-        names = [f[0] for f in self._fields_]
-        checked = {}
-        for name, value in list(zip(names, args)) + list(fields.items()):
-            ctype = types.get(name)
-            if ctype in _INT_TYPES and value is not None:
-                value = checked_int(value, ctype, f"{type(self).__name__}.{name}")
-            elif ctype is ctypes.c_char_p and value is not None:
-                value = checked_text(value, f"{type(self).__name__}.{name}")
-            checked[name] = value
+        kinds = type(self).__dict__.get("_field_kinds")
+        if kinds is None:  # per class, once: what each field is checked as
+            kinds = {name: (ctype if ctype in _INT_TYPES else "text" if ctype is ctypes.c_char_p else None)
+                     for name, ctype in ((f[0], f[1]) for f in self._fields_)}
+            type(self)._field_kinds = kinds
+            type(self)._field_names = [f[0] for f in self._fields_]
+        checked = dict(zip(self._field_names, args)) if args else {}
+        checked.update(fields)
+        for name, value in checked.items():
+            kind = kinds.get(name)
+            if kind is None or value is None:
+                continue
+            if kind == "text":
+                checked[name] = checked_text(value, f"{type(self).__name__}.{name}")
+            elif type(value) is not int or not _int_bounds(kind)[0] <= value <= _int_bounds(kind)[1]:
+                checked[name] = checked_int(value, kind, f"{type(self).__name__}.{name}")
         super().__init__(**checked)
 
 

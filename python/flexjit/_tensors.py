@@ -73,18 +73,21 @@ class Described:
         return ctypes.pointer(self.tensor)
 
 
+_DEVICES = {}  # (type, id) -> DLDevice, and (code, bits) -> DLDataType: copied into each DLTensor
+_DATA_TYPES = {}
+
+
 def _make(data, device_type, device_id, code, bits, shape, strides):
     ndim = len(shape)
     shape_array = (ctypes.c_int64 * max(ndim, 1))(*shape)
     strides_array = (ctypes.c_int64 * max(ndim, 1))(*strides)
-    t = _lib.DLTensor()
-    t.data = data
-    t.device = _lib.DLDevice(device_type, device_id)
-    t.ndim = ndim
-    t.dtype = _lib.DLDataType(code, bits, 1)
-    t.shape = shape_array
-    t.strides = strides_array
-    t.byte_offset = 0
+    device = _DEVICES.get((device_type, device_id))
+    if device is None:
+        device = _DEVICES[(device_type, device_id)] = _lib.DLDevice(device_type, device_id)
+    dtype = _DATA_TYPES.get((code, bits))
+    if dtype is None:
+        dtype = _DATA_TYPES[(code, bits)] = _lib.DLDataType(code, bits, 1)
+    t = _lib.DLTensor(data, device, ndim, dtype, shape_array, strides_array, 0)
     return t, (shape_array, strides_array)
 
 

@@ -129,3 +129,24 @@ def test_cpu_tensors_get_learnable_buffer_gradients_through_autograd():
     out = flexjit.attention(q, k, v, score_mod="score + bias[q_idx - kv_idx + 1]", buffers={"bias": bias})
     (out * dout).sum().backward()
     assert bias.grad.tolist() == pytest.approx([0.5, 0.0, -0.5], abs=1e-7)
+
+
+def test_host_lengths_and_page_tables_are_converted_and_checked_in_one_pass():
+    # The host copies a GPU decode takes (host_seq_lens, host_page_table) become C int32 arrays;
+    # lists, NumPy arrays of any integer type and nested tables are flattened in order.
+    from flexjit import _int32_array
+    assert list(_int32_array([3, 0, 7], "host_seq_lens", 3)) == [3, 0, 7]
+    table = np.arange(12, dtype=np.int64).reshape(3, 4)[:, ::-1]  # a strided view
+    assert list(_int32_array(table, "host_page_table", 12)) == [3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8]
+    assert list(_int32_array(np.array([5, 6], np.uint8), "host_seq_lens", 2)) == [5, 6]
+    # The first entry that does not fit is named, as a scalar field's would be.
+    with pytest.raises(ValueError) as e:
+        _int32_array([1, 2, -2**31 - 1, 2**40], "host_page_table", 4)
+    assert str(e.value) == ("host_page_table[2] = -2147483649 does not fit in a signed 32-bit integer "
+                            "(-2147483648 to 2147483647)")
+    with pytest.raises(flexjit.ShapeError) as e:
+        _int32_array(np.array([1.0, 2.0]), "host_seq_lens", 2)
+    assert str(e.value) == "host_seq_lens must hold integers, got dtype float64"
+    with pytest.raises(flexjit.ShapeError) as e:
+        _int32_array([1, 2], "host_page_table", 3)
+    assert str(e.value) == "host_page_table holds 2 values; expected 3"
