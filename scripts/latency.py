@@ -73,6 +73,16 @@ def measure(system, name, fn, extra=None):
     print(json.dumps(row), flush=True)
 
 
+def measure_sdpa(name, extra, q, k, v, **kwargs):
+    """SDPA's FlashAttention-2 and cuDNN backends on the same tensors."""
+    for backend, label in ((torch.nn.attention.SDPBackend.FLASH_ATTENTION, "SDPA FA2"),
+                           (torch.nn.attention.SDPBackend.CUDNN_ATTENTION, "SDPA cuDNN")):
+        def sdpa(backend=backend):
+            with torch.nn.attention.sdpa_kernel(backend):
+                return F.scaled_dot_product_attention(q, k, v, **kwargs)
+        measure(label, name, sdpa, extra)
+
+
 def decode_problem(name, B, Hq, Hkv, S, D, page_size):
     dev = "cuda"
     q = torch.randn(B, Hq, 1, D, device=dev, dtype=torch.bfloat16)
@@ -99,12 +109,7 @@ def decode_problem(name, B, Hq, Hkv, S, D, page_size):
         fj_device = lambda: flexjit.decode(q, k, v, lens, max_seq_len=S)
     measure("flexjit", name, fj, extra)
     measure("flexjit (device lengths only)", name, fj_device, extra)
-    for backend, label in ((torch.nn.attention.SDPBackend.FLASH_ATTENTION, "SDPA FA2"),
-                           (torch.nn.attention.SDPBackend.CUDNN_ATTENTION, "SDPA cuDNN")):
-        def sdpa(backend=backend):
-            with torch.nn.attention.sdpa_kernel(backend):
-                return F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
-        measure(label, name, sdpa, extra)
+    measure_sdpa(name, extra, q, k, v, enable_gqa=True)
 
 
 def prefill_problem(name, B, H, S, D):
@@ -112,12 +117,7 @@ def prefill_problem(name, B, H, S, D):
     q, k, v = (torch.randn(B, H, S, D, device=dev, dtype=torch.bfloat16) for _ in range(3))
     extra = {"B": B, "H": H, "S": S, "D": D}
     measure("flexjit", name, lambda: flexjit.attention(q, k, v, mask_mod="q_idx >= kv_idx"), extra)
-    for backend, label in ((torch.nn.attention.SDPBackend.FLASH_ATTENTION, "SDPA FA2"),
-                           (torch.nn.attention.SDPBackend.CUDNN_ATTENTION, "SDPA cuDNN")):
-        def sdpa(backend=backend):
-            with torch.nn.attention.sdpa_kernel(backend):
-                return F.scaled_dot_product_attention(q, k, v, is_causal=True)
-        measure(label, name, sdpa, extra)
+    measure_sdpa(name, extra, q, k, v, is_causal=True)
 
 
 def main():

@@ -712,9 +712,7 @@ TEST(DecodeGpu, RandomProblems) {
   FLEXJIT_REQUIRE_GPU();
   const uint64_t seed = fresh_seed();
   std::mt19937_64 rng(seed);
-  const char* env = std::getenv("FLEXJIT_RANDOM_PROBLEMS");
-  const int count = env != nullptr ? std::max(1, std::atoi(env)) : 8;
-  for (int i = 0; i < count; ++i) {
+  for (int i = 0, count = random_problem_count(8); i < count; ++i) {
     DecodeProblem p;
     p.B = uniform(rng, 1, 6);
     p.Hkv = uniform(rng, 1, 4);

@@ -29,11 +29,6 @@
 namespace flexjit::test {
 namespace {
 
-int problems_per_test() {
-  if (const char* n = std::getenv("FLEXJIT_RANDOM_PROBLEMS")) return std::max(1, std::atoi(n));
-  return 6;
-}
-
 // A sequence length: a third short (a single partial tile or less), the rest up to ~10 tiles.
 int draw_length(std::mt19937_64& rng) {
   const double r = std::uniform_real_distribution<double>(0, 1)(rng);
@@ -164,7 +159,7 @@ TEST(RandomProblemsGpu, PaddedBatchesForwardAndBackward) {
   FLEXJIT_REQUIRE_GPU();
   const uint64_t seed = fresh_seed();
   std::mt19937_64 rng(seed);
-  for (int i = 0; i < problems_per_test(); ++i) {
+  for (int i = 0, count = random_problem_count(6); i < count; ++i) {
     FwdProblem p = draw_shapes(rng);
     const std::string mods = draw_mods(p, rng);
     const uint64_t inputs_seed = rng();
@@ -208,7 +203,7 @@ TEST(RandomProblemsGpu, RaggedBatchesForwardAndBackward) {
   FLEXJIT_REQUIRE_GPU();
   const uint64_t seed = fresh_seed();
   std::mt19937_64 rng(seed);
-  for (int i = 0; i < problems_per_test(); ++i) {
+  for (int i = 0, count = random_problem_count(6); i < count; ++i) {
     FwdProblem p = draw_shapes(rng);
     p.B = uniform(rng, 2, 5);
     while (double(p.B) * p.Hq * p.Sq * p.Skv > 3e6) p.Sq = (p.Sq + 1) / 2, p.Skv = (p.Skv + 1) / 2;

@@ -1,6 +1,8 @@
 // Draws for the tests that pick their problems at random from one seed.
 #pragma once
 
+#include <algorithm>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -8,6 +10,12 @@
 #include "support/attention_harness.hpp"
 
 namespace flexjit::test {
+
+// How many problems a random-problem test draws: FLEXJIT_RANDOM_PROBLEMS, or the test's default.
+inline int random_problem_count(int by_default) {
+  const char* n = std::getenv("FLEXJIT_RANDOM_PROBLEMS");
+  return n != nullptr && *n != '\0' ? std::max(1, std::atoi(n)) : by_default;
+}
 
 inline int uniform(std::mt19937_64& rng, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
 inline bool chance(std::mt19937_64& rng, double p) { return std::bernoulli_distribution(p)(rng); }
