@@ -29,46 +29,61 @@ namespace {
 
 std::string extent(int64_t v) { return std::to_string(v); }
 
-void expect(bool ok, const std::string& message) {
-  if (!ok) throw ShapeError(message);
+// The message is built only when the check fails: these checks run on every decode call, and
+// formatting the shapes of valid tensors cost as much as the rest of the host path (tests/host_cost).
+template <class Message>
+void expect(bool ok, const Message& message) {
+  if (!ok) throw ShapeError(message());
 }
 
 // A paged pool [num_pages, page_size, Hkv, D]: dtype, contiguous last dimension, 16-byte strides.
 void check_pool(const TensorView& t, const char* name, DType dtype) {
-  expect(t.data != nullptr, std::string(name) + " has a null data pointer");
+  expect(t.data != nullptr, [&] { return std::string(name) + " has a null data pointer"; });
   expect(t.rank() == 4 && t.strides.size() == 4,
-         std::string(name) + " must have 4 dimensions [num_pages, page_size, Hkv, D], got " + t.describe());
+         [&] { return std::string(name) + " must have 4 dimensions [num_pages, page_size, Hkv, D], got " + t.describe(); });
   for (int d = 0; d < 4; ++d)
     expect(t.shape[d] >= 1 && t.shape[d] <= INT32_MAX,
-           std::string(name) + " dimension " + std::to_string(d) + " has extent " + extent(t.shape[d]) +
-               "; extents must be between 1 and 2^31-1");
-  expect(t.dtype == dtype, std::string(name) + " is " + std::string(dtype_name(t.dtype)) + " but the variant computes in " +
-                               std::string(dtype_name(dtype)));
-  expect(t.strides[3] == 1, std::string(name) + " dimension 3 (D) must be contiguous (stride 1), got " + t.describe());
+           [&] { return std::string(name) + " dimension " + std::to_string(d) + " has extent " + extent(t.shape[d]) +
+               "; extents must be between 1 and 2^31-1"; });
+  expect(t.dtype == dtype, [&] {
+    return std::string(name) + " is " + std::string(dtype_name(t.dtype)) + " but the variant computes in " +
+           std::string(dtype_name(dtype));
+  });
+  expect(t.strides[3] == 1,
+         [&] { return std::string(name) + " dimension 3 (D) must be contiguous (stride 1), got " + t.describe(); });
   const int64_t vector = 16 / static_cast<int64_t>(dtype_size(dtype));
   for (int d = 0; d < 3; ++d)
-    expect(t.strides[d] % vector == 0, std::string(name) + " stride of dimension " + std::to_string(d) + " is " +
-                                           std::to_string(t.strides[d]) + " elements; kernels load 16-byte vectors, "
-                                           "so strides must be multiples of " + std::to_string(vector) + " elements");
+    expect(t.strides[d] % vector == 0, [&] {
+      return std::string(name) + " stride of dimension " + std::to_string(d) + " is " + std::to_string(t.strides[d]) +
+             " elements; kernels load 16-byte vectors, so strides must be multiples of " + std::to_string(vector) +
+             " elements";
+    });
   expect(reinterpret_cast<uintptr_t>(t.data) % 16 == 0,
-         std::string(name) + " data pointer is not 16-byte aligned; kernels load 16-byte vectors (allocations from "
-                             "cuMemAlloc/cudaMalloc are aligned; a pool sliced from a larger buffer must start on 16 "
-                             "bytes)");
+         [&] {
+           return std::string(name) +
+                  " data pointer is not 16-byte aligned; kernels load 16-byte vectors (allocations from "
+                  "cuMemAlloc/cudaMalloc are aligned; a pool sliced from a larger buffer must start on 16 bytes)";
+         });
 }
 
 void check_int_tensor(const TensorView& t, const char* name, std::initializer_list<int64_t> shape, const char* layout) {
-  expect(t.data != nullptr, std::string(name) + " has a null data pointer");
-  expect(t.dtype == DType::i32, std::string(name) + " must be i32, got " + std::string(dtype_name(t.dtype)));
+  expect(t.data != nullptr, [&] { return std::string(name) + " has a null data pointer"; });
+  expect(t.dtype == DType::i32,
+         [&] { return std::string(name) + " must be i32, got " + std::string(dtype_name(t.dtype)); });
   expect(t.rank() == static_cast<int>(shape.size()) && t.strides.size() == shape.size(),
-         std::string(name) + " must be " + layout + ", got " + t.describe());
+         [&] { return std::string(name) + " must be " + layout + ", got " + t.describe(); });
   int d = 0;
   for (int64_t want : shape) {
-    expect(t.shape[d] == want, std::string(name) + " must be " + layout + ": dimension " + std::to_string(d) + " is " +
-                                   extent(t.shape[d]) + ", expected " + extent(want));
+    expect(t.shape[d] == want, [&] {
+      return std::string(name) + " must be " + layout + ": dimension " + std::to_string(d) + " is " +
+             extent(t.shape[d]) + ", expected " + extent(want);
+    });
     ++d;
   }
-  expect(t.strides.back() == 1, std::string(name) + " must have a contiguous last dimension, got " + t.describe());
-  expect(reinterpret_cast<uintptr_t>(t.data) % 4 == 0, std::string(name) + " data pointer is not 4-byte aligned");
+  expect(t.strides.back() == 1,
+         [&] { return std::string(name) + " must have a contiguous last dimension, got " + t.describe(); });
+  expect(reinterpret_cast<uintptr_t>(t.data) % 4 == 0,
+         [&] { return std::string(name) + " data pointer is not 4-byte aligned"; });
 }
 
 int ceil_div(int64_t a, int64_t b) { return static_cast<int>((a + b - 1) / b); }
@@ -107,36 +122,46 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   check_operand(out, "out", spec.dtype);
   check_written(out, "out");
   const int B = static_cast<int>(q.shape[0]), Hq = static_cast<int>(q.shape[1]), Sq = static_cast<int>(q.shape[2]);
-  expect(q.shape[3] == spec.head_dim, "q dimension 3 (D) is " + extent(q.shape[3]) + ", but the variant was compiled for head_dim " +
-                                          std::to_string(spec.head_dim));
-  expect(out.shape == std::vector<int64_t>{B, Hq, Sq, spec.head_dim_v},
-         "out must be [B, Hq, Sq, Dv] = [" + extent(B) + ", " + extent(Hq) + ", " + extent(Sq) + ", " +
-             std::to_string(spec.head_dim_v) + "], got " + out.describe());
+  expect(q.shape[3] == spec.head_dim, [&] {
+    return "q dimension 3 (D) is " + extent(q.shape[3]) + ", but the variant was compiled for head_dim " +
+           std::to_string(spec.head_dim);
+  });
+  expect(out.shape == std::vector<int64_t>{B, Hq, Sq, spec.head_dim_v}, [&] {
+    return "out must be [B, Hq, Sq, Dv] = [" + extent(B) + ", " + extent(Hq) + ", " + extent(Sq) + ", " +
+           std::to_string(spec.head_dim_v) + "], got " + out.describe();
+  });
   const bool paged = kv.is_paged();
   int Hkv = 0;
   if (paged) {
     check_pool(kv.k, "k_pages", spec.dtype);
     check_pool(kv.v, "v_pages", spec.dtype);
     Hkv = static_cast<int>(kv.k.shape[2]);
-    expect(kv.v.shape[0] == kv.k.shape[0] && kv.v.shape[1] == kv.k.shape[1] && kv.v.shape[2] == kv.k.shape[2],
-           "v_pages " + kv.v.describe() + " must have the pages, page size and heads of k_pages " + kv.k.describe());
+    expect(kv.v.shape[0] == kv.k.shape[0] && kv.v.shape[1] == kv.k.shape[1] && kv.v.shape[2] == kv.k.shape[2], [&] {
+      return "v_pages " + kv.v.describe() + " must have the pages, page size and heads of k_pages " + kv.k.describe();
+    });
     check_int_tensor(kv.page_table, "page_table", {B, kv.page_table.rank() == 2 ? kv.page_table.shape[1] : 0}, "[B, max_pages] int32");
-    expect(kv.page_table.shape[1] >= 1, "page_table needs at least one column");
+    expect(kv.page_table.shape[1] >= 1, [&] { return "page_table needs at least one column"; });
   } else {
     check_operand(kv.k, "k", spec.dtype);
     check_operand(kv.v, "v", spec.dtype);
     Hkv = static_cast<int>(kv.k.shape[1]);
-    expect(kv.k.shape[0] == B && kv.v.shape[0] == B, "k and v must have the batch of q (" + extent(B) + "), got " +
-                                                         kv.k.describe() + " and " + kv.v.describe());
+    expect(kv.k.shape[0] == B && kv.v.shape[0] == B, [&] {
+      return "k and v must have the batch of q (" + extent(B) + "), got " + kv.k.describe() + " and " + kv.v.describe();
+    });
     expect(kv.v.shape[1] == Hkv && kv.v.shape[2] == kv.k.shape[2],
-           "v " + kv.v.describe() + " must have the heads and length of k " + kv.k.describe());
+           [&] { return "v " + kv.v.describe() + " must have the heads and length of k " + kv.k.describe(); });
   }
   const int dim_k = static_cast<int>(kv.k.shape[3]), dim_v = static_cast<int>(kv.v.shape[3]);
-  expect(dim_k == spec.head_dim, std::string(paged ? "k_pages" : "k") + " dimension 3 (D) is " + extent(dim_k) +
-                                     ", but the variant was compiled for head_dim " + std::to_string(spec.head_dim));
-  expect(dim_v == spec.head_dim_v, std::string(paged ? "v_pages" : "v") + " dimension 3 (Dv) is " + extent(dim_v) +
-                                       ", but the variant was compiled for head_dim_v " + std::to_string(spec.head_dim_v));
-  expect(Hq % Hkv == 0, "q has " + extent(Hq) + " heads, not a multiple of the cache's " + extent(Hkv) + " kv heads");
+  expect(dim_k == spec.head_dim, [&] {
+    return std::string(paged ? "k_pages" : "k") + " dimension 3 (D) is " + extent(dim_k) +
+           ", but the variant was compiled for head_dim " + std::to_string(spec.head_dim);
+  });
+  expect(dim_v == spec.head_dim_v, [&] {
+    return std::string(paged ? "v_pages" : "v") + " dimension 3 (Dv) is " + extent(dim_v) +
+           ", but the variant was compiled for head_dim_v " + std::to_string(spec.head_dim_v);
+  });
+  expect(Hq % Hkv == 0,
+         [&] { return "q has " + extent(Hq) + " heads, not a multiple of the cache's " + extent(Hkv) + " kv heads"; });
   check_int_tensor(kv.seq_lens, "seq_lens", {B}, "[B] int32");
   if (lse.data != nullptr) {
     ProblemShape rows;
@@ -146,10 +171,12 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   }
   const int64_t capacity = kv.capacity();
   expect(capacity <= kMaxSequenceLength,
-         "the cache holds " + extent(capacity) + " keys per sequence (" +
-             (paged ? "max_pages " + extent(kv.page_table.shape[1]) + " x page_size " + extent(kv.k.shape[1])
-                    : "S = " + extent(kv.k.shape[2])) +
-             "); decoding takes at most 2^30 = 1073741824");
+         [&] {
+           return "the cache holds " + extent(capacity) + " keys per sequence (" +
+                  (paged ? "max_pages " + extent(kv.page_table.shape[1]) + " x page_size " + extent(kv.k.shape[1])
+                         : "S = " + extent(kv.k.shape[2])) +
+                  "); decoding takes at most 2^30 = 1073741824";
+         });
   const int page_size = kv.page_size();
   const int max_pages = paged ? static_cast<int>(kv.page_table.shape[1]) : 0;
   const int64_t num_pages = paged ? kv.k.shape[0] : 0;
@@ -213,6 +240,7 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   int64_t longest = kv.max_seq_len > 0 ? std::min<int64_t>(kv.max_seq_len, capacity) : capacity;
   std::vector<int> seq_tiles;
   if (kv.host_seq_lens != nullptr) {
+    seq_tiles.reserve(B);
     longest = 0;
     for (int b = 0; b < B; ++b) {
       longest = std::max<int64_t>(longest, kv.host_seq_lens[b]);

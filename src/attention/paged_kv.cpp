@@ -39,14 +39,15 @@ void validate_kv_on_host(const int32_t* seq_lens, int batch, int64_t capacity, c
   if (seq_lens == nullptr) return;
   for (int b = 0; b < batch; ++b) {
     const int64_t len = seq_lens[b];
-    const std::string where = "seq_lens[" + std::to_string(b) + "] = " + std::to_string(len);
-    if (len < 0) throw ShapeError(where + " is negative; a sequence holds 0 or more keys");
+    // Built only for an error: this loop runs over every sequence of every decode call.
+    auto where = [&] { return "seq_lens[" + std::to_string(b) + "] = " + std::to_string(len); };
+    if (len < 0) throw ShapeError(where() + " is negative; a sequence holds 0 or more keys");
     if (len > capacity) {
       if (page_table != nullptr)
-        throw ShapeError(where + " is beyond the " + std::to_string(capacity) + " keys its page-table row holds (" +
+        throw ShapeError(where() + " is beyond the " + std::to_string(capacity) + " keys its page-table row holds (" +
                          std::to_string(max_pages) + " pages of " + std::to_string(page_size) +
                          "); give the table more columns or shorten the sequence");
-      throw ShapeError(where + " is beyond the cache's " + std::to_string(capacity) +
+      throw ShapeError(where() + " is beyond the cache's " + std::to_string(capacity) +
                        " positions (dimension 2 of k and v)");
     }
     if (page_table == nullptr || page_size < 1) continue;

@@ -1,0 +1,150 @@
+// flexjit's host work per call, without a GPU: run with the fake driver of this folder first on the
+// library path (LD_LIBRARY_PATH=build/tests/host_cost), which answers as an sm_90 device, hands out
+// zeroed host memory and counts launches instead of running kernels. Each case is called once (to
+// compile its kernels into the cache), then `--calls` times back to back; the median per call over
+// `--rounds` rounds is printed as a JSON line with the launches per call. The numbers are the host
+// path's alone (a real driver adds a few microseconds per launch); they are for finding and
+// measuring host-side costs on any machine, e.g. under `valgrind --tool=callgrind`.
+//
+//   LD_LIBRARY_PATH=build/tests/host_cost FLEXJIT_AUTOTUNE=off build/tests/host_cost/flexjit_host_cost
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "flexjit/attention.hpp"
+#include "flexjit/block_mask.hpp"
+#include "flexjit/paged_kv.hpp"
+
+namespace {
+
+using namespace flexjit;
+
+// "Device" memory: with the fake driver any host pointer does (kernels never run).
+struct Arena {
+  std::vector<std::vector<unsigned char>> blocks;
+  void* get(size_t bytes) {
+    blocks.emplace_back(std::max<size_t>(bytes, 16));
+    return blocks.back().data();
+  }
+  TensorView tensor(DType dtype, std::vector<int64_t> shape) {
+    size_t n = 1;
+    for (int64_t e : shape) n *= static_cast<size_t>(e);
+    return TensorView::contiguous(get(n * dtype_size(dtype)), dtype, std::move(shape));
+  }
+};
+
+int launches() {
+  // The same library flexjit opens (by the same name, on the same path).
+  static auto count = [] {
+    void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    return driver ? reinterpret_cast<int (*)()>(dlsym(driver, "fake_cuda_launches")) : nullptr;
+  }();
+  if (count == nullptr) {
+    // Not the fake driver: refuse rather than time a real GPU's queue with the wrong method.
+    std::fprintf(stderr, "flexjit_host_cost: libcuda.so.1 is not the fake driver of tests/host_cost; put its "
+                         "folder first on LD_LIBRARY_PATH\n");
+    std::exit(2);
+  }
+  return count();
+}
+
+void measure(const std::string& name, int calls, int rounds, const std::function<void()>& call) {
+  call();  // compiles (or loads) the kernels
+  std::vector<double> per_call;
+  int launched = 0;
+  for (int r = 0; r < rounds; ++r) {
+    const int before = launches();
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < calls; ++i) call();
+    const auto stop = std::chrono::steady_clock::now();
+    launched = launches() - before;
+    per_call.push_back(std::chrono::duration<double, std::micro>(stop - start).count() / calls);
+  }
+  std::sort(per_call.begin(), per_call.end());
+  std::printf("{\"name\": \"%s\", \"host_us\": %.2f, \"min_us\": %.2f, \"launches_per_call\": %.2f}\n", name.c_str(),
+              per_call[per_call.size() / 2], per_call.front(), double(launched) / calls);
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int calls = 2000, rounds = 5;
+  std::string only;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--calls")) calls = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--rounds")) rounds = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--only")) only = argv[i + 1];
+  }
+  auto wanted = [&](const std::string& name) { return only.empty() || name.find(only) != std::string::npos; };
+  launches();  // exits unless the fake driver is loaded
+  try {
+  Arena arena;
+
+  // Decode: B sequences, Hq=32 over Hkv=8, D=128, one query; contiguous or pages of 16.
+  for (auto [B, S, page] : {std::tuple{1, 4096, 0}, std::tuple{1, 4096, 16}, std::tuple{64, 1024, 16}}) {
+    const int Hq = 32, Hkv = 8, D = 128;
+    AttentionSpec spec;
+    spec.head_dim = spec.head_dim_v = D;
+    const Attention attention(spec);
+    const TensorView q = arena.tensor(DType::bf16, {B, Hq, 1, D}), out = arena.tensor(DType::bf16, {B, Hq, 1, D});
+    const TensorView lens = arena.tensor(DType::i32, {B});
+    std::vector<int32_t> host_lens(B, S);
+    std::vector<int32_t> host_table;
+    KVCache kv;
+    if (page == 0) {
+      kv = KVCache::contiguous(arena.tensor(DType::bf16, {B, Hkv, S, D}), arena.tensor(DType::bf16, {B, Hkv, S, D}),
+                               lens);
+    } else {
+      const int pages = B * S / page;
+      for (int i = 0; i < pages; ++i) host_table.push_back(i);
+      kv = KVCache::paged(arena.tensor(DType::bf16, {pages, page, Hkv, D}), arena.tensor(DType::bf16, {pages, page, Hkv, D}),
+                          arena.tensor(DType::i32, {B, S / page}), lens);
+    }
+    const std::string base = "decode B=" + std::to_string(B) + " S=" + std::to_string(S) +
+                             (page ? " pages of " + std::to_string(page) : " contiguous");
+    kv.max_seq_len = S;
+    if (wanted(base + ", device lengths only")) measure(base + ", device lengths only", calls, rounds, [&] {
+      attention.decode(q, kv, out, TensorView{}, nullptr);
+    });
+    kv.host_seq_lens = host_lens.data();
+    if (page) kv.host_page_table = host_table.data();
+    if (wanted(base + ", host copies")) measure(base + ", host copies", calls, rounds, [&] {
+      attention.decode(q, kv, out, TensorView{}, nullptr);
+    });
+  }
+
+  // A short causal prefill and its backward: B=1, H=8, S=512, D=128, with a block mask.
+  {
+    const int B = 1, H = 8, S = 512, D = 128;
+    AttentionSpec spec;
+    spec.head_dim = spec.head_dim_v = D;
+    spec.mask_mod = "q_idx >= kv_idx";
+    const Attention attention(spec);
+    auto t = [&] { return arena.tensor(DType::bf16, {B, H, S, D}); };
+    const TensorView q = t(), k = t(), v = t(), out = t(), dout = t(), dq = t(), dk = t(), dv = t();
+    const TensorView lse = arena.tensor(DType::f32, {B, H, S});
+    const BlockMask mask = attention.block_mask(B, H, S, S);
+    if (wanted("forward causal")) measure("forward causal B=1 H=8 S=512", calls, rounds, [&] {
+      attention.forward(q, k, v, out, lse, &mask, nullptr);
+    });
+    if (wanted("backward causal")) measure("backward causal B=1 H=8 S=512", std::max(1, calls / 4), rounds, [&] {
+      attention.backward(q, k, v, out, lse, dout, dq, dk, dv, &mask, nullptr);
+    });
+    if (wanted("block mask")) measure("block mask causal B=1 H=8 S=512", calls, rounds, [&] {
+      (void)attention.block_mask(B, H, S, S);
+    });
+  }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "flexjit_host_cost: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
