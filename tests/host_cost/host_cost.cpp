@@ -20,6 +20,7 @@
 
 #include "flexjit/attention.hpp"
 #include "flexjit/block_mask.hpp"
+#include "flexjit/flexjit.h"
 #include "flexjit/paged_kv.hpp"
 
 namespace {
@@ -121,6 +122,56 @@ int main(int argc, char** argv) {
     });
   }
 
+  // The same contiguous decode step through the C API (what the Python package calls): DLTensors
+  // converted to views on every call.
+  const std::string capi_case = "decode B=1 S=4096 contiguous through the C API";
+  if (wanted(capi_case)) {
+    const int B = 1, Hq = 32, Hkv = 8, S = 4096, D = 128;
+    flexjit_variant_desc desc;
+    std::memset(&desc, 0, sizeof(desc));
+    desc.struct_size = sizeof(desc);
+    desc.head_dim = desc.head_dim_v = D;
+    flexjit_variant* variant = nullptr;
+    if (flexjit_variant_create(&desc, &variant) != FLEXJIT_OK) {
+      std::fprintf(stderr, "flexjit_host_cost: %s\n", flexjit_last_error());
+      return 1;
+    }
+    struct Tensor {
+      DLTensor t;
+      std::vector<int64_t> shape, strides;
+    };
+    auto dl = [&](DLDataTypeCode code, int bits, std::vector<int64_t> shape) {
+      Tensor x;
+      x.shape = shape;
+      x.strides.assign(shape.size(), 1);
+      size_t n = 1;
+      for (size_t d = shape.size(); d-- > 0;) {
+        x.strides[d] = static_cast<int64_t>(n);
+        n *= static_cast<size_t>(shape[d]);
+      }
+      x.t = DLTensor{arena.get(n * bits / 8), DLDevice{kDLCUDA, 0}, static_cast<int32_t>(shape.size()),
+                     DLDataType{static_cast<uint8_t>(code), static_cast<uint8_t>(bits), 1}, nullptr, nullptr, 0};
+      return x;
+    };
+    Tensor q = dl(kDLBfloat, 16, {B, Hq, 1, D}), k = dl(kDLBfloat, 16, {B, Hkv, S, D}),
+           v = dl(kDLBfloat, 16, {B, Hkv, S, D}), out = dl(kDLBfloat, 16, {B, Hq, 1, D}), lens = dl(kDLInt, 32, {B});
+    for (Tensor* x : {&q, &k, &v, &out, &lens}) x->t.shape = x->shape.data(), x->t.strides = x->strides.data();
+    flexjit_decode_args args;
+    std::memset(&args, 0, sizeof(args));
+    args.struct_size = sizeof(args);
+    args.q = &q.t, args.k = &k.t, args.v = &v.t, args.seq_lens = &lens.t, args.out = &out.t;
+    args.max_seq_len = S;
+    bool failed = false;
+    measure(capi_case, calls, rounds, [&] {
+      failed = failed || flexjit_decode(variant, &args, nullptr, nullptr) != FLEXJIT_OK;
+    });
+    if (failed) {
+      std::fprintf(stderr, "flexjit_host_cost: flexjit_decode failed: %s\n", flexjit_last_error());
+      return 1;
+    }
+    flexjit_variant_destroy(variant);
+  }
+
   // A short causal prefill and its backward: B=1, H=8, S=512, D=128, with a block mask.
   {
     const int B = 1, H = 8, S = 512, D = 128;
@@ -132,13 +183,14 @@ int main(int argc, char** argv) {
     const TensorView q = t(), k = t(), v = t(), out = t(), dout = t(), dq = t(), dk = t(), dv = t();
     const TensorView lse = arena.tensor(DType::f32, {B, H, S});
     const BlockMask mask = attention.block_mask(B, H, S, S);
-    if (wanted("forward causal")) measure("forward causal B=1 H=8 S=512", calls, rounds, [&] {
+    if (wanted("forward causal B=1 H=8 S=512")) measure("forward causal B=1 H=8 S=512", calls, rounds, [&] {
       attention.forward(q, k, v, out, lse, &mask, nullptr);
     });
-    if (wanted("backward causal")) measure("backward causal B=1 H=8 S=512", std::max(1, calls / 4), rounds, [&] {
+    if (wanted("backward causal B=1 H=8 S=512"))
+      measure("backward causal B=1 H=8 S=512", std::max(1, calls / 4), rounds, [&] {
       attention.backward(q, k, v, out, lse, dout, dq, dk, dv, &mask, nullptr);
     });
-    if (wanted("block mask")) measure("block mask causal B=1 H=8 S=512", calls, rounds, [&] {
+    if (wanted("block mask causal B=1 H=8 S=512")) measure("block mask causal B=1 H=8 S=512", calls, rounds, [&] {
       (void)attention.block_mask(B, H, S, S);
     });
   }
