@@ -541,7 +541,7 @@ def _int32_array(values, name, count):
             i = int(outside[0])
             _lib.checked_int(int(flat[i]), ctypes.c_int32, f"{name}[{i}]")  # raises, naming the entry
     array = numpy.ascontiguousarray(flat, dtype=numpy.int32)
-    return (ctypes.c_int32 * max(array.size, 1)).from_buffer_copy(array) if array.size else (ctypes.c_int32 * 1)()
+    return (ctypes.c_int32 * array.size).from_buffer_copy(array) if array.size else (ctypes.c_int32 * 1)()
 
 
 def decode(q, k_cache, v_cache, seq_lens, page_table=None, score_mod=None, mask_mod=None, buffers=None, params=None,

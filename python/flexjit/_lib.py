@@ -93,8 +93,10 @@ class _CheckedStructure(ctypes.Structure):
                 continue
             if kind == "text":
                 checked[name] = checked_text(value, f"{type(self).__name__}.{name}")
-            elif type(value) is not int or not _int_bounds(kind)[0] <= value <= _int_bounds(kind)[1]:
-                checked[name] = checked_int(value, kind, f"{type(self).__name__}.{name}")
+            else:
+                lo, hi = _int_bounds(kind)[:2]
+                if type(value) is not int or not lo <= value <= hi:  # plain in-range ints pass as they are
+                    checked[name] = checked_int(value, kind, f"{type(self).__name__}.{name}")
         super().__init__(**checked)
 
 

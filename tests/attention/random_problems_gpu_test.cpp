@@ -221,13 +221,14 @@ TEST(RandomProblemsGpu, RaggedBatchesForwardAndBackward) {
     Tables tables = pick<Tables>(rng, {Tables::none, Tables::padded, Tables::with_lengths});
     // Tables of the padded lengths are refused for a mask that reads the lengths (SeqLensGpu tests that).
     if (tables == Tables::padded && p.mask_mod.find("_len") != std::string::npos) tables = Tables::with_lengths;
+    p.use_block_mask = tables != Tables::none;  // what describe() reports; check_varlen takes `tables`
     const bool host_copies = chance(rng, 0.5);
     std::ostringstream l;
     for (int b = 0; b < p.B; ++b) l << (b ? "," : "") << lens.q[b] << "/" << lens.kv[b];
-    const char* table_names[] = {"no block mask", "tables of the padded lengths", "tables built with the lengths"};
+    const char* table_names[] = {"", ", tables of the padded lengths", ", tables built with the lengths"};
     const std::string what = "ragged problem " + std::to_string(i) + " of seed " + std::to_string(seed) + ": " +
-                             describe(p, mods) + ", q/kv lengths " + l.str() + ", " +
-                             table_names[static_cast<int>(tables)] + (host_copies ? "" : ", no host lengths");
+                             describe(p, mods) + ", q/kv lengths " + l.str() + table_names[static_cast<int>(tables)] +
+                             (host_copies ? "" : ", no host lengths");
     SCOPED_TRACE(what);
     try {
       check_varlen(p, lens, what, /*backward=*/true, /*repeat=*/true, host_copies, tables, rng());

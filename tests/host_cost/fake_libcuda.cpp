@@ -22,10 +22,10 @@ thread_local CUcontext current = nullptr;
 extern "C" {
 
 // Not a driver entry point: how many kernels were "launched" so far.
-int fake_cuda_launches(void) { return launches; }
+int fake_cuda_launches() { return launches; }
 
 CUresult CUDAAPI cuDriverGetVersion(int* version) { *version = 13000; return CUDA_SUCCESS; }
-CUresult CUDAAPI cuInit(unsigned int flags) { (void)flags; return CUDA_SUCCESS; }
+CUresult CUDAAPI cuInit(unsigned int /*flags*/) { return CUDA_SUCCESS; }
 CUresult CUDAAPI cuGetErrorName(CUresult error, const char** name) {
   *name = error == CUDA_SUCCESS ? "CUDA_SUCCESS" : "CUDA_ERROR_NOT_SUPPORTED";
   return CUDA_SUCCESS;
@@ -40,14 +40,12 @@ CUresult CUDAAPI cuDeviceGet(CUdevice* device, int ordinal) {
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuDeviceGetCount(int* count) { *count = 1; return CUDA_SUCCESS; }
-CUresult CUDAAPI cuDeviceGetName(char* name, int length, CUdevice device) {
-  (void)device;
+CUresult CUDAAPI cuDeviceGetName(char* name, int length, CUdevice /*device*/) {
   std::strncpy(name, "fake sm_90 (tests/host_cost)", static_cast<size_t>(length));
   if (length > 0) name[length - 1] = '\0';
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuDeviceGetAttribute(int* value, CUdevice_attribute attribute, CUdevice device) {
-  (void)device;
+CUresult CUDAAPI cuDeviceGetAttribute(int* value, CUdevice_attribute attribute, CUdevice /*device*/) {
   switch (attribute) {
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *value = 9; break;
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *value = 0; break;
@@ -60,56 +58,48 @@ CUresult CUDAAPI cuDeviceGetAttribute(int* value, CUdevice_attribute attribute, 
   }
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuDeviceTotalMem(size_t* bytes, CUdevice device) {
-  (void)device;
+CUresult CUDAAPI cuDeviceTotalMem(size_t* bytes, CUdevice /*device*/) {
   *bytes = size_t(80) << 30;
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* context, CUdevice device) {
-  (void)device;
+CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* context, CUdevice /*device*/) {
   *context = reinterpret_cast<CUcontext>(&context_storage);
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice device) { (void)device; return CUDA_SUCCESS; }
+CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice /*device*/) { return CUDA_SUCCESS; }
 CUresult CUDAAPI cuCtxGetCurrent(CUcontext* context) { *context = current; return CUDA_SUCCESS; }
 CUresult CUDAAPI cuCtxSetCurrent(CUcontext context) { current = context; return CUDA_SUCCESS; }
 CUresult CUDAAPI cuCtxGetDevice(CUdevice* device) { *device = 0; return CUDA_SUCCESS; }
-CUresult CUDAAPI cuCtxSynchronize(void) { return CUDA_SUCCESS; }
+CUresult CUDAAPI cuCtxSynchronize() { return CUDA_SUCCESS; }
 CUresult CUDAAPI cuCtxPushCurrent(CUcontext context) { current = context; return CUDA_SUCCESS; }
 CUresult CUDAAPI cuCtxPopCurrent(CUcontext* context) {
   if (context) *context = current;
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuCtxGetApiVersion(CUcontext context, unsigned int* version) {
-  (void)context;
+CUresult CUDAAPI cuCtxGetApiVersion(CUcontext /*context*/, unsigned int* version) {
   *version = 13000;
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuCtxGetId(CUcontext context, unsigned long long* id) {
-  (void)context;
+CUresult CUDAAPI cuCtxGetId(CUcontext /*context*/, unsigned long long* id) {
   *id = 1;
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuModuleLoadData(CUmodule* module, const void* image) {
-  (void)image;
+CUresult CUDAAPI cuModuleLoadData(CUmodule* module, const void* /*image*/) {
   *module = reinterpret_cast<CUmodule>(&module_storage);
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuModuleUnload(CUmodule module) { (void)module; return CUDA_SUCCESS; }
-CUresult CUDAAPI cuModuleGetFunction(CUfunction* function, CUmodule module, const char* name) {
-  (void)module, (void)name;
+CUresult CUDAAPI cuModuleUnload(CUmodule /*module*/) { return CUDA_SUCCESS; }
+CUresult CUDAAPI cuModuleGetFunction(CUfunction* function, CUmodule /*module*/, const char* /*name*/) {
   *function = reinterpret_cast<CUfunction>(&function_storage);
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuModuleGetGlobal(CUdeviceptr* pointer, size_t* bytes, CUmodule module, const char* name) {
-  (void)module, (void)name;
+CUresult CUDAAPI cuModuleGetGlobal(CUdeviceptr* pointer, size_t* bytes, CUmodule /*module*/, const char* /*name*/) {
   static char global[4096];
   if (pointer) *pointer = reinterpret_cast<CUdeviceptr>(global);
   if (bytes) *bytes = sizeof(global);
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuFuncGetAttribute(int* value, CUfunction_attribute attribute, CUfunction function) {
-  (void)function;
+CUresult CUDAAPI cuFuncGetAttribute(int* value, CUfunction_attribute attribute, CUfunction /*function*/) {
   switch (attribute) {
     case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = 1024; break;
     case CU_FUNC_ATTRIBUTE_NUM_REGS: *value = 128; break;
@@ -117,24 +107,19 @@ CUresult CUDAAPI cuFuncGetAttribute(int* value, CUfunction_attribute attribute, 
   }
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuFuncSetAttribute(CUfunction function, CUfunction_attribute attribute, int value) {
-  (void)function, (void)attribute, (void)value;
+CUresult CUDAAPI cuFuncSetAttribute(CUfunction /*function*/, CUfunction_attribute /*attribute*/, int /*value*/) {
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                                unsigned bz, unsigned smem, CUstream stream, void** params, void** extra) {
-  static_cast<void>(f), (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)smem, (void)stream, (void)params,
-      (void)extra;
+CUresult CUDAAPI cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                CUstream, void**, void**) {
   ++launches;
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** params, void** extra) {
-  (void)config, (void)f, (void)params, (void)extra;
+CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig*, CUfunction, void**, void**) {
   ++launches;
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, CUfunction f, int threads, size_t smem) {
-  (void)f, (void)threads;
+CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, CUfunction, int, size_t smem) {
   *blocks = smem > 116 * 1024 ? 1 : 2;
   return CUDA_SUCCESS;
 }
@@ -145,11 +130,10 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr* pointer, size_t bytes) {
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuMemFree(CUdeviceptr pointer) { std::free(reinterpret_cast<void*>(pointer)); return CUDA_SUCCESS; }
-CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr* pointer, size_t bytes, CUstream stream) {
-  (void)stream;
+CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr* pointer, size_t bytes, CUstream /*stream*/) {
   return cuMemAlloc(pointer, bytes);
 }
-CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr pointer, CUstream stream) { (void)stream; return cuMemFree(pointer); }
+CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr pointer, CUstream /*stream*/) { return cuMemFree(pointer); }
 CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr to, const void* from, size_t bytes) {
   std::memcpy(reinterpret_cast<void*>(to), from, bytes);
   return CUDA_SUCCESS;
@@ -158,53 +142,42 @@ CUresult CUDAAPI cuMemcpyDtoH(void* to, CUdeviceptr from, size_t bytes) {
   std::memcpy(to, reinterpret_cast<const void*>(from), bytes);
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr to, const void* from, size_t bytes, CUstream stream) {
-  (void)stream;
+CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr to, const void* from, size_t bytes, CUstream /*stream*/) {
   return cuMemcpyHtoD(to, from, bytes);
 }
-CUresult CUDAAPI cuMemcpyDtoHAsync(void* to, CUdeviceptr from, size_t bytes, CUstream stream) {
-  (void)stream;
+CUresult CUDAAPI cuMemcpyDtoHAsync(void* to, CUdeviceptr from, size_t bytes, CUstream /*stream*/) {
   return cuMemcpyDtoH(to, from, bytes);
 }
 CUresult CUDAAPI cuMemsetD8(CUdeviceptr pointer, unsigned char value, size_t bytes) {
   if (bytes <= kSmall) std::memset(reinterpret_cast<void*>(pointer), value, bytes);
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr pointer, unsigned char value, size_t bytes, CUstream stream) {
-  (void)stream;
+CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr pointer, unsigned char value, size_t bytes, CUstream /*stream*/) {
   return cuMemsetD8(pointer, value, bytes);
 }
-CUresult CUDAAPI cuStreamCreate(CUstream* stream, unsigned int flags) {
-  (void)flags;
+CUresult CUDAAPI cuStreamCreate(CUstream* stream, unsigned int /*flags*/) {
   *stream = reinterpret_cast<CUstream>(&stream_storage);
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuStreamDestroy(CUstream stream) { (void)stream; return CUDA_SUCCESS; }
-CUresult CUDAAPI cuStreamSynchronize(CUstream stream) { (void)stream; return CUDA_SUCCESS; }
-CUresult CUDAAPI cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int flags) {
-  (void)stream, (void)event, (void)flags;
+CUresult CUDAAPI cuStreamDestroy(CUstream /*stream*/) { return CUDA_SUCCESS; }
+CUresult CUDAAPI cuStreamSynchronize(CUstream /*stream*/) { return CUDA_SUCCESS; }
+CUresult CUDAAPI cuStreamWaitEvent(CUstream /*stream*/, CUevent /*event*/, unsigned int /*flags*/) {
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuEventCreate(CUevent* event, unsigned int flags) {
-  (void)flags;
+CUresult CUDAAPI cuEventCreate(CUevent* event, unsigned int /*flags*/) {
   *event = reinterpret_cast<CUevent>(&event_storage);
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuEventDestroy(CUevent event) { (void)event; return CUDA_SUCCESS; }
-CUresult CUDAAPI cuEventRecord(CUevent event, CUstream stream) { (void)event, (void)stream; return CUDA_SUCCESS; }
-CUresult CUDAAPI cuEventSynchronize(CUevent event) { (void)event; return CUDA_SUCCESS; }
-CUresult CUDAAPI cuEventElapsedTime(float* ms, CUevent start, CUevent stop) {
-  (void)start, (void)stop;
+CUresult CUDAAPI cuEventDestroy(CUevent /*event*/) { return CUDA_SUCCESS; }
+CUresult CUDAAPI cuEventRecord(CUevent /*event*/, CUstream /*stream*/) { return CUDA_SUCCESS; }
+CUresult CUDAAPI cuEventSynchronize(CUevent /*event*/) { return CUDA_SUCCESS; }
+CUresult CUDAAPI cuEventElapsedTime(float* ms, CUevent /*start*/, CUevent /*stop*/) {
   *ms = 0.001f;
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuTensorMapEncodeTiled(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank, void* address,
-                                        const cuuint64_t* dims, const cuuint64_t* strides, const cuuint32_t* box,
-                                        const cuuint32_t* element_strides, CUtensorMapInterleave interleave,
-                                        CUtensorMapSwizzle swizzle, CUtensorMapL2promotion promotion,
-                                        CUtensorMapFloatOOBfill fill) {
-  (void)type, (void)rank, (void)address, (void)dims, (void)strides, (void)box, (void)element_strides,
-      (void)interleave, (void)swizzle, (void)promotion, (void)fill;
+CUresult CUDAAPI cuTensorMapEncodeTiled(CUtensorMap* map, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                        const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                                        CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill) {
   std::memset(map, 0, sizeof(*map));
   return CUDA_SUCCESS;
 }

@@ -106,8 +106,9 @@ int main(int argc, char** argv) {
     } else {
       const int pages = B * S / page;
       for (int i = 0; i < pages; ++i) host_table.push_back(i);
-      kv = KVCache::paged(arena.tensor(DType::bf16, {pages, page, Hkv, D}), arena.tensor(DType::bf16, {pages, page, Hkv, D}),
-                          arena.tensor(DType::i32, {B, S / page}), lens);
+      kv = KVCache::paged(arena.tensor(DType::bf16, {pages, page, Hkv, D}),
+                          arena.tensor(DType::bf16, {pages, page, Hkv, D}), arena.tensor(DType::i32, {B, S / page}),
+                          lens);
     }
     const std::string base = "decode B=" + std::to_string(B) + " S=" + std::to_string(S) +
                              (page ? " pages of " + std::to_string(page) : " contiguous");

@@ -398,14 +398,14 @@ inline BwdOutcome run_backward_check(const FwdProblem& p, bool repeat = false, u
   const EvalInputs inputs = host_inputs(p.buffers, p.params, host_storage);
   ReferenceShape shape{p.B, p.Hq, p.Hkv, p.Sq, p.Skv, p.D, p.Dv};
   const double scale = p.scale ? *p.scale : 1.0 / std::sqrt(double(p.D));
-  const ReferenceBackward ref =
+  ReferenceBackward ref =
       reference_backward(attention.score_mod(), attention.mask_mod(), inputs, shape, q, k, v, dout, scale);
   r.dq_error = flexjit::relative_error(r.dq, ref.dq);
   r.dk_error = flexjit::relative_error(r.dk, ref.dk);
   r.dv_error = flexjit::relative_error(r.dv, ref.dv);
-  r.ref_dq = ref.dq;
-  r.ref_dk = ref.dk;
-  r.ref_dv = ref.dv;
+  r.ref_dq = std::move(ref.dq);
+  r.ref_dk = std::move(ref.dk);
+  r.ref_dv = std::move(ref.dv);
   return r;
 }
 
