@@ -7,6 +7,9 @@
 // measuring host-side costs on any machine, e.g. under `valgrind --tool=callgrind`.
 //
 //   LD_LIBRARY_PATH=build/tests/host_cost FLEXJIT_AUTOTUNE=off build/tests/host_cost/flexjit_host_cost
+//
+// Each line also lists the driver entry points a call made (per call); flexjit_driver_cost, on a
+// GPU, says what each of them costs there.
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -15,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -56,21 +60,49 @@ int launches() {
   return count();
 }
 
+// The fake driver's calls per entry point so far.
+std::map<std::string, long> driver_calls() {
+  static auto calls = [] {
+    void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    return reinterpret_cast<int (*)(const char**, long*, int)>(dlsym(driver, "fake_cuda_calls"));
+  }();
+  const char* names[128];
+  long counts[128];
+  const int n = std::min(calls(names, counts, 128), 128);
+  std::map<std::string, long> by_entry;
+  for (int i = 0; i < n; ++i) by_entry[names[i]] = counts[i];
+  return by_entry;
+}
+
 void measure(const std::string& name, int calls, int rounds, const std::function<void()>& call) {
   call();  // compiles (or loads) the kernels
   std::vector<double> per_call;
   int launched = 0;
+  std::map<std::string, long> before_calls, after_calls;
   for (int r = 0; r < rounds; ++r) {
     const int before = launches();
+    before_calls = driver_calls();
     const auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < calls; ++i) call();
     const auto stop = std::chrono::steady_clock::now();
     launched = launches() - before;
+    after_calls = driver_calls();
     per_call.push_back(std::chrono::duration<double, std::micro>(stop - start).count() / calls);
   }
+  // Which driver work each call repeats: the entry points the last round called, per call.
+  std::string entries;
+  for (const auto& [entry, count] : after_calls) {
+    const long made = count - (before_calls.count(entry) ? before_calls[entry] : 0);
+    if (made == 0) continue;
+    char text[160];
+    std::snprintf(text, sizeof(text), "%s\"%s\": %.2f", entries.empty() ? "" : ", ", entry.c_str(),
+                  double(made) / calls);
+    entries += text;
+  }
   std::sort(per_call.begin(), per_call.end());
-  std::printf("{\"name\": \"%s\", \"host_us\": %.2f, \"min_us\": %.2f, \"launches_per_call\": %.2f}\n", name.c_str(),
-              per_call[per_call.size() / 2], per_call.front(), double(launched) / calls);
+  std::printf("{\"name\": \"%s\", \"host_us\": %.2f, \"min_us\": %.2f, \"launches_per_call\": %.2f, "
+              "\"driver_calls_per_call\": {%s}}\n",
+              name.c_str(), per_call[per_call.size() / 2], per_call.front(), double(launched) / calls, entries.c_str());
   std::fflush(stdout);
 }
 
