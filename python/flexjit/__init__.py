@@ -12,6 +12,7 @@ Pure Python over libflexjit's C API (include/flexjit/flexjit.h) through ctypes.
 """
 import collections
 import ctypes
+import struct
 import threading
 
 from . import _lib, _tensors
@@ -221,6 +222,10 @@ class _Options:
     def pointer(self):
         return ctypes.byref(self.struct)
 
+    @property
+    def address(self):
+        return ctypes.addressof(self.struct)
+
 
 _plain_options = {}  # (scale, backward_mode) -> _Options without buffers, params or gradients
 
@@ -362,41 +367,33 @@ class _GpuCall:
                                            _tensors.current_stream(q))
         self.block_mask = block_mask_
 
-    def _device(self, x):
-        if _tensors.framework(x) == "torch":
-            import torch
-            return torch.cuda.device(x.device)
-        import contextlib
-        return contextlib.nullcontext()
-
     def forward(self, q, k, v):
         B, Hq, Sq, D, Hkv, Skv, Dv = self.sizes
-        with self._device(q):
+        with _tensors.device_scope(q):
             stream = _tensors.current_stream(q)
             out = _tensors.empty_like(q, (B, Hq, Sq, Dv), self.dtype)
             lse = _tensors.empty_like(q, (B, Hq, Sq), "float32")
-            ds = [_tensors.describe(x, n, stream) for x, n in ((q, "q"), (k, "k"), (v, "v"), (out, "out"), (lse, "lse"))]
+            block = _tensors.Block([(q, "q"), (k, "k"), (v, "v"), (out, "out"), (lse, "lse")], stream)
             options = _call_options(self.buffers, self.params, self.scale, stream)
             mask = self.block_mask._handle if self.block_mask is not None else None
-            _lib.check(_lib.lib().flexjit_forward(self.variant.handle, *[d.pointer for d in ds], mask,
-                                                  ctypes.c_void_p(stream), options.pointer))
+            _lib.check(_lib.raw("flexjit_forward")(self.variant.handle, *block.addresses, mask, stream,
+                                                   options.address))
         return out, lse
 
     def backward(self, q, k, v, out, lse, dout):
-        with self._device(q):
+        with _tensors.device_scope(q):
             stream = _tensors.current_stream(q)
             dq = _tensors.empty_like(q, _tensors.shape_of(q), self.dtype)
             dk = _tensors.empty_like(q, _tensors.shape_of(k), self.dtype)
             dv = _tensors.empty_like(q, _tensors.shape_of(v), self.dtype)
-            ds = [_tensors.describe(x, n, stream) for x, n in ((q, "q"), (k, "k"), (v, "v"), (out, "out"),
-                                                               (lse, "lse"), (dout, "dout"), (dq, "dq"), (dk, "dk"),
-                                                               (dv, "dv"))]
+            block = _tensors.Block([(q, "q"), (k, "k"), (v, "v"), (out, "out"), (lse, "lse"), (dout, "dout"),
+                                    (dq, "dq"), (dk, "dk"), (dv, "dv")], stream)
             grads = {n: _tensors.empty_like(q, _tensors.shape_of(self.buffers[n]), "float32")
                      for n in sorted(self.learnable)}
             options = _call_options(self.buffers, self.params, self.scale, stream, grads, self.backward_mode)
             mask = self.block_mask._handle if self.block_mask is not None else None
-            _lib.check(_lib.lib().flexjit_backward(self.variant.handle, *[d.pointer for d in ds], mask,
-                                                   ctypes.c_void_p(stream), options.pointer))
+            _lib.check(_lib.raw("flexjit_backward")(self.variant.handle, *block.addresses, mask, stream,
+                                                    options.address))
         return dq, dk, dv, grads
 
 
@@ -544,6 +541,25 @@ def _int32_array(values, name, count):
     return (ctypes.c_int32 * array.size).from_buffer_copy(array) if array.size else (ctypes.c_int32 * 1)()
 
 
+class _DecodeArgsBlock:
+    """flexjit_decode_args packed by hand (the DLTensors are a _tensors.Block's): struct_size, the
+    seven tensor pointers (q, k, v, seq_lens, page_table, out, lse), the two host arrays and
+    max_seq_len. `address` is valid while this object lives."""
+
+    _layout = struct.Struct("=Q7Q2Qi4x")
+
+    def __init__(self, tensor_addresses, host_lens, host_table, max_seq_len):
+        self.keep = (host_lens, host_table)
+        address = lambda a: ctypes.addressof(a) if a is not None else 0  # noqa: E731
+        self.buffer = (ctypes.c_int64 * (self._layout.size // 8))()
+        self._layout.pack_into(self.buffer, 0, self._layout.size, *tensor_addresses, address(host_lens),
+                               address(host_table), max_seq_len)
+        self.address = ctypes.addressof(self.buffer)
+
+
+assert _DecodeArgsBlock._layout.size == ctypes.sizeof(_lib.DecodeArgs), "flexjit_decode_args' layout changed"
+
+
 def decode(q, k_cache, v_cache, seq_lens, page_table=None, score_mod=None, mask_mod=None, buffers=None, params=None,
            scale=None, return_lse=False, host_seq_lens=None, host_page_table=None, max_seq_len=0, config=None):
     """Decoding (and chunked prefill) against a KV cache with per-sequence lengths.
@@ -587,36 +603,26 @@ def decode(q, k_cache, v_cache, seq_lens, page_table=None, score_mod=None, mask_
                              "reads seq_lens and page_table themselves")
         variant = _variant(score_mod, mask_mod, decls, pdecls)
         out_dtype = lse_dtype = _host_out_dtype(q)
-    import contextlib
-    context = contextlib.nullcontext()
-    if gpu and _tensors.framework(q) == "torch":
-        import torch
-        context = torch.cuda.device(q.device)
-    with context:
+    with _tensors.device_scope(q):
         stream = _tensors.current_stream(q) if gpu else None
         out = _tensors.empty_like(q, (B, Hq, Sq, Dv), out_dtype)
         lse = _tensors.empty_like(q, (B, Hq, Sq), lse_dtype)
-        ds = {n: _tensors.describe(x, n, stream) for n, x in arrays + [("out", out), ("lse", lse)]}
-        args = _lib.DecodeArgs.new(q=ds["q"].pointer, k=ds["k_cache"].pointer, v=ds["v_cache"].pointer,
-                                   seq_lens=ds["seq_lens"].pointer, out=ds["out"].pointer, lse=ds["lse"].pointer,
-                                   max_seq_len=int(max_seq_len))
-        if page_table is not None:
-            args.page_table = ds["page_table"].pointer
-        keep = []
+        block = _tensors.Block([(q, "q"), (k_cache, "k_cache"), (v_cache, "v_cache"), (seq_lens, "seq_lens"),
+                                (page_table, "page_table"), (out, "out"), (lse, "lse")], stream)
+        host_lens = host_table = None
         if host_seq_lens is not None:
-            keep.append(_int32_array(host_seq_lens, "host_seq_lens", B))
-            args.host_seq_lens = keep[-1]
+            host_lens = _int32_array(host_seq_lens, "host_seq_lens", B)
         if host_page_table is not None:
             if page_table is None:
                 raise UsageError("host_page_table is given but page_table is not: pass both or neither")
-            keep.append(_int32_array(host_page_table, "host_page_table", B * int(page_table.shape[-1])))
-            args.host_page_table = keep[-1]
+            host_table = _int32_array(host_page_table, "host_page_table", B * int(page_table.shape[-1]))
+        args = _DecodeArgsBlock(block.addresses, host_lens, host_table,
+                                _lib.checked_int(int(max_seq_len), ctypes.c_int32, "DecodeArgs.max_seq_len"))
         options = _call_options(buffers, params, scale, stream)
-        lib = _lib.lib()
         if gpu:
-            _lib.check(lib.flexjit_decode(variant.handle, ctypes.byref(args), ctypes.c_void_p(stream), options.pointer))
+            _lib.check(_lib.raw("flexjit_decode")(variant.handle, args.address, stream, options.address))
         else:
-            _lib.check(lib.flexjit_reference_decode(variant.handle, ctypes.byref(args), options.pointer))
+            _lib.check(_lib.raw("flexjit_reference_decode")(variant.handle, args.address, options.address))
     if gpu:
         out, lse = _tensors.finish(q, out), _tensors.finish(q, lse)
     return (out, lse) if return_lse else out

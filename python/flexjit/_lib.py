@@ -359,6 +359,19 @@ def _load():
 
 
 _library = None
+_RAW = {}
+
+
+def raw(name):
+    """The C function `name` with its pointer arguments taken as plain addresses (ints): for calls
+    whose DLTensors and argument structs are packed by hand (_tensors.Block), which skips ctypes'
+    per-argument conversions."""
+    function = _RAW.get(name)
+    if function is None:
+        restype, argtypes = _SIGNATURES[name]
+        plain = [ctypes.c_void_p if t is ctypes.c_void_p or issubclass(t, ctypes._Pointer) else t for t in argtypes]
+        function = _RAW[name] = ctypes.CFUNCTYPE(restype, *plain)((name, lib()))
+    return function
 
 
 def lib():
