@@ -73,9 +73,21 @@ class BlockMask {
   /// empty, and the tables have a row per sequence. Forward / backward calls accept these tables
   /// only with the same `lens` arrays (the same device pointers, holding the same lengths).
   /// Lengths outside the padded ones are clamped and reported by check_buffer_errors().
+  ///
+  /// `storage`: device memory the caller owns for the tables, at least gpu_storage_bytes() bytes
+  /// and 16-byte aligned (from a framework's caching allocator, say). The mask then allocates
+  /// nothing and frees nothing: building it can be captured into a CUDA graph, and dropping it
+  /// never waits for the device (cuMemFree does). The caller keeps the memory alive and
+  /// unchanged while any copy of the mask is in use, including kernels still queued. nullptr:
+  /// the mask allocates its own (cuMemAlloc) and frees it with its last copy.
   static BlockMask build_on_gpu(const Expr& mask, int batch, int heads, int q_len, int kv_len, const SeqLens& lens,
                                 const ModValues& values = {}, Stream stream = nullptr, int q_block = 128,
-                                int kv_block = 128, const std::string& arch = "");
+                                int kv_block = 128, const std::string& arch = "", void* storage = nullptr,
+                                size_t storage_bytes = 0);
+  /// The device bytes build_on_gpu's tables of these sizes take (what `storage` must hold);
+  /// `with_lengths` for the build with per-sequence lengths. Throws ShapeError as build_on_gpu does.
+  static size_t gpu_storage_bytes(const Expr& mask, int batch, int heads, int q_len, int kv_len,
+                                  bool with_lengths = false, int q_block = 128, int kv_block = 128);
   /// Wraps user-given tables after checking their sizes and contents (counts within range,
   /// indices ascending, in range, no block listed twice). The q_* tables may be left empty: they
   /// are then derived from the kv_* tables. Throws ShapeError naming the bad table and entry.

@@ -57,6 +57,9 @@ class DeviceBuffer {
   DeviceBuffer() noexcept = default;
   /// Allocates `bytes` bytes of uninitialised device memory (0 bytes gives an empty buffer).
   static DeviceBuffer allocate(size_t bytes);
+  /// A buffer over `bytes` bytes of device memory at `data` that someone else owns: it is never
+  /// freed here, so the owner keeps it alive as long as this buffer (or what it was given to) is used.
+  static DeviceBuffer borrow(void* data, size_t bytes) noexcept;
   /// A buffer holding a copy of `values`.
   template <class T>
   static DeviceBuffer from_host(const std::vector<T>& values) {
@@ -64,7 +67,7 @@ class DeviceBuffer {
     buffer.upload(values.data(), values.size() * sizeof(T));
     return buffer;
   }
-  /// Frees the memory (errors at process teardown are ignored).
+  /// Frees the memory unless it is borrowed (errors at process teardown are ignored).
   ~DeviceBuffer();
   /// Takes over `other`'s memory; `other` becomes empty.
   DeviceBuffer(DeviceBuffer&& other) noexcept;
@@ -102,6 +105,7 @@ class DeviceBuffer {
   void* data_ = nullptr;
   size_t bytes_ = 0;
   CUctx_st* context_ = nullptr;
+  bool owned_ = true;  // false for borrow(): the owner frees the memory
 };
 
 /// Times GPU work between two points of a stream with CUDA events:

@@ -30,6 +30,8 @@
  * smaller structs read the new fields as zero. 1002 added per-sequence lengths of padded tensors
  * to forward and backward (`flexjit_call_options.q_lens` / `kv_lens` and their host copies).
  * 1003 added the backward's mode (`flexjit_call_options.backward_mode`, FLEXJIT_BACKWARD_*).
+ * 1004 added caller-owned storage for GPU block masks (`flexjit_block_mask_desc.storage` /
+ * `storage_bytes`, `flexjit_block_mask_storage_bytes`).
  */
 
 #include <stddef.h>
@@ -43,7 +45,7 @@ extern "C" {
 
 /** Version of this C API: the major part changes on an incompatible change, the minor part when
  * functions or struct fields are added. Encoded as major * 1000 + minor. */
-#define FLEXJIT_C_API_VERSION 1003
+#define FLEXJIT_C_API_VERSION 1004
 
 /** Symbol visibility of the API functions (the shared library exports nothing else that is C). */
 #if defined(_WIN32)
@@ -253,6 +255,14 @@ typedef struct flexjit_block_mask_desc {
   int32_t q_block;             /**< rows of a query block; 0 means 128 */
   int32_t kv_block;            /**< rows of a kv block; 0 means 128 */
   flexjit_mask_device device;  /**< where to build it */
+  /* ---- since 1004 ---- */
+  void* storage;        /**< GPU masks: device memory you own for the tables (at least
+                             flexjit_block_mask_storage_bytes bytes, 16-byte aligned), or NULL for
+                             memory the mask allocates and frees itself. With storage the build can
+                             be captured into a CUDA graph and destroying the mask never waits for
+                             the device; keep the memory alive and unchanged while the mask and the
+                             kernels that read it are in use. NULL for CPU masks. */
+  size_t storage_bytes; /**< bytes at `storage` */
 } flexjit_block_mask_desc;
 
 /** Builds the block mask of the variant's mask_mod (asynchronous on `stream` for the GPU). The
@@ -261,9 +271,14 @@ FLEXJIT_C_EXPORT flexjit_status flexjit_block_mask_create(const flexjit_variant*
                                                           const flexjit_block_mask_desc* desc,
                                                           const flexjit_call_options* options, void* stream,
                                                           flexjit_block_mask** mask);
+/** The device bytes a GPU mask of `desc`'s sizes takes (what `desc->storage` must hold), with the
+ * per-sequence lengths of `options` if it sets them (NULL: none). Since 1004. */
+FLEXJIT_C_EXPORT flexjit_status flexjit_block_mask_storage_bytes(const flexjit_variant* variant,
+                                                                 const flexjit_block_mask_desc* desc,
+                                                                 const flexjit_call_options* options, size_t* bytes);
 /** Destroys a mask and frees its tables (NULL is a no-op). Destroy it only after the kernels that
  * use it have finished, or while they are still queued only if you accept that the free waits for
- * the device (the driver's free is synchronous). */
+ * the device (the driver's free is synchronous). A mask on caller-owned storage frees nothing. */
 FLEXJIT_C_EXPORT void flexjit_block_mask_destroy(flexjit_block_mask* mask);
 
 /** Sizes and sparsity of a mask. Versioned (`struct_size`, set by the caller). */

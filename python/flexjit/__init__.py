@@ -304,10 +304,45 @@ def block_mask(mask_mod, batch, q_heads, q_len, kv_len, buffers=None, params=Non
     options = _call_options(buffers, params, None, stream)
     desc = _lib.BlockMaskDesc.new(batch=batch, q_heads=q_heads, q_len=q_len, kv_len=kv_len, q_block=q_block,
                                   kv_block=kv_block, device=_lib.MASK_GPU if device == "cuda" else _lib.MASK_CPU)
+    storage = _torch_table_storage(variant, desc, options, buffers, stream) if device == "cuda" else None
+    if storage is not None:
+        desc.storage, desc.storage_bytes = storage.data_ptr(), storage.numel()
     handle = ctypes.c_void_p()
     _lib.check(_lib.lib().flexjit_block_mask_create(variant.handle, ctypes.byref(desc), options.pointer,
                                                     ctypes.c_void_p(stream or 0), ctypes.byref(handle)))
-    return BlockMask(variant, handle, mask_mod, (batch, q_heads, q_len, kv_len), device)
+    mask = BlockMask(variant, handle, mask_mod, (batch, q_heads, q_len, kv_len), device)
+    mask._storage = storage  # dropped after the handle (BlockMask.__del__ runs first)
+    return mask
+
+
+_storage_bytes = {}  # (variant key, sizes, blocks) -> bytes of a GPU mask's tables
+
+
+def _torch_table_storage(variant, desc, options, buffers, stream):
+    """A GPU mask's table memory from PyTorch's caching allocator when PyTorch drives the GPU and
+    the mask is built on its current stream: the build then allocates nothing (it can be captured
+    into a CUDA graph) and dropping the mask returns the memory to the allocator in stream order
+    instead of waiting for the device in cuMemFree. None otherwise (the library allocates)."""
+    import sys
+    torch = sys.modules.get("torch")
+    if torch is None or not torch.cuda.is_available() or not torch.cuda.is_initialized():
+        return None
+    device = next((b.device for b in buffers.values() if _tensors.framework(b) == "torch" and b.device.type == "cuda"),
+                  None)
+    if device is None:
+        device = torch.device("cuda", torch.cuda.current_device())
+    if (stream or 0) != torch.cuda.current_stream(device).cuda_stream:
+        return None  # the allocator orders its memory by the current stream; the build runs elsewhere
+    key = (variant.key, desc.batch, desc.q_heads, desc.q_len, desc.kv_len, desc.q_block, desc.kv_block)
+    nbytes = _storage_bytes.get(key)
+    if nbytes is None:
+        size = ctypes.c_size_t()
+        _lib.check(_lib.lib().flexjit_block_mask_storage_bytes(variant.handle, ctypes.byref(desc), options.pointer,
+                                                               ctypes.byref(size)))
+        nbytes = size.value
+        if len(_storage_bytes) < 4096:
+            _storage_bytes[key] = nbytes
+    return torch.empty(max(nbytes, 1), dtype=torch.uint8, device=device)
 
 
 def _torch_current_stream():

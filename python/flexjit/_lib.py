@@ -10,7 +10,7 @@ import os
 
 from . import errors
 
-C_API_VERSION = 1001  # FLEXJIT_C_API_VERSION this module was written against
+C_API_VERSION = 1004  # FLEXJIT_C_API_VERSION this module was written against
 
 # flexjit_dtype
 BF16, F16, F32, I32, U8 = 0, 1, 2, 3, 4
@@ -238,6 +238,9 @@ class BlockMaskDesc(_Versioned):
         ("q_block", ctypes.c_int32),
         ("kv_block", ctypes.c_int32),
         ("device", ctypes.c_int),
+        # since 1004: caller-owned device memory for a GPU mask's tables
+        ("storage", ctypes.c_void_p),
+        ("storage_bytes", ctypes.c_size_t),
     ]
 
 
@@ -297,6 +300,8 @@ _SIGNATURES = {
     "flexjit_variant_destroy": (None, [ctypes.c_void_p]),
     "flexjit_block_mask_create": (ctypes.c_int, [ctypes.c_void_p, _P(BlockMaskDesc), _P(CallOptions), ctypes.c_void_p,
                                                  _P(ctypes.c_void_p)]),
+    "flexjit_block_mask_storage_bytes": (ctypes.c_int, [ctypes.c_void_p, _P(BlockMaskDesc), _P(CallOptions),
+                                                        _P(ctypes.c_size_t)]),
     "flexjit_block_mask_destroy": (None, [ctypes.c_void_p]),
     "flexjit_block_mask_get_info": (ctypes.c_int, [ctypes.c_void_p, _P(BlockMaskInfo)]),
     "flexjit_forward": (ctypes.c_int, [ctypes.c_void_p, _T, _T, _T, _T, _T, ctypes.c_void_p, ctypes.c_void_p,

@@ -219,6 +219,33 @@ def test_tune_then_block_mask_and_attention_reuse_it():
                             "'q_idx > kv_idx': build the block mask from the same expression")
 
 
+def test_a_mask_reading_buffers_is_built_per_call_inside_a_cuda_graph():
+    # A mask that reads a buffer is rebuilt on every call; its tables come from PyTorch's
+    # allocator, so the whole call (mask build included) captures into a graph, and a replay
+    # after the document ids changed in place uses the new ids. Checked against float64.
+    S, mods = 700, dict(mask_mod="doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx")
+    p = {"py_mask_mod": "(doc[q] == doc[k]) & (q >= k)"}
+    q, k, v = (torch.randn(1, 2, S, 64, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+    doc = (torch.arange(S, device="cuda", dtype=torch.int32) // 150).contiguous()
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        flexjit.attention(q, k, v, buffers={"doc": doc}, **mods)  # compiles and warms up outside the capture
+    torch.cuda.current_stream().wait_stream(stream)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = flexjit.attention(q, k, v, buffers={"doc": doc}, **mods)
+    for ids in (torch.arange(S, device="cuda", dtype=torch.int32) // 150,
+                (torch.arange(S, device="cuda", dtype=torch.int32) * 7) // (S + 1)):
+        doc.copy_(ids)
+        out.fill_(math.nan)
+        graph.replay()
+        torch.cuda.synchronize()
+        ref = reference(q, k, v, None, p, {"doc": doc}, 1 / 8)[0]
+        assert rel(out, ref) < 1e-2
+
+
 @pytest.mark.parametrize("problem", DECODE, ids=[p["name"] for p in DECODE])
 def test_decode_problem_matches_float64_and_flex_attention_forward(problem):
     """The suite's decode problems at their own KV length (their PyTorch mods spell it out), B <= 2

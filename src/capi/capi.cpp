@@ -27,6 +27,7 @@
 #include "flexjit/reference.hpp"
 #include "flexjit/version.hpp"
 #include "jit/compiler.hpp"
+#include "mask/tables.hpp"
 #include "tune/config_space.hpp"
 
 struct flexjit_variant {
@@ -533,13 +534,27 @@ flexjit_status flexjit_block_mask_create(const flexjit_variant* variant, const f
     const flexjit_block_mask_desc d = read_versioned(desc, fn, "desc", "flexjit_block_mask_desc");
     const int q_block = d.q_block == 0 ? 128 : d.q_block, kv_block = d.kv_block == 0 ? 128 : d.kv_block;
     const Declarations& declarations = attention.spec().declarations;
+    if (d.storage == nullptr && d.storage_bytes != 0)
+      throw UsageError(std::string(fn) + ": desc->storage_bytes is " + std::to_string(d.storage_bytes) +
+                       " but desc->storage is NULL: pass the memory, or 0 bytes for tables the mask allocates");
     if (raw_enum(d.device) == FLEXJIT_MASK_GPU) {
+      if (d.storage != nullptr) {  // before the device is looked at, as every argument is
+        const flexjit_call_options o = read_versioned(options, fn, "options", "flexjit_call_options");
+        mask::check_table_storage(d.storage, d.storage_bytes,
+                                  BlockMask::gpu_storage_bytes(attention.mask_mod(), d.batch, d.q_heads, d.q_len,
+                                                               d.kv_len, o.q_lens != nullptr || o.kv_lens != nullptr,
+                                                               q_block, kv_block));
+      }
       DeviceCheck devices;
       const CallOptions call = gpu_options(options, declarations, fn, devices, Grads::refused, Lengths::taken);
       *mask = new flexjit_block_mask{BlockMask::build_on_gpu(attention.mask_mod(), d.batch, d.q_heads, d.q_len,
                                                              d.kv_len, call.seq_lens, call.values, stream_of(stream),
-                                                             q_block, kv_block, attention.spec().arch)};
+                                                             q_block, kv_block, attention.spec().arch, d.storage,
+                                                             d.storage_bytes)};
     } else if (raw_enum(d.device) == FLEXJIT_MASK_CPU) {
+      if (d.storage != nullptr)
+        throw UsageError(std::string(fn) + ": desc->storage is set for a CPU mask: caller storage is for GPU "
+                         "masks (FLEXJIT_MASK_GPU); leave it NULL");
       const HostCall call = host_options(options, declarations, fn);
       *mask = new flexjit_block_mask{BlockMask::build_on_cpu(attention.mask_mod(), d.batch, d.q_heads, d.q_len,
                                                              d.kv_len, call.inputs, q_block, kv_block)};
@@ -547,6 +562,23 @@ flexjit_status flexjit_block_mask_create(const flexjit_variant* variant, const f
       throw UsageError(std::string(fn) + ": desc->device is " + std::to_string(raw_enum(d.device)) +
                        ": use FLEXJIT_MASK_GPU or FLEXJIT_MASK_CPU");
     }
+  });
+}
+
+flexjit_status flexjit_block_mask_storage_bytes(const flexjit_variant* variant, const flexjit_block_mask_desc* desc,
+                                               const flexjit_call_options* options, size_t* bytes) {
+  if (bytes != nullptr) *bytes = 0;
+  return guarded("flexjit_block_mask_storage_bytes", [&] {
+    const char* fn = "flexjit_block_mask_storage_bytes";
+    const Attention& attention = attention_of(variant, fn);
+    require(bytes, fn, "bytes (the output)");
+    require(desc, fn, "desc");
+    const flexjit_block_mask_desc d = read_versioned(desc, fn, "desc", "flexjit_block_mask_desc");
+    const int q_block = d.q_block == 0 ? 128 : d.q_block, kv_block = d.kv_block == 0 ? 128 : d.kv_block;
+    const flexjit_call_options o = read_versioned(options, fn, "options", "flexjit_call_options");
+    const bool with_lengths = o.q_lens != nullptr || o.kv_lens != nullptr;
+    *bytes = BlockMask::gpu_storage_bytes(attention.mask_mod(), d.batch, d.q_heads, d.q_len, d.kv_len, with_lengths,
+                                          q_block, kv_block);
   });
 }
 

@@ -29,6 +29,11 @@ template <>
 constexpr size_t first_version_size<flexjit_call_options>() {
   return offsetof(flexjit_call_options, buffer_grads);
 }
+// C API 1004 appended storage / storage_bytes to flexjit_block_mask_desc.
+template <>
+constexpr size_t first_version_size<flexjit_block_mask_desc>() {
+  return offsetof(flexjit_block_mask_desc, storage);
+}
 
 // Largest struct_size believed (a garbage value would otherwise make us scan far past the struct).
 constexpr size_t kMaxStructSize = 4096;

@@ -1,6 +1,8 @@
 #include "codegen/kernel_store.hpp"
 
 #include <chrono>
+#include <string>
+#include <utility>
 
 #include "codegen/family.hpp"
 #include "flexjit/device.hpp"
@@ -45,7 +47,16 @@ std::string resolve_arch(const std::string& requested) {
     jit::validate_arch(requested);
     return requested;
   }
-  return current_device().default_arch();
+  // The current context's device, queried once per thread and context: the query (name, memory,
+  // five attributes) cost more than the rest of a small block-mask build's host work.
+  // Keyed by the context's id, which the driver never reuses (a new context may reuse an address).
+  CUcontext context = nullptr;
+  FLEXJIT_CU(jit::driver().cuCtxGetCurrent(&context));
+  if (context == nullptr) return current_device().default_arch();
+  const unsigned long long id = jit::context_id(context);
+  static thread_local std::pair<unsigned long long, std::string> cached{0, std::string()};
+  if (cached.second.empty() || cached.first != id) cached = {id, current_device().default_arch()};
+  return cached.second;
 }
 
 namespace {

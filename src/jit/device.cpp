@@ -118,10 +118,17 @@ DeviceBuffer DeviceBuffer::allocate(size_t bytes) {
   return DeviceBuffer(reinterpret_cast<void*>(ptr), bytes, context);
 }
 
+DeviceBuffer DeviceBuffer::borrow(void* data, size_t bytes) noexcept {
+  DeviceBuffer buffer(data, bytes, nullptr);
+  buffer.owned_ = false;
+  return buffer;
+}
+
 void DeviceBuffer::release() noexcept {
   if (!data_) return;
   void* data = std::exchange(data_, nullptr);
   bytes_ = 0;
+  if (!std::exchange(owned_, true)) return;  // borrowed: its owner frees it
   if (!jit::driver_available()) return;
   // Failures here (driver shut down at exit, context destroyed by its owner) leave nothing to
   // free, and a destructor must not throw.
@@ -133,7 +140,8 @@ DeviceBuffer::~DeviceBuffer() { release(); }
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
     : data_(std::exchange(other.data_, nullptr)),
       bytes_(std::exchange(other.bytes_, 0)),
-      context_(std::exchange(other.context_, nullptr)) {}
+      context_(std::exchange(other.context_, nullptr)),
+      owned_(std::exchange(other.owned_, true)) {}
 
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
   if (this != &other) {
@@ -141,6 +149,7 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
     data_ = std::exchange(other.data_, nullptr);
     bytes_ = std::exchange(other.bytes_, 0);
     context_ = std::exchange(other.context_, nullptr);
+    owned_ = std::exchange(other.owned_, true);
   }
   return *this;
 }

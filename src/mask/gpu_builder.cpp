@@ -21,13 +21,14 @@ BlockMask BlockMask::build_on_gpu(const Expr& mask, int batch, int heads, int q_
   return build_on_gpu(mask, batch, heads, q_len, kv_len, SeqLens{}, values, stream, q_block, kv_block, arch);
 }
 
-BlockMask BlockMask::build_on_gpu(const Expr& mask, int batch, int heads, int q_len, int kv_len, const SeqLens& lens,
-                                  const ModValues& values, Stream stream, int q_block, int kv_block,
-                                  const std::string& arch) {
+namespace {
+
+// The tables' sizes of a GPU build, checked: with lengths every sequence has tables of its own
+// (its blocks past the ends are empty).
+BlockMaskShape gpu_table_shape(const Expr& mask, int batch, int heads, int q_len, int kv_len, bool with_lengths,
+                               int q_block, int kv_block) {
   if (mask.kind() != ModKind::mask)
     throw UsageError("BlockMask::build_on_gpu needs a mask_mod, got a score_mod");
-  const bool with_lengths = !lens.empty();
-  // With lengths every sequence has tables of its own (its blocks past the ends are empty).
   BlockMaskShape shape{mask.uses("b") || with_lengths ? batch : 1, mask.uses("h") ? heads : 1, q_len, kv_len,
                        q_block, kv_block};
   if (batch < 1 || heads < 1 || q_len < 1 || kv_len < 1)
@@ -35,6 +36,25 @@ BlockMask BlockMask::build_on_gpu(const Expr& mask, int batch, int heads, int q_
                      ", heads " + std::to_string(heads) + ", q_len " + std::to_string(q_len) +
                      ", kv_len " + std::to_string(kv_len));
   mask::check_block_mask_shape(shape);  // block sizes, and lengths within 2^30, before the grid is sized
+  return shape;
+}
+
+}  // namespace
+
+size_t BlockMask::gpu_storage_bytes(const Expr& mask, int batch, int heads, int q_len, int kv_len, bool with_lengths,
+                                    int q_block, int kv_block) {
+  return mask::table_layout(gpu_table_shape(mask, batch, heads, q_len, kv_len, with_lengths, q_block, kv_block))
+      .total_bytes;
+}
+
+BlockMask BlockMask::build_on_gpu(const Expr& mask, int batch, int heads, int q_len, int kv_len, const SeqLens& lens,
+                                  const ModValues& values, Stream stream, int q_block, int kv_block,
+                                  const std::string& arch, void* storage, size_t storage_bytes) {
+  const bool with_lengths = !lens.empty();
+  const BlockMaskShape shape = gpu_table_shape(mask, batch, heads, q_len, kv_len, with_lengths, q_block, kv_block);
+  // Caller storage is checked before anything compiles or runs.
+  const mask::TableLayout layout = mask::table_layout(shape);
+  mask::check_table_storage(storage, storage_bytes, layout.total_bytes);
   FlexjitSeqLens kernel_lens;
   std::memset(&kernel_lens, 0, sizeof(kernel_lens));
   if (with_lengths) {
@@ -46,9 +66,9 @@ BlockMask BlockMask::build_on_gpu(const Expr& mask, int batch, int heads, int q_
   const auto ready = codegen::ready_kernel(spec, codegen::resolve_arch(arch));
   const std::vector<unsigned char> mod_args = codegen::pack_mod_args(spec.declarations, values, mask_reads, "block mask");
 
-  const mask::TableLayout layout = mask::table_layout(shape);
-  DeviceBuffer storage = DeviceBuffer::allocate(layout.total_bytes);
-  auto* base = static_cast<unsigned char*>(storage.data());
+  DeviceBuffer memory = storage != nullptr ? DeviceBuffer::borrow(storage, storage_bytes)
+                                           : DeviceBuffer::allocate(layout.total_bytes);
+  auto* base = static_cast<unsigned char*>(memory.data());
   FlexjitBlockMaskParams p;
   std::memset(&p, 0, sizeof(p));
   p.classes = base + layout.classes_offset;
@@ -75,7 +95,7 @@ BlockMask BlockMask::build_on_gpu(const Expr& mask, int batch, int heads, int q_
   else
     codegen::ConfiguredKernel(*ready, call, 0).launch(stream, {&p, const_cast<unsigned char*>(mod_args.data())});
   codegen::ConfiguredKernel(*ready, call, 1).launch(stream, {&p});
-  return from_device(shape, std::move(storage), BuiltLengths{lens.q_lens.data, lens.kv_lens.data});
+  return from_device(shape, std::move(memory), BuiltLengths{lens.q_lens.data, lens.kv_lens.data});
 }
 
 }  // namespace flexjit

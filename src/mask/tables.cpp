@@ -1,5 +1,7 @@
 #include "mask/tables.hpp"
 
+#include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include "flexjit/error.hpp"
@@ -18,6 +20,19 @@ void table_sizes(const BlockMaskShape& shape, size_t (&counts)[8]) {
   counts[5] = bh * nk * nq;  // q_indices
   counts[6] = bh * nk;       // full_q_num_blocks
   counts[7] = bh * nk * nq;  // full_q_indices
+}
+
+void check_table_storage(const void* storage, size_t storage_bytes, size_t needed) {
+  if (storage == nullptr) return;
+  if (storage_bytes < needed)
+    throw ShapeError("block mask storage holds " + std::to_string(storage_bytes) + " bytes; these tables need " +
+                     std::to_string(needed) + " (BlockMask::gpu_storage_bytes says how many)");
+  if (reinterpret_cast<uintptr_t>(storage) % 16 != 0) {
+    char address[32];
+    std::snprintf(address, sizeof(address), "%p", storage);
+    throw ShapeError(std::string("block mask storage at ") + address +
+                     " is not 16-byte aligned: pass the start of an allocation (they are 256-byte aligned)");
+  }
 }
 
 TableLayout table_layout(const BlockMaskShape& shape) {

@@ -25,6 +25,10 @@ struct TableLayout {
 };
 TableLayout table_layout(const BlockMaskShape& shape);
 
+// Refuses caller storage for tables of `needed` bytes that is too small or not 16-byte aligned
+// (nullptr: none given, nothing to check).
+void check_table_storage(const void* storage, size_t storage_bytes, size_t needed);
+
 // Element counts of the tables in DeviceTables order.
 void table_sizes(const BlockMaskShape& shape, size_t (&counts)[8]);
 

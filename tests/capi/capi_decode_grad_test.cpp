@@ -75,7 +75,7 @@ struct RelativeBias {
 };
 
 TEST(CApiLearnable, ReferenceBackwardWritesTheBufferGradient) {
-  EXPECT_EQ(flexjit_c_api_version(), 1003);
+  EXPECT_EQ(flexjit_c_api_version(), 1004);
   RelativeBias c;
   Variant variant(c.desc);
   ASSERT_EQ(c.backward(variant.handle), FLEXJIT_OK) << last_error();

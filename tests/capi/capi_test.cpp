@@ -197,6 +197,66 @@ TEST(CApi, BlockMaskOnTheCpu) {
   EXPECT_EQ(mask, nullptr);
 }
 
+// C API 1004: caller-owned storage for a GPU mask's tables. The size query and the checks that
+// come before anything runs; the build into the storage is BlockMaskGpu.BuildsIntoCallerStorage.
+TEST(CApi, BlockMaskStorageBytesAndChecks) {
+  Variant variant(causal_desc());
+  flexjit_block_mask_desc d{};
+  d.struct_size = sizeof d;
+  d.batch = 2;
+  d.q_heads = 4;
+  d.q_len = d.kv_len = 40 * 128;
+  d.device = FLEXJIT_MASK_GPU;
+  size_t bytes = 1;
+  ASSERT_EQ(flexjit_block_mask_storage_bytes(variant.handle, &d, nullptr, &bytes), FLEXJIT_OK) << last_error();
+  // b and h unused: one row of tables over 40 x 40 blocks. Each table starts on 256 bytes: four
+  // count tables of 40 int32 (160 -> 256 bytes), four index tables of 1600 (6400, a multiple of
+  // 256), then the 1600 one-byte classes: 1024 + 25600 + 1600 = 28224 -> 28416.
+  EXPECT_EQ(bytes, 28416u);
+  // With per-sequence lengths every sequence has its own row: counts of 80 int32 (320 -> 512),
+  // indices of 3200 (12800), 3200 classes: 2048 + 51200 + 3200 = 56448 -> 56576.
+  int64_t lens_shape[1] = {2};
+  int32_t lens_values[2] = {1, 2};
+  DLTensor lens = host(lens_values, DLDataType{kDLInt, 32, 1}, 1, lens_shape);
+  flexjit_call_options options{};
+  options.struct_size = sizeof options;
+  options.kv_lens = &lens;
+  ASSERT_EQ(flexjit_block_mask_storage_bytes(variant.handle, &d, &options, &bytes), FLEXJIT_OK) << last_error();
+  EXPECT_EQ(bytes, 56576u);
+  d.q_len = 0;
+  EXPECT_EQ(flexjit_block_mask_storage_bytes(variant.handle, &d, nullptr, &bytes), FLEXJIT_ERROR_SHAPE);
+  EXPECT_EQ(last_error(), "block mask sizes must be positive: batch 2, heads 4, q_len 0, kv_len 5120");
+  EXPECT_EQ(bytes, 0u);
+  d.q_len = 40 * 128;
+
+  flexjit_block_mask* mask = nullptr;
+  alignas(256) static unsigned char storage[28416 + 16];
+  d.storage = storage;
+  d.storage_bytes = 28415;
+  EXPECT_EQ(flexjit_block_mask_create(variant.handle, &d, nullptr, nullptr, &mask), FLEXJIT_ERROR_SHAPE);
+  EXPECT_EQ(last_error(), "block mask storage holds 28415 bytes; these tables need 28416 (BlockMask::gpu_storage_bytes "
+                          "says how many)");
+  d.storage = storage + 4;
+  d.storage_bytes = 28416;
+  EXPECT_EQ(flexjit_block_mask_create(variant.handle, &d, nullptr, nullptr, &mask), FLEXJIT_ERROR_SHAPE);
+  EXPECT_NE(last_error().find(" is not 16-byte aligned: pass the start of an allocation"), std::string::npos)
+      << last_error();
+  d.storage = nullptr;
+  EXPECT_EQ(flexjit_block_mask_create(variant.handle, &d, nullptr, nullptr, &mask), FLEXJIT_ERROR_USAGE);
+  EXPECT_EQ(last_error(), "flexjit_block_mask_create: desc->storage_bytes is 28416 but desc->storage is NULL: pass "
+                          "the memory, or 0 bytes for tables the mask allocates");
+  d.storage = storage;
+  d.device = FLEXJIT_MASK_CPU;
+  EXPECT_EQ(flexjit_block_mask_create(variant.handle, &d, nullptr, nullptr, &mask), FLEXJIT_ERROR_USAGE);
+  EXPECT_EQ(last_error(), "flexjit_block_mask_create: desc->storage is set for a CPU mask: caller storage is for GPU "
+                          "masks (FLEXJIT_MASK_GPU); leave it NULL");
+  EXPECT_EQ(mask, nullptr);
+  // A caller built against 1003 passes the struct without the storage fields.
+  d.struct_size = offsetof(flexjit_block_mask_desc, storage);
+  ASSERT_EQ(flexjit_block_mask_create(variant.handle, &d, nullptr, nullptr, &mask), FLEXJIT_OK) << last_error();
+  flexjit_block_mask_destroy(mask);
+}
+
 TEST(CApi, EmitFormatsAndErrors) {
   Variant variant(causal_desc());
   flexjit_emit_options o{};

@@ -226,6 +226,15 @@ int main(int argc, char** argv) {
     if (wanted("block mask causal B=1 H=8 S=512")) measure("block mask causal B=1 H=8 S=512", calls, rounds, [&] {
       (void)attention.block_mask(B, H, S, S);
     });
+    // The same build into memory the caller owns (what the Python package does with PyTorch's
+    // allocator): no allocation and no free per mask.
+    const Expr causal = Expr::parse(ModKind::mask, "q_idx >= kv_idx");
+    const size_t table_bytes = BlockMask::gpu_storage_bytes(causal, B, H, S, S);
+    void* tables = arena.get(table_bytes);
+    if (wanted("block mask causal B=1 H=8 S=512 into caller storage"))
+      measure("block mask causal B=1 H=8 S=512 into caller storage", calls, rounds, [&] {
+      (void)BlockMask::build_on_gpu(causal, B, H, S, S, SeqLens{}, {}, nullptr, 128, 128, "", tables, table_bytes);
+    });
   }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "flexjit_host_cost: %s\n", e.what());

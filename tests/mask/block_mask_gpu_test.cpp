@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "flexjit/block_mask.hpp"
+#include "flexjit/error.hpp"
 #include "support/gpu.hpp"
 
 namespace flexjit {
@@ -57,6 +60,45 @@ TEST(BlockMaskGpu, DocumentMaskReadsItsBuffer) {
   in.buffers["doc"] = HostBufferView{doc.data(), DType::i32, {S}};
   expect_same_tables(BlockMask::build_on_gpu(mask, 1, 1, S, S, values),
                      BlockMask::build_on_cpu(mask, 1, 1, S, S, in));
+}
+
+// Tables in memory the caller owns (poisoned first): the same tables as the CPU builder's, read
+// after the mask's last copy is gone the storage still holds them (the mask freed nothing), and a
+// mask that reads b and h (a row per sequence and head) fits the bytes gpu_storage_bytes says.
+TEST(BlockMaskGpu, BuildsIntoCallerStorage) {
+  FLEXJIT_REQUIRE_GPU();
+  struct Case { const char* mask; int B, H, Sq, Skv, qb, kb; };
+  const Case cases[] = {
+      {"q_idx >= kv_idx", 2, 4, 1000, 1000, 128, 128},
+      {"(q_idx + 3 * h + b) % 3 != 0 || kv_idx == 0", 2, 3, 300, 200, 32, 16},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.mask);
+    const Expr mask = Expr::parse(ModKind::mask, c.mask);
+    const size_t bytes = BlockMask::gpu_storage_bytes(mask, c.B, c.H, c.Sq, c.Skv, false, c.qb, c.kb);
+    DeviceBuffer storage = DeviceBuffer::allocate(bytes);
+    storage.fill_bytes(0xA5);
+    std::vector<unsigned char> first;
+    {
+      const BlockMask gpu = BlockMask::build_on_gpu(mask, c.B, c.H, c.Sq, c.Skv, SeqLens{}, {}, nullptr, c.qb, c.kb, "",
+                                                    storage.data(), storage.bytes());
+      EXPECT_EQ(gpu.device_tables().kv_num_blocks, static_cast<const int32_t*>(storage.data()));
+      expect_same_tables(gpu, BlockMask::build_on_cpu(mask, c.B, c.H, c.Sq, c.Skv, {}, c.qb, c.kb));
+      first = storage.to_host<unsigned char>();
+    }
+    EXPECT_EQ(storage.to_host<unsigned char>(), first);  // the mask is gone; its tables are not
+  }
+  // 32 x 32 blocks: four count tables of 32 int32 (128 -> 256 bytes), four index tables of 1024
+  // (4096), 1024 classes: 1024 + 16384 + 1024 = 18432.
+  const Expr causal = Expr::parse(ModKind::mask, "q_idx >= kv_idx");
+  DeviceBuffer small = DeviceBuffer::allocate(256);
+  try {
+    BlockMask::build_on_gpu(causal, 1, 1, 4096, 4096, SeqLens{}, {}, nullptr, 128, 128, "", small.data(), 256);
+    ADD_FAILURE() << "too little storage was taken";
+  } catch (const ShapeError& e) {
+    EXPECT_EQ(std::string(e.what()), "block mask storage holds 256 bytes; these tables need 18432 "
+                                     "(BlockMask::gpu_storage_bytes says how many)");
+  }
 }
 
 TEST(BlockMaskGpu, LongCausalMaskBuildsInWellUnderAMillisecond) {
