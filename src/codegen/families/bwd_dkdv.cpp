@@ -74,11 +74,12 @@ bool kv_in_registers(const KernelSpec& s) {
 // offsets every tile instead of keeping 8 to 16 of them live across the walk. H100, the lean form
 // everywhere against the full one (notes/perf.md, "(u)", u1): documents d128 (whose full form
 // spills 32 bytes in the suite's call, reloaded every tile; the lean form none) +3.3 %, long
-// documents +3.9 %, nested documents +1.3 %; causal d128, which spills nothing, -2 %. The fast
-// kernel only: the deterministic mode's ordered kernels spill under every mask (72-184 bytes), so
-// each would compile twice, and their lean forms were not measured.
+// documents +3.9 %, nested documents +1.3 %; causal d128, which spills nothing, -2 %. The
+// deterministic mode's ordered kernels have it too, although they spill under every mask and so
+// compile twice on a cold cache: soft-capping d128's lean form spills 176 bytes against 264 and
+// ran 1.088x (H200, "(zg)", zg6: 362 -> 394 TF/s; the kernels that keep the full form unchanged).
 bool has_lean_form(const KernelSpec& s) {
-  return s.config.warp_specialized && s.dq_accumulate && !s.dq_ordered && s.head_dim % 64 == 0;
+  return s.config.warp_specialized && s.dq_accumulate && s.head_dim % 64 == 0;
 }
 
 struct DqPlan {
