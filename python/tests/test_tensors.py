@@ -1,6 +1,7 @@
 """_tensors.Block: a call's DLTensors packed by hand into one buffer. Each DLTensor is read back
 through the ctypes struct of the C header and compared with values written out here."""
 import ctypes
+import math
 
 import numpy as np
 import pytest
@@ -11,13 +12,18 @@ from flexjit import _lib, _tensors
 
 def read_back(address):
     t = _lib.DLTensor.from_address(address)
+    shape = tuple(t.shape[i] for i in range(t.ndim))
+    if t.strides:
+        strides = tuple(t.strides[i] for i in range(t.ndim))
+    else:  # DLPack's NULL strides: compact and row-major (what some NumPy versions export)
+        strides = tuple(int(math.prod(shape[i + 1:])) for i in range(t.ndim))
     return {
         "data": t.data or 0,
         "device": (t.device.device_type, t.device.device_id),
         "ndim": t.ndim,
         "dtype": (t.dtype.code, t.dtype.bits, t.dtype.lanes),
-        "shape": tuple(t.shape[i] for i in range(t.ndim)),
-        "strides": tuple(t.strides[i] for i in range(t.ndim)),
+        "shape": shape,
+        "strides": strides,
         "byte_offset": t.byte_offset,
     }
 
