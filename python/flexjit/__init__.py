@@ -258,6 +258,7 @@ class BlockMask:
         self.mask_mod = mask_mod
         self.sizes = sizes  # (B, Hq, q_len, kv_len)
         self.device = device
+        self._storage = None  # a PyTorch tensor holding the tables, where block_mask() made one
 
     def __del__(self):
         if getattr(self, "_handle", None):
@@ -284,7 +285,9 @@ def block_mask(mask_mod, batch, q_heads, q_len, kv_len, buffers=None, params=Non
     """Builds the block mask of `mask_mod` for [batch, q_heads, q_len, kv_len] problems. `device`
     "cuda" builds it with a JIT kernel on `stream` (default: PyTorch's / CuPy's current stream),
     "cpu" with the interpreter (buffers then are host arrays); default: "cuda" when any buffer is
-    on a GPU or a GPU is present, else "cpu"."""
+    on a GPU or a GPU is present, else "cpu". With PyTorch on the GPU and the build on its current
+    stream, the tables live in PyTorch's caching allocator: the build captures into CUDA graphs and
+    dropping the mask does not wait for the device."""
     if not mask_mod:
         raise UsageError("block_mask needs a mask_mod")
     buffers = buffers or {}
@@ -592,7 +595,8 @@ class _DecodeArgsBlock:
         self.address = ctypes.addressof(self.buffer)
 
 
-assert _DecodeArgsBlock._layout.size == ctypes.sizeof(_lib.DecodeArgs), "flexjit_decode_args' layout changed"
+if _DecodeArgsBlock._layout.size != ctypes.sizeof(_lib.DecodeArgs):  # not an assert: python -O drops those
+    raise ImportError("flexjit: the packed flexjit_decode_args layout no longer matches _lib.DecodeArgs")
 
 
 def decode(q, k_cache, v_cache, seq_lens, page_table=None, score_mod=None, mask_mod=None, buffers=None, params=None,

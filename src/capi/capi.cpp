@@ -399,6 +399,28 @@ const BlockMask* mask_of(const flexjit_block_mask* mask) { return mask == nullpt
 
 Stream stream_of(void* stream) { return static_cast<Stream>(stream); }
 
+// A block mask's desc read and checked, with its block sizes resolved (0 means 128).
+struct MaskDesc {
+  flexjit_block_mask_desc d;
+  int q_block, kv_block;
+};
+
+MaskDesc read_mask_desc(const flexjit_block_mask_desc* desc, const char* fn) {
+  require(desc, fn, "desc");
+  MaskDesc m{read_versioned(desc, fn, "desc", "flexjit_block_mask_desc"), 0, 0};
+  m.q_block = m.d.q_block == 0 ? 128 : m.d.q_block;
+  m.kv_block = m.d.kv_block == 0 ? 128 : m.d.kv_block;
+  return m;
+}
+
+// The device bytes of a GPU mask's tables for `m`, with the lengths `options` sets (host work only).
+size_t mask_storage_bytes(const Attention& attention, const MaskDesc& m, const flexjit_call_options* options,
+                          const char* fn) {
+  const flexjit_call_options o = read_versioned(options, fn, "options", "flexjit_call_options");
+  return BlockMask::gpu_storage_bytes(attention.mask_mod(), m.d.batch, m.d.q_heads, m.d.q_len, m.d.kv_len,
+                                      o.q_lens != nullptr || o.kv_lens != nullptr, m.q_block, m.kv_block);
+}
+
 }  // namespace
 }  // namespace flexjit::capi
 
@@ -530,21 +552,16 @@ flexjit_status flexjit_block_mask_create(const flexjit_variant* variant, const f
     const char* fn = "flexjit_block_mask_create";
     const Attention& attention = attention_of(variant, fn);
     require(mask, fn, "mask (the output)");
-    require(desc, fn, "desc");
-    const flexjit_block_mask_desc d = read_versioned(desc, fn, "desc", "flexjit_block_mask_desc");
-    const int q_block = d.q_block == 0 ? 128 : d.q_block, kv_block = d.kv_block == 0 ? 128 : d.kv_block;
+    const MaskDesc m = read_mask_desc(desc, fn);
+    const flexjit_block_mask_desc& d = m.d;
+    const int q_block = m.q_block, kv_block = m.kv_block;
     const Declarations& declarations = attention.spec().declarations;
     if (d.storage == nullptr && d.storage_bytes != 0)
       throw UsageError(std::string(fn) + ": desc->storage_bytes is " + std::to_string(d.storage_bytes) +
                        " but desc->storage is NULL: pass the memory, or 0 bytes for tables the mask allocates");
     if (raw_enum(d.device) == FLEXJIT_MASK_GPU) {
-      if (d.storage != nullptr) {  // before the device is looked at, as every argument is
-        const flexjit_call_options o = read_versioned(options, fn, "options", "flexjit_call_options");
-        mask::check_table_storage(d.storage, d.storage_bytes,
-                                  BlockMask::gpu_storage_bytes(attention.mask_mod(), d.batch, d.q_heads, d.q_len,
-                                                               d.kv_len, o.q_lens != nullptr || o.kv_lens != nullptr,
-                                                               q_block, kv_block));
-      }
+      if (d.storage != nullptr)  // before the device is looked at, as every argument is
+        mask::check_table_storage(d.storage, d.storage_bytes, mask_storage_bytes(attention, m, options, fn));
       DeviceCheck devices;
       const CallOptions call = gpu_options(options, declarations, fn, devices, Grads::refused, Lengths::taken);
       *mask = new flexjit_block_mask{BlockMask::build_on_gpu(attention.mask_mod(), d.batch, d.q_heads, d.q_len,
@@ -572,13 +589,7 @@ flexjit_status flexjit_block_mask_storage_bytes(const flexjit_variant* variant, 
     const char* fn = "flexjit_block_mask_storage_bytes";
     const Attention& attention = attention_of(variant, fn);
     require(bytes, fn, "bytes (the output)");
-    require(desc, fn, "desc");
-    const flexjit_block_mask_desc d = read_versioned(desc, fn, "desc", "flexjit_block_mask_desc");
-    const int q_block = d.q_block == 0 ? 128 : d.q_block, kv_block = d.kv_block == 0 ? 128 : d.kv_block;
-    const flexjit_call_options o = read_versioned(options, fn, "options", "flexjit_call_options");
-    const bool with_lengths = o.q_lens != nullptr || o.kv_lens != nullptr;
-    *bytes = BlockMask::gpu_storage_bytes(attention.mask_mod(), d.batch, d.q_heads, d.q_len, d.kv_len, with_lengths,
-                                          q_block, kv_block);
+    *bytes = mask_storage_bytes(attention, read_mask_desc(desc, fn), options, fn);
   });
 }
 
