@@ -259,6 +259,7 @@ class BlockMask:
         self.sizes = sizes  # (B, Hq, q_len, kv_len)
         self.device = device
         self._storage = None  # a PyTorch tensor holding the tables, where block_mask() made one
+        self._per_call = False  # built for one call: lives as long as that call's outputs
 
     def __del__(self):
         if getattr(self, "_handle", None):
@@ -439,12 +440,23 @@ _auto_masks = collections.OrderedDict()
 _MAX_AUTO_MASKS = 32
 
 
+def _capturing():
+    """True while PyTorch captures the current stream into a CUDA graph."""
+    import sys
+    torch = sys.modules.get("torch")
+    return torch is not None and torch.cuda.is_available() and torch.cuda.is_current_stream_capturing()
+
+
 def _auto_block_mask(mask_mod, buffers, params, sizes, stream):
     # Masks that read no buffer depend only on the expression, the sizes and the parameters: kept.
     # A mask reading buffers is rebuilt per call (the buffers' contents may change under the same
-    # pointer) and lives as long as the call's outputs / autograd context.
-    if buffers:
-        return block_mask(mask_mod, *sizes, buffers=buffers, params=params, device="cuda", stream=stream)
+    # pointer) and lives as long as the call's outputs / autograd context. So is one built while a
+    # CUDA graph is captured: its tables are written only when the graph replays, so keeping it for
+    # later calls would hand them tables never written.
+    if buffers or _capturing():
+        mask = block_mask(mask_mod, *sizes, buffers=buffers, params=params, device="cuda", stream=stream)
+        mask._per_call = True
+        return mask
     key = (mask_mod, sizes, tuple(sorted((n, float(p)) for n, p in params.items())), _current_device_key())
     with _variants_lock:
         found = _auto_masks.get(key)

@@ -42,7 +42,7 @@ def apply(call, q, k, v):
         out, lse = _GpuAttention.apply(call, names, q, k, v, *tensors)
     else:
         out, lse = call.forward(q, k, v)
-    if call.buffers and call.block_mask is not None:
+    if call.block_mask is not None and (call.buffers or call.block_mask._per_call):
         out._flexjit_block_mask = call.block_mask  # a per-call mask lives as long as the output
     return out, lse
 

@@ -256,3 +256,37 @@ def test_call_options_struct_matches_the_c_header():
     options = _lib.CallOptions.new(backward_mode=2)
     assert options.struct_size == _lib.ctypes.sizeof(_lib.CallOptions)
     assert options.backward_mode == 2
+
+
+def test_automatic_masks_are_kept_except_those_built_during_a_graph_capture(monkeypatch):
+    # Which automatic block masks are kept for later calls, decided without a GPU: PyTorch is a
+    # stand-in module that says whether the current stream is being captured, and the builder a
+    # stub that counts builds.
+    import sys
+    import types
+
+    capturing = [False]
+    fake_torch = types.ModuleType("torch")
+    fake_torch.cuda = types.SimpleNamespace(is_available=lambda: True, is_current_stream_capturing=lambda: capturing[0],
+                                            current_device=lambda: 0)
+    monkeypatch.setitem(sys.modules, "torch", fake_torch)
+    built = []
+
+    def fake_block_mask(mask_mod, *sizes, **kwargs):
+        built.append((mask_mod, sizes, bool(kwargs.get("buffers"))))
+        return types.SimpleNamespace(_per_call=False)
+
+    monkeypatch.setattr(flexjit, "block_mask", fake_block_mask)
+    monkeypatch.setattr(flexjit, "_auto_masks", type(flexjit._auto_masks)())
+    sizes = (1, 2, 300, 300)
+    first = flexjit._auto_block_mask("q_idx >= kv_idx", {}, {}, sizes, 0)
+    again = flexjit._auto_block_mask("q_idx >= kv_idx", {}, {}, sizes, 0)
+    assert again is first and len(built) == 1 and not first._per_call  # kept and reused
+    capturing[0] = True
+    during = flexjit._auto_block_mask("q_idx >= kv_idx && kv_idx > 3", {}, {}, sizes, 0)
+    assert during._per_call and len(built) == 2  # built for the call only
+    capturing[0] = False
+    after = flexjit._auto_block_mask("q_idx >= kv_idx && kv_idx > 3", {}, {}, sizes, 0)
+    assert after is not during and not after._per_call and len(built) == 3  # never handed the captured one
+    with_buffer = flexjit._auto_block_mask("doc[q_idx] == doc[kv_idx]", {"doc": np.zeros(300, np.int32)}, {}, sizes, 0)
+    assert with_buffer._per_call and built[-1][2]  # masks reading buffers: always per call
