@@ -451,18 +451,24 @@ def _auto_block_mask(mask_mod, buffers, params, sizes, stream):
     # Masks that read no buffer depend only on the expression, the sizes and the parameters: kept.
     # A mask reading buffers is rebuilt per call (the buffers' contents may change under the same
     # pointer) and lives as long as the call's outputs / autograd context. So is one built while a
-    # CUDA graph is captured: its tables are written only when the graph replays, so keeping it for
-    # later calls would hand them tables never written.
-    if buffers or _capturing():
+    # CUDA graph is captured (a kept one, built outside any capture, is used as it is): its tables
+    # are written only when the graph replays, so keeping it would hand later calls tables never
+    # written.
+    def per_call():
         mask = block_mask(mask_mod, *sizes, buffers=buffers, params=params, device="cuda", stream=stream)
         mask._per_call = True
         return mask
+
+    if buffers:
+        return per_call()
     key = (mask_mod, sizes, tuple(sorted((n, float(p)) for n, p in params.items())), _current_device_key())
     with _variants_lock:
         found = _auto_masks.get(key)
         if found is not None:
             _auto_masks.move_to_end(key)
             return found
+    if _capturing():
+        return per_call()
     mask = block_mask(mask_mod, *sizes, params=params, device="cuda", stream=stream)
     with _variants_lock:
         _auto_masks[key] = mask

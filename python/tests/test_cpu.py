@@ -258,7 +258,7 @@ def test_call_options_struct_matches_the_c_header():
     assert options.backward_mode == 2
 
 
-def test_automatic_masks_are_kept_except_those_built_during_a_graph_capture(monkeypatch):
+def test_automatic_masks_built_during_a_graph_capture_are_not_kept(monkeypatch):
     # Which automatic block masks are kept for later calls, decided without a GPU: PyTorch is a
     # stand-in module that says whether the current stream is being captured, and the builder a
     # stub that counts builds.
@@ -283,6 +283,7 @@ def test_automatic_masks_are_kept_except_those_built_during_a_graph_capture(monk
     again = flexjit._auto_block_mask("q_idx >= kv_idx", {}, {}, sizes, 0)
     assert again is first and len(built) == 1 and not first._per_call  # kept and reused
     capturing[0] = True
+    assert flexjit._auto_block_mask("q_idx >= kv_idx", {}, {}, sizes, 0) is first  # built before: used
     during = flexjit._auto_block_mask("q_idx >= kv_idx && kv_idx > 3", {}, {}, sizes, 0)
     assert during._per_call and len(built) == 2  # built for the call only
     capturing[0] = False
