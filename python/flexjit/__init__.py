@@ -335,7 +335,7 @@ def _torch_table_storage(variant, desc, options, buffers, stream):
                   None)
     if device is None:
         device = torch.device("cuda", torch.cuda.current_device())
-    if (stream or 0) != torch.cuda.current_stream(device).cuda_stream:
+    if (stream or 0) != _tensors.torch_stream(torch, device):
         return None  # the allocator orders its memory by the current stream; the build runs elsewhere
     key = (variant.key, desc.batch, desc.q_heads, desc.q_len, desc.kv_len, desc.q_block, desc.kv_block)
     nbytes = _storage_bytes.get(key)

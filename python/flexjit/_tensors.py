@@ -240,14 +240,19 @@ def current_stream(x):
     kind = framework(x)
     if kind == "torch" and x.device.type == "cuda":
         import torch
-        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-        if raw is not None:  # the handle alone, without a torch.cuda.Stream object (30x cheaper)
-            return raw(x.device.index)
-        return torch.cuda.current_stream(x.device).cuda_stream
+        return torch_stream(torch, x.device)
     if kind == "cupy":
         import cupy
         return cupy.cuda.get_current_stream().ptr
     return 0
+
+
+def torch_stream(torch, device):
+    """PyTorch's current stream on `device` (a CUDA torch.device) as an int handle."""
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:  # the handle alone, without a torch.cuda.Stream object (30x cheaper)
+        return raw(device.index)
+    return torch.cuda.current_stream(device).cuda_stream
 
 
 def device_scope(x):

@@ -99,3 +99,15 @@ def test_decode_args_block_matches_the_c_struct():
     assert ctypes.addressof(s.host_seq_lens.contents) == ctypes.addressof(lens)
     assert not s.host_page_table
     assert s.max_seq_len == 77
+
+
+def test_torch_stream_reads_the_raw_handle_or_falls_back_to_the_stream_object():
+    import types
+
+    device = types.SimpleNamespace(type="cuda", index=3)
+    with_raw = types.SimpleNamespace(_C=types.SimpleNamespace(_cuda_getCurrentRawStream=lambda i: 1000 + i))
+    assert _tensors.torch_stream(with_raw, device) == 1003
+    stream = types.SimpleNamespace(cuda_stream=77)
+    without = types.SimpleNamespace(_C=types.SimpleNamespace(),
+                                    cuda=types.SimpleNamespace(current_stream=lambda d: stream if d is device else None))
+    assert _tensors.torch_stream(without, device) == 77
