@@ -2,7 +2,7 @@
 # For the next session's first call (zh1): what (zg) left unrun on a GPU. Stage in .gpu/<s>/:
 # libflexjit.so (stripped from build/libflexjit.so.0.1.0), gpu_test_attention (stripped), this
 # script and the pytest wheels (pip download -d wheels pytest). Then:
-#   1. the Python GPU tests on 21177ce's package (automatic masks built during a graph capture);
+#   1. the Python GPU tests on 59b0870's package (automatic masks built during a graph capture, the stream reader);
 #   2. compute-sanitizer racecheck on BwdGpu.OrderedModeOnePerHeadDim (the ordered kernels' lean
 #      form, 2fba0dc), given the time zg7's 215 s did not: side by side with 1.
 set -u
