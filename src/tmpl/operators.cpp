@@ -70,8 +70,10 @@ Int int_power(Int base, Int exponent) {
 }
 
 Json repeat(const Json& sequence, Int count) {
-  if (count <= 0) return sequence.is_string() ? Json("") : Json::array();
   const size_t length = sequence.is_string() ? sequence.get_ref<const std::string&>().size() : sequence.size();
+  // Nothing repeated any number of times is nothing: without this an empty string times 10^10 looped
+  // 10^10 times (found by fuzz_template).
+  if (count <= 0 || length == 0) return sequence.is_string() ? Json("") : Json::array();
   if (static_cast<double>(length) * static_cast<double>(count) > static_cast<double>(kMaxRepeatedSize))
     throw ValueError("'*' would repeat a " + type_name(sequence) + " to more than " +
                      std::to_string(kMaxRepeatedSize) + " items");

@@ -66,6 +66,8 @@ TEST(RenderExpressions, ArithmeticFollowsPython) {
 TEST(RenderExpressions, PlusConcatenatesStringsAndLists) {
   EXPECT_EQ(render("{{ 'ab' + 'cd' }} {{ [1] + [2, 3] }}"), "abcd [1, 2, 3]");
   EXPECT_EQ(render("{{ '-' * 3 }} {{ 2 * 'ab' }} {{ [0] * 2 }}|{{ 'x' * 0 }}|"), "--- abab [0, 0]||");
+  // Empty sequences repeated any number of times, at once (fuzz_template's hang).
+  EXPECT_EQ(render("|{{ 'fo' * 0 * 09999999999 }}|{{ [] * 9223372036854775807 }}|"), "||[]|");
 }
 
 TEST(RenderExpressions, TildeConcatenatesAsStrings) {
