@@ -163,6 +163,7 @@ codegen::KernelSpec attention_spec(codegen::Family family, const AttentionSpec& 
     ks.sparse_q_block = block_mask->shape().q_block;
     ks.sparse_kv_block = block_mask->shape().kv_block;
   }
+  ks.dq_long_chains = codegen::ordered_long_chains(ks, shape.kv_len);
   const codegen::FamilyDescriptor& desc = codegen::descriptor(family);
   if (!desc.tiled) return ks;  // row-wise: no tiles to divide
   // Query tiles are walked in steps of block_m (or whole query blocks, through q_* tables), kv
@@ -370,21 +371,18 @@ BackwardPlan plan_backward(const Attention::Impl& impl, const std::string& arch,
     if (way == DeterministicDq::kernel || buffer_grads || arch != "sm_90a" || !shape.tma_ok || shape.seq_lens ||
         (fixed && !fixed->warp_specialized))
       return plan;
-    // Where the ordered sums measured faster than the dQ kernel (notes/perf.md, "(l)" and "(p)",
-    // H100 and H200): a query tile's chain of turns (one per 128-key tile) no longer than a kv
-    // tile's walk (one step per 64-query tile), and walks that are long runs of query tiles: no
-    // mask, or a mask computed from positions (one with tile bounds: causal, windows, prefixes).
-    // Masks that index a buffer by kv_idx (documents) cut the walks into short runs, where each kv
-    // tile's first turns come late. (Head dim 64 took the dQ kernel under every mask until its
-    // warpgroups split dQ's columns, one add per tile: causal d64 281 -> 318 TF/s, against 287.)
-    const bool unmasked = impl.mask.is_always_true() && block_mask == nullptr;
-    const bool positional = impl.mask.is_always_true() ? unmasked : impl.mask.has_tile_bounds();
+    // Where the ordered sums measured faster than the dQ kernel: a query tile's chain of turns (one
+    // per 128-key tile) no longer than a kv tile's walk (one step per 64-query tile). Until session
+    // (zh) masks without tile bounds (documents: walks the data cuts into short runs) took the dQ
+    // kernel; since the ordered kernels' first stores and early releases ("(zd)" to "(zf)") and two
+    // chains for long data-cut walks (codegen::ordered_long_chains) the ordered sums win there too
+    // (H200, deterministic backward with tuning off, notes/perf.md "(zh)", zh5: documents 229 -> 253
+    // TF/s, documents at d64 162 -> 178, long documents 299 -> 327, nested documents 198 -> 195;
+    // H100 "(zd)", one chain: documents of 89-709 keys 1.04-1.06x ordered, of 18-3999 keys 0.93x).
     const bool chains_fit = (int64_t(shape.kv_len) + 127) / 128 <= (int64_t(shape.q_len) + 63) / 64;
-    const bool ordered_wins = chains_fit && positional;
-    // The rule above is what two problems per mask kind measured; a document mask's walks gain or
-    // lose with its documents' lengths (H100, notes/perf.md "(zd)": documents of 89-709 keys
-    // 1.04-1.06x ordered, of 18-3999 keys 0.93x), which a rule on the mask's form cannot see. So
-    // with tuning on, the call measures both ways instead.
+    const bool ordered_wins = chains_fit;
+    // A document mask's walks gain or lose with its documents' lengths, which a rule on the mask's
+    // form cannot see. So with tuning on, the call measures both ways instead.
     // (Not with a fixed config of either way's kernels: the caller chose those.)
     const bool measured = way == DeterministicDq::automatic && !fixed && !impl.spec.bwd_dq_config &&
                           autotune_mode() != AutotuneMode::off;

@@ -230,4 +230,9 @@ jit::Source render(const KernelSpec& spec) {
   return source;
 }
 
+bool ordered_long_chains(const KernelSpec& s, int kv_len) {
+  const bool data_walks = s.has_mask() ? !s.mask_mod.has_tile_bounds() : s.has_block_mask;
+  return s.family == Family::bwd_dkdv && s.dq_ordered && data_walks && (int64_t(kv_len) + 127) / 128 >= 64;
+}
+
 }  // namespace flexjit::codegen

@@ -55,6 +55,9 @@ struct KernelSpec {
   bool buffer_grads = false;       // bwd_dq: also accumulate the learnable buffers' gradients
   bool dq_accumulate = false;      // bwd_dkdv: also dQ = dS K, added in fp32 to p.dq_accum (the fast mode)
   bool dq_ordered = false;         // bwd_dkdv with dq_accumulate: the adds in a fixed order (p.dq_order; the deterministic mode)
+  // bwd_dkdv with dq_ordered: the query tiles' chains of turns may be long in short walks (walks the
+  // tables cut by data over many kv tiles: ordered_long_chains), so the sums take two chains.
+  bool dq_long_chains = false;
   bool seq_lens = false;           // fwd, bwd_dq, bwd_dkdv, block_mask: per-sequence lengths (a FlexjitSeqLens parameter)
   // Every buffer the call passes is non-empty and all its in-bounds offsets fit 31 bits
   // (codegen::buffer_offsets_fit_32_bits): the mods' reads index in 32 bits (flexjit_read_32).
@@ -87,15 +90,28 @@ struct KernelSpec {
 // (FlexjitBwdParams::dq_chains): kv tile n adds in chain n % chains, into that chain's copy of the
 // fp32 accumulator (the convert kernel adds the copies in chain order), so a query tile's chain of
 // turns is shorter. Two without masks or GQA, where every kv tile walks every query tile and the
-// turns are longest; one otherwise, where a second copy's traffic (the adds into two
-// accumulators, the convert kernel reading both) costs more than the shorter turns save. H100,
-// deterministic backward, one chain against two: GQA 4:1 causal 387 against 340 TF/s
-// (notes/perf.md "(l)"); sliding window d128 1.11x, d64 1.08x, long sliding window 1.10x, causal
-// d128 1.07x, d64 1.03x, prefix LM 1.05x, ALiBi and soft-capping 1.03-1.05x, but noop 0.97x at
-// d64 and d128 ("(zc)", zc6).
+// turns are longest, and where the chains may be long in short walks (dq_long_chains); one
+// otherwise, where a second copy's traffic (the adds into two accumulators, the convert kernel
+// reading both) costs more than the shorter turns save. H100, deterministic backward, one chain
+// against two: GQA 4:1 causal 387 against 340 TF/s (notes/perf.md "(l)"); sliding window d128
+// 1.11x, d64 1.08x, long sliding window 1.10x, causal d128 1.07x, d64 1.03x, prefix LM 1.05x,
+// ALiBi and soft-capping 1.03-1.05x, but noop 0.97x at d64 and d128 ("(zc)", zc6).
 inline int ordered_dq_chains(const KernelSpec& s) {
-  return s.gqa_group == 1 && !s.has_mask() && !s.has_block_mask ? 2 : 1;
+  const bool unmasked = !s.has_mask() && !s.has_block_mask;
+  return s.gqa_group == 1 && (unmasked || s.dq_long_chains) ? 2 : 1;
 }
+
+// Whether a deterministic dK/dV kernel of `s` (dq_ordered) for `kv_len` keys takes two chains
+// under its mask (KernelSpec::dq_long_chains): a mask without tile bounds (documents: walks the
+// data cuts; or tables alone) over at least 64 kv tiles of 128 keys. The kv tiles that add to a
+// query tile reach it at the same step of walks that end together (documents, causal), so the
+// last of a chain of n starts its adds about n turns late and its SM waits meanwhile: a lag that
+// long walks (causal) absorb and a long document's short walks do not. H200, one chain against
+// two (notes/perf.md "(zh)", zh3): long documents (16k keys, documents up to 3999) 298 -> 324
+// TF/s, documents of 4k keys 252 -> 247, nested documents 195 -> 197; masks with tile bounds lose
+// or stay level (sliding window 409 -> 386, long causal 506 -> 510). Deciding per query tile by
+// its chain's length (zh4) cost more in the writer warp than it saved.
+bool ordered_long_chains(const KernelSpec& s, int kv_len);
 
 // Column slices the dK/dV kernel splits its accumulators into so they fit in registers.
 int dkdv_splits(int head_dim, int head_dim_v);

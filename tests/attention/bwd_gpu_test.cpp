@@ -833,6 +833,52 @@ TEST(BwdGpu, DeterministicModeSumsDqInOrder) {
   }
 }
 
+// Document masks over 64 kv tiles or more take two chains of turns in the ordered sums
+// (codegen::ordered_long_chains: kv tile parity, one accumulator copy each, summed by the convert
+// kernel in chain order), so the 2-chain walk through block-sparse tables runs here: documents of
+// up to 2000 keys (up to 16 adders per query tile at d128's 128-key kv tiles, 32 at d256's 64)
+// beside short ones, whose query tiles' chains may have adders of one parity only, and lengths off
+// the tiles. Against the float64 reference, the same bits on a second run and on a second stream.
+TEST(BwdGpu, OrderedModeLongDocumentsTakeTwoChains) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the ordered dQ sums run on sm_90a GPUs, this is " << current_device().name;
+  const ScopedEnv ordered("FLEXJIT_DETERMINISTIC_DQ", "ordered");
+  const jit::Driver& driver = jit::driver();
+  jit::ensure_context();
+  CUstream stream = nullptr;
+  FLEXJIT_CU(driver.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  struct Destroy {
+    CUstream s;
+    ~Destroy() { jit::driver().cuStreamDestroy(s); }
+  } destroy{stream};
+  for (int D : {128, 256}) {
+    FwdProblem p = base(200, D);
+    p.B = 1, p.Hq = 2, p.Hkv = 2, p.Sq = 8201, p.Skv = 8201;
+    p.mask_mod = "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx";
+    TestBuffer doc;
+    doc.decl = BufferDecl{"doc", DType::i32, {p.Skv}};
+    const int lengths[] = {1500, 128, 77, 1300, 2000, 1700};  // the rest of the keys: a seventh document
+    int id = 0;
+    for (int length : lengths) {
+      for (int i = 0; i < length; ++i) doc.values.push_back(id);
+      ++id;
+    }
+    while (static_cast<int>(doc.values.size()) < p.Skv) doc.values.push_back(id);
+    p.buffers.push_back(doc);
+    p.backward_mode = BackwardMode::deterministic;
+    const std::string name = "d" + std::to_string(D);
+    const BwdOutcome r = run_backward_check(p, /*repeat=*/true);
+    EXPECT_EQ(r.dq_path, "ordered reductions") << name << ": " << r.mode_reason;
+    EXPECT_LT(r.dq_error, tolerance(p.dtype)) << name << " dq, seed " << r.seed;
+    EXPECT_LT(r.dk_error, tolerance(p.dtype)) << name << " dk, seed " << r.seed;
+    EXPECT_LT(r.dv_error, tolerance(p.dtype)) << name << " dv, seed " << r.seed;
+    const BwdOutcome on_stream = run_backward_check(p, /*repeat=*/false, r.seed, stream);
+    EXPECT_EQ(on_stream.dq, r.dq) << name << ": dq on a second stream";
+    EXPECT_EQ(on_stream.dk, r.dk) << name << ": dk on a second stream";
+  }
+}
+
 // The ordered mode's consumers read a tile's name (its query rows and head) only once the tile has
 // landed. Read before, tile 0 could take a name left in shared memory by an earlier CTA: its
 // stage's rows past the queries went without the range test and, where they lie wholly past the
@@ -863,9 +909,8 @@ TEST(BwdGpu, OrderedModeNamesEachTileAfterItLands) {
 }
 
 // FLEXJIT_DETERMINISTIC_DQ unset (auto): the ordered sums where they measured faster (no more
-// 128-key tiles than 64-query tiles, and no mask or at head dims above 64 a positional mask), the
-// dQ kernel elsewhere (a document mask, a masked head dim 64); both right, both the same bits on a
-// second run.
+// 128-key tiles than 64-query tiles, whatever the mask: document masks took the dQ kernel until
+// session (zh)), the dQ kernel elsewhere; both right, both the same bits on a second run.
 TEST(BwdGpu, DeterministicModeTakesTheFasterWayPerCall) {
   FLEXJIT_REQUIRE_GPU();
   if (current_device().default_arch() != "sm_90a")
@@ -886,8 +931,9 @@ TEST(BwdGpu, DeterministicModeTakesTheFasterWayPerCall) {
       {"q_idx >= kv_idx", 512, 512, 128, "ordered reductions"},
       {"q_idx >= kv_idx && q_idx - kv_idx <= 200", 512, 512, 128, "ordered reductions"},
       {"q_idx >= kv_idx", 512, 512, 64, "ordered reductions"},
-      {"doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx", 512, 512, 64, "dq kernel"},
-      {"doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx", 512, 512, 128, "dq kernel"},
+      {"doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx", 512, 512, 64, "ordered reductions"},
+      {"doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx", 512, 512, 128, "ordered reductions"},
+      {"doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx", 200, 513, 128, "dq kernel"},  // 5 kv tiles, 4 query tiles
   };
   std::mt19937_64 rng(fresh_seed());
   for (const Case& c : cases) {
@@ -907,7 +953,7 @@ TEST(BwdGpu, DeterministicModeTakesTheFasterWayPerCall) {
 }
 
 // With tuning on, a deterministic call where both ways can run times them on its own tensors and
-// takes the faster (a document mask: the rule above sends it to the dQ kernel). The autotune
+// takes the faster (a document mask, whose way the rule above cannot know). The autotune
 // cache keeps the choice: one "deterministic_dq" entry with both ways measured, whose winner is
 // the way the call reports; the call's repeat and a second Attention take it from there, with the
 // same bits.

@@ -225,7 +225,7 @@ TEST(KernelSpecValidation, FastD64BackwardKeepsADsTilePerTurnInFlight) {
 
 // The deterministic mode's ordered dQ sums take two chains (two fp32 copies of dQ, kv tiles by
 // parity) only without masks and GQA, and the kernel renders the count the host allocates for.
-TEST(KernelSpecValidation, OrderedDqChainsOnlyWithoutMasksOrGqa) {
+TEST(KernelSpecValidation, OrderedDqChainsWithoutMasksOrLongDataWalks) {
   const auto dkdv = [](const char* mask, int gqa_group, bool block_mask) {
     KernelSpec s = attention_spec(Family::bwd_dkdv, 128, 128);
     s.config = BlockConfig::parse("m64n128w8s2ws");
@@ -251,6 +251,30 @@ TEST(KernelSpecValidation, OrderedDqChainsOnlyWithoutMasksOrGqa) {
   // Tables alone (a mask that keeps every score, given a block mask) and a mask without tables.
   EXPECT_EQ(ordered_dq_chains(dkdv("", 1, true)), 1);
   EXPECT_EQ(ordered_dq_chains(dkdv("q_idx >= kv_idx", 1, false)), 1);
+  // Masks whose walks the data cuts (no tile bounds; or tables alone) over 64 kv tiles of 128 keys
+  // or more: two chains (ordered_long_chains), not with GQA, not in the fast mode.
+  Declarations doc_decl;
+  doc_decl.buffers.push_back(BufferDecl{"doc", DType::i32, {-1}});
+  const auto documents = [&](int gqa_group, bool ordered) {
+    KernelSpec s = dkdv("", gqa_group, true);
+    s.declarations = doc_decl;
+    s.mask_mod = Expr::parse(ModKind::mask, "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx", s.declarations);
+    s.dq_ordered = ordered;
+    return s;
+  };
+  EXPECT_FALSE(ordered_long_chains(documents(1, true), 8064));  // 63 kv tiles
+  EXPECT_TRUE(ordered_long_chains(documents(1, true), 8065));
+  EXPECT_FALSE(ordered_long_chains(documents(1, false), 16384));
+  EXPECT_FALSE(ordered_long_chains(dkdv("q_idx >= kv_idx", 1, true), 16384));  // tile bounds: long walks
+  EXPECT_TRUE(ordered_long_chains(dkdv("", 1, true), 16384));                  // tables alone
+  KernelSpec long_documents = documents(1, true);
+  long_documents.dq_long_chains = true;
+  EXPECT_EQ(ordered_dq_chains(long_documents), 2);
+  EXPECT_EQ(rendered(long_documents), 2);
+  EXPECT_EQ(ordered_dq_chains(documents(1, true)), 1);
+  KernelSpec long_documents_gqa = documents(4, true);
+  long_documents_gqa.dq_long_chains = true;
+  EXPECT_EQ(ordered_dq_chains(long_documents_gqa), 1);
   // The fast mode sums into one copy.
   KernelSpec fast = dkdv("", 1, false);
   fast.dq_ordered = false;
