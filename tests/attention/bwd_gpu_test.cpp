@@ -210,13 +210,8 @@ TEST(BwdGpu, LaterWorkOnTheCallersStreamSeesEveryGradient) {
   const BwdOutcome reference = run_backward_check(p);  // legacy stream, synchronised
   ASSERT_LT(reference.dq_error, tolerance(p.dtype)) << "seed " << reference.seed;
 
-  const jit::Driver& d = jit::driver();
-  CUstream stream = nullptr;
-  FLEXJIT_CU(d.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
-  struct Destroy {
-    CUstream s;
-    ~Destroy() { jit::driver().cuStreamDestroy(s); }
-  } destroy{stream};
+  const OwnedStream caller;
+  const CUstream stream = caller.stream;
   for (int round = 0; round < 3; ++round) {
     const BwdOutcome again = run_backward_check(p, /*repeat=*/false, reference.seed, stream);
     if (mode == BackwardMode::deterministic)
@@ -245,13 +240,8 @@ TEST(BwdGpu, CapturedInAGraphAndReplayedGivesTheSameGradients) {
   p.Skv = 32768;  // dQ is the long kernel, as in the stream test above
   // This may be the process's first GPU call (a shard that runs only this test): the stream needs
   // a current context before any flexjit call has made one current.
-  jit::ensure_context();
-  CUstream stream = nullptr;
-  FLEXJIT_CU(d.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
-  struct Destroy {
-    CUstream s;
-    ~Destroy() { jit::driver().cuStreamDestroy(s); }
-  } destroy{stream};
+  const OwnedStream captured;
+  const CUstream stream = captured.stream;
   // The deterministic mode both ways (this shape's default is the dQ kernel; the ordered sums'
   // counters are zeroed by captured memsets and left zero by each launch), then the fast mode.
   for (const char* way : {"kernel", "ordered", "fast"}) {
@@ -797,14 +787,8 @@ TEST(BwdGpu, DeterministicModeSumsDqInOrder) {
       {"causal d256, gqa 3:1", "", "q_idx >= kv_idx", 1, 6, 2, 700, 777, 256, 256, 128, DType::bf16, false},
       {"noop d256/128 f16 bshd", "", "", 2, 2, 2, 1000, 1000, 256, 128, 128, DType::f16, true},
   };
-  const jit::Driver& driver = jit::driver();
-  jit::ensure_context();
-  CUstream stream = nullptr;
-  FLEXJIT_CU(driver.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
-  struct Destroy {
-    CUstream s;
-    ~Destroy() { jit::driver().cuStreamDestroy(s); }
-  } destroy{stream};
+  const OwnedStream second;
+  const CUstream stream = second.stream;
   for (const Case& c : cases) {
     FwdProblem p;
     p.B = c.b, p.Hq = c.hq, p.Hkv = c.hkv, p.Sq = c.sq, p.Skv = c.skv, p.D = c.d, p.Dv = c.dv;
@@ -844,14 +828,8 @@ TEST(BwdGpu, OrderedModeLongDocumentsTakeTwoChains) {
   if (current_device().default_arch() != "sm_90a")
     GTEST_SKIP() << "the ordered dQ sums run on sm_90a GPUs, this is " << current_device().name;
   const ScopedEnv ordered("FLEXJIT_DETERMINISTIC_DQ", "ordered");
-  const jit::Driver& driver = jit::driver();
-  jit::ensure_context();
-  CUstream stream = nullptr;
-  FLEXJIT_CU(driver.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
-  struct Destroy {
-    CUstream s;
-    ~Destroy() { jit::driver().cuStreamDestroy(s); }
-  } destroy{stream};
+  const OwnedStream second;
+  const CUstream stream = second.stream;
   for (int D : {128, 256}) {
     FwdProblem p = base(200, D);
     p.B = 1, p.Hq = 2, p.Hkv = 2, p.Sq = 8201, p.Skv = 8201;

@@ -13,12 +13,6 @@
 namespace flexjit::test {
 namespace {
 
-struct OwnedStream {
-  CUstream stream = nullptr;
-  OwnedStream() { FLEXJIT_CU(jit::driver().cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING)); }
-  ~OwnedStream() { jit::driver().cuStreamDestroy(stream); }
-};
-
 std::string thrown_by(const std::function<void()>& check) {
   try {
     check();

@@ -31,6 +31,18 @@ inline uint64_t fresh_seed() {
   return std::random_device{}() * 0x9E3779B97F4A7C15ull ^ std::random_device{}();
 }
 
+// A non-blocking stream of the current context (made current first), destroyed with the object.
+struct OwnedStream {
+  CUstream stream = nullptr;
+  OwnedStream() {
+    jit::ensure_context();
+    FLEXJIT_CU(jit::driver().cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  }
+  ~OwnedStream() { jit::driver().cuStreamDestroy(stream); }
+  OwnedStream(const OwnedStream&) = delete;
+  OwnedStream& operator=(const OwnedStream&) = delete;
+};
+
 inline double round_to(double x, DType dtype) {
   switch (dtype) {
     case DType::bf16: return bf16_bits_to_float(float_to_bf16_bits(static_cast<float>(x)));
