@@ -224,7 +224,8 @@ TEST(KernelSpecValidation, FastD64BackwardKeepsADsTilePerTurnInFlight) {
 }
 
 // The deterministic mode's ordered dQ sums take two chains (two fp32 copies of dQ, kv tiles by
-// parity) only without masks and GQA, and the kernel renders the count the host allocates for.
+// parity) without masks, or under masks whose walks the data cuts over 64 kv tiles or more, never
+// with GQA; and the kernel renders the count the host allocates for.
 TEST(KernelSpecValidation, OrderedDqChainsWithoutMasksOrLongDataWalks) {
   const auto dkdv = [](const char* mask, int gqa_group, bool block_mask) {
     KernelSpec s = attention_spec(Family::bwd_dkdv, 128, 128);
