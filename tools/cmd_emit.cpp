@@ -57,6 +57,7 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
     bool seq_lens = false;
     bool fast_dq = false;
     bool ordered_dq = false;
+    bool long_chains = false;
     int q_block = 128, kv_block = 128;
     std::string buffer_offsets = "auto";
   };
@@ -81,6 +82,9 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
   app.add_flag("--ordered-dq", o->ordered_dq,
                "bwd_dkdv: the deterministic mode's form of that kernel, whose dQ sums take turns in a fixed order "
                "(sm_90a; configs ending in 'ws'; implies --fast-dq)");
+  app.add_flag("--long-chains", o->long_chains,
+               "bwd_dkdv with --ordered-dq: two chains of turns per query tile, as a call takes them under a mask "
+               "without tile bounds (documents) or tables alone over 64 kv tiles or more");
   app.add_option("--q-block", o->q_block, "block-mask query block")->capture_default_str();
   app.add_option("--kv-block", o->kv_block, "block-mask kv block")->capture_default_str();
   app.add_option("--buffer-offsets", o->buffer_offsets,
@@ -137,6 +141,7 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
                                       family == codegen::Family::bwd_dkdv || family == codegen::Family::block_mask);
       spec.dq_accumulate = (o->fast_dq || o->ordered_dq) && family == codegen::Family::bwd_dkdv;
       spec.dq_ordered = o->ordered_dq && family == codegen::Family::bwd_dkdv;
+      spec.dq_long_chains = o->long_chains && family == codegen::Family::bwd_dkdv;
       const bool reads_buffers = codegen::reads_buffers(declarations, {&spec.score_mod, &spec.mask_mod});
       if (o->buffer_offsets == "32" && !reads_buffers)
         throw UsageError("--buffer-offsets 32: the mods read no buffer, so there are no buffer reads to narrow");

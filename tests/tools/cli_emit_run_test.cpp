@@ -175,6 +175,31 @@ TEST_F(CliEmitRun, EmitOrderedDqIsTheDeterministicFormOfTheFastKernel) {
       << g.err;
 }
 
+// --long-chains: the ordered kernel with two chains of turns (what a call takes under a document
+// mask over 64 kv tiles or more), one without it; and only with --ordered-dq.
+TEST_F(CliEmitRun, EmitLongChainsRendersTwoChains) {
+  const auto chains = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"emit", "--family", "bwd_dkdv", "--ordered-dq", "--mask",
+                                     "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx", "--buffer", "doc:i32:?",
+                                     "--format", "context"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const ProcessResult r = cli(args);
+    EXPECT_EQ(r.exit_code, 0) << r.describe();
+    const nlohmann::json ctx = nlohmann::json::parse(r.out);
+    for (const auto& c : ctx.at("constants"))
+      if (c.at("name") == "DQ_CHAINS") return c.at("value").get<std::string>();
+    return std::string("(none)");
+  };
+  EXPECT_EQ(chains({}), "1");
+  EXPECT_EQ(chains({"--long-chains"}), "2");
+  EXPECT_EQ(chains({"--long-chains", "--gqa", "4"}), "1");  // GQA keeps one chain
+  const ProcessResult bad = cli({"emit", "--family", "bwd_dkdv", "--fast-dq", "--long-chains"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.describe();
+  EXPECT_TRUE(has_text(bad.err, "the long chains of turns (KernelSpec::dq_long_chains, emit's --long-chains) are the "
+                                "deterministic mode's ordered dQ sums': add --ordered-dq (dq_ordered)"))
+      << bad.err;
+}
+
 // --buffer-offsets: the 32-bit buffer reads a call takes when its buffers' offsets fit 31 bits
 // (the variant header maps flexjit_read to flexjit_read_32), the 64-bit ones otherwise; auto is
 // what a call with ordinary buffers runs: 32 where the mods read a buffer, except in the dK/dV

@@ -218,6 +218,10 @@ void split_checks(const KernelSpec& s) {
 }
 
 void validate(const KernelSpec& s) {
+  // First: a flag without its mode would otherwise be reported as that mode's config error.
+  if (s.dq_long_chains && !s.dq_ordered)
+    throw UsageError("the long chains of turns (KernelSpec::dq_long_chains, emit's --long-chains) are the deterministic "
+                     "mode's ordered dQ sums': add --ordered-dq (dq_ordered)");
   validate_tiles(s, /*kv_rows=*/true, wgmma_checks, split_checks);
   dq_checks(s);
   warp_specialized_checks(s);
