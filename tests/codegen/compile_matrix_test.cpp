@@ -915,8 +915,9 @@ TEST(CodegenCompileMatrix, WarpSpecializedBackwardDkdvCompilesAboveHeadDim128) {
 // counts its rank in each query tile's sum from the kv_* tables (with tables) or the grid (without),
 // waits for the tile's counter to reach it and passes it on. For the kinds of walk there are
 // (dense with and without mask_mod, tables with and without full blocks, GQA, f16, D != Dv, d64,
-// d128 and the column slices of d256): NVRTC compiles it with no serialised wgmma and the spills
-// of the fast form, and the PTX holds the acquire, the releases, the proxy fences and the back-off.
+// d128 and the column slices of d256; two chains under a document mask): NVRTC compiles it with no
+// serialised wgmma and the spills of the fast form, and the PTX holds the acquire, the releases,
+// the proxy fences and the back-off.
 TEST(CodegenCompileMatrix, OrderedBackwardDkdvCompilesForEveryKindOfWalk) {
   const TempCacheDir cache;
   std::vector<Job> jobs;
@@ -948,6 +949,14 @@ TEST(CodegenCompileMatrix, OrderedBackwardDkdvCompilesForEveryKindOfWalk) {
           spec.has_block_mask = spec.has_full_blocks = false;  // mask_mod on every tile, no tables
           jobs.push_back({v.name + "_dense", spec, "sm_90a"});
         }
+        if (mask[0] == 'd' && dv == d) {
+          // Two chains through the tables (codegen::ordered_long_chains: documents over 64 kv
+          // tiles), without GQA, whose kernels keep one.
+          KernelSpec chains = spec;
+          chains.gqa_group = 1;
+          chains.dq_long_chains = true;
+          jobs.push_back({v.name + "_long_chains", chains, "sm_90a"});
+        }
       }
     }
   ASSERT_GE(jobs.size(), 10u);
@@ -957,6 +966,10 @@ TEST(CodegenCompileMatrix, OrderedBackwardDkdvCompilesForEveryKindOfWalk) {
     const std::string what = jobs[i].label + " " + jobs[i].spec.describe();
     ASSERT_EQ(errors[i], "") << what;
     EXPECT_NE(what.find(" dq_ordered=1"), std::string::npos) << what;
+    if (jobs[i].spec.dq_long_chains) {
+      EXPECT_NE(what.find(" long_chains=1"), std::string::npos) << what;
+      EXPECT_EQ(ordered_dq_chains(jobs[i].spec), 2) << what;
+    }
     const jit::CompiledKernel& c = compiled[i];
     EXPECT_EQ(c.log.find("C75"), std::string::npos) << what << ": ptxas warned about the wgmma pipeline or setmaxnreg:\n"
                                                    << c.log;
