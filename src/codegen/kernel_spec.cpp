@@ -231,8 +231,10 @@ jit::Source render(const KernelSpec& spec) {
 }
 
 bool ordered_long_chains(const KernelSpec& s, int kv_len) {
-  const bool data_walks = s.has_mask() ? !s.mask_mod.has_tile_bounds() : s.has_block_mask;
-  return s.family == Family::bwd_dkdv && s.dq_ordered && data_walks && (int64_t(kv_len) + 127) / 128 >= 64;
+  // Every attention call builds its specs through here: the mask's tile-bounds analysis (an AST
+  // walk) runs only for the deterministic dK/dV kernel over enough kv tiles.
+  if (s.family != Family::bwd_dkdv || !s.dq_ordered || (int64_t(kv_len) + 127) / 128 < 64) return false;
+  return s.has_mask() ? !s.mask_mod.has_tile_bounds() : s.has_block_mask;  // walks the data cuts
 }
 
 }  // namespace flexjit::codegen
