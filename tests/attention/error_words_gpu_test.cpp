@@ -9,6 +9,7 @@
 #include "flexjit/error.hpp"
 #include "jit/driver.hpp"
 #include "support/attention_harness.hpp"
+#include "support/scoped.hpp"
 
 namespace flexjit::test {
 namespace {
@@ -71,16 +72,33 @@ TEST(ErrorWordsGpu, EachStreamReadsOnlyItsOwnCalls) {
   EXPECT_NE(on_context.find("mask_mod=doc[q_idx + 10] == doc[kv_idx]"), std::string::npos) << on_context;
   EXPECT_EQ(thrown_by([&] { check_buffer_errors(b.stream); }), "");
 
-  // Deterministic backward on stream a: dQ runs on a side stream but reports to a; dK/dV on a itself.
+  // Deterministic backward on stream a with the separate dQ kernel: dQ runs on a side stream but
+  // reports to a; dK/dV on a itself.
   good.forward(q.view, k.view, v.view, out.view, lse_view, nullptr, a.stream, options);
   CallOptions deterministic = options;
   deterministic.backward_mode = BackwardMode::deterministic;
-  bad.backward(q.view, k.view, v.view, out.view, lse_view, dout.view, dq.view, dk.view, dv.view, nullptr, a.stream,
-               deterministic);
+  {
+    const ScopedEnv dq_kernel("FLEXJIT_DETERMINISTIC_DQ", "kernel");
+    bad.backward(q.view, k.view, v.view, out.view, lse_view, dout.view, dq.view, dk.view, dv.view, nullptr, a.stream,
+                 deterministic);
+  }
   EXPECT_EQ(thrown_by([&] { check_buffer_errors(b.stream); }), "");
   const std::string backward = thrown_by([&] { check_buffer_errors(a.stream); });
   EXPECT_NE(backward.find("\n  bwd_dq bf16 d64/64"), std::string::npos) << backward;
   EXPECT_NE(backward.find("\n  bwd_dkdv bf16 d64/64"), std::string::npos) << backward;
+  if (current_device().default_arch() == "sm_90a") {
+    // With the ordered sums (sm_90a) the one dK/dV kernel sums dQ as well and reports to a.
+    {
+      const ScopedEnv ordered("FLEXJIT_DETERMINISTIC_DQ", "ordered");
+      bad.backward(q.view, k.view, v.view, out.view, lse_view, dout.view, dq.view, dk.view, dv.view, nullptr,
+                   a.stream, deterministic);
+    }
+    EXPECT_EQ(thrown_by([&] { check_buffer_errors(b.stream); }), "");
+    const std::string ordered = thrown_by([&] { check_buffer_errors(a.stream); });
+    EXPECT_NE(ordered.find("\n  bwd_dkdv bf16 d64/64"), std::string::npos) << ordered;
+    EXPECT_NE(ordered.find("dq_ordered=1"), std::string::npos) << ordered;
+    EXPECT_EQ(ordered.find("\n  bwd_dq bf16"), std::string::npos) << ordered;
+  }
   // The fast backward (the default where it runs): one dK/dV kernel, which also sums dQ, reports to a.
   bad.backward(q.view, k.view, v.view, out.view, lse_view, dout.view, dq.view, dk.view, dv.view, nullptr, a.stream,
                options);
