@@ -21,7 +21,7 @@ constexpr int STAGES = 2;
 constexpr int GQA_GROUP = 2;
 constexpr int SPARSE_Q_BLOCK = 128;
 constexpr int SPARSE_KV_BLOCK = 128;
-constexpr int EXPECTED_SMEM_BYTES = 231616;
+constexpr int EXPECTED_SMEM_BYTES = 231712;
 constexpr bool IS_DIVISIBLE = false;
 constexpr bool HAS_BLOCK_MASK = true;
 constexpr bool HAS_FULL_BLOCKS = true;
@@ -104,12 +104,13 @@ constexpr int DQ_ROW_BYTES = D * 4;
 constexpr int DQ_PART_BYTES = BLOCK_M * DQ_ROW_BYTES;
 // Above head dim 128: one buffer per consumer warpgroup, a 64-column piece of its share at a time.
 constexpr int DQ_BUFFER_BYTES = WG_SLICES ? BLOCK_M * 64 * 4 : DQ_PARTS * DQ_PART_BYTES;
-// The ordered mode's ring of tile names (TILE_NAMES entries of two words) after the mbarriers.
+// The ordered mode's ring of tile names (TILE_NAMES entries of two words) among the mbarriers, and
+// one barrier per name past the slices' two (160 bytes in all).
 constexpr int TILE_NAMES = 8;
 // DQ_PAIRS: the piece of dQ the other CTA of the pair sends (64 queries x 64 columns, fp32).
 constexpr int DQ_PAIR_BYTES = DQ_PAIRS ? 64 * 64 * 4 : 0;
 constexpr int WS_BYTES = WARP_SPECIALIZED ? STAGES * STATS_BYTES + DQ_BUFFERS * DQ_BUFFER_BYTES + DQ_PAIR_BYTES + 128 +
-                                                (DQ_ORDERED ? 8 * TILE_NAMES : 0)
+                                                (DQ_ORDERED ? 8 * TILE_NAMES + 32 + 8 * TILE_NAMES : 0)
                                           : 0;
 static_assert(!DQ_ACCUMULATE || (WGMMA && BLOCK_M % 64 == 0 && DQ_N % 8 == 0 && DQ_KV_ROWS % 64 == 0),
               "the fast dQ runs on wgmma with 64-query blocks");
@@ -545,9 +546,15 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   // Slices: the dO tile apart from the ring has landed (the producer's expect_tx) / has been
   // read by every consumer warp.
   const u32 do_full = extra_barriers + 16, do_empty = extra_barriers + 24;
+  // DQ_ORDERED: one barrier per tile-name entry (name_full + 8 (t % TILE_NAMES)), which the producer
+  // arrives on once it has written tile t's name: under masks the consumers read the next tile's
+  // name for its mask verdicts at the end of a tile, and need not wait for its stage to land.
+  const u32 name_full = extra_barriers + 32;
   static_assert(!DQ_ORDERED || STAGES + 1 + DQ_BUFFERS < TILE_NAMES, "the tile-name ring must outlast the producer's lead");
   static_assert(2 * 8 + QdoRing::kBytes + 16 * DQ_BUFFERS + (WG_SLICES ? 32 : 0) <= 128,
                 "the mbarriers fit in their 128 bytes");
+  static_assert(!DQ_ORDERED || 8 + QdoRing::kBytes + 16 * DQ_BUFFERS + 8 * TILE_NAMES + 32 + 8 * TILE_NAMES <= 128 + 160,
+                "the ordered form's names and their barriers fit in the 160 bytes it adds (WS_BYTES)");
   static_assert(!DQ_PAIRS || (WG_SLICES && SPLITS == 2 && !DQ_ORDERED), "pairs: two slices, fast mode");
   unsigned char* const base_ptr = smem + (smem_k - smem_addr(smem));
   if (tid == 0) {
@@ -569,6 +576,10 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     if constexpr (DQ_PIECE_IN_STAGE) {
       mbarrier_init(dq_full_stage, 4);
       mbarrier_init(dq_full_stage + 8, 4);
+    }
+    if constexpr (DQ_ORDERED) {
+#pragma unroll
+      for (int i = 0; i < TILE_NAMES; ++i) mbarrier_init(name_full + 8 * i, 1);
     }
     mbarrier_init_fence();
   }
@@ -627,6 +638,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
           }
           q0 = named_q0;
           write_tile_name(tile_names, t, {q0, gi, named_partial});
+          mbarrier_arrive(name_full + 8 * (t % TILE_NAMES));  // release: the name's stores come first
         } else {
           int local;
           walk.locate(t, gi, local);
@@ -988,7 +1000,11 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     stage_dq(acc_dq, u);
   };
   QdoRing::Slot slot, previous;
-  if (DQ_ORDERED && HAS_MASK && num_tiles > 0) ring.wait_full(slot);  // tile 0's name
+  // Tile t's name has been written once its name barrier's (t / TILE_NAMES)-th phase completed.
+  const auto wait_name = [&](int t) {
+    mbarrier_wait(name_full + 8 * (t % TILE_NAMES), static_cast<u32>((t / TILE_NAMES) & 1));
+  };
+  if (DQ_ORDERED && HAS_MASK && num_tiles > 0) wait_name(0);  // tile 0's name
   u32 keep_bits = num_tiles > 0 ? keep_bits_of(0) : 0u;
 
   mbarrier_wait(kv_full, 0);
@@ -1227,11 +1243,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
       }
     }
     if (t + 1 < num_tiles) {
-      if constexpr (DQ_ORDERED && HAS_MASK) {
-        QdoRing::Slot next = slot;
-        next.advance();
-        ring.wait_full(next);  // tile t + 1's name
-      }
+      if constexpr (DQ_ORDERED && HAS_MASK) wait_name(t + 1);  // tile t + 1's name
       keep_bits = keep_bits_of(t + 1);
     }
     previous = slot;
