@@ -10,7 +10,11 @@
 # 2. zj_convert_reversed.patch (flexjit_cr): the dQ convert kernel walks its grid backwards, so
 #    it starts on the (batch, head) pairs the dK/dV kernel summed last, whose fp32 sums L2 may
 #    still hold. Both backward modes.
-# Stage in .gpu/<s>/: flexjit (main), flexjit_ps, flexjit_cr, suite.json (bench/),
+# 3. zj_d64_three_buffers.patch (flexjit_tb): the deterministic mode's d64 kernels take three dQ
+#    staging buffers and three ordered writers where they fit (shared memory 150304 -> 166688
+#    bytes at m64n128w8s3ws), so the writers can fall a tile further behind the turns of document
+#    masks before the consumers wait. Spills unchanged.
+# Stage in .gpu/<s>/: flexjit (main), flexjit_ps, flexjit_cr, flexjit_tb, suite.json (bench/),
 # suite64x.json (notes/results/2026-11-26-p/), suite256.json (notes/results/2026-11-26-n/).
 set -u
 cd "$(dirname "$0")"
@@ -19,7 +23,7 @@ export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee $r/gpu.txt
 t0=$(date +%s)
 export FLEXJIT_AUTOTUNE=off
-D128=document_causal_d128,long_document_causal_d128,causal_d128,noop_d128,sliding_window_d128
+D128=document_causal_d128,long_document_causal_d128,causal_d128,noop_d128
 bench() {  # binary tag suite only mode
   FLEXJIT_CACHE_DIR=/tmp/fc_$1 timeout 100 ./$1 bench --suite $3 ${4:+--only $4} --bwd-mode $5 --json $r/b_$2.jsonl > $r/b_$2.log 2>&1
   echo "$2 rc=$? $(( $(date +%s) - t0 )) s"
@@ -37,13 +41,17 @@ for round in 1 2; do
     done
   done
 done
+for round in 1 2; do
+  order="flexjit flexjit_tb"; [ $round = 2 ] && order="flexjit_tb flexjit"
+  for bin in $order; do bench $bin tb_${bin}_r$round suite64x.json "" deterministic; done
+done
 python3 - $r <<'PY' | tee $r/summary.txt
 import json, sys, glob, re, collections, statistics
 r = sys.argv[1]
 rows = collections.defaultdict(lambda: collections.defaultdict(list))
 for f in sorted(glob.glob(f"{r}/b_*.jsonl")):
-    m = re.search(r"b_(ps|cr|cr64)_(flexjit\w*?)_(?:(fast|deterministic)_)?r\d", f)
-    exp = "ps" if m.group(1) == "ps" else "cr"
+    m = re.search(r"b_(ps|cr|cr64|tb)_(flexjit\w*?)_(?:(fast|deterministic)_)?r\d", f)
+    exp = "cr" if m.group(1) == "cr64" else m.group(1)
     for line in open(f):
         if line.startswith("{"):
             o = json.loads(line)
