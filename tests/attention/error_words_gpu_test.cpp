@@ -77,10 +77,13 @@ TEST(ErrorWordsGpu, EachStreamReadsOnlyItsOwnCalls) {
   good.forward(q.view, k.view, v.view, out.view, lse_view, nullptr, a.stream, options);
   CallOptions deterministic = options;
   deterministic.backward_mode = BackwardMode::deterministic;
+  const auto bad_backward_on_a = [&](const CallOptions& call) {
+    bad.backward(q.view, k.view, v.view, out.view, lse_view, dout.view, dq.view, dk.view, dv.view, nullptr, a.stream,
+                 call);
+  };
   {
     const ScopedEnv dq_kernel("FLEXJIT_DETERMINISTIC_DQ", "kernel");
-    bad.backward(q.view, k.view, v.view, out.view, lse_view, dout.view, dq.view, dk.view, dv.view, nullptr, a.stream,
-                 deterministic);
+    bad_backward_on_a(deterministic);
   }
   EXPECT_EQ(thrown_by([&] { check_buffer_errors(b.stream); }), "");
   const std::string backward = thrown_by([&] { check_buffer_errors(a.stream); });
@@ -90,8 +93,7 @@ TEST(ErrorWordsGpu, EachStreamReadsOnlyItsOwnCalls) {
     // With the ordered sums (sm_90a) the one dK/dV kernel sums dQ as well and reports to a.
     {
       const ScopedEnv ordered("FLEXJIT_DETERMINISTIC_DQ", "ordered");
-      bad.backward(q.view, k.view, v.view, out.view, lse_view, dout.view, dq.view, dk.view, dv.view, nullptr,
-                   a.stream, deterministic);
+      bad_backward_on_a(deterministic);
     }
     EXPECT_EQ(thrown_by([&] { check_buffer_errors(b.stream); }), "");
     const std::string ordered = thrown_by([&] { check_buffer_errors(a.stream); });
@@ -100,8 +102,7 @@ TEST(ErrorWordsGpu, EachStreamReadsOnlyItsOwnCalls) {
     EXPECT_EQ(ordered.find("\n  bwd_dq bf16"), std::string::npos) << ordered;
   }
   // The fast backward (the default where it runs): one dK/dV kernel, which also sums dQ, reports to a.
-  bad.backward(q.view, k.view, v.view, out.view, lse_view, dout.view, dq.view, dk.view, dv.view, nullptr, a.stream,
-               options);
+  bad_backward_on_a(options);
   EXPECT_EQ(thrown_by([&] { check_buffer_errors(b.stream); }), "");
   const std::string fast = thrown_by([&] { check_buffer_errors(a.stream); });
   EXPECT_NE(fast.find("\n  bwd_dkdv bf16 d64/64"), std::string::npos) << fast;
