@@ -301,7 +301,7 @@ static_assert(!SCORE_HALVES || (WG_SLICES && CONSUMER_WARPGROUPS == 2 && !DQ_PAI
 constexpr int SCORE_COLS = SCORE_HALVES ? BLOCK_M / 2 : BLOCK_M;  // a warpgroup's queries of the tile
 constexpr int S_TILES = SCORE_COLS / 8;
 constexpr int S_STEPS = SCORE_COLS / 16;
-// DQ_PIECE_IN_STAGE (halves, fast mode, two dQ pieces: head dim 256): a tile's second dQ piece is
+// DQ_PIECE_IN_STAGE (halves, two dQ pieces: head dim 256): a tile's second dQ piece is
 // staged in the tile's own Q stage, in the 16 KB of it that hold this warpgroup's slice of Q (its
 // two 64-column slabs), not in the warpgroup's dQ buffer, where it waited for the writer to finish
 // reading the first piece (ncu, notes/perf.md "(z)": 14.5 % of the samples). Those slabs are read
@@ -313,8 +313,12 @@ constexpr int S_STEPS = SCORE_COLS / 16;
 // shorter and the unmasked one's 11 %, but the unmasked kernel with unmodified scores lost 4 % at
 // the card's own clocks: its every tile is full, its dQ reductions (64 KB a tile) bind at the L2,
 // and waiting for the writer to read the piece holds the next Q load back. It keeps the buffer.
+// The deterministic mode's writer waits for the tile's turn before it adds the first piece: with
+// the second piece in the buffer, the consumers waited for that turn in the middle of the tile.
+// H200, deterministic backward, two rounds (notes/perf.md "(zj)", zj1): causal d256 1.098x,
+// soft-capping 1.098x, documents 1.090x, ALiBi 1.072x; GQA 4:1 and noop (the buffer) level.
 constexpr bool DQ_PIECE_IN_STAGE =
-    SCORE_HALVES && DQ_PIECES == 2 && !DQ_ORDERED && (HAS_MASK || HAS_BLOCK_MASK || !SCORE_IS_IDENTITY);
+    SCORE_HALVES && DQ_PIECES == 2 && (HAS_MASK || HAS_BLOCK_MASK || !SCORE_IS_IDENTITY);
 static_assert(!DQ_PIECE_IN_STAGE ||
                   (DK_SLICE == 128 && QTile::kBytes == 2 * DQ_BUFFER_BYTES && STAGE_BYTES >= QTile::kBytes),
               "the second piece in the stage: a warpgroup's slice of a 64 x 256 Q tile is one 16 KB piece");
