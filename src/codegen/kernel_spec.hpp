@@ -86,6 +86,9 @@ struct KernelSpec {
   std::string describe() const;
 };
 
+// Column slices the dK/dV kernel splits its accumulators into so they fit in registers.
+int dkdv_splits(int head_dim, int head_dim_v);
+
 // The ordered dQ sums' chains per query tile of a deterministic dK/dV kernel
 // (FlexjitBwdParams::dq_chains): kv tile n adds in chain n % chains, into that chain's copy of the
 // fp32 accumulator (the convert kernel adds the copies in chain order), so a query tile's chain of
@@ -95,10 +98,14 @@ struct KernelSpec {
 // reading both) costs more than the shorter turns save. H100, deterministic backward, one chain
 // against two: GQA 4:1 causal 387 against 340 TF/s (notes/perf.md "(l)"); sliding window d128
 // 1.11x, d64 1.08x, long sliding window 1.10x, causal d128 1.07x, d64 1.03x, prefix LM 1.05x,
-// ALiBi and soft-capping 1.03-1.05x, but noop 0.97x at d64 and d128 ("(zc)", zc6).
+// ALiBi and soft-capping 1.03-1.05x, but noop 0.97x at d64 and d128 ("(zc)", zc6). Two under
+// masks too above head dim 128 (column slices), whose kv tiles of 64 keys make a query tile's chain
+// twice as long as at d128: H200, two chains against one (notes/perf.md "(zj)", zj3): causal d256
+// 1.086x, ALiBi 1.087x, soft-capping 1.084x, documents 1.019x.
 inline int ordered_dq_chains(const KernelSpec& s) {
   const bool unmasked = !s.has_mask() && !s.has_block_mask;
-  return s.gqa_group == 1 && (unmasked || s.dq_long_chains) ? 2 : 1;
+  const bool slices = dkdv_splits(s.head_dim, s.head_dim_v) > 1;
+  return s.gqa_group == 1 && (unmasked || s.dq_long_chains || slices) ? 2 : 1;
 }
 
 // Whether a deterministic dK/dV kernel of `s` (dq_ordered) for `kv_len` keys takes two chains
@@ -112,9 +119,6 @@ inline int ordered_dq_chains(const KernelSpec& s) {
 // or stay level (sliding window 409 -> 386, long causal 506 -> 510). Deciding per query tile by
 // its chain's length (zh4) cost more in the writer warp than it saved.
 bool ordered_long_chains(const KernelSpec& s, int kv_len);
-
-// Column slices the dK/dV kernel splits its accumulators into so they fit in registers.
-int dkdv_splits(int head_dim, int head_dim_v);
 
 // True for the families of the attention forward and backward passes (tiles, dtype, mods).
 bool is_attention_family(Family family);

@@ -857,6 +857,50 @@ TEST(BwdGpu, OrderedModeLongDocumentsTakeTwoChains) {
   }
 }
 
+// Head dims above 128 (column slices, 64-key kv tiles, so a query tile's chain of turns is twice
+// as long as at d128) take two chains of turns under any mask without GQA
+// (codegen::ordered_dq_chains): kv tiles by parity, each chain into its own copy of the fp32
+// accumulator. Keys past the last query (Skv > Sq under a causal mask) leave kv tiles that no
+// query reaches, so some query tiles' chains have adders of one parity only.
+TEST(BwdGpu, OrderedModeTwoChainsAtHeadDim256) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the ordered dQ sums run on sm_90a GPUs, this is " << current_device().name;
+  const ScopedEnv ordered("FLEXJIT_DETERMINISTIC_DQ", "ordered");
+  const OwnedStream second;
+  const CUstream stream = second.stream;
+  struct Case {
+    const char* name;
+    const char* score;
+    const char* mask;
+    int sq, skv;
+    DType dtype;
+    bool bshd;
+  };
+  const Case cases[] = {
+      {"soft-capping causal, Skv > Sq", "30.0 * tanh(score / 30.0)", "q_idx >= kv_idx", 900, 1100, DType::bf16, false},
+      {"prefix lm f16 bshd, odd lengths", "", "kv_idx <= 100 || q_idx + kv_len - q_len >= kv_idx", 777, 1333,
+       DType::f16, true},
+  };
+  for (const Case& c : cases) {
+    FwdProblem p = base(200, 256);
+    p.B = 2, p.Hq = 2, p.Hkv = 2, p.Sq = c.sq, p.Skv = c.skv;
+    p.dtype = c.dtype;
+    p.bshd = c.bshd;
+    p.score_mod = c.score, p.mask_mod = c.mask;
+    p.backward_mode = BackwardMode::deterministic;
+    const BwdOutcome r = run_backward_check(p, /*repeat=*/true);
+    const double tol = tolerance(p.dtype);
+    EXPECT_EQ(r.dq_path, "ordered reductions") << c.name << ": " << r.mode_reason;
+    EXPECT_LT(r.dq_error, tol) << c.name << ": dq, seed " << r.seed;
+    EXPECT_LT(r.dk_error, tol) << c.name << ": dk, seed " << r.seed;
+    EXPECT_LT(r.dv_error, tol) << c.name << ": dv, seed " << r.seed;
+    const BwdOutcome on_stream = run_backward_check(p, /*repeat=*/false, r.seed, stream);
+    EXPECT_EQ(on_stream.dq, r.dq) << c.name << ": dq on a second stream";
+    EXPECT_EQ(on_stream.dk, r.dk) << c.name << ": dk on a second stream";
+  }
+}
+
 // The ordered mode's consumers read a tile's name (its query rows and head) only once the tile has
 // landed. Read before, tile 0 could take a name left in shared memory by an earlier CTA: its
 // stage's rows past the queries went without the range test and, where they lie wholly past the

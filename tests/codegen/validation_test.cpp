@@ -224,8 +224,9 @@ TEST(KernelSpecValidation, FastD64BackwardKeepsADsTilePerTurnInFlight) {
 }
 
 // The deterministic mode's ordered dQ sums take two chains (two fp32 copies of dQ, kv tiles by
-// parity) without masks, or under masks whose walks the data cuts over 64 kv tiles or more, never
-// with GQA; and the kernel renders the count the host allocates for.
+// parity) without masks, under masks whose walks the data cuts over 64 kv tiles or more, or at
+// head dims above 128 (64-key kv tiles), never with GQA; and the kernel renders the count the host
+// allocates for.
 TEST(KernelSpecValidation, OrderedDqChainsWithoutMasksOrLongDataWalks) {
   const auto dkdv = [](const char* mask, int gqa_group, bool block_mask) {
     KernelSpec s = attention_spec(Family::bwd_dkdv, 128, 128);
@@ -249,6 +250,15 @@ TEST(KernelSpecValidation, OrderedDqChainsWithoutMasksOrLongDataWalks) {
   EXPECT_EQ(rendered(dkdv("", 4, false)), 1);
   EXPECT_EQ(ordered_dq_chains(dkdv("q_idx >= kv_idx", 1, true)), 1);
   EXPECT_EQ(rendered(dkdv("q_idx >= kv_idx", 1, true)), 1);
+  // Head dim 256 (column slices, 64-key kv tiles): two under a mask too, not with GQA.
+  KernelSpec wide = dkdv("q_idx >= kv_idx", 1, true);
+  wide.head_dim = wide.head_dim_v = 256;
+  wide.config = BlockConfig::parse("m64n64w8s2ws");
+  EXPECT_EQ(ordered_dq_chains(wide), 2);
+  EXPECT_EQ(rendered(wide), 2);
+  wide.gqa_group = 4;
+  EXPECT_EQ(ordered_dq_chains(wide), 1);
+  EXPECT_EQ(rendered(wide), 1);
   // Tables alone (a mask that keeps every score, given a block mask) and a mask without tables.
   EXPECT_EQ(ordered_dq_chains(dkdv("", 1, true)), 1);
   EXPECT_EQ(ordered_dq_chains(dkdv("q_idx >= kv_idx", 1, false)), 1);
