@@ -10,7 +10,8 @@
 # latency is on the chains' critical path). Unmasked problems keep the queue (all walks start at
 # query tile 0): expect noop level. The light-first launch order may cost the tails what heavy-
 # first won in (o) (1.03-1.07x): the A/B shows the net.
-# ptxas (NVRTC 13.0): spills unchanged at d64 and d128, +8 bytes at d256.
+# ptxas (NVRTC 13.0): spills unchanged at d64 and d128, +8 bytes at d256. The fast mode's PTX is
+# unchanged (d64 documents, d128 causal, d128 GQA 8:1, d256 causal; .loc lines aside).
 # A/B, deterministic backward, two rounds alternating, tuning off. Stage in .gpu/<s>/: flexjit
 # (main), flexjit_asc (main + the patch), suite.json (bench/), suite64x.json
 # (notes/results/2026-11-26-p/), suite256.json (notes/results/2026-11-26-n/). Then the tests:
