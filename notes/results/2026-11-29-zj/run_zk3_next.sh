@@ -7,7 +7,8 @@
 # FLASH backend's 515 (ze3). exp2_fma computes 2^x with a cubic on the FMA pipe (7 FMA-pipe and 2
 # integer operations; relative error 1.0e-4); the patch sends every fourth 8-column tile there
 # at D <= 64 (EXP2_FMA_EVERY = 4: MUFU.EX2 per tile 66 -> 50 in the 'g' kernel), nothing at
-# wider heads (their kernels unchanged). No spills (d64 g and ws, d64 causal, d128).
+# wider heads (their kernels unchanged). No spills (d64 g and ws, d64 causal, d128); the compile
+# matrix's forward tests pass (wgmma pipelined, every mod and head dim, the lean-form rule).
 # Three variants, forward only, three rounds alternating, tuning off: main (flexjit), the patch
 # (flexjit_fma, every 4th tile), the patch with every 2nd tile (the same binary, its templates
 # from a copy with EXP2_FMA_EVERY = 2 through FLEXJIT_TEMPLATE_DIR). Run from the repository root
