@@ -749,6 +749,20 @@ TEST(BwdGpu, FastModeFallsBackOnlyWhereItMustAndSaysWhy) {
 namespace flexjit::test {
 namespace {
 
+// A deterministic call through the ordered sums: against the float64 reference, the same bits on
+// a second run (run_backward_check's repeat) and on `stream`.
+void expect_ordered_sums_repeatable(const FwdProblem& p, const std::string& name, CUstream stream) {
+  const BwdOutcome r = run_backward_check(p, /*repeat=*/true);
+  const double tol = tolerance(p.dtype);
+  EXPECT_EQ(r.dq_path, "ordered reductions") << name << ": " << r.mode_reason;
+  EXPECT_LT(r.dq_error, tol) << name << ": dq, seed " << r.seed;
+  EXPECT_LT(r.dk_error, tol) << name << ": dk, seed " << r.seed;
+  EXPECT_LT(r.dv_error, tol) << name << ": dv, seed " << r.seed;
+  const BwdOutcome on_stream = run_backward_check(p, /*repeat=*/false, r.seed, stream);
+  EXPECT_EQ(on_stream.dq, r.dq) << name << ": dq on a second stream";
+  EXPECT_EQ(on_stream.dk, r.dk) << name << ": dk on a second stream";
+}
+
 // The deterministic mode on sm_90a (issue 13): the warp-specialised dK/dV kernel's dQ adds take
 // turns, each 64-row query tile's sum from kv tile 0 up. Against the float64 reference; the same
 // bits on a second run and on a second stream; and FLEXJIT_DETERMINISTIC_DQ=kernel still takes the
@@ -845,15 +859,7 @@ TEST(BwdGpu, OrderedModeLongDocumentsTakeTwoChains) {
     while (static_cast<int>(doc.values.size()) < p.Skv) doc.values.push_back(id);
     p.buffers.push_back(doc);
     p.backward_mode = BackwardMode::deterministic;
-    const std::string name = "d" + std::to_string(D);
-    const BwdOutcome r = run_backward_check(p, /*repeat=*/true);
-    EXPECT_EQ(r.dq_path, "ordered reductions") << name << ": " << r.mode_reason;
-    EXPECT_LT(r.dq_error, tolerance(p.dtype)) << name << " dq, seed " << r.seed;
-    EXPECT_LT(r.dk_error, tolerance(p.dtype)) << name << " dk, seed " << r.seed;
-    EXPECT_LT(r.dv_error, tolerance(p.dtype)) << name << " dv, seed " << r.seed;
-    const BwdOutcome on_stream = run_backward_check(p, /*repeat=*/false, r.seed, stream);
-    EXPECT_EQ(on_stream.dq, r.dq) << name << ": dq on a second stream";
-    EXPECT_EQ(on_stream.dk, r.dk) << name << ": dk on a second stream";
+    expect_ordered_sums_repeatable(p, "d" + std::to_string(D), stream);
   }
 }
 
@@ -889,15 +895,7 @@ TEST(BwdGpu, OrderedModeTwoChainsAtHeadDim256) {
     p.bshd = c.bshd;
     p.score_mod = c.score, p.mask_mod = c.mask;
     p.backward_mode = BackwardMode::deterministic;
-    const BwdOutcome r = run_backward_check(p, /*repeat=*/true);
-    const double tol = tolerance(p.dtype);
-    EXPECT_EQ(r.dq_path, "ordered reductions") << c.name << ": " << r.mode_reason;
-    EXPECT_LT(r.dq_error, tol) << c.name << ": dq, seed " << r.seed;
-    EXPECT_LT(r.dk_error, tol) << c.name << ": dk, seed " << r.seed;
-    EXPECT_LT(r.dv_error, tol) << c.name << ": dv, seed " << r.seed;
-    const BwdOutcome on_stream = run_backward_check(p, /*repeat=*/false, r.seed, stream);
-    EXPECT_EQ(on_stream.dq, r.dq) << c.name << ": dq on a second stream";
-    EXPECT_EQ(on_stream.dk, r.dk) << c.name << ": dk on a second stream";
+    expect_ordered_sums_repeatable(p, c.name, stream);
   }
 }
 

@@ -49,6 +49,10 @@ bool dq_pairs(const KernelSpec& s) {
          (!s.has_block_mask || s.sparse_kv_block % (2 * s.config.block_n) == 0);
 }
 constexpr size_t kDqPairPieceBytes = 64 * 64 * 4;  // one piece of a warpgroup's share: 64 queries x 64 columns
+// The ordered form's bytes among the mbarriers, as the kernel's ORDERED_NAME_BYTES: a ring of
+// kTileNames two-word tile names, the extra barriers' 32 bytes and one barrier per name.
+constexpr size_t kTileNames = 8;  // the kernel's TILE_NAMES
+constexpr size_t kOrderedNameBytes = 8 * kTileNames + 32 + 8 * kTileNames;
 
 // With warpgroup slices each consumer warpgroup computes Sᵀ and dPᵀ, and their softmax and dS,
 // for half of the tile's queries instead of the whole tile: the halves meet in shared memory (Pᵀ
@@ -241,15 +245,15 @@ WsLayout ws_layout(const KernelSpec& s) {
   // K, V; the ring of (Q, dO) stages, each 1024-aligned for wgmma; the alignment slack; the dSᵀ
   // tiles (ds_tiles: with score_halves two of them Pᵀ); the ring's LSE / delta rows (apart, so that the
   // stages stay whole 1024-byte blocks); the mbarriers; in the ordered form, the ring of 8 two-word
-  // tile names (the kernel's TILE_NAMES), the extra barriers' 32 bytes and one barrier per name
-  // (160 bytes: the kernel's ORDERED_NAME_BYTES).
+  // tile names, the extra barriers' 32 bytes and one barrier per name (kOrderedNameBytes).
   // With warpgroup slices the stages hold Q only and one dO tile lies apart (the kernel's
   // smem_do_single), and each warpgroup stages 64-column pieces of its dQ share.
   const bool slices = warpgroup_slices(s);
   const size_t stage = (m * (slices ? d : d + dv) * e + 1023) / 1024 * 1024;
   WsLayout l;
   l.fixed = n * (d + dv) * e + s.config.stages * stage + (slices ? m * dv * e : 0) + 1024 +
-            static_cast<size_t>(ds_tiles(s)) * n * m * e + s.config.stages * 2 * m * 4 + 128 + (s.dq_ordered ? 160 : 0);
+            static_cast<size_t>(ds_tiles(s)) * n * m * e + s.config.stages * 2 * m * 4 + 128 +
+            (s.dq_ordered ? kOrderedNameBytes : 0);
   l.dq_buffer = slices ? m * 64 * 4 : parts * m * d * 4;
   if (dq_pairs(s)) l.fixed += kDqPairPieceBytes;  // the piece the other CTA of the pair sends
   return l;
