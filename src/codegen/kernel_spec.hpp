@@ -108,6 +108,23 @@ inline int ordered_dq_chains(const KernelSpec& s) {
   return s.gqa_group == 1 && (unmasked || s.dq_long_chains || slices) ? 2 : 1;
 }
 
+// Whether the ordered dQ sums of a deterministic dK/dV kernel run from the last kv tile down
+// (DQ_ASCENDING: the walks ascend, the units launch in reverse) instead of from kv tile 0 up:
+// under masks whose walks the data cuts (documents, or tables alone), without GQA. Descending,
+// the kv tiles of a query tile's chain reach it at the same step of walks that end together, so
+// the last of a chain of r waits r turns before its first add, once per document: short walks
+// cannot absorb that lag. Ascending, walks start at their diagonal and a chain is a pipeline,
+// but the launch order puts a pair's heaviest tiles last, which the long walks of causal-like
+// masks with tile bounds, and GQA's heavier units, pay for in the tail. H200, deterministic
+// backward with tuning off, ascending against descending (notes/perf.md "(zk)", zk1, two
+// rounds): documents d64 1.090x, d128 1.054x, d256 1.035x, nested documents 1.087x, long
+// documents 1.073x; causal d128 0.982x, d256 0.949x, soft-capping 0.96-0.97x, ALiBi d256 0.956x,
+// GQA 4:1 causal 0.74-0.76x; noop, sliding window and prefix LM within 0.98-1.03x.
+inline bool ordered_dq_ascending(const KernelSpec& s) {
+  if (!s.dq_ordered || s.gqa_group != 1) return false;
+  return s.has_mask() ? !s.mask_mod.has_tile_bounds() : s.has_block_mask;
+}
+
 // Whether a deterministic dK/dV kernel of `s` (dq_ordered) for `kv_len` keys takes two chains
 // under its mask (KernelSpec::dq_long_chains): a mask without tile bounds (documents: walks the
 // data cuts; or tables alone) over at least 64 kv tiles of 128 keys. The kv tiles that add to a

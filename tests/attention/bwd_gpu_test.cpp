@@ -617,20 +617,29 @@ TEST(BwdGpu, FastModeOnePerHeadDim) {
 // The deterministic mode's ordered dQ sums, small problems per head dim: the sanitizers' test
 // (README). Masked: several kv tiles add to each query tile, a table with partial and full blocks.
 // Unmasked (whose consumers read each tile's name at its top): Sq = 140, a 64-query tile wholly
-// past the end in the last 128-query block.
+// past the end in the last 128-query block. Documents without GQA: the sums from the last kv tile
+// down (codegen::ordered_dq_ascending), the walks ascending, the units launched in reverse.
 TEST(BwdGpu, OrderedModeOnePerHeadDim) {
   FLEXJIT_REQUIRE_GPU();
   if (current_device().default_arch() != "sm_90a")
     GTEST_SKIP() << "the ordered dQ sums run on sm_90a GPUs, this is " << current_device().name;
   const ScopedEnv ordered("FLEXJIT_DETERMINISTIC_DQ", "ordered");  // also where the dQ kernel is faster
+  std::mt19937_64 rng(fresh_seed());
   for (int D : {64, 128, 256})
-    for (const bool masked : {true, false}) {
+    for (const char* kind : {"masked", "unmasked", "documents"}) {
+      const std::string k = kind;
       FwdProblem p = base(200, D);
-      p.B = 1, p.Hq = 4, p.Hkv = 2, p.Sq = masked ? 200 : 140, p.Skv = 330;
-      p.mask_mod = masked ? "kv_idx <= q_idx + (kv_len - q_len)" : "";
+      p.B = 1, p.Hq = 4, p.Hkv = k == "documents" ? 4 : 2, p.Sq = k == "unmasked" ? 140 : 200, p.Skv = 330;
+      p.mask_mod = k == "masked"      ? "kv_idx <= q_idx + (kv_len - q_len)"
+                   : k == "documents" ? "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx"
+                                      : "";
+      if (k == "documents") {
+        p.Sq = p.Skv;  // the mask reads doc[] at queries and keys
+        p.buffers.push_back(document_ids(p.Skv, rng));
+      }
       p.backward_mode = BackwardMode::deterministic;
       const BwdOutcome r = run_backward_check(p, /*repeat=*/true);
-      const std::string name = "d" + std::to_string(D) + (masked ? " masked" : " unmasked");
+      const std::string name = "d" + std::to_string(D) + " " + k;
       EXPECT_EQ(r.dq_path, "ordered reductions") << name << ": " << r.mode_reason;
       EXPECT_LT(r.dq_error, tolerance(p.dtype)) << name << " dq, seed " << r.seed;
       EXPECT_LT(r.dk_error, tolerance(p.dtype)) << name << " dk, seed " << r.seed;
@@ -896,6 +905,39 @@ TEST(BwdGpu, OrderedModeTwoChainsAtHeadDim256) {
     p.score_mod = c.score, p.mask_mod = c.mask;
     p.backward_mode = BackwardMode::deterministic;
     expect_ordered_sums_repeatable(p, c.name, stream);
+  }
+}
+
+// More kv tiles in one (kv head, batch) pair than the GPU holds CTAs at once (141 of 64 keys at
+// head dim 256; 132 SMs on an H100 or H200, one CTA each): the pair's CTAs cannot all be resident,
+// so the ordered sums finish only if every CTA waits on CTAs that started before it (the launch
+// order). Without a mask (from kv tile 0 up: two chains of 71 and 70 adders, every kv tile walking
+// every query tile) and under a mask of the keys' documents (from the last kv tile down, the units
+// launched in reverse: codegen::ordered_dq_ascending), whose third document of 1000 keys is
+// masked out (empty walks, tiles cut at both its ends). Few queries, so the float64 reference
+// stays small.
+TEST(BwdGpu, OrderedModeMoreKvTilesThanResidentCtas) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the ordered dQ sums run on sm_90a GPUs, this is " << current_device().name;
+  const ScopedEnv ordered("FLEXJIT_DETERMINISTIC_DQ", "ordered");
+  for (const char* mask : {"", "doc[kv_idx] != 2"}) {
+    FwdProblem p = base(200, 256);
+    p.B = 1, p.Hq = 1, p.Hkv = 1, p.Sq = 190, p.Skv = 9000;
+    p.mask_mod = mask;
+    if (*mask) {
+      TestBuffer doc;
+      doc.decl = BufferDecl{"doc", DType::i32, {p.Skv}};
+      for (int i = 0; i < p.Skv; ++i) doc.values.push_back(i / 1000);
+      p.buffers.push_back(doc);
+    }
+    p.backward_mode = BackwardMode::deterministic;
+    const BwdOutcome r = run_backward_check(p, /*repeat=*/true);
+    const std::string name = *mask ? "documents of keys" : "noop";
+    EXPECT_EQ(r.dq_path, "ordered reductions") << name << ": " << r.mode_reason;
+    EXPECT_LT(r.dq_error, tolerance(p.dtype)) << name << " dq, seed " << r.seed;
+    EXPECT_LT(r.dk_error, tolerance(p.dtype)) << name << " dk, seed " << r.seed;
+    EXPECT_LT(r.dv_error, tolerance(p.dtype)) << name << " dv, seed " << r.seed;
   }
 }
 

@@ -355,6 +355,21 @@ std::vector<GoldenCase> golden_cases() {
          s.dq_accumulate = s.dq_ordered = true;
          return s;
        }},
+      // The ordered form under documents without GQA: the sums run from the last kv tile down
+      // (DQ_ASCENDING, codegen::ordered_dq_ascending), the walks ascend, the units launch in reverse.
+      {"bwd_dkdv_ordered_bf16_d128_documents",
+       [] {
+         KernelSpec s;
+         s.family = Family::bwd_dkdv;
+         s.head_dim = s.head_dim_v = 128;
+         s.config = BlockConfig::parse("m64n128w8s2ws");
+         s.declarations.buffers.push_back(BufferDecl::parse("doc:i32:?"));
+         s.mask_mod = Expr::parse(ModKind::mask, "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx", s.declarations);
+         s.has_block_mask = s.has_full_blocks = true;
+         s.buffer_offsets_32 = true;
+         s.dq_accumulate = s.dq_ordered = true;
+         return s;
+       }},
   };
 }
 
@@ -445,6 +460,8 @@ TEST(CodegenGoldenFiles, CasesCoverTheirSpecialisations) {
   EXPECT_EQ(spec("bwd_dkdv_wgmma_f16_d256").describe(),
             "bwd_dkdv f16 d256/256 m32n64w4s2g gqa1 divisible=1 block_mask=1 full_blocks=1 safe_rows=0 "
             "score_mod=score mask_mod=q_idx >= kv_idx splits=2");
+  EXPECT_TRUE(ordered_dq_ascending(spec("bwd_dkdv_ordered_bf16_d128_documents")));
+  EXPECT_FALSE(ordered_dq_ascending(spec("bwd_dkdv_ordered_bf16_d128_causal")));
 }
 
 }  // namespace

@@ -292,6 +292,52 @@ TEST(KernelSpecValidation, OrderedDqChainsWithoutMasksOrLongDataWalks) {
   EXPECT_EQ(rendered(fast), 1);
 }
 
+// The ordered dQ sums run from the last kv tile down (DQ_ASCENDING: ascending walks, units in
+// reverse) under masks whose walks the data cuts (documents; tables alone), without GQA, in the
+// deterministic mode only; from kv tile 0 up under masks with tile bounds, without a mask, and
+// with GQA. The kernel renders what the rule says.
+TEST(KernelSpecValidation, OrderedDqAscendsUnderDataCutMasksWithoutGqa) {
+  Declarations doc_decl;
+  doc_decl.buffers.push_back(BufferDecl{"doc", DType::i32, {-1}});
+  const auto dkdv = [&](const char* mask, int gqa_group, bool block_mask, bool ordered = true, int head_dim = 128) {
+    KernelSpec s = attention_spec(Family::bwd_dkdv, head_dim, head_dim);
+    s.config = BlockConfig::parse(head_dim > 128 ? "m64n64w8s2ws" : "m64n128w8s2ws");
+    s.dq_accumulate = true;
+    s.dq_ordered = ordered;
+    s.gqa_group = gqa_group;
+    s.declarations = doc_decl;
+    if (*mask) s.mask_mod = Expr::parse(ModKind::mask, mask, s.declarations);
+    s.has_block_mask = block_mask;
+    return s;
+  };
+  const auto rendered = [](const KernelSpec& s) {
+    const std::string text = render(s).text;
+    const bool yes = text.find("constexpr bool DQ_ASCENDING = true;") != std::string::npos;
+    const bool no = text.find("constexpr bool DQ_ASCENDING = false;") != std::string::npos;
+    return yes && !no ? 1 : no && !yes ? 0 : -1;
+  };
+  const char* documents = "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx";
+  EXPECT_TRUE(ordered_dq_ascending(dkdv(documents, 1, true)));
+  EXPECT_EQ(rendered(dkdv(documents, 1, true)), 1);
+  EXPECT_TRUE(ordered_dq_ascending(dkdv(documents, 1, true, true, 256)));
+  EXPECT_EQ(rendered(dkdv(documents, 1, true, true, 256)), 1);
+  EXPECT_TRUE(ordered_dq_ascending(dkdv("doc[kv_idx] != 2", 1, true)));  // keys only, still no tile bounds
+  EXPECT_TRUE(ordered_dq_ascending(dkdv("", 1, true)));                  // tables alone
+  // GQA's heavier units pay the reversed launch order's heavy tail.
+  EXPECT_FALSE(ordered_dq_ascending(dkdv(documents, 4, true)));
+  EXPECT_EQ(rendered(dkdv(documents, 4, true)), 0);
+  // Tile bounds (causal, sliding window, prefix LM): long walks absorb the queue.
+  EXPECT_FALSE(ordered_dq_ascending(dkdv("q_idx >= kv_idx", 1, true)));
+  EXPECT_EQ(rendered(dkdv("q_idx >= kv_idx", 1, true)), 0);
+  EXPECT_FALSE(ordered_dq_ascending(dkdv("q_idx >= kv_idx && q_idx - kv_idx <= 256", 1, true)));
+  EXPECT_FALSE(ordered_dq_ascending(dkdv("kv_idx <= 100 || q_idx >= kv_idx", 1, true)));
+  EXPECT_FALSE(ordered_dq_ascending(dkdv("", 1, false)));  // no mask
+  EXPECT_EQ(rendered(dkdv("", 1, false)), 0);
+  // The fast mode has no turns.
+  EXPECT_FALSE(ordered_dq_ascending(dkdv(documents, 1, true, false)));
+  EXPECT_EQ(rendered(dkdv(documents, 1, true, false)), 0);
+}
+
 TEST(KernelSpecValidation, SharedMemoryLimitsByArch) {
   EXPECT_EQ(max_shared_memory_for_arch("sm_80"), 163u * 1024);
   EXPECT_EQ(max_shared_memory_for_arch("sm_86"), 99u * 1024);

@@ -301,6 +301,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(bool_constant("DQ_ORDERED", s.dq_ordered));
   constants.push_back(bool_constant("DQ_FIRST_STORES", dkdv_first_stores(s)));
   constants.push_back(int_constant("DQ_CHAINS", s.dq_ordered ? ordered_dq_chains(s) : 1));
+  constants.push_back(bool_constant("DQ_ASCENDING", ordered_dq_ascending(s)));
   constants.push_back(int_constant("DQ_BUFFERS", s.config.warp_specialized ? ws_dq_buffers(s) : 0));
   constants.push_back(bool_constant("DQ_PAIRS", dq_pairs(s)));
   constants.push_back(bool_constant("SCORE_HALVES", s.config.warp_specialized && score_halves(s)));

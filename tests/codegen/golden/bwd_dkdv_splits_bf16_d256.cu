@@ -41,6 +41,7 @@ constexpr bool WARP_SPECIALIZED = false;
 constexpr bool DQ_ORDERED = false;
 constexpr bool DQ_FIRST_STORES = false;
 constexpr int DQ_CHAINS = 1;
+constexpr bool DQ_ASCENDING = false;
 constexpr int DQ_BUFFERS = 0;
 constexpr bool DQ_PAIRS = false;
 constexpr bool SCORE_HALVES = false;

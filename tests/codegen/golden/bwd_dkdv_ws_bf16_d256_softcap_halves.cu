@@ -42,6 +42,7 @@ constexpr bool WARP_SPECIALIZED = true;
 constexpr bool DQ_ORDERED = false;
 constexpr bool DQ_FIRST_STORES = false;
 constexpr int DQ_CHAINS = 1;
+constexpr bool DQ_ASCENDING = false;
 constexpr int DQ_BUFFERS = 2;
 constexpr bool DQ_PAIRS = false;
 constexpr bool SCORE_HALVES = true;
@@ -429,9 +430,9 @@ __device__ __forceinline__ TileName read_tile_name(u32 tile_names, int t) {
 // Where this kv tile's add to query tile q0 of head h comes in its chain's ordered sum: the kv
 // tiles that add to a query tile form `chains` chains by kv tile modulo `chains` (each its own
 // fp32 accumulator, summed in chain order by the convert kernel), so the chains are shorter;
-// `rank` kv tiles of this tile's chain below it add first (every kv tile whose walk visits q0's
-// block: the kv_* table row of that block lists them, as the q_* rows the walks read are its
-// transpose), `total` add in all. Warp-collective.
+// `rank` kv tiles of this tile's chain add first, those below it (above it with DQ_ASCENDING)
+// among the kv tiles whose walks visit q0's block (the kv_* table row of that block lists them,
+// as the q_* rows the walks read are its transpose); `total` add in all. Warp-collective.
 __device__ __forceinline__ void dq_order_rank(const FlexjitBwdParams& p, int b, int h, int q0, int n_tile,
                                               int num_kv_tiles, int lane, int& rank, int& total) {
   constexpr int chains = DQ_CHAINS;
@@ -439,8 +440,8 @@ __device__ __forceinline__ void dq_order_rank(const FlexjitBwdParams& p, int b, 
   // kv tiles of this chain in [0, x).
   const auto in_chain = [&](int x) { return x > chain ? (x - chain + chains - 1) / chains : 0; };
   if constexpr (!HAS_BLOCK_MASK) {
-    rank = n_tile / chains;
     total = in_chain(num_kv_tiles);
+    rank = DQ_ASCENDING ? total - 1 - n_tile / chains : n_tile / chains;
   } else {
     constexpr int TILES_PER_BLOCK = SPARSE_KV_BLOCK / BLOCK_N;
     const long long row = b * p.kv.stride_b + h * p.kv.stride_h + q0 / SPARSE_Q_BLOCK;
@@ -463,8 +464,9 @@ __device__ __forceinline__ void dq_order_rank(const FlexjitBwdParams& p, int b, 
     };
     count(p.kv.indices + row * p.kv.max_blocks, p.kv.num_blocks[row]);
     if constexpr (HAS_FULL_BLOCKS) count(p.kv.full_indices + row * p.kv.max_blocks, p.kv.full_num_blocks[row]);
-    rank = __reduce_add_sync(0xffffffffu, below);
     total = __reduce_add_sync(0xffffffffu, all);
+    rank = __reduce_add_sync(0xffffffffu, below);
+    if constexpr (DQ_ASCENDING) rank = total - 1 - rank;
   }
 }
 }  // namespace bwd_dkdv
@@ -478,7 +480,8 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   // Blocks start in linear order (see HEAVY_FIRST_CTAS): under masks the (kv head, batch) pairs
   // in groups, and in a group kv tile slowest, so every pair's first tiles (the most query tiles
   // under causal-like masks) start before any last ones. Whatever the grouping, a pair's kv tile
-  // n - 1 starts before its kv tile n (the ordered dQ sums rely on it).
+  // n - 1 starts before its kv tile n (the ordered dQ sums rely on it), or n + 1 before n with
+  // DQ_ASCENDING, whose units run in reverse.
   // With DQ_PAIRS the unit is a cluster of two CTAs (kv tiles 2c + rank).
   constexpr int CLUSTER = DQ_PAIRS ? 2 : 1;
   const int rank = static_cast<int>(blockIdx.x) % CLUSTER;
@@ -493,6 +496,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     const int within = linear - group * units * group_size;
     n_unit = within / in_group, pair = group * group_size + within % in_group;
   }
+  if constexpr (DQ_ASCENDING) n_unit = units - 1 - n_unit;
   constexpr bool PLAIN_ORDER = HEAVY_FIRST_CTAS == 0;
   const int n_tile = n_unit * CLUSTER + rank;
   const int kv_h = PLAIN_ORDER ? static_cast<int>(blockIdx.y) : pair % static_cast<int>(gridDim.y);
@@ -606,37 +610,49 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
       for (int c = 0; c < DV / 64; ++c)
         tma_load_4d(smem_v + c * VTile::kSlabBytes, &tma.v, kv_full, c * 64, kv_start, kv_h, b);
       QdoRing::Slot fill;
-      // The ordered walk (see the top): query tiles descending, merging each head's partial tiles
-      // (indices below `partial_next + 1`) and full ones (down to num_partial_tiles); the heads
-      // inner where their tables are the same, else one head after another.
+      // The ordered walk (see the top): query tiles descending (ascending with DQ_ASCENDING),
+      // merging each head's partial tiles (indices [0, num_partial_tiles)) and full ones
+      // ([num_partial_tiles, num_tiles)); the heads inner where their tables are the same, else
+      // one head after another.
       const bool shared_walk = !HAS_BLOCK_MASK || GQA_GROUP == 1 || p.qt.stride_h == 0;
-      int walk_head = 0, copies = GQA_GROUP, partial_next = walk.heads[0].num_partial_tiles - 1,
-          full_next = walk.heads[0].num_tiles - 1, named_q0 = 0;
+      constexpr int WALK_STEP = DQ_ASCENDING ? 1 : -1;
+      int walk_head = 0, copies = GQA_GROUP, partial_next = 0, full_next = 0, named_q0 = 0;
       bool named_partial = false;
-      const auto next_descending = [&](const Tiles& w) {
-        named_partial = partial_next >= 0 && (full_next < w.num_partial_tiles || w.start(partial_next) > w.start(full_next));
+      const auto walk_from = [&](const Tiles& w) {
+        partial_next = DQ_ASCENDING ? 0 : w.num_partial_tiles - 1;
+        full_next = DQ_ASCENDING ? w.num_partial_tiles : w.num_tiles - 1;
+      };
+      const auto partial_left = [&](const Tiles& w) {
+        return DQ_ASCENDING ? partial_next < w.num_partial_tiles : partial_next >= 0;
+      };
+      const auto full_left = [&](const Tiles& w) {
+        return DQ_ASCENDING ? full_next < w.num_tiles : full_next >= w.num_partial_tiles;
+      };
+      const auto next_in_order = [&](const Tiles& w) {
+        named_partial = partial_left(w) && (!full_left(w) || (DQ_ASCENDING ? w.start(partial_next) < w.start(full_next)
+                                                                            : w.start(partial_next) > w.start(full_next)));
         named_q0 = w.start(named_partial ? partial_next : full_next);
         if (named_partial)
-          --partial_next;
+          partial_next += WALK_STEP;
         else
-          --full_next;
+          full_next += WALK_STEP;
       };
+      walk_from(walk.heads[0]);
       for (int t = 0; t < num_tiles; ++t, fill.advance()) {
         int gi, q0;
         if constexpr (DQ_ORDERED) {
           if (shared_walk) {
             if (copies == GQA_GROUP) {
-              next_descending(walk.heads[0]);
+              next_in_order(walk.heads[0]);
               copies = 0;
             }
             gi = copies++;
           } else {
-            while (partial_next < 0 && full_next < walk.heads[walk_head].num_partial_tiles) {
+            while (!partial_left(walk.heads[walk_head]) && !full_left(walk.heads[walk_head])) {
               ++walk_head;
-              partial_next = walk.heads[walk_head].num_partial_tiles - 1;
-              full_next = walk.heads[walk_head].num_tiles - 1;
+              walk_from(walk.heads[walk_head]);
             }
-            next_descending(walk.heads[walk_head]);
+            next_in_order(walk.heads[walk_head]);
             gi = walk_head;
           }
           q0 = named_q0;

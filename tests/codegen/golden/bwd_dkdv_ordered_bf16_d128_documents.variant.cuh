@@ -1,0 +1,24 @@
+// Per-variant code emitted by flexjit's expression compiler.
+#pragma once
+struct FlexjitModArgs {
+  FlexjitBuffer<int, 1> buf_doc;
+};
+
+#define flexjit_read flexjit_read_32  // KernelSpec::buffer_offsets_32
+
+__device__ __forceinline__ float flexjit_score_mod(float score, int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, const FlexjitModArgs& args, unsigned& flexjit_errors) {
+#line 1 "score_mod"
+  return score;
+}
+
+__device__ __forceinline__ bool flexjit_mask_mod(int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, const FlexjitModArgs& args, unsigned& flexjit_errors) {
+#line 1 "mask_mod"
+  return static_cast<bool>((flexjit_read(args.buf_doc, flexjit_errors, q_idx) == flexjit_read(args.buf_doc, flexjit_errors, kv_idx)) & (q_idx >= kv_idx));
+}
+
+__device__ __forceinline__ float flexjit_score_grad(float score, int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, const FlexjitModArgs& args, unsigned& flexjit_errors) {
+#line 1 "score_mod_gradient"
+  return 1.0f;
+}
+
+#undef flexjit_read
