@@ -912,10 +912,10 @@ TEST(BwdGpu, OrderedModeTwoChainsAtHeadDim256) {
 // head dim 256; 132 SMs on an H100 or H200, one CTA each): the pair's CTAs cannot all be resident,
 // so the ordered sums finish only if every CTA waits on CTAs that started before it (the launch
 // order). Without a mask (from kv tile 0 up: two chains of 71 and 70 adders, every kv tile walking
-// every query tile) and under a mask of the keys' documents (from the last kv tile down, the units
-// launched in reverse: codegen::ordered_dq_ascending), whose third document of 1000 keys is
-// masked out (empty walks, tiles cut at both its ends). Few queries, so the float64 reference
-// stays small.
+// every query tile) and under a mask of the keys' documents (codegen::ordered_dq_ascending: head
+// 0's pair from the last kv tile down, its units launched in reverse; head 1's, the last wave,
+// descending), whose third document of 1000 keys is masked out (empty walks, tiles cut at both
+// its ends). Few queries, so the float64 reference stays small.
 TEST(BwdGpu, OrderedModeMoreKvTilesThanResidentCtas) {
   FLEXJIT_REQUIRE_GPU();
   if (current_device().default_arch() != "sm_90a")
@@ -923,7 +923,7 @@ TEST(BwdGpu, OrderedModeMoreKvTilesThanResidentCtas) {
   const ScopedEnv ordered("FLEXJIT_DETERMINISTIC_DQ", "ordered");
   for (const char* mask : {"", "doc[kv_idx] != 2"}) {
     FwdProblem p = base(200, 256);
-    p.B = 1, p.Hq = 1, p.Hkv = 1, p.Sq = 190, p.Skv = 9000;
+    p.B = 1, p.Hq = 2, p.Hkv = 2, p.Sq = 190, p.Skv = 9000;
     p.mask_mod = mask;
     if (*mask) {
       TestBuffer doc;
@@ -938,6 +938,28 @@ TEST(BwdGpu, OrderedModeMoreKvTilesThanResidentCtas) {
     EXPECT_LT(r.dq_error, tolerance(p.dtype)) << name << " dq, seed " << r.seed;
     EXPECT_LT(r.dk_error, tolerance(p.dtype)) << name << " dk, seed " << r.seed;
     EXPECT_LT(r.dv_error, tolerance(p.dtype)) << name << " dv, seed " << r.seed;
+  }
+}
+
+// Where the ordered sums ascend (codegen::ordered_dq_ascending), the pairs of the last wave (about
+// 128 units) keep the descending sums, so one launch runs both directions: documents at head dim
+// 64 over 32 (batch, head) pairs of 5 kv tiles (25 pairs in the tail, 7 ascending) and at head dim
+// 256 over 16 pairs of 10 kv tiles of 64 keys (12 in the tail, 4 ascending), odd lengths.
+TEST(BwdGpu, OrderedModeAscendingPairsBesideADescendingTail) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the ordered dQ sums run on sm_90a GPUs, this is " << current_device().name;
+  const ScopedEnv ordered("FLEXJIT_DETERMINISTIC_DQ", "ordered");
+  const OwnedStream second;
+  const CUstream stream = second.stream;
+  std::mt19937_64 rng(fresh_seed());
+  for (const int D : {64, 256}) {
+    FwdProblem p = base(200, D);
+    p.B = D == 64 ? 2 : 1, p.Hq = 16, p.Hkv = 16, p.Sq = 601, p.Skv = 601;
+    p.mask_mod = "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx";
+    p.buffers.push_back(document_ids(p.Skv, rng));
+    p.backward_mode = BackwardMode::deterministic;
+    expect_ordered_sums_repeatable(p, "documents d" + std::to_string(D), stream);
   }
 }
 
