@@ -279,6 +279,8 @@ static_assert(!DQ_FIRST_STORES || (!DQ_ORDERED && !WG_SLICES && DQ_PARTS == 1),
 // 1.02x; H100, notes/perf.md "(q)"); smaller groups (64, 32 CTAs) read less still but ran slower
 // (the tail again).
 constexpr int HEAVY_FIRST_CTAS = HAS_MASK ? 128 : 0;
+// The units of the last pairs, which keep the descending sums under DQ_ASCENDING (about one wave).
+constexpr int ASCENDING_TAIL_CTAS = 128;
 constexpr int PRODUCER_THREADS = 128;
 constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;
 constexpr int CONSUMER_WARPGROUPS = NUM_WARPS / 4;
@@ -430,18 +432,18 @@ __device__ __forceinline__ TileName read_tile_name(u32 tile_names, int t) {
 // Where this kv tile's add to query tile q0 of head h comes in its chain's ordered sum: the kv
 // tiles that add to a query tile form `chains` chains by kv tile modulo `chains` (each its own
 // fp32 accumulator, summed in chain order by the convert kernel), so the chains are shorter;
-// `rank` kv tiles of this tile's chain add first, those below it (above it with DQ_ASCENDING)
+// `rank` kv tiles of this tile's chain add first, those below it (above it where `ascending`)
 // among the kv tiles whose walks visit q0's block (the kv_* table row of that block lists them,
 // as the q_* rows the walks read are its transpose); `total` add in all. Warp-collective.
 __device__ __forceinline__ void dq_order_rank(const FlexjitBwdParams& p, int b, int h, int q0, int n_tile,
-                                              int num_kv_tiles, int lane, int& rank, int& total) {
+                                              int num_kv_tiles, bool ascending, int lane, int& rank, int& total) {
   constexpr int chains = DQ_CHAINS;
   const int chain = n_tile % chains;
   // kv tiles of this chain in [0, x).
   const auto in_chain = [&](int x) { return x > chain ? (x - chain + chains - 1) / chains : 0; };
   if constexpr (!HAS_BLOCK_MASK) {
     total = in_chain(num_kv_tiles);
-    rank = DQ_ASCENDING ? total - 1 - n_tile / chains : n_tile / chains;
+    rank = ascending ? total - 1 - n_tile / chains : n_tile / chains;
   } else {
     constexpr int TILES_PER_BLOCK = SPARSE_KV_BLOCK / BLOCK_N;
     const long long row = b * p.kv.stride_b + h * p.kv.stride_h + q0 / SPARSE_Q_BLOCK;
@@ -466,7 +468,7 @@ __device__ __forceinline__ void dq_order_rank(const FlexjitBwdParams& p, int b, 
     if constexpr (HAS_FULL_BLOCKS) count(p.kv.full_indices + row * p.kv.max_blocks, p.kv.full_num_blocks[row]);
     total = __reduce_add_sync(0xffffffffu, all);
     rank = __reduce_add_sync(0xffffffffu, below);
-    if constexpr (DQ_ASCENDING) rank = total - 1 - rank;
+    if (ascending) rank = total - 1 - rank;
   }
 }
 }  // namespace bwd_dkdv
@@ -480,8 +482,8 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   // Blocks start in linear order (see HEAVY_FIRST_CTAS): under masks the (kv head, batch) pairs
   // in groups, and in a group kv tile slowest, so every pair's first tiles (the most query tiles
   // under causal-like masks) start before any last ones. Whatever the grouping, a pair's kv tile
-  // n - 1 starts before its kv tile n (the ordered dQ sums rely on it), or n + 1 before n with
-  // DQ_ASCENDING, whose units run in reverse.
+  // n - 1 starts before its kv tile n (the ordered dQ sums rely on it), or n + 1 before n in the
+  // pairs that ascend (`ascending` below), whose units run in reverse.
   // With DQ_PAIRS the unit is a cluster of two CTAs (kv tiles 2c + rank).
   constexpr int CLUSTER = DQ_PAIRS ? 2 : 1;
   const int rank = static_cast<int>(blockIdx.x) % CLUSTER;
@@ -496,8 +498,14 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     const int within = linear - group * units * group_size;
     n_unit = within / in_group, pair = group * group_size + within % in_group;
   }
-  if constexpr (DQ_ASCENDING) n_unit = units - 1 - n_unit;
   constexpr bool PLAIN_ORDER = HEAVY_FIRST_CTAS == 0;
+  // DQ_ASCENDING: every pair but the last wave's (about ASCENDING_TAIL_CTAS units) sums from its
+  // last kv tile down, its units in reverse, so its heaviest tiles start last; the pairs of the
+  // last wave keep the descending sums and their heavy-first order, so no heavy tile starts when
+  // the grid is draining. Each pair's tiles agree on the direction (their chains are the pair's).
+  const int pair_index = PLAIN_ORDER ? static_cast<int>(blockIdx.y + gridDim.y * blockIdx.z) : pair;
+  const bool ascending = DQ_ASCENDING && pair_index < pairs - max(1, min(pairs, ASCENDING_TAIL_CTAS / units));
+  if (ascending) n_unit = units - 1 - n_unit;
   const int n_tile = n_unit * CLUSTER + rank;
   const int kv_h = PLAIN_ORDER ? static_cast<int>(blockIdx.y) : pair % static_cast<int>(gridDim.y);
   const int b = PLAIN_ORDER ? static_cast<int>(blockIdx.z) : pair / static_cast<int>(gridDim.y);
@@ -615,27 +623,27 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
       // ([num_partial_tiles, num_tiles)); the heads inner where their tables are the same, else
       // one head after another.
       const bool shared_walk = !HAS_BLOCK_MASK || GQA_GROUP == 1 || p.qt.stride_h == 0;
-      constexpr int WALK_STEP = DQ_ASCENDING ? 1 : -1;
+      const int walk_step = ascending ? 1 : -1;
       int walk_head = 0, copies = GQA_GROUP, partial_next = 0, full_next = 0, named_q0 = 0;
       bool named_partial = false;
       const auto walk_from = [&](const Tiles& w) {
-        partial_next = DQ_ASCENDING ? 0 : w.num_partial_tiles - 1;
-        full_next = DQ_ASCENDING ? w.num_partial_tiles : w.num_tiles - 1;
+        partial_next = ascending ? 0 : w.num_partial_tiles - 1;
+        full_next = ascending ? w.num_partial_tiles : w.num_tiles - 1;
       };
       const auto partial_left = [&](const Tiles& w) {
-        return DQ_ASCENDING ? partial_next < w.num_partial_tiles : partial_next >= 0;
+        return ascending ? partial_next < w.num_partial_tiles : partial_next >= 0;
       };
       const auto full_left = [&](const Tiles& w) {
-        return DQ_ASCENDING ? full_next < w.num_tiles : full_next >= w.num_partial_tiles;
+        return ascending ? full_next < w.num_tiles : full_next >= w.num_partial_tiles;
       };
       const auto next_in_order = [&](const Tiles& w) {
-        named_partial = partial_left(w) && (!full_left(w) || (DQ_ASCENDING ? w.start(partial_next) < w.start(full_next)
+        named_partial = partial_left(w) && (!full_left(w) || (ascending ? w.start(partial_next) < w.start(full_next)
                                                                             : w.start(partial_next) > w.start(full_next)));
         named_q0 = w.start(named_partial ? partial_next : full_next);
         if (named_partial)
-          partial_next += WALK_STEP;
+          partial_next += walk_step;
         else
-          full_next += WALK_STEP;
+          full_next += walk_step;
       };
       walk_from(walk.heads[0]);
       for (int t = 0; t < num_tiles; ++t, fill.advance()) {
@@ -715,7 +723,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
         const int h = kv_h * GQA_GROUP + name.gi;
         const int rows = min(BLOCK_M, q_len - q0);
         int rank = 0, total = 0;
-        if (rows > 0) dq_order_rank(p, b, h, q0, n_tile, num_kv_tiles, lane, rank, total);
+        if (rows > 0) dq_order_rank(p, b, h, q0, n_tile, num_kv_tiles, ascending, lane, rank, total);
         if (lane == 0) {
           if (rows > 0) {
             const int chain = n_tile % chains;
@@ -785,7 +793,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
                 const TileName name = read_tile_name(tile_names, t);
                 h = kv_h * GQA_GROUP + name.gi, q0 = name.q0;
                 if (q0 < q_len) {
-                  dq_order_rank(p, b, h, q0, n_tile, static_cast<int>(gridDim.x), lane, rank_in_chain, adders);
+                  dq_order_rank(p, b, h, q0, n_tile, static_cast<int>(gridDim.x), ascending, lane, rank_in_chain, adders);
                   counter = p.dq_order + flexjit_dq_order_index(p, chains, SPLITS, b, h, q0, chain, w);
                   if (lane == 0 && !wait_for_turn(counter, rank_in_chain)) order_errors |= FLEXJIT_ERROR_ORDER_LOST;
                 }
