@@ -296,8 +296,8 @@ TEST(KernelSpecValidation, OrderedDqChainsWithoutMasksOrLongDataWalks) {
 }
 
 // The ordered dQ sums run from the last kv tile down (DQ_ASCENDING: ascending walks, units in
-// reverse) under masks whose walks the data cuts (documents; tables alone), without GQA, in the
-// deterministic mode only; from kv tile 0 up under masks with tile bounds, without a mask, and
+// reverse) under masks whose walks the data cuts (documents), without GQA, in the deterministic
+// mode only; from kv tile 0 up under masks with tile bounds, without a mask, with tables alone and
 // with GQA. The kernel renders what the rule says.
 TEST(KernelSpecValidation, OrderedDqAscendsUnderDataCutMasksWithoutGqa) {
   const auto dkdv = [](const char* mask, int gqa_group, bool block_mask, bool ordered = true, int head_dim = 128) {
@@ -317,7 +317,7 @@ TEST(KernelSpecValidation, OrderedDqAscendsUnderDataCutMasksWithoutGqa) {
   EXPECT_TRUE(ordered_dq_ascending(dkdv(documents, 1, true, true, 256)));
   EXPECT_EQ(rendered(dkdv(documents, 1, true, true, 256)), 1);
   EXPECT_TRUE(ordered_dq_ascending(dkdv("doc[kv_idx] != 2", 1, true)));  // keys only, still no tile bounds
-  EXPECT_TRUE(ordered_dq_ascending(dkdv("", 1, true)));                  // tables alone
+  EXPECT_FALSE(ordered_dq_ascending(dkdv("", 1, true)));  // tables alone: not measured ascending
   // GQA's heavier units pay the reversed launch order's heavy tail.
   EXPECT_FALSE(ordered_dq_ascending(dkdv(documents, 4, true)));
   EXPECT_EQ(rendered(dkdv(documents, 4, true)), 0);
