@@ -110,7 +110,7 @@ inline int ordered_dq_chains(const KernelSpec& s) {
 
 // Whether the ordered dQ sums of a deterministic dK/dV kernel run from the last kv tile down
 // (DQ_ASCENDING: the walks ascend, the units launch in reverse) instead of from kv tile 0 up:
-// under masks whose walks the data cuts (documents, or tables alone), without GQA. Descending,
+// under masks whose walks the data cuts (documents), without GQA. Descending,
 // the kv tiles of a query tile's chain reach it at the same step of walks that end together, so
 // the last of a chain of r waits r turns before its first add, once per document: short walks
 // cannot absorb that lag. Ascending, walks start at their diagonal and a chain is a pipeline,
@@ -122,9 +122,10 @@ inline int ordered_dq_chains(const KernelSpec& s) {
 // GQA 4:1 causal 0.74-0.76x; noop, sliding window and prefix LM within 0.98-1.03x. Document
 // masks with GQA, ascending against descending (zk5): long documents 4:1 1.050x, nested 1.038x,
 // d64 1.008x, but documents d128 4:1 0.969x, 8:1 0.914x, d256 4:1 0.913x.
+// Tables alone (a caller's BlockMask::from_tables beside an empty mask_mod) keep the descending
+// sums: neither measured nor run on a GPU test ascending.
 inline bool ordered_dq_ascending(const KernelSpec& s) {
-  if (!s.dq_ordered || s.gqa_group != 1) return false;
-  return s.has_mask() ? !s.mask_mod.has_tile_bounds() : s.has_block_mask;
+  return s.dq_ordered && s.gqa_group == 1 && s.has_mask() && !s.mask_mod.has_tile_bounds();
 }
 
 // Whether a deterministic dK/dV kernel of `s` (dq_ordered) for `kv_len` keys takes two chains

@@ -223,20 +223,27 @@ TEST(KernelSpecValidation, FastD64BackwardKeepsADsTilePerTurnInFlight) {
   EXPECT_FALSE(deferred(dkdv("q_idx >= kv_idx", "m64n128w8s2ws", false, 128)));
 }
 
+// A deterministic (ordered dQ sums) warp-specialised dK/dV spec: `mask` (none where empty) parsed
+// with a buffer doc[] declared, block-mask tables or not.
+KernelSpec ordered_dkdv_spec(const char* mask, int gqa_group, bool block_mask, int head_dim = 128) {
+  KernelSpec s = attention_spec(Family::bwd_dkdv, head_dim, head_dim);
+  s.config = BlockConfig::parse(head_dim > 128 ? "m64n64w8s2ws" : "m64n128w8s2ws");
+  s.dq_accumulate = true;
+  s.dq_ordered = true;
+  s.gqa_group = gqa_group;
+  s.declarations.buffers.push_back(BufferDecl{"doc", DType::i32, {-1}});
+  if (*mask) s.mask_mod = Expr::parse(ModKind::mask, mask, s.declarations);
+  s.has_block_mask = block_mask;
+  return s;
+}
+
 // The deterministic mode's ordered dQ sums take two chains (two fp32 copies of dQ, kv tiles by
 // parity) without masks, under masks whose walks the data cuts over 64 kv tiles or more, or at
 // head dims above 128 (64-key kv tiles), never with GQA; and the kernel renders the count the host
 // allocates for.
 TEST(KernelSpecValidation, OrderedDqChainsWithoutMasksOrLongDataWalks) {
   const auto dkdv = [](const char* mask, int gqa_group, bool block_mask) {
-    KernelSpec s = attention_spec(Family::bwd_dkdv, 128, 128);
-    s.config = BlockConfig::parse("m64n128w8s2ws");
-    s.dq_accumulate = true;
-    s.dq_ordered = true;
-    s.gqa_group = gqa_group;
-    if (*mask) s.mask_mod = Expr::parse(ModKind::mask, mask, s.declarations);
-    s.has_block_mask = block_mask;
-    return s;
+    return ordered_dkdv_spec(mask, gqa_group, block_mask);
   };
   const auto rendered = [](const KernelSpec& s) {
     const std::string text = render(s).text;
@@ -264,12 +271,8 @@ TEST(KernelSpecValidation, OrderedDqChainsWithoutMasksOrLongDataWalks) {
   EXPECT_EQ(ordered_dq_chains(dkdv("q_idx >= kv_idx", 1, false)), 1);
   // Masks whose walks the data cuts (no tile bounds; or tables alone) over 64 kv tiles of 128 keys
   // or more: two chains (ordered_long_chains), not with GQA, not in the fast mode.
-  Declarations doc_decl;
-  doc_decl.buffers.push_back(BufferDecl{"doc", DType::i32, {-1}});
   const auto documents = [&](int gqa_group, bool ordered) {
-    KernelSpec s = dkdv("", gqa_group, true);
-    s.declarations = doc_decl;
-    s.mask_mod = Expr::parse(ModKind::mask, "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx", s.declarations);
+    KernelSpec s = dkdv("doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx", gqa_group, true);
     s.dq_ordered = ordered;
     return s;
   };
@@ -293,21 +296,13 @@ TEST(KernelSpecValidation, OrderedDqChainsWithoutMasksOrLongDataWalks) {
 }
 
 // The ordered dQ sums run from the last kv tile down (DQ_ASCENDING: ascending walks, units in
-// reverse) under masks whose walks the data cuts (documents; tables alone), without GQA, in the
-// deterministic mode only; from kv tile 0 up under masks with tile bounds, without a mask, and
+// reverse) under masks whose walks the data cuts (documents), without GQA, in the deterministic
+// mode only; from kv tile 0 up under masks with tile bounds, without a mask, with tables alone and
 // with GQA. The kernel renders what the rule says.
 TEST(KernelSpecValidation, OrderedDqAscendsUnderDataCutMasksWithoutGqa) {
-  Declarations doc_decl;
-  doc_decl.buffers.push_back(BufferDecl{"doc", DType::i32, {-1}});
-  const auto dkdv = [&](const char* mask, int gqa_group, bool block_mask, bool ordered = true, int head_dim = 128) {
-    KernelSpec s = attention_spec(Family::bwd_dkdv, head_dim, head_dim);
-    s.config = BlockConfig::parse(head_dim > 128 ? "m64n64w8s2ws" : "m64n128w8s2ws");
-    s.dq_accumulate = true;
+  const auto dkdv = [](const char* mask, int gqa_group, bool block_mask, bool ordered = true, int head_dim = 128) {
+    KernelSpec s = ordered_dkdv_spec(mask, gqa_group, block_mask, head_dim);
     s.dq_ordered = ordered;
-    s.gqa_group = gqa_group;
-    s.declarations = doc_decl;
-    if (*mask) s.mask_mod = Expr::parse(ModKind::mask, mask, s.declarations);
-    s.has_block_mask = block_mask;
     return s;
   };
   const auto rendered = [](const KernelSpec& s) {
@@ -322,7 +317,7 @@ TEST(KernelSpecValidation, OrderedDqAscendsUnderDataCutMasksWithoutGqa) {
   EXPECT_TRUE(ordered_dq_ascending(dkdv(documents, 1, true, true, 256)));
   EXPECT_EQ(rendered(dkdv(documents, 1, true, true, 256)), 1);
   EXPECT_TRUE(ordered_dq_ascending(dkdv("doc[kv_idx] != 2", 1, true)));  // keys only, still no tile bounds
-  EXPECT_TRUE(ordered_dq_ascending(dkdv("", 1, true)));                  // tables alone
+  EXPECT_FALSE(ordered_dq_ascending(dkdv("", 1, true)));  // tables alone: not measured ascending
   // GQA's heavier units pay the reversed launch order's heavy tail.
   EXPECT_FALSE(ordered_dq_ascending(dkdv(documents, 4, true)));
   EXPECT_EQ(rendered(dkdv(documents, 4, true)), 0);
