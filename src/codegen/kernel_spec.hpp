@@ -108,6 +108,12 @@ inline int ordered_dq_chains(const KernelSpec& s) {
   return s.gqa_group == 1 && (unmasked || s.dq_long_chains || slices) ? 2 : 1;
 }
 
+// Whether mask_mod's walks are cut by data rather than by positions: a mask without tile bounds
+// (documents: where a walk starts and ends depends on buffer values). The ordered dQ sums' rules
+// ask it (ordered_dq_ascending, ordered_long_chains). An AST walk: for building specs, not per
+// launch.
+inline bool mask_walks_cut_by_data(const KernelSpec& s) { return s.has_mask() && !s.mask_mod.has_tile_bounds(); }
+
 // Whether the ordered dQ sums of a deterministic dK/dV kernel run from the last kv tile down
 // (DQ_ASCENDING: the walks ascend, the units launch in reverse) instead of from kv tile 0 up:
 // under masks whose walks the data cuts (documents), without GQA. Descending,
@@ -125,7 +131,7 @@ inline int ordered_dq_chains(const KernelSpec& s) {
 // Tables alone (a caller's BlockMask::from_tables beside an empty mask_mod) keep the descending
 // sums: neither measured nor run on a GPU test ascending.
 inline bool ordered_dq_ascending(const KernelSpec& s) {
-  return s.dq_ordered && s.gqa_group == 1 && s.has_mask() && !s.mask_mod.has_tile_bounds();
+  return s.dq_ordered && s.gqa_group == 1 && mask_walks_cut_by_data(s);
 }
 
 // Whether a deterministic dK/dV kernel of `s` (dq_ordered) for `kv_len` keys takes two chains

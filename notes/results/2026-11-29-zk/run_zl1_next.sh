@@ -14,7 +14,11 @@
 # suite_docgqa.json (documents with GQA). About 400 s. Stage in .gpu/<s>/: the three binaries,
 # suite.json, suite64x.json (notes/results/2026-11-26-p/), suite256.json
 # (notes/results/2026-11-26-n/), suite_docgqa.json (notes/results/2026-11-29-zk/), this script.
-# Then the branch's tests (run_zl2_next.sh) for whichever variant wins.
+# Then the branch's tests (run_zl2_next.sh) for whichever variant wins. The binaries staged in
+# .gpu/next_zl/ (zk) were built before 08bda4e (tables alone descending on main), which no suite
+# problem uses; rebuild from the branch (121cc80 or later) and main for an exact A/B:
+# branch -> flexjit_tail and gpu_test_attention_tail; branch + rule_everywhere.patch ->
+# flexjit_tail_all and gpu_test_attention_tail_all; main -> flexjit.
 set -u
 cd "$(dirname "$0")"
 out=${OUT:-/tmp/zl1}; r=/tmp/zl1r/r; mkdir -p $r $out
