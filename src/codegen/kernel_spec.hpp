@@ -115,23 +115,29 @@ inline int ordered_dq_chains(const KernelSpec& s) {
 inline bool mask_walks_cut_by_data(const KernelSpec& s) { return s.has_mask() && !s.mask_mod.has_tile_bounds(); }
 
 // Whether the ordered dQ sums of a deterministic dK/dV kernel run from the last kv tile down
-// (DQ_ASCENDING: the walks ascend, the units launch in reverse) instead of from kv tile 0 up:
-// under masks whose walks the data cuts (documents), without GQA. Descending,
+// (DQ_ASCENDING) in every pair but those of the last wave: under any mask_mod without GQA, and
+// under masks whose walks the data cuts (documents) with GQA at head dims up to 128. Descending,
 // the kv tiles of a query tile's chain reach it at the same step of walks that end together, so
-// the last of a chain of r waits r turns before its first add, once per document: short walks
-// cannot absorb that lag. Ascending, walks start at their diagonal and a chain is a pipeline,
-// but the launch order puts a pair's heaviest tiles last, which the long walks of causal-like
-// masks with tile bounds, and GQA's heavier units, pay for in the tail. H200, deterministic
-// backward with tuning off, ascending against descending (notes/perf.md "(zk)", zk1, two
-// rounds): documents d64 1.090x, d128 1.054x, d256 1.035x, nested documents 1.087x, long
-// documents 1.073x; causal d128 0.982x, d256 0.949x, soft-capping 0.96-0.97x, ALiBi d256 0.956x,
-// GQA 4:1 causal 0.74-0.76x; noop, sliding window and prefix LM within 0.98-1.03x. Document
-// masks with GQA, ascending against descending (zk5): long documents 4:1 1.050x, nested 1.038x,
-// d64 1.008x, but documents d128 4:1 0.969x, 8:1 0.914x, d256 4:1 0.913x.
+// the last of a chain of r waits r turns before its first add, once per walk start. Ascending
+// (the walks ascend, the pair's units launch in reverse), walks start at their diagonal and a
+// chain is a pipeline, but a pair's heaviest tiles start last: where they drain the grid, the
+// tail pays. So the pairs of the last wave (the kernel's ASCENDING_TAIL_CTAS units) keep the
+// descending sums and their heavy-first order. With GQA outside documents, or beside head dim
+// 256's column slices, a unit walks the group's heads and the tail still loses. H200,
+// deterministic backward with tuning off, this rule's kernels against the previous rule's
+// (documents without GQA ascending, every pair) (notes/perf.md "(zl)", zl1, two rounds): causal
+// d128 1.041x, d64 1.052x, long causal 1.024x, prefix LM 1.021x, sliding window d64 1.024x, d128
+// 1.009x; documents with GQA 4:1: nested 1.062x, long 1.035x, d64 1.036x, d128 0.996x, 8:1
+// 1.010x; documents without GQA 1.00-1.02x (the tail); causal, ALiBi and soft-capping at d256
+// 0.998-1.007x. Left descending: GQA 4:1 causal d128 0.866x and d256 0.897x ascending,
+// documents 4:1 d256 0.953x. Ascending every pair, without the descending tail (zk1): causal d128
+// 0.982x, d256 0.949x, GQA 4:1 causal 0.74-0.76x.
 // Tables alone (a caller's BlockMask::from_tables beside an empty mask_mod) keep the descending
 // sums: neither measured nor run on a GPU test ascending.
 inline bool ordered_dq_ascending(const KernelSpec& s) {
-  return s.dq_ordered && s.gqa_group == 1 && mask_walks_cut_by_data(s);
+  if (!s.dq_ordered || !s.has_mask()) return false;
+  const bool slices = dkdv_splits(s.head_dim, s.head_dim_v) > 1;
+  return s.gqa_group == 1 || (mask_walks_cut_by_data(s) && !slices);
 }
 
 // Whether a deterministic dK/dV kernel of `s` (dq_ordered) for `kv_len` keys takes two chains

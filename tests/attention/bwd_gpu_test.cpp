@@ -617,8 +617,9 @@ TEST(BwdGpu, FastModeOnePerHeadDim) {
 // The deterministic mode's ordered dQ sums, small problems per head dim: the sanitizers' test
 // (README). Masked: several kv tiles add to each query tile, a table with partial and full blocks.
 // Unmasked (whose consumers read each tile's name at its top): Sq = 140, a 64-query tile wholly
-// past the end in the last 128-query block. Documents without GQA: the sums from the last kv tile
-// down (codegen::ordered_dq_ascending), the walks ascending, the units launched in reverse.
+// past the end in the last 128-query block. Documents without GQA. Four (batch, kv head) pairs of
+// 3 kv tiles all lie in the last wave, so every sum here descends (the ascending pairs:
+// OrderedModeAscendingPairsBesideADescendingTail).
 TEST(BwdGpu, OrderedModeOnePerHeadDim) {
   FLEXJIT_REQUIRE_GPU();
   if (current_device().default_arch() != "sm_90a")
@@ -942,9 +943,12 @@ TEST(BwdGpu, OrderedModeMoreKvTilesThanResidentCtas) {
 }
 
 // Where the ordered sums ascend (codegen::ordered_dq_ascending), the pairs of the last wave (about
-// 128 units) keep the descending sums, so one launch runs both directions: documents at head dim
-// 64 over 32 (batch, head) pairs of 5 kv tiles (25 pairs in the tail, 7 ascending) and at head dim
-// 256 over 16 pairs of 10 kv tiles of 64 keys (12 in the tail, 4 ascending), odd lengths.
+// 128 units) keep the descending sums, so one launch runs both directions. Pairs of 5 kv tiles of
+// 128 keys (Skv 601: 25 pairs in the tail) or 10 of 64 keys (head dim 256: 12 in the tail), so
+// some pairs ascend in every case: documents at head dims 64 and 256; causal with Sq != Skv and a
+// sliding window without GQA (masks with tile bounds); documents with GQA 4:1 at d128, 3:1 at d64
+// in f16 and [B,S,H,D] (6 kv tiles: 21 pairs in the tail), and with tables per head (the mask
+// reads h: the group's heads walked one after another). Odd lengths throughout.
 TEST(BwdGpu, OrderedModeAscendingPairsBesideADescendingTail) {
   FLEXJIT_REQUIRE_GPU();
   if (current_device().default_arch() != "sm_90a")
@@ -953,13 +957,33 @@ TEST(BwdGpu, OrderedModeAscendingPairsBesideADescendingTail) {
   const OwnedStream second;
   const CUstream stream = second.stream;
   std::mt19937_64 rng(fresh_seed());
-  for (const int D : {64, 256}) {
-    FwdProblem p = base(200, D);
-    p.B = D == 64 ? 2 : 1, p.Hq = 16, p.Hkv = 16, p.Sq = 601, p.Skv = 601;
-    p.mask_mod = "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx";
-    p.buffers.push_back(document_ids(p.Skv, rng));
+  struct Case {
+    const char* name;
+    const char* mask;
+    int b, hq, hkv, sq, skv, d;
+    DType dtype;
+    bool bshd;
+  };
+  const char* documents = "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx";
+  const Case cases[] = {
+      {"documents d64", documents, 2, 16, 16, 601, 601, 64, DType::bf16, false},
+      {"documents d256", documents, 1, 16, 16, 601, 601, 256, DType::bf16, false},
+      {"causal d128 sq != skv", "kv_idx <= q_idx + (kv_len - q_len)", 2, 16, 16, 433, 601, 128, DType::bf16, false},
+      {"sliding window d64", "kv_idx <= q_idx && q_idx - kv_idx < 150", 2, 16, 16, 601, 601, 64, DType::bf16, false},
+      {"documents gqa 4:1 d128", documents, 2, 64, 16, 601, 601, 128, DType::bf16, false},
+      {"documents gqa 3:1 d64 f16 bshd", documents, 2, 48, 16, 701, 701, 64, DType::f16, true},
+      {"per-head documents gqa 2:1", "doc[q_idx] == doc[kv_idx] && (h % 2 == 0 || q_idx >= kv_idx)", 2, 32, 16, 601,
+       601, 128, DType::bf16, false},
+  };
+  for (const Case& c : cases) {
+    FwdProblem p = base(200, c.d);
+    p.B = c.b, p.Hq = c.hq, p.Hkv = c.hkv, p.Sq = c.sq, p.Skv = c.skv;
+    p.dtype = c.dtype;
+    p.bshd = c.bshd;
+    p.mask_mod = c.mask;
+    if (std::string(c.mask).find("doc[") != std::string::npos) p.buffers.push_back(document_ids(p.Skv, rng));
     p.backward_mode = BackwardMode::deterministic;
-    expect_ordered_sums_repeatable(p, "documents d" + std::to_string(D), stream);
+    expect_ordered_sums_repeatable(p, c.name, stream);
   }
 }
 

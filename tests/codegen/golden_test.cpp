@@ -342,7 +342,8 @@ std::vector<GoldenCase> golden_cases() {
          return s;
        }},
       // Its ordered form (the deterministic mode), GQA 2:1, causal: the writer warp takes turns on
-      // the query tiles' counters, ranks counted from the kv_* rows.
+      // the query tiles' counters, ranks counted from the kv_* rows; descending (GQA under a mask
+      // with tile bounds).
       {"bwd_dkdv_ordered_bf16_d128_causal",
        [] {
          KernelSpec s;
@@ -356,7 +357,8 @@ std::vector<GoldenCase> golden_cases() {
          return s;
        }},
       // The ordered form under documents without GQA: the sums run from the last kv tile down
-      // (DQ_ASCENDING, codegen::ordered_dq_ascending), the walks ascend, the units launch in reverse.
+      // (DQ_ASCENDING, codegen::ordered_dq_ascending) in every pair but the last wave's, whose
+      // walks ascend and whose units launch in reverse.
       {"bwd_dkdv_ordered_bf16_d128_documents",
        [] {
          KernelSpec s;

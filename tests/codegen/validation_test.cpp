@@ -296,10 +296,11 @@ TEST(KernelSpecValidation, OrderedDqChainsWithoutMasksOrLongDataWalks) {
 }
 
 // The ordered dQ sums run from the last kv tile down (DQ_ASCENDING: ascending walks, units in
-// reverse) under masks whose walks the data cuts (documents), without GQA, in the deterministic
-// mode only; from kv tile 0 up under masks with tile bounds, without a mask, with tables alone and
-// with GQA. The kernel renders what the rule says.
-TEST(KernelSpecValidation, OrderedDqAscendsUnderDataCutMasksWithoutGqa) {
+// reverse, the last wave's pairs descending) under any mask_mod without GQA, and under masks whose
+// walks the data cuts (documents) with GQA up to head dim 128, in the deterministic mode only;
+// from kv tile 0 up without a mask, with tables alone, with GQA under masks with tile bounds and
+// with GQA at head dim 256. The kernel renders what the rule says.
+TEST(KernelSpecValidation, OrderedDqAscendsUnderMasksButGqaWithTileBoundsOrSlices) {
   const auto dkdv = [](const char* mask, int gqa_group, bool block_mask, bool ordered = true, int head_dim = 128) {
     KernelSpec s = ordered_dkdv_spec(mask, gqa_group, block_mask, head_dim);
     s.dq_ordered = ordered;
@@ -312,25 +313,37 @@ TEST(KernelSpecValidation, OrderedDqAscendsUnderDataCutMasksWithoutGqa) {
     return yes && !no ? 1 : no && !yes ? 0 : -1;
   };
   const char* documents = "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx";
+  // Without GQA: any mask_mod, any head dim.
   EXPECT_TRUE(ordered_dq_ascending(dkdv(documents, 1, true)));
   EXPECT_EQ(rendered(dkdv(documents, 1, true)), 1);
   EXPECT_TRUE(ordered_dq_ascending(dkdv(documents, 1, true, true, 256)));
   EXPECT_EQ(rendered(dkdv(documents, 1, true, true, 256)), 1);
   EXPECT_TRUE(ordered_dq_ascending(dkdv("doc[kv_idx] != 2", 1, true)));  // keys only, still no tile bounds
-  EXPECT_FALSE(ordered_dq_ascending(dkdv("", 1, true)));  // tables alone: not measured ascending
-  // GQA's heavier units pay the reversed launch order's heavy tail.
-  EXPECT_FALSE(ordered_dq_ascending(dkdv(documents, 4, true)));
-  EXPECT_EQ(rendered(dkdv(documents, 4, true)), 0);
-  // Tile bounds (causal, sliding window, prefix LM): long walks absorb the queue.
-  EXPECT_FALSE(ordered_dq_ascending(dkdv("q_idx >= kv_idx", 1, true)));
-  EXPECT_EQ(rendered(dkdv("q_idx >= kv_idx", 1, true)), 0);
-  EXPECT_FALSE(ordered_dq_ascending(dkdv("q_idx >= kv_idx && q_idx - kv_idx <= 256", 1, true)));
-  EXPECT_FALSE(ordered_dq_ascending(dkdv("kv_idx <= 100 || q_idx >= kv_idx", 1, true)));
-  EXPECT_FALSE(ordered_dq_ascending(dkdv("", 1, false)));  // no mask
+  EXPECT_TRUE(ordered_dq_ascending(dkdv("q_idx >= kv_idx", 1, true)));
+  EXPECT_EQ(rendered(dkdv("q_idx >= kv_idx", 1, true)), 1);
+  EXPECT_TRUE(ordered_dq_ascending(dkdv("q_idx >= kv_idx", 1, true, true, 64)));
+  EXPECT_TRUE(ordered_dq_ascending(dkdv("q_idx >= kv_idx", 1, true, true, 256)));
+  EXPECT_TRUE(ordered_dq_ascending(dkdv("q_idx >= kv_idx && q_idx - kv_idx <= 256", 1, true)));
+  EXPECT_TRUE(ordered_dq_ascending(dkdv("kv_idx <= 100 || q_idx >= kv_idx", 1, true)));
+  // With GQA: documents up to head dim 128.
+  EXPECT_TRUE(ordered_dq_ascending(dkdv(documents, 4, true)));
+  EXPECT_EQ(rendered(dkdv(documents, 4, true)), 1);
+  EXPECT_TRUE(ordered_dq_ascending(dkdv(documents, 8, true)));
+  EXPECT_TRUE(ordered_dq_ascending(dkdv(documents, 3, true, true, 64)));
+  // ... but not beside head dim 256's column slices, nor under masks with tile bounds.
+  EXPECT_FALSE(ordered_dq_ascending(dkdv(documents, 4, true, true, 256)));
+  EXPECT_EQ(rendered(dkdv(documents, 4, true, true, 256)), 0);
+  EXPECT_FALSE(ordered_dq_ascending(dkdv("q_idx >= kv_idx", 4, true)));
+  EXPECT_EQ(rendered(dkdv("q_idx >= kv_idx", 4, true)), 0);
+  EXPECT_FALSE(ordered_dq_ascending(dkdv("q_idx >= kv_idx && q_idx - kv_idx <= 256", 2, true, true, 64)));
+  // Tables alone (not measured ascending), no mask.
+  EXPECT_FALSE(ordered_dq_ascending(dkdv("", 1, true)));
+  EXPECT_FALSE(ordered_dq_ascending(dkdv("", 1, false)));
   EXPECT_EQ(rendered(dkdv("", 1, false)), 0);
   // The fast mode has no turns.
   EXPECT_FALSE(ordered_dq_ascending(dkdv(documents, 1, true, false)));
   EXPECT_EQ(rendered(dkdv(documents, 1, true, false)), 0);
+  EXPECT_FALSE(ordered_dq_ascending(dkdv("q_idx >= kv_idx", 1, true, false)));
 }
 
 TEST(KernelSpecValidation, SharedMemoryLimitsByArch) {
