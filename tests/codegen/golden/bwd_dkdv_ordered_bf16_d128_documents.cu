@@ -428,6 +428,18 @@ __device__ __forceinline__ TileName read_tile_name(u32 tile_names, int t) {
   const u32 word = ld_shared_b32(entry + 4);
   return {static_cast<int>(ld_shared_b32(entry)), static_cast<int>(word & 0x7fffffffu), (word >> 31) != 0u};
 }
+// The writer warps' read: lane 0 reads the entry and shuffles it to the warp. Lane 0 alone hands
+// the dQ buffer back (dq_empty), which lets the producer rewrite the entry TILE_NAMES tiles on,
+// so only lane 0's read comes before that arrival in every thread's program order; a __syncwarp
+// between the lanes' reads and the arrival does not order them for compute-sanitizer's racecheck,
+// which reported the producer's rewrite against lanes 1-31's reads once walks wrapped the ring.
+// Warp-collective.
+__device__ __forceinline__ TileName read_tile_name_in_warp(u32 tile_names, int t, int lane) {
+  TileName n = {0, 0, false};
+  if (lane == 0) n = read_tile_name(tile_names, t);
+  return {__shfl_sync(0xffffffffu, n.q0, 0), __shfl_sync(0xffffffffu, n.gi, 0),
+          __shfl_sync(0xffffffffu, static_cast<int>(n.partial), 0) != 0};
+}
 
 // Where this kv tile's add to query tile q0 of head h comes in its chain's ordered sum: the kv
 // tiles that add to a query tile form `chains` chains by kv tile modulo `chains` (each its own
@@ -718,7 +730,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
       for (int t = warp - 1; t < num_tiles; t += DQ_BUFFERS) {
         const int buffer = t % DQ_RING;
         mbarrier_wait(dq_full + 8 * buffer, static_cast<u32>((t / DQ_RING) & 1));
-        const TileName name = read_tile_name(tile_names, t);
+        const TileName name = read_tile_name_in_warp(tile_names, t, lane);
         const int q0 = name.q0;
         const int h = kv_h * GQA_GROUP + name.gi;
         const int rows = min(BLOCK_M, q_len - q0);
@@ -790,7 +802,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
               mbarrier_wait(dq_full + 8 * w, (DQ_PIECE_IN_STAGE ? static_cast<u32>(t) : k) & 1u);
             if (piece == 0) {  // the tile: named by the producer (ordered) or from the walk
               if constexpr (DQ_ORDERED) {
-                const TileName name = read_tile_name(tile_names, t);
+                const TileName name = read_tile_name_in_warp(tile_names, t, lane);
                 h = kv_h * GQA_GROUP + name.gi, q0 = name.q0;
                 if (q0 < q_len) {
                   dq_order_rank(p, b, h, q0, n_tile, static_cast<int>(gridDim.x), ascending, lane, rank_in_chain, adders);
