@@ -132,10 +132,11 @@ inline bool mask_walks_cut_by_data(const KernelSpec& s) { return s.has_mask() &&
 // 0.998-1.007x. Left descending: GQA 4:1 causal d128 0.866x and d256 0.897x ascending,
 // documents 4:1 d256 0.953x. Ascending every pair, without the descending tail (zk1): causal d128
 // 0.982x, d256 0.949x, GQA 4:1 causal 0.74-0.76x.
-// Tables alone (a caller's BlockMask::from_tables beside an empty mask_mod) keep the descending
-// sums: neither measured nor run on a GPU test ascending.
+// Tables alone (a caller's BlockMask::from_tables beside an empty mask_mod) and a mask_mod
+// without tables (every kv tile walks every query tile, as without a mask, whose sums zk1 found
+// level both ways) keep the descending sums: neither measured nor run on a GPU test ascending.
 inline bool ordered_dq_ascending(const KernelSpec& s) {
-  if (!s.dq_ordered || !s.has_mask()) return false;
+  if (!s.dq_ordered || !s.has_mask() || !s.has_block_mask) return false;
   const bool slices = dkdv_splits(s.head_dim, s.head_dim_v) > 1;
   return s.gqa_group == 1 || (mask_walks_cut_by_data(s) && !slices);
 }

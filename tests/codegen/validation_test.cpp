@@ -297,9 +297,9 @@ TEST(KernelSpecValidation, OrderedDqChainsWithoutMasksOrLongDataWalks) {
 
 // The ordered dQ sums run from the last kv tile down (DQ_ASCENDING: ascending walks, units in
 // reverse, the last wave's pairs descending) under any mask_mod without GQA, and under masks whose
-// walks the data cuts (documents) with GQA up to head dim 128, in the deterministic mode only;
-// from kv tile 0 up without a mask, with tables alone, with GQA under masks with tile bounds and
-// with GQA at head dim 256. The kernel renders what the rule says.
+// walks the data cuts (documents) with GQA up to head dim 128, in the deterministic mode only and
+// with block tables; from kv tile 0 up without a mask, with tables alone, with a mask_mod but no
+// tables, with GQA under masks with tile bounds and with GQA at head dim 256. The kernel renders what the rule says.
 TEST(KernelSpecValidation, OrderedDqAscendsUnderMasksButGqaWithTileBoundsOrSlices) {
   const auto dkdv = [](const char* mask, int gqa_group, bool block_mask, bool ordered = true, int head_dim = 128) {
     KernelSpec s = ordered_dkdv_spec(mask, gqa_group, block_mask, head_dim);
@@ -336,8 +336,11 @@ TEST(KernelSpecValidation, OrderedDqAscendsUnderMasksButGqaWithTileBoundsOrSlice
   EXPECT_FALSE(ordered_dq_ascending(dkdv("q_idx >= kv_idx", 4, true)));
   EXPECT_EQ(rendered(dkdv("q_idx >= kv_idx", 4, true)), 0);
   EXPECT_FALSE(ordered_dq_ascending(dkdv("q_idx >= kv_idx && q_idx - kv_idx <= 256", 2, true, true, 64)));
-  // Tables alone (not measured ascending), no mask.
+  // Tables alone, or a mask_mod without tables (dense walks; neither measured ascending), no mask.
   EXPECT_FALSE(ordered_dq_ascending(dkdv("", 1, true)));
+  EXPECT_FALSE(ordered_dq_ascending(dkdv("q_idx >= kv_idx", 1, false)));
+  EXPECT_EQ(rendered(dkdv("q_idx >= kv_idx", 1, false)), 0);
+  EXPECT_FALSE(ordered_dq_ascending(dkdv(documents, 1, false)));
   EXPECT_FALSE(ordered_dq_ascending(dkdv("", 1, false)));
   EXPECT_EQ(rendered(dkdv("", 1, false)), 0);
   // The fast mode has no turns.
