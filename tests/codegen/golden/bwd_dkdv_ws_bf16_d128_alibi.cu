@@ -515,8 +515,9 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   // last kv tile down, its units in reverse, so its heaviest tiles start last; the pairs of the
   // last wave keep the descending sums and their heavy-first order, so no heavy tile starts when
   // the grid is draining. Each pair's tiles agree on the direction (their chains are the pair's).
-  const int pair_index = PLAIN_ORDER ? static_cast<int>(blockIdx.y + gridDim.y * blockIdx.z) : pair;
-  const bool ascending = DQ_ASCENDING && pair_index < pairs - max(1, min(pairs, ASCENDING_TAIL_CTAS / units));
+  // Only masked kernels ascend (codegen::ordered_dq_ascending), so `pair` is the grouped order's.
+  static_assert(!DQ_ASCENDING || !PLAIN_ORDER, "the ascending sums take the grouped launch order");
+  const bool ascending = DQ_ASCENDING && pair < pairs - max(1, min(pairs, ASCENDING_TAIL_CTAS / units));
   if (ascending) n_unit = units - 1 - n_unit;
   const int n_tile = n_unit * CLUSTER + rank;
   const int kv_h = PLAIN_ORDER ? static_cast<int>(blockIdx.y) : pair % static_cast<int>(gridDim.y);
