@@ -234,6 +234,7 @@ bool ordered_long_chains(const KernelSpec& s, int kv_len) {
   // Every attention call builds its specs through here: the mask's tile-bounds analysis (an AST
   // walk) runs only for the deterministic dK/dV kernel over enough kv tiles.
   if (s.family != Family::bwd_dkdv || !s.dq_ordered || (int64_t(kv_len) + 127) / 128 < 64) return false;
+  if (ordered_dq_ascending(s)) return false;  // one chain is a pipeline there
   return mask_walks_cut_by_data(s) || (!s.has_mask() && s.has_block_mask);  // or tables alone
 }
 

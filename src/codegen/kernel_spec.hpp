@@ -56,7 +56,8 @@ struct KernelSpec {
   bool dq_accumulate = false;      // bwd_dkdv: also dQ = dS K, added in fp32 to p.dq_accum (the fast mode)
   bool dq_ordered = false;         // bwd_dkdv with dq_accumulate: the adds in a fixed order (p.dq_order; the deterministic mode)
   // bwd_dkdv with dq_ordered: the query tiles' chains of turns may be long in short walks (walks the
-  // tables cut by data over many kv tiles: ordered_long_chains), so the sums take two chains.
+  // tables cut by data over many kv tiles, descending sums: ordered_long_chains), so the sums take
+  // two chains.
   bool dq_long_chains = false;
   bool seq_lens = false;           // fwd, bwd_dq, bwd_dkdv, block_mask: per-sequence lengths (a FlexjitSeqLens parameter)
   // Every buffer the call passes is non-empty and all its in-bounds offsets fit 31 bits
@@ -88,25 +89,6 @@ struct KernelSpec {
 
 // Column slices the dK/dV kernel splits its accumulators into so they fit in registers.
 int dkdv_splits(int head_dim, int head_dim_v);
-
-// The ordered dQ sums' chains per query tile of a deterministic dK/dV kernel
-// (FlexjitBwdParams::dq_chains): kv tile n adds in chain n % chains, into that chain's copy of the
-// fp32 accumulator (the convert kernel adds the copies in chain order), so a query tile's chain of
-// turns is shorter. Two without masks or GQA, where every kv tile walks every query tile and the
-// turns are longest, and where the chains may be long in short walks (dq_long_chains); one
-// otherwise, where a second copy's traffic (the adds into two accumulators, the convert kernel
-// reading both) costs more than the shorter turns save. H100, deterministic backward, one chain
-// against two: GQA 4:1 causal 387 against 340 TF/s (notes/perf.md "(l)"); sliding window d128
-// 1.11x, d64 1.08x, long sliding window 1.10x, causal d128 1.07x, d64 1.03x, prefix LM 1.05x,
-// ALiBi and soft-capping 1.03-1.05x, but noop 0.97x at d64 and d128 ("(zc)", zc6). Two under
-// masks too above head dim 128 (column slices), whose kv tiles of 64 keys make a query tile's chain
-// twice as long as at d128: H200, two chains against one (notes/perf.md "(zj)", zj3): causal d256
-// 1.086x, ALiBi 1.087x, soft-capping 1.084x, documents 1.019x.
-inline int ordered_dq_chains(const KernelSpec& s) {
-  const bool unmasked = !s.has_mask() && !s.has_block_mask;
-  const bool slices = dkdv_splits(s.head_dim, s.head_dim_v) > 1;
-  return s.gqa_group == 1 && (unmasked || s.dq_long_chains || slices) ? 2 : 1;
-}
 
 // Whether mask_mod's walks are cut by data rather than by positions: a mask without tile bounds
 // (documents: where a walk starts and ends depends on buffer values). The ordered dQ sums' rules
@@ -141,16 +123,42 @@ inline bool ordered_dq_ascending(const KernelSpec& s) {
   return s.gqa_group == 1 || (mask_walks_cut_by_data(s) && !slices);
 }
 
+// The ordered dQ sums' chains per query tile of a deterministic dK/dV kernel
+// (FlexjitBwdParams::dq_chains): kv tile n adds in chain n % chains, into that chain's copy of the
+// fp32 accumulator (the convert kernel adds the copies in chain order), so a query tile's chain of
+// turns is shorter. Two where the sums descend (ordered_dq_ascending false) and every kv tile
+// walks every query tile (no mask, no GQA), or a query tile's chain is long: long walks the data
+// cuts or tables alone (dq_long_chains), head dim 256's 64-key kv tiles; one otherwise, and with
+// GQA. Descending, the adders of a query tile reach it at the same step of walks that end together,
+// so a chain's last adder waits for all before it; a second chain halves that wait, for a second
+// copy's traffic (the adds into two accumulators, the convert kernel reading both). H100 and H200,
+// descending sums, one chain against two: GQA 4:1 causal 387 against 340 TF/s (notes/perf.md
+// "(l)"); noop 0.97x at d64 and d128 ("(zc)", zc6); causal d256 1.086x, ALiBi d256 1.087x,
+// soft-capping d256 1.084x, documents d256 1.019x ("(zj)", zj3); long documents 1.09x ("(zh)",
+// zh5). Ascending, a chain is a pipeline (each adder's walk starts a step after its
+// predecessor's), so a second chain only adds traffic: H200, one chain against two where the sums
+// ascend ("(zm)", zm3, three rounds): causal d256 1.058x, ALiBi d256 1.070x, soft-capping d256
+// 1.052x, documents d256 1.059x, long documents d128 1.046x; and four or eight chains lose more
+// (zm2: causal d256 0.83x and 0.78x against two). Without a mask two chains stay (one: noop d256
+// 0.913x, d128 0.954x, d64 0.947x).
+inline int ordered_dq_chains(const KernelSpec& s) {
+  const bool unmasked = !s.has_mask() && !s.has_block_mask;
+  const bool slices = dkdv_splits(s.head_dim, s.head_dim_v) > 1;
+  return s.gqa_group == 1 && !ordered_dq_ascending(s) && (unmasked || s.dq_long_chains || slices) ? 2 : 1;
+}
+
 // Whether a deterministic dK/dV kernel of `s` (dq_ordered) for `kv_len` keys takes two chains
-// under its mask (KernelSpec::dq_long_chains): a mask without tile bounds (documents: walks the
-// data cuts; or tables alone) over at least 64 kv tiles of 128 keys. The kv tiles that add to a
-// query tile reach it at the same step of walks that end together (documents, causal), so the
-// last of a chain of n starts its adds about n turns late and its SM waits meanwhile: a lag that
-// long walks (causal) absorb and a long document's short walks do not. H200, one chain against
-// two (notes/perf.md "(zh)", zh3): long documents (16k keys, documents up to 3999) 298 -> 324
-// TF/s, documents of 4k keys 252 -> 247, nested documents 195 -> 197; masks with tile bounds lose
-// or stay level (sliding window 409 -> 386, long causal 506 -> 510). Deciding per query tile by
-// its chain's length (zh4) cost more in the writer warp than it saved.
+// under its mask (KernelSpec::dq_long_chains): walks the data cuts (a mask without tile bounds:
+// documents; or tables alone) over at least 64 kv tiles of 128 keys, where the sums descend
+// (ordered_dq_ascending false: tables alone, documents with GQA at head dim 256, a mask without
+// tables). Descending, the kv tiles that add to a query tile reach it at the same step of walks
+// that end together, so the last of a chain of n starts its adds about n turns late and its SM
+// waits meanwhile: a lag that long walks (causal) absorb and a long document's short walks do
+// not. H200, descending, one chain against two (notes/perf.md "(zh)", zh3): long documents (16k
+// keys, documents up to 3999) 298 -> 324 TF/s, documents of 4k keys 252 -> 247, nested documents
+// 195 -> 197; masks with tile bounds lose or stay level (sliding window 409 -> 386, long causal
+// 506 -> 510). Deciding per query tile by its chain's length (zh4) cost more in the writer warp
+// than it saved. Ascending sums keep one chain (ordered_dq_chains; zm3: long documents 1.046x).
 bool ordered_long_chains(const KernelSpec& s, int kv_len);
 
 // True for the families of the attention forward and backward passes (tiles, dtype, mods).

@@ -841,13 +841,12 @@ TEST(BwdGpu, DeterministicModeSumsDqInOrder) {
   }
 }
 
-// Document masks over 64 kv tiles or more take two chains of turns in the ordered sums
-// (codegen::ordered_long_chains: kv tile parity, one accumulator copy each, summed by the convert
-// kernel in chain order), so the 2-chain walk through block-sparse tables runs here: documents of
-// up to 2000 keys (up to 16 adders per query tile at d128's 128-key kv tiles, 32 at d256's 64)
-// beside short ones, whose query tiles' chains may have adders of one parity only, and lengths off
-// the tiles. Against the float64 reference, the same bits on a second run and on a second stream.
-TEST(BwdGpu, OrderedModeLongDocumentsTakeTwoChains) {
+// Document masks over 64 kv tiles or more: the ordered sums ascend in one chain per query tile
+// (codegen::ordered_dq_ascending; before (zm) they descended in two chains), through the
+// block-sparse tables: documents of up to 2000 keys (up to 16 adders per query tile at d128's
+// 128-key kv tiles, 32 at d256's 64) beside short ones, and lengths off the tiles. Against the
+// float64 reference, the same bits on a second run and on a second stream.
+TEST(BwdGpu, OrderedModeLongDocuments) {
   FLEXJIT_REQUIRE_GPU();
   if (current_device().default_arch() != "sm_90a")
     GTEST_SKIP() << "the ordered dQ sums run on sm_90a GPUs, this is " << current_device().name;
@@ -873,12 +872,13 @@ TEST(BwdGpu, OrderedModeLongDocumentsTakeTwoChains) {
   }
 }
 
-// Head dims above 128 (column slices, 64-key kv tiles, so a query tile's chain of turns is twice
-// as long as at d128) take two chains of turns under any mask without GQA
-// (codegen::ordered_dq_chains): kv tiles by parity, each chain into its own copy of the fp32
-// accumulator. Keys past the last query (Skv > Sq under a causal mask) leave kv tiles that no
+// Head dim 256 (column slices, 64-key kv tiles, so a query tile's chain of turns is twice as long
+// as at d128): the ordered sums under a mask with tables ascend in one chain
+// (codegen::ordered_dq_ascending, ordered_dq_chains); without a mask, and under a mask without
+// tables, they descend in two chains (kv tiles by parity, each chain into its own copy of the fp32
+// accumulator). Keys past the last query (Skv > Sq under a causal mask) leave kv tiles that no
 // query reaches, so some query tiles' chains have adders of one parity only.
-TEST(BwdGpu, OrderedModeTwoChainsAtHeadDim256) {
+TEST(BwdGpu, OrderedModeChainsAtHeadDim256) {
   FLEXJIT_REQUIRE_GPU();
   if (current_device().default_arch() != "sm_90a")
     GTEST_SKIP() << "the ordered dQ sums run on sm_90a GPUs, this is " << current_device().name;
@@ -892,11 +892,16 @@ TEST(BwdGpu, OrderedModeTwoChainsAtHeadDim256) {
     int sq, skv;
     DType dtype;
     bool bshd;
+    bool tables;
   };
   const Case cases[] = {
-      {"soft-capping causal, Skv > Sq", "30.0 * tanh(score / 30.0)", "q_idx >= kv_idx", 900, 1100, DType::bf16, false},
-      {"prefix lm f16 bshd, odd lengths", "", "kv_idx <= 100 || q_idx + kv_len - q_len >= kv_idx", 777, 1333,
-       DType::f16, true},
+      {"soft-capping causal, Skv > Sq (ascending, one chain)", "30.0 * tanh(score / 30.0)", "q_idx >= kv_idx", 900,
+       1100, DType::bf16, false, true},
+      {"prefix lm f16 bshd, odd lengths (ascending, one chain)", "", "kv_idx <= 100 || q_idx + kv_len - q_len >= kv_idx",
+       777, 1333, DType::f16, true, true},
+      {"causal without tables, Skv > Sq (descending, two chains)", "", "q_idx >= kv_idx", 700, 1001, DType::bf16,
+       false, false},
+      {"noop, odd lengths (descending, two chains)", "", "", 333, 1111, DType::bf16, true, true},
   };
   for (const Case& c : cases) {
     FwdProblem p = base(200, 256);
@@ -904,9 +909,43 @@ TEST(BwdGpu, OrderedModeTwoChainsAtHeadDim256) {
     p.dtype = c.dtype;
     p.bshd = c.bshd;
     p.score_mod = c.score, p.mask_mod = c.mask;
+    p.use_block_mask = c.tables;
     p.backward_mode = BackwardMode::deterministic;
     expect_ordered_sums_repeatable(p, c.name, stream);
   }
+}
+
+// Tables alone (BlockMask::from_tables beside an empty mask_mod) over 64 kv tiles or more: the
+// ordered sums descend and take two chains (codegen::ordered_long_chains), walking the tables by
+// kv tile parity. The tables are those of documents whose ends fall on the 128-key blocks (every
+// block full or empty, so the tables say exactly what the documents' mask does) but for the last
+// document, cut by the length (8300 keys, 65 kv tiles); the float64 reference applies that mask.
+TEST(BwdGpu, OrderedModeTablesAloneTakeTwoChains) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the ordered dQ sums run on sm_90a GPUs, this is " << current_device().name;
+  const ScopedEnv ordered("FLEXJIT_DETERMINISTIC_DQ", "ordered");
+  const OwnedStream second;
+  FwdProblem p = base(200, 128);
+  p.B = 1, p.Hq = 2, p.Hkv = 2, p.Sq = 8300, p.Skv = 8300;
+  TestBuffer doc;
+  doc.decl = BufferDecl{"doc", DType::i32, {p.Skv}};
+  const int blocks[] = {12, 1, 3, 20, 9, 16};  // documents' lengths in 128-key blocks; the rest: a seventh
+  int id = 0;
+  for (int length : blocks) {
+    for (int i = 0; i < length * 128; ++i) doc.values.push_back(id);
+    ++id;
+  }
+  while (static_cast<int>(doc.values.size()) < p.Skv) doc.values.push_back(id);
+  p.buffers.push_back(doc);  // for the reference's mask and the tables' build; the kernels read none
+  p.reference_mask_mod = "doc[q_idx] == doc[kv_idx]";
+  std::vector<std::vector<unsigned char>> storage;
+  const BlockMask documents =
+      BlockMask::build_on_cpu(Expr::parse(ModKind::mask, p.reference_mask_mod, p.declarations()), p.B, p.Hq, p.Sq,
+                              p.Skv, host_inputs(p.buffers, p.params, storage));
+  p.given_tables = BlockMask::from_tables(documents.shape(), documents.host_tables());
+  p.backward_mode = BackwardMode::deterministic;
+  expect_ordered_sums_repeatable(p, "tables alone", second.stream);
 }
 
 // More kv tiles in one (kv head, batch) pair than the GPU holds CTAs at once (141 of 64 keys at

@@ -915,7 +915,7 @@ TEST(CodegenCompileMatrix, WarpSpecializedBackwardDkdvCompilesAboveHeadDim128) {
 // counts its rank in each query tile's sum from the kv_* tables (with tables) or the grid (without),
 // waits for the tile's counter to reach it and passes it on. For the kinds of walk there are
 // (dense with and without mask_mod, tables with and without full blocks, GQA, f16, D != Dv, d64,
-// d128 and the column slices of d256; two chains under a document mask): NVRTC compiles it with no
+// d128 and the column slices of d256; two chains through tables alone): NVRTC compiles it with no
 // serialised wgmma and the spills of the fast form, and the PTX holds the acquire, the releases,
 // the proxy fences and the back-off.
 TEST(CodegenCompileMatrix, OrderedBackwardDkdvCompilesForEveryKindOfWalk) {
@@ -950,12 +950,13 @@ TEST(CodegenCompileMatrix, OrderedBackwardDkdvCompilesForEveryKindOfWalk) {
           jobs.push_back({v.name + "_dense", spec, "sm_90a"});
         }
         if (mask[0] == 'd' && dv == d) {
-          // Two chains through the tables (codegen::ordered_long_chains: documents over 64 kv
-          // tiles), without GQA, whose kernels keep one.
+          // Two chains through the tables (codegen::ordered_long_chains: tables alone over 64 kv
+          // tiles, whose sums descend), without GQA, whose kernels keep one.
           KernelSpec chains = spec;
           chains.gqa_group = 1;
+          chains.mask_mod = Expr::no_mask();
           chains.dq_long_chains = true;
-          jobs.push_back({v.name + "_long_chains", chains, "sm_90a"});
+          jobs.push_back({v.name + "_tables_alone_long_chains", chains, "sm_90a"});
         }
       }
     }

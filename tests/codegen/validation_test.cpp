@@ -238,10 +238,11 @@ KernelSpec ordered_dkdv_spec(const char* mask, int gqa_group, bool block_mask, i
 }
 
 // The deterministic mode's ordered dQ sums take two chains (two fp32 copies of dQ, kv tiles by
-// parity) without masks, under masks whose walks the data cuts over 64 kv tiles or more, or at
-// head dims above 128 (64-key kv tiles), never with GQA; and the kernel renders the count the host
-// allocates for.
-TEST(KernelSpecValidation, OrderedDqChainsWithoutMasksOrLongDataWalks) {
+// parity) where they descend and a query tile's chain is long: without masks, under walks the data
+// cuts (or tables alone) over 64 kv tiles or more, or at head dims above 128 (64-key kv tiles);
+// never with GQA, never where they ascend (a mask_mod with tables, no GQA: one chain is a
+// pipeline); and the kernel renders the count the host allocates for.
+TEST(KernelSpecValidation, OrderedDqChainsWhereLongChainsDescend) {
   const auto dkdv = [](const char* mask, int gqa_group, bool block_mask) {
     return ordered_dkdv_spec(mask, gqa_group, block_mask);
   };
@@ -257,38 +258,63 @@ TEST(KernelSpecValidation, OrderedDqChainsWithoutMasksOrLongDataWalks) {
   EXPECT_EQ(rendered(dkdv("", 4, false)), 1);
   EXPECT_EQ(ordered_dq_chains(dkdv("q_idx >= kv_idx", 1, true)), 1);
   EXPECT_EQ(rendered(dkdv("q_idx >= kv_idx", 1, true)), 1);
-  // Head dim 256 (column slices, 64-key kv tiles): two under a mask too, not with GQA.
-  KernelSpec wide = dkdv("q_idx >= kv_idx", 1, true);
+  // Head dim 256 (column slices, 64-key kv tiles): two without a mask, and under a mask whose sums
+  // descend (no tables); one under a mask with tables (ascending), and with GQA.
+  KernelSpec wide = dkdv("", 1, false);
   wide.head_dim = wide.head_dim_v = 256;
   wide.config = BlockConfig::parse("m64n64w8s2ws");
   EXPECT_EQ(ordered_dq_chains(wide), 2);
   EXPECT_EQ(rendered(wide), 2);
+  wide.mask_mod = Expr::parse(ModKind::mask, "q_idx >= kv_idx");
+  EXPECT_EQ(ordered_dq_chains(wide), 2);  // no tables: every kv tile walks every query tile
+  wide.has_block_mask = wide.has_full_blocks = true;
+  EXPECT_TRUE(ordered_dq_ascending(wide));
+  EXPECT_EQ(ordered_dq_chains(wide), 1);
+  EXPECT_EQ(rendered(wide), 1);
   wide.gqa_group = 4;
+  EXPECT_FALSE(ordered_dq_ascending(wide));
   EXPECT_EQ(ordered_dq_chains(wide), 1);
   EXPECT_EQ(rendered(wide), 1);
   // Tables alone (a mask that keeps every score, given a block mask) and a mask without tables.
   EXPECT_EQ(ordered_dq_chains(dkdv("", 1, true)), 1);
   EXPECT_EQ(ordered_dq_chains(dkdv("q_idx >= kv_idx", 1, false)), 1);
-  // Masks whose walks the data cuts (no tile bounds; or tables alone) over 64 kv tiles of 128 keys
-  // or more: two chains (ordered_long_chains), not with GQA, not in the fast mode.
-  const auto documents = [&](int gqa_group, bool ordered) {
-    KernelSpec s = dkdv("doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx", gqa_group, true);
+  // Walks the data cuts (no tile bounds; or tables alone) over 64 kv tiles of 128 keys or more,
+  // where the sums descend: two chains (ordered_long_chains), not with GQA, not in the fast mode.
+  const auto documents = [&](int gqa_group, bool ordered, bool tables = true) {
+    KernelSpec s = dkdv("doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx", gqa_group, tables);
     s.dq_ordered = ordered;
     return s;
   };
-  EXPECT_FALSE(ordered_long_chains(documents(1, true), 8064));  // 63 kv tiles
-  EXPECT_TRUE(ordered_long_chains(documents(1, true), 8065));
-  EXPECT_FALSE(ordered_long_chains(documents(1, false), 16384));
-  EXPECT_FALSE(ordered_long_chains(dkdv("q_idx >= kv_idx", 1, true), 16384));  // tile bounds: long walks
-  EXPECT_TRUE(ordered_long_chains(dkdv("", 1, true), 16384));                  // tables alone
-  KernelSpec long_documents = documents(1, true);
+  EXPECT_FALSE(ordered_long_chains(documents(1, true, false), 8064));  // 63 kv tiles
+  EXPECT_TRUE(ordered_long_chains(documents(1, true, false), 8065));
+  EXPECT_FALSE(ordered_long_chains(documents(1, false, false), 16384));
+  EXPECT_FALSE(ordered_long_chains(documents(1, true), 16384));  // with tables they ascend
+  EXPECT_FALSE(ordered_long_chains(documents(4, true), 16384));  // and with GQA up to d128
+  EXPECT_FALSE(ordered_long_chains(dkdv("q_idx >= kv_idx", 1, false), 16384));  // tile bounds: long walks
+  EXPECT_FALSE(ordered_long_chains(dkdv("", 1, true), 8064));
+  EXPECT_TRUE(ordered_long_chains(dkdv("", 1, true), 8065));                    // tables alone
+  EXPECT_TRUE(ordered_long_chains(dkdv("", 4, true), 16384));
+  KernelSpec long_tables = dkdv("", 1, true);
+  long_tables.dq_long_chains = true;
+  EXPECT_EQ(ordered_dq_chains(long_tables), 2);
+  EXPECT_EQ(rendered(long_tables), 2);
+  KernelSpec long_documents = documents(1, true, false);
   long_documents.dq_long_chains = true;
   EXPECT_EQ(ordered_dq_chains(long_documents), 2);
   EXPECT_EQ(rendered(long_documents), 2);
   EXPECT_EQ(ordered_dq_chains(documents(1, true)), 1);
-  KernelSpec long_documents_gqa = documents(4, true);
-  long_documents_gqa.dq_long_chains = true;
-  EXPECT_EQ(ordered_dq_chains(long_documents_gqa), 1);
+  KernelSpec long_tables_gqa = dkdv("", 4, true);
+  long_tables_gqa.dq_long_chains = true;
+  EXPECT_EQ(ordered_dq_chains(long_tables_gqa), 1);
+  EXPECT_EQ(rendered(long_tables_gqa), 1);
+  // Long chains on sums that ascend are refused, with what to do instead.
+  KernelSpec ascending = documents(1, true);
+  ascending.dq_long_chains = true;
+  EXPECT_EQ(validation_error(ascending),
+            "the long chains of turns (KernelSpec::dq_long_chains, emit's --long-chains) are for ordered dQ "
+            "sums that descend, and this kernel's ascend (codegen::ordered_dq_ascending: a mask_mod with "
+            "tables, no GQA), where one chain is a pipeline: drop --long-chains, or emit the descending "
+            "kernel (tables alone: no --mask; or --no-block-mask)");
   // The fast mode sums into one copy.
   KernelSpec fast = dkdv("", 1, false);
   fast.dq_ordered = false;

@@ -178,6 +178,10 @@ struct FwdProblem {
   std::optional<float> scale;
   std::optional<BackwardMode> backward_mode;  // unset: FLEXJIT_DETERMINISTIC decides (default fast)
   bool reversed_buffers = false;  // pass the buffers as reversed views (upload_buffers): the 64-bit reads
+  // Backward checks: tables a caller gives (BlockMask::from_tables) in place of the mask's own, and
+  // the mask_mod the float64 reference applies for them (the kernels see only the tables).
+  std::optional<BlockMask> given_tables;
+  std::string reference_mask_mod;
 
   Declarations declarations() const {
     Declarations d;
@@ -347,8 +351,8 @@ inline BwdOutcome run_backward_check(const FwdProblem& p, bool repeat = false, u
   options.values = upload_buffers(p.buffers, buffer_storage, p.params, p.reversed_buffers);
   options.scale = p.scale;
   options.backward_mode = p.backward_mode;
-  std::optional<BlockMask> mask;
-  if (p.use_block_mask)
+  std::optional<BlockMask> mask = p.given_tables;
+  if (!mask && p.use_block_mask)
     mask = p.q_block == 128 && p.kv_block == 128
                ? attention.block_mask(p.B, p.Hq, p.Sq, p.Skv, stream, options.values)
                : BlockMask::build_on_gpu(attention.mask_mod(), p.B, p.Hq, p.Sq, p.Skv, options.values, stream,
@@ -410,8 +414,10 @@ inline BwdOutcome run_backward_check(const FwdProblem& p, bool repeat = false, u
   const EvalInputs inputs = host_inputs(p.buffers, p.params, host_storage);
   ReferenceShape shape{p.B, p.Hq, p.Hkv, p.Sq, p.Skv, p.D, p.Dv};
   const double scale = p.scale ? *p.scale : 1.0 / std::sqrt(double(p.D));
-  ReferenceBackward ref =
-      reference_backward(attention.score_mod(), attention.mask_mod(), inputs, shape, q, k, v, dout, scale);
+  const Expr reference_mask = p.reference_mask_mod.empty()
+                                 ? attention.mask_mod()
+                                 : Expr::parse(ModKind::mask, p.reference_mask_mod, p.declarations());
+  ReferenceBackward ref = reference_backward(attention.score_mod(), reference_mask, inputs, shape, q, k, v, dout, scale);
   r.dq_error = flexjit::relative_error(r.dq, ref.dq);
   r.dk_error = flexjit::relative_error(r.dk, ref.dk);
   r.dv_error = flexjit::relative_error(r.dv, ref.dv);

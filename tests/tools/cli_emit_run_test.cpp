@@ -175,8 +175,9 @@ TEST_F(CliEmitRun, EmitOrderedDqIsTheDeterministicFormOfTheFastKernel) {
       << g.err;
 }
 
-// --long-chains: the ordered kernel with two chains of turns (what a call takes under a document
-// mask over 64 kv tiles or more), one without it; and only with --ordered-dq.
+// --long-chains: the ordered kernel with two chains of turns (what a call takes over 64 kv tiles
+// or more where the sums descend: tables alone, or a document mask without tables), one without
+// it; refused where the sums ascend (a document mask with tables), and without --ordered-dq.
 TEST_F(CliEmitRun, EmitLongChainsRendersTwoChains) {
   const auto chains = [&](std::vector<std::string> extra) {
     std::vector<std::string> args = {"emit", "--family", "bwd_dkdv", "--ordered-dq", "--mask",
@@ -190,9 +191,24 @@ TEST_F(CliEmitRun, EmitLongChainsRendersTwoChains) {
       if (c.at("name") == "DQ_CHAINS") return c.at("value").get<std::string>();
     return std::string("(none)");
   };
-  EXPECT_EQ(chains({}), "1");
-  EXPECT_EQ(chains({"--long-chains"}), "2");
-  EXPECT_EQ(chains({"--long-chains", "--gqa", "4"}), "1");  // GQA keeps one chain
+  EXPECT_EQ(chains({"--no-block-mask"}), "1");
+  EXPECT_EQ(chains({"--no-block-mask", "--long-chains"}), "2");
+  EXPECT_EQ(chains({"--no-block-mask", "--long-chains", "--gqa", "4"}), "1");  // GQA keeps one chain
+  EXPECT_EQ(chains({}), "1");  // ascending: one chain
+  const ProcessResult tables_alone = cli({"emit", "--family", "bwd_dkdv", "--ordered-dq", "--long-chains", "--format", "context"});
+  EXPECT_EQ(tables_alone.exit_code, 0) << tables_alone.describe();
+  const nlohmann::json tables_alone_context = nlohmann::json::parse(tables_alone.out);
+  std::string tables_alone_chains = "(none)";
+  for (const auto& c : tables_alone_context.at("constants"))
+    if (c.at("name") == "DQ_CHAINS") tables_alone_chains = c.at("value").get<std::string>();
+  EXPECT_EQ(tables_alone_chains, "2");  // tables alone (no --mask) descend
+  const ProcessResult ascending = cli({"emit", "--family", "bwd_dkdv", "--ordered-dq", "--long-chains", "--mask",
+                                       "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx", "--buffer", "doc:i32:?"});
+  EXPECT_EQ(ascending.exit_code, 2) << ascending.describe();
+  EXPECT_TRUE(has_text(ascending.err, "are for ordered dQ sums that descend, and this kernel's ascend "
+                                      "(codegen::ordered_dq_ascending: a mask_mod with tables, no GQA), where one "
+                                      "chain is a pipeline: drop --long-chains"))
+      << ascending.err;
   const ProcessResult bad = cli({"emit", "--family", "bwd_dkdv", "--fast-dq", "--long-chains"});
   EXPECT_EQ(bad.exit_code, 2) << bad.describe();
   EXPECT_TRUE(has_text(bad.err, "the long chains of turns (KernelSpec::dq_long_chains, emit's --long-chains) are the "

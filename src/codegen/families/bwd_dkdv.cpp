@@ -226,6 +226,12 @@ void validate(const KernelSpec& s) {
   if (s.dq_long_chains && !s.dq_ordered)
     throw UsageError("the long chains of turns (KernelSpec::dq_long_chains, emit's --long-chains) are the deterministic "
                      "mode's ordered dQ sums': add --ordered-dq (dq_ordered)");
+  if (s.dq_long_chains && ordered_dq_ascending(s))
+    throw UsageError("the long chains of turns (KernelSpec::dq_long_chains, emit's --long-chains) are for ordered dQ "
+                     "sums that descend, and this kernel's ascend (codegen::ordered_dq_ascending: a mask_mod with "
+                     "tables, " + std::string(s.gqa_group == 1 ? "no GQA" : "documents with GQA up to head dim 128") +
+                     "), where one chain is a pipeline: drop --long-chains, or emit the descending kernel (tables "
+                     "alone: no --mask; or --no-block-mask)");
   validate_tiles(s, /*kv_rows=*/true, wgmma_checks, split_checks);
   dq_checks(s);
   warp_specialized_checks(s);
