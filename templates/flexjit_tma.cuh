@@ -140,15 +140,20 @@ __device__ __forceinline__ void st_release_gpu(int* address, int value) {
 __device__ __forceinline__ void fence_proxy_async_global() {
   asm volatile("fence.proxy.async.global;" ::: "memory");
 }
+// One look at a turn counter: whether *counter == rank (then what follows is ordered after the
+// adds that passed the turn on). A writer looks once before its tile's dQ is staged, so that in
+// the usual case, where its turn has come by then, no read of the counter follows the staging.
+__device__ __forceinline__ bool turn_has_come(const int* counter, int rank) {
+  if (ld_acquire_gpu(counter) != rank) return false;
+  fence_proxy_async_global();  // the adds that follow (bulk copies) come after the acquire
+  return true;
+}
 // Waits until *counter == rank. Gives up after about ten seconds (a counter that never reaches
 // the rank is a bug, and a kernel that never returns would hang the caller's process): returns
 // false, and the caller adds out of order and reports it.
 __device__ __forceinline__ bool wait_for_turn(const int* counter, int rank) {
   for (long long polls = 0; polls < (1ll << 24); ++polls) {
-    if (ld_acquire_gpu(counter) == rank) {
-      fence_proxy_async_global();
-      return true;
-    }
+    if (turn_has_come(counter, rank)) return true;
     if (polls >= 1024) __nanosleep(128);  // a turn usually comes within microseconds: spin until then
   }
   return false;
