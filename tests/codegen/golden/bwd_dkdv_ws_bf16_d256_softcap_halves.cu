@@ -423,22 +423,20 @@ __device__ __forceinline__ void write_tile_name(u32 tile_names, int t, const Til
   st_shared_b32(entry, static_cast<u32>(n.q0));
   st_shared_b32(entry + 4, static_cast<u32>(n.gi) | (n.partial ? 0x80000000u : 0u));
 }
-__device__ __forceinline__ TileName read_tile_name(u32 tile_names, int t) {
-  const u32 entry = tile_names + 8 * (t % TILE_NAMES);
-  const u32 word = ld_shared_b32(entry + 4);
-  return {static_cast<int>(ld_shared_b32(entry)), static_cast<int>(word & 0x7fffffffu), (word >> 31) != 0u};
-}
-// The writer warps' read: lane 0 reads the entry and shuffles it to the warp. Lane 0 alone hands
-// the dQ buffer back (dq_empty), which lets the producer rewrite the entry TILE_NAMES tiles on,
-// so only lane 0's read comes before that arrival in every thread's program order; a __syncwarp
-// between the lanes' reads and the arrival does not order them for compute-sanitizer's racecheck,
-// which reported the producer's rewrite against lanes 1-31's reads once walks wrapped the ring.
-// Warp-collective.
+// Every warp's read: lane 0 reads the entry and shuffles it to the warp. Lane 0 alone hands the
+// dQ buffer (writers) or the stage (consumers) back, which lets the producer rewrite the entry
+// TILE_NAMES tiles on, so only lane 0's read comes before that arrival in every thread's program
+// order; a __syncwarp between the lanes' reads and the arrival does not order them for
+// compute-sanitizer's racecheck, which reported the producer's rewrite against lanes 1-31's
+// reads: the writers' once walks wrapped the ring (zl), the consumers' once the writers read
+// names before the staging and the producer ran further ahead (zn). Warp-collective.
 __device__ __forceinline__ TileName read_tile_name_in_warp(u32 tile_names, int t, int lane) {
-  TileName n = {0, 0, false};
-  if (lane == 0) n = read_tile_name(tile_names, t);
-  return {__shfl_sync(0xffffffffu, n.q0, 0), __shfl_sync(0xffffffffu, n.gi, 0),
-          __shfl_sync(0xffffffffu, static_cast<int>(n.partial), 0) != 0};
+  const u32 entry = tile_names + 8 * (t % TILE_NAMES);
+  u32 q0 = 0, word = 0;
+  if (lane == 0) q0 = ld_shared_b32(entry), word = ld_shared_b32(entry + 4);
+  q0 = __shfl_sync(0xffffffffu, q0, 0);
+  word = __shfl_sync(0xffffffffu, word, 0);
+  return {static_cast<int>(q0), static_cast<int>(word & 0x7fffffffu), (word >> 31) != 0u};
 }
 
 // Where this kv tile's add to query tile q0 of head h comes in its chain's ordered sum: the kv
@@ -460,24 +458,31 @@ __device__ __forceinline__ void dq_order_rank(const FlexjitBwdParams& p, int b, 
     constexpr int TILES_PER_BLOCK = SPARSE_KV_BLOCK / BLOCK_N;
     const long long row = b * p.kv.stride_b + h * p.kv.stride_h + q0 / SPARSE_Q_BLOCK;
     int below = 0, all = 0;
-    const auto count = [&](const int* list, int listed) {
-#pragma unroll 1  // the writer has 24 registers
-      for (int i = lane; i < listed; i += 32) {
-        if constexpr (TILES_PER_BLOCK == 1) {  // a listed block's one tile exists
-          const int m = list[i];
-          const bool mine = m % chains == chain;
-          all += mine ? 1 : 0;
-          below += mine && m < n_tile ? 1 : 0;
-        } else {
-          // The block's tiles that exist (the last block may reach past the keys).
-          const int first = list[i] * TILES_PER_BLOCK, end = min(first + TILES_PER_BLOCK, num_kv_tiles);
-          all += in_chain(end) - in_chain(first);
-          below += in_chain(min(end, n_tile)) - in_chain(min(first, n_tile));
-        }
+    const auto count_block = [&](int m) {
+      if constexpr (TILES_PER_BLOCK == 1) {  // a listed block's one tile exists
+        const bool mine = m % chains == chain;
+        all += mine ? 1 : 0;
+        below += mine && m < n_tile ? 1 : 0;
+      } else {
+        // The block's tiles that exist (the last block may reach past the keys).
+        const int first = m * TILES_PER_BLOCK, end = min(first + TILES_PER_BLOCK, num_kv_tiles);
+        all += in_chain(end) - in_chain(first);
+        below += in_chain(min(end, n_tile)) - in_chain(min(first, n_tile));
       }
     };
-    count(p.kv.indices + row * p.kv.max_blocks, p.kv.num_blocks[row]);
-    if constexpr (HAS_FULL_BLOCKS) count(p.kv.full_indices + row * p.kv.max_blocks, p.kv.full_num_blocks[row]);
+    // Both lists' lengths, then both lists' entries, each pair of reads issued together: two
+    // round trips to L2 where one list after the other took four, in the writer's path per tile.
+    const int* const partial = p.kv.indices + row * p.kv.max_blocks;
+    const int* const full = HAS_FULL_BLOCKS ? p.kv.full_indices + row * p.kv.max_blocks : nullptr;
+    const int partial_listed = p.kv.num_blocks[row];
+    const int full_listed = HAS_FULL_BLOCKS ? p.kv.full_num_blocks[row] : 0;
+#pragma unroll 1  // the writer has 24 registers
+    for (int i = lane; i < max(partial_listed, full_listed); i += 32) {
+      const int m_partial = i < partial_listed ? partial[i] : -1;
+      const int m_full = i < full_listed ? full[i] : -1;
+      if (m_partial >= 0) count_block(m_partial);
+      if (m_full >= 0) count_block(m_full);
+    }
     total = __reduce_add_sync(0xffffffffu, all);
     rank = __reduce_add_sync(0xffffffffu, below);
     if (ascending) rank = total - 1 - rank;
@@ -730,18 +735,22 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
       constexpr int chains = DQ_CHAINS;
       for (int t = warp - 1; t < num_tiles; t += DQ_BUFFERS) {
         const int buffer = t % DQ_RING;
-        mbarrier_wait(dq_full + 8 * buffer, static_cast<u32>((t / DQ_RING) & 1));
+        // The name, rank and a first look at the counter before the staging (as the slices'
+        // writers below).
+        mbarrier_wait(name_full + 8 * (t % TILE_NAMES), static_cast<u32>((t / TILE_NAMES) & 1));
         const TileName name = read_tile_name_in_warp(tile_names, t, lane);
         const int q0 = name.q0;
         const int h = kv_h * GQA_GROUP + name.gi;
         const int rows = min(BLOCK_M, q_len - q0);
         int rank = 0, total = 0;
         if (rows > 0) dq_order_rank(p, b, h, q0, n_tile, num_kv_tiles, ascending, lane, rank, total);
+        const int chain = n_tile % chains;
+        int* const counter = p.dq_order + flexjit_dq_order_index(p, chains, 1, b, h, q0, chain, 0);
+        const bool turn = lane == 0 && rows > 0 && turn_has_come(counter, rank);
+        mbarrier_wait(dq_full + 8 * buffer, static_cast<u32>((t / DQ_RING) & 1));
         if (lane == 0) {
           if (rows > 0) {
-            const int chain = n_tile % chains;
-            int* const counter = p.dq_order + flexjit_dq_order_index(p, chains, 1, b, h, q0, chain, 0);
-            if (!wait_for_turn(counter, rank)) order_errors |= FLEXJIT_ERROR_ORDER_LOST;
+            if (!turn && !wait_for_turn(counter, rank)) order_errors |= FLEXJIT_ERROR_ORDER_LOST;
             float* dq_rows = p.dq_accum + chain * (static_cast<long long>(p.batch) * p.num_q_heads * q_len * D) +
                              ((static_cast<long long>(b) * p.num_q_heads + h) * q_len + q0) * D;
             const u32 share_bytes = static_cast<u32>(rows) * DQ_ROW_BYTES;
@@ -793,6 +802,20 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
         for (int t = 0; t < num_tiles; ++t, stage.advance()) {
           int h = 0, q0 = 0, rank_in_chain = 0, adders = 0;
           int* counter = nullptr;
+          bool turn = false;
+          if constexpr (DQ_ORDERED) {
+            // The tile's name, its rank and a first look at its counter while the consumers still
+            // compute the tile (the producer named it stages ahead): at head dim 256 these reads
+            // after the staging made the writer the kernel's bottleneck (notes/perf.md, "(zn)").
+            mbarrier_wait(name_full + 8 * (t % TILE_NAMES), static_cast<u32>((t / TILE_NAMES) & 1));
+            const TileName name = read_tile_name_in_warp(tile_names, t, lane);
+            h = kv_h * GQA_GROUP + name.gi, q0 = name.q0;
+            if (q0 < q_len) {
+              dq_order_rank(p, b, h, q0, n_tile, static_cast<int>(gridDim.x), ascending, lane, rank_in_chain, adders);
+              counter = p.dq_order + flexjit_dq_order_index(p, chains, SPLITS, b, h, q0, chain, w);
+              if (lane == 0) turn = turn_has_come(counter, rank_in_chain);
+            }
+          }
 #pragma unroll 1
           for (int piece = 0; piece < DQ_PIECES; ++piece) {
             const u32 k = static_cast<u32>(t * DQ_PIECES + piece);
@@ -801,16 +824,11 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
               mbarrier_wait(dq_full_stage + 8 * w, static_cast<u32>(t) & 1u);
             else
               mbarrier_wait(dq_full + 8 * w, (DQ_PIECE_IN_STAGE ? static_cast<u32>(t) : k) & 1u);
-            if (piece == 0) {  // the tile: named by the producer (ordered) or from the walk
+            if (piece == 0) {
               if constexpr (DQ_ORDERED) {
-                const TileName name = read_tile_name_in_warp(tile_names, t, lane);
-                h = kv_h * GQA_GROUP + name.gi, q0 = name.q0;
-                if (q0 < q_len) {
-                  dq_order_rank(p, b, h, q0, n_tile, static_cast<int>(gridDim.x), ascending, lane, rank_in_chain, adders);
-                  counter = p.dq_order + flexjit_dq_order_index(p, chains, SPLITS, b, h, q0, chain, w);
-                  if (lane == 0 && !wait_for_turn(counter, rank_in_chain)) order_errors |= FLEXJIT_ERROR_ORDER_LOST;
-                }
-              } else {
+                if (lane == 0 && q0 < q_len && !turn && !wait_for_turn(counter, rank_in_chain))
+                  order_errors |= FLEXJIT_ERROR_ORDER_LOST;
+              } else {  // the tile, from the walk
                 int gi, local;
                 walk.locate(t, gi, local);
                 h = kv_h * GQA_GROUP + gi, q0 = walk.heads[gi].start(local);
@@ -956,7 +974,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   // walk, or in the ordered mode from the producer's name of it (once its full barrier has passed).
   const auto tile_of = [&](int t, int& gi, int& q_start, bool& partial) {
     if constexpr (DQ_ORDERED) {
-      const TileName name = read_tile_name(tile_names, t);
+      const TileName name = read_tile_name_in_warp(tile_names, t, lane);
       q_start = name.q0, gi = name.gi, partial = name.partial;
     } else {
       int local;
