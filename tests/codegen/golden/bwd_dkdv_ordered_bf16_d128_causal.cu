@@ -564,9 +564,9 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   // The ordered mode's names of the tiles the producer issued, tile t's in entry t % TILE_NAMES:
   // the first query row, then the head within the group | partial << 31. The producer runs at
   // most STAGES + 1 tiles ahead of the consumers, and they at most DQ_BUFFERS ahead of the writer,
-  // so an entry is rewritten only after the writer read it. Readers wait for the tile's full
-  // barrier (consumers) or its dq_full (the writer, after the consumers passed the former), which
-  // the producer passes after writing the entry.
+  // so an entry is rewritten only after the writer read it. Readers, consumers and writers alike,
+  // wait for the entry's name barrier (name_full, below), which the producer passes after writing
+  // it, and read it in lane 0 (read_tile_name_in_warp).
   const u32 tile_names = dq_empty + 8 * DQ_BUFFERS;
   // DQ_PAIRS: the piece in smem_pair has landed (the other CTA's sending warpgroup arrives), and
   // the piece this CTA sent has been read there (the other CTA's adding warpgroup arrives).
