@@ -747,8 +747,9 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
         const int chain = n_tile % chains;
         int* const counter = p.dq_order + flexjit_dq_order_index(p, chains, 1, b, h, q0, chain, 0);
         const bool turn = lane == 0 && rows > 0 && turn_has_come(counter, rank);
-        mbarrier_wait(dq_full + 8 * buffer, static_cast<u32>((t / DQ_RING) & 1));
         if (lane == 0) {
+          // Only the lane that hands the buffer back waits for it (see the slices' writers).
+          mbarrier_wait(dq_full + 8 * buffer, static_cast<u32>((t / DQ_RING) & 1));
           if (rows > 0) {
             if (!turn && !wait_for_turn(counter, rank)) order_errors |= FLEXJIT_ERROR_ORDER_LOST;
             float* dq_rows = p.dq_accum + chain * (static_cast<long long>(p.batch) * p.num_q_heads * q_len * D) +
@@ -820,10 +821,18 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
           for (int piece = 0; piece < DQ_PIECES; ++piece) {
             const u32 k = static_cast<u32>(t * DQ_PIECES + piece);
             const bool in_stage = DQ_PIECE_IN_STAGE && piece == 1;
-            if (in_stage)
-              mbarrier_wait(dq_full_stage + 8 * w, static_cast<u32>(t) & 1u);
-            else
-              mbarrier_wait(dq_full + 8 * w, (DQ_PIECE_IN_STAGE ? static_cast<u32>(t) : k) & 1u);
+            // Only lane 0, which hands the buffer back, waits for the piece. Were the whole warp to
+            // wait, lanes 1-31 could still be polling this phase (they run apart from lane 0, which
+            // took its own path to the turn) when lane 0 has added the piece and handed the buffer
+            // back and the consumers have staged the next piece: the barrier is then a phase on,
+            // its parity the one they wait for, and they wait for ever, lane 0 with them at the
+            // __syncwarp below. cuda-gdb found a d128 writer's warp so (notes/perf.md, "(zo)").
+            if (lane == 0) {
+              if (in_stage)
+                mbarrier_wait(dq_full_stage + 8 * w, static_cast<u32>(t) & 1u);
+              else
+                mbarrier_wait(dq_full + 8 * w, (DQ_PIECE_IN_STAGE ? static_cast<u32>(t) : k) & 1u);
+            }
             if (piece == 0) {
               if constexpr (DQ_ORDERED) {
                 if (lane == 0 && q0 < q_len && !turn && !wait_for_turn(counter, rank_in_chain))
