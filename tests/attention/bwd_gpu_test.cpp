@@ -981,6 +981,32 @@ TEST(BwdGpu, OrderedModeMoreKvTilesThanResidentCtas) {
   }
 }
 
+// Many launches of problems whose CTAs each walk 32 query tiles (so every ring of barriers laps
+// many times): a writer warp whose lanes 1-31 polled a dQ buffer's barrier beside lane 0 could
+// miss a phase and hang the launch, seen only after some 240 launches of suite-sized problems
+// (notes/perf.md, "(zo)"). 600 launches of the ordered backward at each head dim, under a causal
+// mask at d64 and d256 and none at d128; the last launch's gradients against the float64 reference.
+TEST(BwdGpu, OrderedModeManyLaunchesOfProblemsWithLongWalks) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the ordered dQ sums run on sm_90a GPUs, this is " << current_device().name;
+  const ScopedEnv ordered("FLEXJIT_DETERMINISTIC_DQ", "ordered");
+  for (int D : {64, 128, 256}) {
+    FwdProblem p = base(2048, D);
+    p.B = 1, p.Hq = 8, p.Hkv = 8;
+    p.mask_mod = D == 128 ? "" : "q_idx >= kv_idx";
+    p.backward_mode = BackwardMode::deterministic;
+    const BwdOutcome r = run_backward_check(p, /*repeat=*/false, fresh_seed(), nullptr, [](const auto& backward) {
+      for (int launch = 0; launch < 600; ++launch) backward();
+    });
+    const std::string name = "d" + std::to_string(D);
+    EXPECT_EQ(r.dq_path, "ordered reductions") << name << ": " << r.mode_reason;
+    EXPECT_LT(r.dq_error, tolerance(p.dtype)) << name << " dq, seed " << r.seed;
+    EXPECT_LT(r.dk_error, tolerance(p.dtype)) << name << " dk, seed " << r.seed;
+    EXPECT_LT(r.dv_error, tolerance(p.dtype)) << name << " dv, seed " << r.seed;
+  }
+}
+
 // Where the ordered sums ascend (codegen::ordered_dq_ascending), the pairs of the last wave (about
 // 128 units) keep the descending sums, so one launch runs both directions. Pairs of 5 kv tiles of
 // 128 keys (Skv 601: 25 pairs in the tail) or 10 of 64 keys (head dim 256: 12 in the tail), so
