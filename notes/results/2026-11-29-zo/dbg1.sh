@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+set -u
+cd "$(dirname "$0")"
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-} FLEXJIT_AUTOTUNE=off
+B=../next_zo/flexjit_ranker
+t0=$(date +%s)
+FLEXJIT_TEMPLATE_DIR=$PWD/tpl_dbg FLEXJIT_CACHE_DIR=/tmp/fcd timeout 90 $B bench --suite ../next_zo/suite.json --only noop_d128 --bwd-mode deterministic 2>&1 | grep -v '^{' | sort | uniq -c | sort -rn | head -45
+echo "noop128 rc=${PIPESTATUS[0]} $(( $(date +%s) - t0 )) s"
+FLEXJIT_TEMPLATE_DIR=$PWD/tpl_dbg FLEXJIT_CACHE_DIR=/tmp/fcd timeout 90 $B bench --suite ../next_zo/suite64x.json --only causal_d64 --bwd-mode deterministic 2>&1 | grep -v '^{' | sort | uniq -c | sort -rn | head -45
+echo "causal64 rc=${PIPESTATUS[0]} $(( $(date +%s) - t0 )) s"
+FLEXJIT_CACHE_DIR=/tmp/fct timeout 60 ../next_zo/gpu_test_attention --gtest_filter='BwdGpu.OrderedModeOnePerHeadDim' 2>&1 | tail -15
+echo "test rc=${PIPESTATUS[0]} $(( $(date +%s) - t0 )) s"
