@@ -50,9 +50,13 @@ bool dq_pairs(const KernelSpec& s) {
 }
 constexpr size_t kDqPairPieceBytes = 64 * 64 * 4;  // one piece of a warpgroup's share: 64 queries x 64 columns
 // The ordered form's bytes among the mbarriers, as the kernel's ORDERED_NAME_BYTES: a ring of
-// kTileNames two-word tile names, the extra barriers' 32 bytes and one barrier per name.
+// kTileNames two-word tile names, the extra barriers' 32 bytes and one barrier per name; with
+// warpgroup slices (the kernel's DQ_RANKER) then the ranker's ring of two-word ranks and one
+// barrier per rank.
 constexpr size_t kTileNames = 8;  // the kernel's TILE_NAMES
-constexpr size_t kOrderedNameBytes = 8 * kTileNames + 32 + 8 * kTileNames;
+size_t ordered_name_bytes(const KernelSpec& s) {
+  return 8 * kTileNames + 32 + 8 * kTileNames + (warpgroup_slices(s) ? 16 * kTileNames : 0);
+}
 
 // With warpgroup slices each consumer warpgroup computes Sᵀ and dPᵀ, and their softmax and dS,
 // for half of the tile's queries instead of the whole tile: the halves meet in shared memory (Pᵀ
@@ -251,7 +255,7 @@ WsLayout ws_layout(const KernelSpec& s) {
   // K, V; the ring of (Q, dO) stages, each 1024-aligned for wgmma; the alignment slack; the dSᵀ
   // tiles (ds_tiles: with score_halves two of them Pᵀ); the ring's LSE / delta rows (apart, so that the
   // stages stay whole 1024-byte blocks); the mbarriers; in the ordered form, the ring of 8 two-word
-  // tile names, the extra barriers' 32 bytes and one barrier per name (kOrderedNameBytes).
+  // tile names, the extra barriers' 32 bytes, one barrier per name, and with slices the ranks (ordered_name_bytes).
   // With warpgroup slices the stages hold Q only and one dO tile lies apart (the kernel's
   // smem_do_single), and each warpgroup stages 64-column pieces of its dQ share.
   const bool slices = warpgroup_slices(s);
@@ -259,7 +263,7 @@ WsLayout ws_layout(const KernelSpec& s) {
   WsLayout l;
   l.fixed = n * (d + dv) * e + s.config.stages * stage + (slices ? m * dv * e : 0) + 1024 +
             static_cast<size_t>(ds_tiles(s)) * n * m * e + s.config.stages * 2 * m * 4 + 128 +
-            (s.dq_ordered ? kOrderedNameBytes : 0);
+            (s.dq_ordered ? ordered_name_bytes(s) : 0);
   l.dq_buffer = slices ? m * 64 * 4 : parts * m * d * 4;
   if (dq_pairs(s)) l.fixed += kDqPairPieceBytes;  // the piece the other CTA of the pair sends
   return l;

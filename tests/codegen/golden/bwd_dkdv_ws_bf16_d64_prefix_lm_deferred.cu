@@ -106,9 +106,11 @@ constexpr int DQ_PART_BYTES = BLOCK_M * DQ_ROW_BYTES;
 // Above head dim 128: one buffer per consumer warpgroup, a 64-column piece of its share at a time.
 constexpr int DQ_BUFFER_BYTES = WG_SLICES ? BLOCK_M * 64 * 4 : DQ_PARTS * DQ_PART_BYTES;
 // The ordered mode's ring of tile names (TILE_NAMES entries of two words) among the mbarriers, and
-// one barrier per name past the 32 bytes of the extra barriers (pairs, staged pieces, slices' dO).
+// one barrier per name past the 32 bytes of the extra barriers (pairs, staged pieces, slices' dO);
+// with slices (DQ_RANKER, attention_bwd_dkdv_ws.cu.j2) then the ranker's ring of ranks (two words
+// per entry) and one barrier per rank.
 constexpr int TILE_NAMES = 8;
-constexpr int ORDERED_NAME_BYTES = 8 * TILE_NAMES + 32 + 8 * TILE_NAMES;
+constexpr int ORDERED_NAME_BYTES = 8 * TILE_NAMES + 32 + 8 * TILE_NAMES + (WG_SLICES ? 16 * TILE_NAMES : 0);
 // DQ_PAIRS: the piece of dQ the other CTA of the pair sends (64 queries x 64 columns, fp32).
 constexpr int DQ_PAIR_BYTES = DQ_PAIRS ? 64 * 64 * 4 : 0;
 constexpr int WS_BYTES = WARP_SPECIALIZED ? STAGES * STATS_BYTES + DQ_BUFFERS * DQ_BUFFER_BYTES + DQ_PAIR_BYTES + 128 +
@@ -284,6 +286,13 @@ constexpr int ASCENDING_TAIL_CTAS = 128;
 constexpr int PRODUCER_THREADS = 128;
 constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;
 constexpr int CONSUMER_WARPGROUPS = NUM_WARPS / 4;
+// DQ_RANKER (the ordered mode with slices): the producer warpgroup's last warp counts each tile's
+// rank in its chain (warp 0 issues the copies, the writers are warps 1 .. CONSUMER_WARPGROUPS).
+// Without slices the writers count the ranks themselves: there the ranker measured no faster
+// (notes/perf.md, "(zp)").
+constexpr bool DQ_RANKER = DQ_ORDERED && WG_SLICES;
+constexpr int RANKER_WARP = 3;
+static_assert(!DQ_RANKER || CONSUMER_WARPGROUPS < RANKER_WARP, "the ranker's warp is none of the writers'");
 // WG_SLICES (attention_bwd_dkdv.cu.j2): one column slice of dK and dV per consumer warpgroup (see
 // the top); dQ staged in pieces.
 constexpr int DQ_RING = DQ_BUFFERS > 0 ? DQ_BUFFERS : 1;
@@ -438,6 +447,15 @@ __device__ __forceinline__ TileName read_tile_name_in_warp(u32 tile_names, int t
   word = __shfl_sync(0xffffffffu, word, 0);
   return {static_cast<int>(q0), static_cast<int>(word & 0x7fffffffu), (word >> 31) != 0u};
 }
+// The ranker's entry for tile t (its rank in its chain, the chain's adders), read as the names
+// are: in lane 0, shuffled to the warp. Warp-collective.
+__device__ __forceinline__ void read_tile_rank_in_warp(u32 tile_ranks, int t, int lane, int& rank, int& adders) {
+  const u32 entry = tile_ranks + 8 * (t % TILE_NAMES);
+  u32 r = 0, a = 0;
+  if (lane == 0) r = ld_shared_b32(entry), a = ld_shared_b32(entry + 4);
+  rank = static_cast<int>(__shfl_sync(0xffffffffu, r, 0));
+  adders = static_cast<int>(__shfl_sync(0xffffffffu, a, 0));
+}
 
 // Where this kv tile's add to query tile q0 of head h comes in its chain's ordered sum: the kv
 // tiles that add to a query tile form `chains` chains by kv tile modulo `chains` (each its own
@@ -564,9 +582,10 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   // The ordered mode's names of the tiles the producer issued, tile t's in entry t % TILE_NAMES:
   // the first query row, then the head within the group | partial << 31. The producer runs at
   // most STAGES + 1 tiles ahead of the consumers, and they at most DQ_BUFFERS ahead of the writer,
-  // so an entry is rewritten only after the writer read it. Readers, consumers and writers alike,
-  // wait for the entry's name barrier (name_full, below), which the producer passes after writing
-  // it, and read it in lane 0 (read_tile_name_in_warp).
+  // so an entry is rewritten only after the writer read it. The consumers wait for the entry's
+  // name barrier (name_full, below), which the producer passes after writing it, and so do the
+  // writers, or with DQ_RANKER the ranker, and the writers for its rank barrier (rank_full), which
+  // the ranker passes after reading it; every warp reads it in lane 0 (read_tile_name_in_warp).
   const u32 tile_names = dq_empty + 8 * DQ_BUFFERS;
   // DQ_PAIRS: the piece in smem_pair has landed (the other CTA's sending warpgroup arrives), and
   // the piece this CTA sent has been read there (the other CTA's adding warpgroup arrives).
@@ -585,6 +604,13 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   // arrives on once it has written tile t's name: under masks the consumers read the next tile's
   // name for its mask verdicts at the end of a tile, and need not wait for its stage to land.
   const u32 name_full = extra_barriers + 32;
+  // DQ_RANKER: the ranker's (warp 3's) ring of ranks, tile t's rank in its chain and its chain's
+  // adders in entry t % TILE_NAMES, and one barrier per entry (rank_full + 8 (t % TILE_NAMES)),
+  // which the ranker arrives on once it has written tile t's rank. The writers wait for it
+  // instead of the name barrier (the ranker read the name after that). An entry is rewritten
+  // TILE_NAMES tiles on, after the name barrier of that tile, so as safely as the names are.
+  const u32 rank_full = name_full + 8 * TILE_NAMES;
+  const u32 tile_ranks = rank_full + 8 * TILE_NAMES;
   static_assert(!DQ_ORDERED || STAGES + 1 + DQ_BUFFERS < TILE_NAMES, "the tile-name ring must outlast the producer's lead");
   static_assert(2 * 8 + QdoRing::kBytes + 16 * DQ_BUFFERS + (WG_SLICES ? 32 : 0) <= 128,
                 "the mbarriers fit in their 128 bytes");
@@ -612,7 +638,10 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     }
     if constexpr (DQ_ORDERED) {
 #pragma unroll
-      for (int i = 0; i < TILE_NAMES; ++i) mbarrier_init(name_full + 8 * i, 1);
+      for (int i = 0; i < TILE_NAMES; ++i) {
+        mbarrier_init(name_full + 8 * i, 1);
+        if constexpr (DQ_RANKER) mbarrier_init(rank_full + 8 * i, 1);
+      }
     }
     mbarrier_init_fence();
   }
@@ -786,6 +815,25 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
         __syncwarp();
       }
       if (lane == 0) flexjit_report_errors(order_errors, error_word);
+    } else if (DQ_RANKER && warp == RANKER_WARP) {
+      // The ranker: each tile's rank in its chain, as soon as the producer has named it, so that
+      // the kv table reads of dq_order_rank (two round trips to L2, each tile) are on no writer's
+      // path; one count serves both slices' writers.
+      const int num_kv_tiles = static_cast<int>(gridDim.x);
+      for (int t = 0; t < num_tiles; ++t) {
+        mbarrier_wait(name_full + 8 * (t % TILE_NAMES), static_cast<u32>((t / TILE_NAMES) & 1));
+        const TileName name = read_tile_name_in_warp(tile_names, t, lane);
+        int rank = 0, adders = 0;
+        if (name.q0 < q_len)
+          dq_order_rank(p, b, kv_h * GQA_GROUP + name.gi, name.q0, n_tile, num_kv_tiles, ascending, lane, rank, adders);
+        if (lane == 0) {
+          const u32 entry = tile_ranks + 8 * (t % TILE_NAMES);
+          st_shared_b32(entry, static_cast<u32>(rank));
+          st_shared_b32(entry + 4, static_cast<u32>(adders));
+          mbarrier_arrive(rank_full + 8 * (t % TILE_NAMES));  // release: the rank's stores come first
+        }
+        __syncwarp();
+      }
     } else if (WG_SLICES && warp >= 1 && warp <= CONSUMER_WARPGROUPS) {
       // Slices: warp 1 + w adds warpgroup w's staged pieces (with pairs, only this CTA's adding
       // warpgroup stages), each one tensor reduction through the accumulator's map (rows past
@@ -805,14 +853,15 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
           int* counter = nullptr;
           bool turn = false;
           if constexpr (DQ_ORDERED) {
-            // The tile's name, its rank and a first look at its counter while the consumers still
-            // compute the tile (the producer named it stages ahead): at head dim 256 these reads
-            // after the staging made the writer the kernel's bottleneck (notes/perf.md, "(zn)").
-            mbarrier_wait(name_full + 8 * (t % TILE_NAMES), static_cast<u32>((t / TILE_NAMES) & 1));
+            // The tile's name, its rank (the ranker's) and a first look at its counter while the
+            // consumers still compute the tile (the producer named it stages ahead): at head dim
+            // 256 these reads after the staging made the writer the kernel's bottleneck
+            // (notes/perf.md, "(zn)").
+            mbarrier_wait(rank_full + 8 * (t % TILE_NAMES), static_cast<u32>((t / TILE_NAMES) & 1));
             const TileName name = read_tile_name_in_warp(tile_names, t, lane);
             h = kv_h * GQA_GROUP + name.gi, q0 = name.q0;
+            read_tile_rank_in_warp(tile_ranks, t, lane, rank_in_chain, adders);
             if (q0 < q_len) {
-              dq_order_rank(p, b, h, q0, n_tile, static_cast<int>(gridDim.x), ascending, lane, rank_in_chain, adders);
               counter = p.dq_order + flexjit_dq_order_index(p, chains, SPLITS, b, h, q0, chain, w);
               if (lane == 0) turn = turn_has_come(counter, rank_in_chain);
             }
@@ -821,18 +870,18 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
           for (int piece = 0; piece < DQ_PIECES; ++piece) {
             const u32 k = static_cast<u32>(t * DQ_PIECES + piece);
             const bool in_stage = DQ_PIECE_IN_STAGE && piece == 1;
-            // Only lane 0, which hands the buffer back, waits for the piece. Were the whole warp to
-            // wait, lanes 1-31 could still be polling this phase (they run apart from lane 0, which
-            // took its own path to the turn) when lane 0 has added the piece and handed the buffer
-            // back and the consumers have staged the next piece: the barrier is then a phase on,
-            // its parity the one they wait for, and they wait for ever, lane 0 with them at the
-            // __syncwarp below. cuda-gdb found a d128 writer's warp so (notes/perf.md, "(zo)").
-            if (lane == 0) {
-              if (in_stage)
-                mbarrier_wait(dq_full_stage + 8 * w, static_cast<u32>(t) & 1u);
-              else
-                mbarrier_wait(dq_full + 8 * w, (DQ_PIECE_IN_STAGE ? static_cast<u32>(t) : k) & 1u);
-            }
+            // The whole warp waits for the piece and meets at a __syncwarp before lane 0 hands the
+            // buffer back: lanes 1-31 run apart from lane 0 (which took its own path to the turn),
+            // and without the meeting they could still be polling this phase when lane 0 had added
+            // the piece, handed the buffer back and the consumers had staged the next piece: the
+            // barrier a phase on, at the parity they wait for, and they would wait for ever
+            // (notes/perf.md, "(zo)"). The whole-tile writers above let lane 0 alone wait, which
+            // is as safe; here that measured 0.85x at head dim 256 (notes/perf.md, "(zp)").
+            if (in_stage)
+              mbarrier_wait(dq_full_stage + 8 * w, static_cast<u32>(t) & 1u);
+            else
+              mbarrier_wait(dq_full + 8 * w, (DQ_PIECE_IN_STAGE ? static_cast<u32>(t) : k) & 1u);
+            __syncwarp();
             if (piece == 0) {
               if constexpr (DQ_ORDERED) {
                 if (lane == 0 && q0 < q_len && !turn && !wait_for_turn(counter, rank_in_chain))
