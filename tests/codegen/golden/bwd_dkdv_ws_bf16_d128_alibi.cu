@@ -876,7 +876,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
             // the piece, handed the buffer back and the consumers had staged the next piece: the
             // barrier a phase on, at the parity they wait for, and they would wait for ever
             // (notes/perf.md, "(zo)"). The whole-tile writers above let lane 0 alone wait, which
-            // is as safe; here that measured 0.85x at head dim 256 (notes/perf.md, "(zp)").
+            // is as safe; here, beside the ranker, that measured 0.83-0.97x (notes/perf.md, "(zp)").
             if (in_stage)
               mbarrier_wait(dq_full_stage + 8 * w, static_cast<u32>(t) & 1u);
             else
