@@ -306,17 +306,19 @@ __device__ __forceinline__ void bwd_dkdv_gemm_s(float (&acc_s)[M_TILES][BLOCK_M 
 }
 
 // dV += Pᵀ dO (Pᵀ in acc_s, dO N-major at this CTA's column slice), and dPᵀ is ready on return.
-// wgmma: dV runs on while dSᵀ is computed, with `pa` as its A operand; dPᵀ was issued with Sᵀ.
-// mma.sync: dPᵀ = V dOᵀ is computed here.
+// wgmma: dV runs on while dSᵀ is computed, with `pa` as its A operand (packed from acc_s here, or
+// with PACK false already by the caller); dPᵀ was issued with Sᵀ. mma.sync: dPᵀ = V dOᵀ is
+// computed here.
 template <MmaPath PATH, typename T, int M_TILES, int BLOCK_M, int DV, int DV_SLICE, typename VTile, typename DOTile,
-          typename Lanes>
+          bool PACK = true, typename Lanes>
 __device__ __forceinline__ void bwd_dkdv_gemm_dv_dp(float (&acc_dv)[M_TILES][DV_SLICE / 8][4],
                                                     float (&acc_dp)[M_TILES][BLOCK_M / 8][4],
                                                     u32 (&pa)[BLOCK_M / 16][4],
                                                     const float (&acc_s)[M_TILES][BLOCK_M / 8][4], u32 smem_v,
                                                     u32 smem_do, int split, const Lanes& lanes) {
+  static_assert(PACK || PATH == MmaPath::wgmma, "mma.sync reads Pᵀ from acc_s");
   if constexpr (PATH == MmaPath::wgmma) {
-    pack_a_operand<T>(pa, acc_s[0]);
+    if constexpr (PACK) pack_a_operand<T>(pa, acc_s[0]);
     {
       const u32 dv_cols = static_cast<u32>(split * DV_SLICE / 64) * DOTile::kSlabBytes;
       wgmma_fence_operands(acc_dv[0]);

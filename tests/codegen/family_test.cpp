@@ -2,6 +2,8 @@
 // launch geometry for a call is what its kernel expects (values written out by hand).
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "codegen/families/bwd_dkdv.hpp"
 #include "codegen/families/fwd.hpp"
 #include "codegen/family.hpp"
@@ -138,6 +140,36 @@ TEST(FamilyFacts, FirstStoresOnlyInMaskedHeadDim128FastKernels) {
   KernelSpec no_dq = fast(128, "m64n128w8s2ws", true, true, 1);
   no_dq.dq_accumulate = false;
   EXPECT_FALSE(dkdv_first_stores(no_dq)) << "dQ by its own kernel";
+}
+
+// Which kernels fold the score_mod's derivative into Pᵀ: the warp-specialised ones between head
+// dims 64 and 128 whose derivative is not a constant.
+TEST(FamilyFacts, ScoreGradientFoldedOnlyWhereItSpilled) {
+  const auto ws = [](int head_dim, const std::string& score, const char* config = "m64n128w8s2ws") {
+    KernelSpec s;
+    s.family = Family::bwd_dkdv;
+    s.head_dim = s.head_dim_v = head_dim;
+    s.config = BlockConfig::parse(config);
+    s.declarations.buffers.push_back(BufferDecl::parse("slope:f32:?"));
+    s.declarations.buffers.push_back(BufferDecl::parse("rel:f32:?"));
+    s.score_mod = Expr::parse(ModKind::score, score, s.declarations);
+    s.mask_mod = Expr::parse(ModKind::mask, "q_idx >= kv_idx");
+    s.has_block_mask = s.has_full_blocks = true;
+    s.dq_accumulate = true;
+    return s;
+  };
+  const std::string softcap = "30.0 * tanh(score / 30.0)";
+  EXPECT_TRUE(dkdv_folds_score_gradient(ws(128, softcap)));
+  EXPECT_TRUE(dkdv_folds_score_gradient(ws(96, softcap)));
+  EXPECT_TRUE(dkdv_folds_score_gradient(ws(128, "score * slope[h]")));  // the derivative reads a buffer
+  EXPECT_TRUE(dkdv_folds_score_gradient(ws(128, "score * score")));
+  EXPECT_FALSE(dkdv_folds_score_gradient(ws(128, "score")));
+  EXPECT_FALSE(dkdv_folds_score_gradient(ws(128, "score + slope[h] * (kv_idx - q_idx)")));  // derivative 1
+  EXPECT_FALSE(dkdv_folds_score_gradient(ws(128, "score + rel[q_idx - kv_idx + 4095]")));
+  EXPECT_FALSE(dkdv_folds_score_gradient(ws(128, "2.0 * score")));  // derivative 2
+  EXPECT_FALSE(dkdv_folds_score_gradient(ws(64, softcap, "m64n128w8s3ws")));
+  EXPECT_FALSE(dkdv_folds_score_gradient(ws(256, softcap, "m64n64w8s2ws")));
+  EXPECT_FALSE(dkdv_folds_score_gradient(ws(128, softcap, "m64n128w8s2g")));  // not warp-specialised
 }
 
 TEST(FamilyGeometry, PreprocessRowsPerCtaFromTheValueHeadDim) {

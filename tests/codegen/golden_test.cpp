@@ -356,6 +356,20 @@ std::vector<GoldenCase> golden_cases() {
          s.dq_accumulate = s.dq_ordered = true;
          return s;
        }},
+      // The ordered form with soft-capping: the score_mod's derivative folded into Pᵀ as Pᵀ is
+      // computed (FOLD_SCORE_GRAD), Pᵀ packed for dV there.
+      {"bwd_dkdv_ordered_bf16_d128_softcap_folded",
+       [] {
+         KernelSpec s;
+         s.family = Family::bwd_dkdv;
+         s.head_dim = s.head_dim_v = 128;
+         s.config = BlockConfig::parse("m64n128w8s2ws");
+         s.score_mod = Expr::parse(ModKind::score, "30.0 * tanh(score / 30.0)");
+         s.mask_mod = Expr::parse(ModKind::mask, mods::causal());
+         s.has_block_mask = s.has_full_blocks = true;
+         s.dq_accumulate = s.dq_ordered = true;
+         return s;
+       }},
       // The ordered form under documents without GQA: the sums run from the last kv tile down
       // (DQ_ASCENDING, codegen::ordered_dq_ascending) in every pair but the last wave's, whose
       // walks ascend and whose units launch in reverse.
@@ -465,6 +479,7 @@ TEST(CodegenGoldenFiles, CasesCoverTheirSpecialisations) {
   EXPECT_TRUE(ordered_dq_ascending(spec("bwd_dkdv_ordered_bf16_d128_documents")));
   EXPECT_FALSE(ordered_dq_ascending(spec("bwd_dkdv_ordered_bf16_d128_causal")));
 }
+
 
 }  // namespace
 }  // namespace flexjit::codegen

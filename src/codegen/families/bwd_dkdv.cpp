@@ -319,6 +319,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(bool_constant("DQ_DEFERRED", dq_deferred(s)));
   constants.push_back(int_constant("DS_TILES", ds_tiles(s)));
   constants.push_back(bool_constant("LEAN_REGISTERS", s.lean_registers));
+  constants.push_back(bool_constant("FOLD_SCORE_GRAD", dkdv_folds_score_gradient(s)));
   ctx["warp_specialized"] = s.config.warp_specialized;
   ctx["dq_pairs"] = dq_pairs(s);
 }
@@ -461,5 +462,13 @@ bool dkdv_first_stores(const KernelSpec& spec) {
 }
 
 int ordered_dq_counters_per_tile(int head_dim, int head_dim_v) { return dkdv_splits(head_dim, head_dim_v); }
+
+bool dkdv_folds_score_gradient(const KernelSpec& spec) {
+  if (!spec.config.warp_specialized || spec.score_is_identity() || spec.head_dim <= 64 ||
+      families::warpgroup_slices(spec))
+    return false;
+  const Expr g = spec.score_mod.gradient();
+  return !g.free_variables().empty() || !g.buffers_read().empty() || !g.params_read().empty();
+}
 
 }  // namespace flexjit::codegen

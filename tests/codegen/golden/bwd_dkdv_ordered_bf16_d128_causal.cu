@@ -50,6 +50,7 @@ constexpr bool KV_IN_REGISTERS = false;
 constexpr bool DQ_DEFERRED = false;
 constexpr int DS_TILES = 2;
 constexpr bool LEAN_REGISTERS = false;
+constexpr bool FOLD_SCORE_GRAD = false;
 
 // Here BLOCK_N (kv rows) is the CTA's fixed tile and BLOCK_M (query rows) the streamed one.
 constexpr int THREADS = NUM_WARPS * 32;
@@ -149,15 +150,38 @@ struct GroupWalk {
 // (positions clamped for the mods, the range test applied). kv0: the first kv row of this warp's
 // m-tiles. NT: the 8-query column tiles (all the tile's, or a warpgroup's half: q_start and stats
 // then the half's).
+// FOLD_SCORE_GRAD (the warp-specialised kernel, a score_mod whose derivative is not a constant):
+// Pᵀ goes to `pa` as dV's A operand, and acc_s keeps folded_probability(Pᵀ, derivative) for dSᵀ
+// (tile_score_gradient), so that no array of derivatives lives beside Pᵀ until dPᵀ is ready.
+// Otherwise acc_s keeps Pᵀ and `grad` the derivatives, and `pa` is left alone.
+constexpr bool FOLD_GRAD = WARP_SPECIALIZED && FOLD_SCORE_GRAD;
+static_assert(!FOLD_SCORE_GRAD || (WARP_SPECIALIZED && !SCORE_IS_IDENTITY && M_TILES == 1),
+              "the fold is the warp-specialised kernel's, for a score_mod");
+// Pᵀ times the derivative, with the sign bit set where that product is a zero of a kept score, so
+// that dSᵀ knows the probabilities that were 0 (always +0) without keeping them: NaN from dPᵀ
+// then still reaches dSᵀ where a saturated score_mod's derivative is 0, as without the fold.
+__device__ __forceinline__ float folded_probability(float prob, float grad) {
+  const float folded = prob * grad;
+  return prob == 0.f ? 0.f : folded == 0.f ? -0.f : folded;
+}
+// Pᵀ's four values of column tile j into dV's A operand (pack_a_operand's layout).
+template <int STEPS>
+__device__ __forceinline__ void pack_a_column_tile(u32 (&pa)[STEPS][4], int j, const float (&probs)[4]) {
+  pa[j / 2][(j % 2) * 2] = pack2<T>(probs[0], probs[1]);
+  pa[j / 2][(j % 2) * 2 + 1] = pack2<T>(probs[2], probs[3]);
+}
+
 template <bool MASKED, bool BOUNDS, bool LSE_BASE2 = false, int NT = N_TILES>
 __device__ __forceinline__ void tile_probabilities(float (&acc_s)[M_TILES][NT][4], float (&grad)[M_TILES][NT][4],
-                                                   const float* stats, const FlexjitBwdParams& p,
-                                                   const FlexjitModArgs& mod, int b, int h, int kv0, int q_start,
-                                                   int q_len, int kv_len, int g8, int t4, unsigned& errors) {
+                                                   u32 (&pa)[NT / 2][4], const float* stats,
+                                                   const FlexjitBwdParams& p, const FlexjitModArgs& mod, int b,
+                                                   int h, int kv0, int q_start, int q_len, int kv_len, int g8,
+                                                   int t4, unsigned& errors) {
 #pragma unroll
   for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll
-    for (int j = 0; j < NT; ++j)
+    for (int j = 0; j < NT; ++j) {
+      float probs[4];
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         const int kv_idx = kv0 + mt * 16 + g8 + 8 * (i / 2);
@@ -170,16 +194,20 @@ __device__ __forceinline__ void tile_probabilities(float (&acc_s)[M_TILES][NT][4
         const float acc = acc_s[mt][j][i];
         bool keep = !BOUNDS || (q_idx < q_len && kv_idx < kv_len);
         if constexpr (MASKED) keep = keep & flexjit_mask_mod(b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
-        float s2;
+        float s2, g = 1.f;
         if constexpr (SCORE_IS_IDENTITY) {
           s2 = acc * p.scale_log2;
         } else {
           const float score = acc * p.scale;
           s2 = flexjit_score_mod(score, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors) * LOG2E;
-          grad[mt][j][i] = flexjit_score_grad(score, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
+          g = flexjit_score_grad(score, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
+          if constexpr (!FOLD_GRAD) grad[mt][j][i] = g;
         }
-        acc_s[mt][j][i] = keep ? exp2_approx(s2 - lse2) : 0.f;
+        probs[i] = keep ? exp2_approx(s2 - lse2) : 0.f;
+        acc_s[mt][j][i] = FOLD_GRAD ? folded_probability(probs[i], g) : probs[i];
       }
+      if constexpr (FOLD_GRAD) pack_a_column_tile(pa, j, probs);
+    }
 }
 
 // The warp-specialised kernel's mask ahead of its tile: bit j * 4 + i of the result says whether
@@ -210,12 +238,14 @@ __device__ __forceinline__ u32 tile_keep_bits(const FlexjitModArgs& mod, int b, 
 // tile_probabilities for a tile whose kept elements are already known (tile_keep_bits).
 template <int NT>
 __device__ __forceinline__ void tile_probabilities_from_bits(float (&acc_s)[M_TILES][NT][4],
-                                                             float (&grad)[M_TILES][NT][4], const float* stats,
-                                                             const FlexjitBwdParams& p, const FlexjitModArgs& mod,
-                                                             int b, int h, int kv0, int q_start, int q_len, int kv_len,
-                                                             int g8, int t4, u32 keep_bits, unsigned& errors) {
+                                                             float (&grad)[M_TILES][NT][4], u32 (&pa)[NT / 2][4],
+                                                             const float* stats, const FlexjitBwdParams& p,
+                                                             const FlexjitModArgs& mod, int b, int h, int kv0,
+                                                             int q_start, int q_len, int kv_len, int g8, int t4,
+                                                             u32 keep_bits, unsigned& errors) {
 #pragma unroll
-  for (int j = 0; j < NT; ++j)
+  for (int j = 0; j < NT; ++j) {
+    float probs[4];
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const int kv_idx = kv0 + g8 + 8 * (i / 2);
@@ -225,16 +255,20 @@ __device__ __forceinline__ void tile_probabilities_from_bits(float (&acc_s)[M_TI
       const int kv_eval = min(kv_idx, kv_len - 1);
       const float lse2 = stats[j * 8 + 2 * t4 + (i & 1)];
       const float acc = acc_s[0][j][i];
-      float s2;
+      float s2, g = 1.f;
       if constexpr (SCORE_IS_IDENTITY) {
         s2 = acc * p.scale_log2;
       } else {
         const float score = acc * p.scale;
         s2 = flexjit_score_mod(score, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors) * LOG2E;
-        grad[0][j][i] = flexjit_score_grad(score, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
+        g = flexjit_score_grad(score, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
+        if constexpr (!FOLD_GRAD) grad[0][j][i] = g;
       }
-      acc_s[0][j][i] = (keep_bits >> (j * 4 + i)) & 1u ? exp2_approx(s2 - lse2) : 0.f;
+      probs[i] = (keep_bits >> (j * 4 + i)) & 1u ? exp2_approx(s2 - lse2) : 0.f;
+      acc_s[0][j][i] = FOLD_GRAD ? folded_probability(probs[i], g) : probs[i];
     }
+    if constexpr (FOLD_GRAD) pack_a_column_tile(pa, j, probs);
+  }
 }
 
 // dSᵀ = Pᵀ (dPᵀ - delta) d(score_mod)/d(score), into acc_dp (delta: stats + BLOCK_M); 0 where the
@@ -255,10 +289,11 @@ __device__ __forceinline__ void tile_score_gradient(float (&acc_dp)[M_TILES][NT]
     for (int j = 0; j < NT; ++j)
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
-        const float prob = acc_s[mt][j][i];
+        const float prob = acc_s[mt][j][i];  // FOLD_GRAD: folded_probability's
         float ds = prob * (acc_dp[mt][j][i] - stats[BLOCK_M + j * 8 + 2 * t4 + (i & 1)]);
-        if constexpr (!SCORE_IS_IDENTITY) ds *= grad[mt][j][i];
-        acc_dp[mt][j][i] = EVERY_SCORE_KEPT || prob != 0.f ? ds : 0.f;
+        if constexpr (!SCORE_IS_IDENTITY && !FOLD_GRAD) ds *= grad[mt][j][i];
+        const bool kept = FOLD_GRAD ? __float_as_uint(prob) != 0u : prob != 0.f;
+        acc_dp[mt][j][i] = EVERY_SCORE_KEPT || kept ? ds : 0.f;
       }
 }
 
@@ -1176,11 +1211,12 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     float grad[1][S_TILES][4];
     auto probabilities = [&](auto masked, auto bounds) {
       if constexpr (decltype(masked)::value)
-        tile_probabilities_from_bits(acc_s, grad, stats, p, mod, b, h, kv_start + warp_row0, q_start + half_q0, q_len,
-                                     kv_len, g8, t4, keep_bits, errors);
+        tile_probabilities_from_bits(acc_s, grad, pa, stats, p, mod, b, h, kv_start + warp_row0, q_start + half_q0,
+                                     q_len, kv_len, g8, t4, keep_bits, errors);
       else
         tile_probabilities<false, decltype(bounds)::value, /*LSE_BASE2=*/true>(
-            acc_s, grad, stats, p, mod, b, h, kv_start + warp_row0, q_start + half_q0, q_len, kv_len, g8, t4, errors);
+            acc_s, grad, pa, stats, p, mod, b, h, kv_start + warp_row0, q_start + half_q0, q_len, kv_len, g8, t4,
+            errors);
     };
     run_tile_pass<HAS_MASK, IS_DIVISIBLE>(bounds_tile, masked_tile, /*plain=*/true, probabilities);
     if (DQ_DEFERRED && t == 0 && wg == 0) named_barrier_arrive(NAMED_BARRIER_STAGGER, THREADS);
@@ -1189,7 +1225,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     // staged for the other warpgroup first).
     const u32 pt = smem_pt + (t & 1) * DsTile::kBytes;  // SCORE_HALVES only
     if constexpr (SCORE_HALVES) {
-      pack_a_operand<T>(pa, acc_s[0]);
+      if constexpr (!FOLD_GRAD) pack_a_operand<T>(pa, acc_s[0]);  // (folded: Pᵀ is in pa already)
       store_a_fragments<DsTile>(pt, pa, warp_row0, half_q0 / 16, g8, t4);
       wgmma_fence_operands(acc_dv[0]);
       wgmma_fence();
@@ -1198,7 +1234,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
       wgmma_wait<1>();  // dPᵀ; dV may still be running
       wgmma_fence_operands(acc_dp[0]);
     } else {
-      bwd_dkdv_gemm_dv_dp<MmaPath::wgmma, T, 1, SCORE_COLS, DV, DV_SLICE, VTile, DOTile>(acc_dv, acc_dp, pa, acc_s,
+      bwd_dkdv_gemm_dv_dp<MmaPath::wgmma, T, 1, SCORE_COLS, DV, DV_SLICE, VTile, DOTile, !FOLD_GRAD>(acc_dv, acc_dp, pa, acc_s,
                                                                                          smem_v, smem_do, slice, 0);
     }
     tile_score_gradient(acc_dp, acc_s, grad, stats, t4);
