@@ -752,7 +752,9 @@ TEST(CodegenCompileMatrix, WarpSpecializedBackwardDkdvCompilesForEverySuiteModAn
 // the walk, spills at all and the lean one less. Which kernels spill is ptxas's call (NVRTC 13.0
 // here): the kernel of the suite's documents mask at d128 spills 32 bytes and its lean form none;
 // the causal mask's fits and keeps its full form. The deterministic mode's ordered kernels have
-// the lean form too: soft-capping's spills 264 bytes, its lean form 176, and keeps the lean one.
+// the lean form too: the documents mask's spills 80 bytes, its lean form 60, and keeps the lean
+// one; soft-capping's (its derivative folded into Pᵀ since session (zp): 264 and 176 bytes before)
+// spills 76 bytes and its lean form 80, so it keeps the full one.
 TEST(CodegenCompileMatrix, BackwardDkdvTakesItsLeanFormWhereTheFullOneSpills) {
   const TempCacheDir cache;
   struct Case {
@@ -760,8 +762,10 @@ TEST(CodegenCompileMatrix, BackwardDkdvTakesItsLeanFormWhereTheFullOneSpills) {
     bool ordered;
     bool lean;
   };
-  const std::vector<Case> cases = {
-      {"document_causal_d128", false, true}, {"causal_d128", false, false}, {"softcap_causal_d128", true, true}};
+  const std::vector<Case> cases = {{"document_causal_d128", false, true},
+                                   {"causal_d128", false, false},
+                                   {"document_causal_d128", true, true},
+                                   {"softcap_causal_d128", true, false}};
   const std::vector<SuiteVariant> suite = read_suite(FLEXJIT_SOURCE_DIR "/bench/suite.json");
   std::vector<Job> jobs;
   for (const Case& c : cases) {
@@ -805,7 +809,13 @@ TEST(CodegenCompileMatrix, BackwardDkdvTakesItsLeanFormWhereTheFullOneSpills) {
         EXPECT_EQ(spills(lean[i]), 0) << what;
       }
     } else {
-      EXPECT_EQ(spills(full[i]), 0) << what;
+      // Kept where it does not spill, or where the lean form spills no less.
+      if (!cases[i].ordered) {
+        EXPECT_EQ(spills(full[i]), 0) << what;
+      } else {
+        EXPECT_GT(spills(full[i]), 0) << what << ": the full form was expected to spill";
+        EXPECT_GE(spills(lean[i]), spills(full[i])) << what;
+      }
       EXPECT_TRUE(chosen[i].kernel.ptx == full[i].ptx) << what << ": the full form was not the one kept";
     }
     EXPECT_EQ(compiled_form(jobs[i].spec, "sm_90a").lean_registers, cases[i].lean) << what;  // what emit renders

@@ -1234,8 +1234,9 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
       wgmma_wait<1>();  // dPᵀ; dV may still be running
       wgmma_fence_operands(acc_dp[0]);
     } else {
-      bwd_dkdv_gemm_dv_dp<MmaPath::wgmma, T, 1, SCORE_COLS, DV, DV_SLICE, VTile, DOTile, !FOLD_GRAD>(acc_dv, acc_dp, pa, acc_s,
-                                                                                         smem_v, smem_do, slice, 0);
+      // (folded: Pᵀ is in pa already)
+      bwd_dkdv_gemm_dv_dp<MmaPath::wgmma, T, 1, SCORE_COLS, DV, DV_SLICE, VTile, DOTile, /*PACK=*/!FOLD_GRAD>(
+          acc_dv, acc_dp, pa, acc_s, smem_v, smem_do, slice, 0);
     }
     tile_score_gradient(acc_dp, acc_s, grad, stats, t4);
 
