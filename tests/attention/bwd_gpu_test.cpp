@@ -2,6 +2,8 @@
 // Sq != Skv, GQA 8:1, fully masked rows, head dims, block configs; and bitwise determinism.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cmath>
 #include <functional>
 #include <memory>
 #include <string>
@@ -133,6 +135,63 @@ TEST(BwdGpu, Gqa8To1AndBshd) {
   p.Hkv = 2;
   p.score_mod = "30.0 * tanh(score / 30.0)";
   expect_close(p, "gqa 4:1 softcap [B,S,H,D]");
+}
+
+// NaN in, NaN out: a NaN row of dO reaches exactly the gradients that read it. Under a causal
+// mask, query nq's dO row (batch nb, query head nh of kv head nh / 2) is read by dQ's row nq and by
+// the dK and dV rows of keys 0..nq of that kv head, every column; every other row is finite and
+// matches the float64 reference. Both modes, with soft-capping (whose derivative the d128
+// warp-specialised kernel folds into Pᵀ, with -0 marking a kept score) and without.
+TEST(BwdGpu, NanInDoReachesOnlyTheGradientsThatReadIt) {
+  FLEXJIT_REQUIRE_GPU();
+  const int nb = 1, nh = 3, nq = 200;
+  for (BackwardMode mode : {BackwardMode::fast, BackwardMode::deterministic})
+    for (const char* score : {"", "30.0 * tanh(score / 30.0)"})
+      for (int D : {64, 128}) {
+        FwdProblem p = base(384, D);
+        p.Hq = 4;
+        p.Hkv = 2;
+        p.mask_mod = "q_idx >= kv_idx";
+        p.score_mod = score;
+        p.backward_mode = mode;
+        p.nan_dout_row = std::array<int, 3>{nb, nh, nq};
+        const std::string what = std::string(mode == BackwardMode::fast ? "fast" : "deterministic") + " d" +
+                                 std::to_string(D) + " score '" + score + "'";
+        const BwdOutcome r = run_backward_check(p);
+        // rows: [B][heads][S] rows of `width` values; nan_row(b, h, i) says which are NaN.
+        const auto check = [&](const std::vector<double>& got, const std::vector<double>& ref, int heads, int len,
+                               int width, const auto& nan_row, const char* name) {
+          double err2 = 0, ref2 = 0;
+          int wrong_nan = 0, wrong_finite = 0;
+          for (int b = 0; b < p.B; ++b)
+            for (int h = 0; h < heads; ++h)
+              for (int i = 0; i < len; ++i) {
+                const size_t row = ((size_t(b) * heads + h) * len + i) * width;
+                const bool expect_nan = nan_row(b, h, i);
+                for (int c = 0; c < width; ++c) {
+                  const double g = got[row + c], e = ref[row + c];
+                  if (expect_nan) {
+                    wrong_finite += !std::isnan(g);
+                  } else if (!std::isfinite(g)) {
+                    ++wrong_nan;
+                  } else {
+                    err2 += (g - e) * (g - e);
+                    ref2 += e * e;
+                  }
+                }
+              }
+          EXPECT_EQ(wrong_finite, 0) << what << ": " << name << " values the NaN row reaches that are not NaN, seed "
+                                     << r.seed;
+          EXPECT_EQ(wrong_nan, 0) << what << ": " << name << " values the NaN row never reaches that are not finite, seed "
+                                  << r.seed;
+          EXPECT_LT(std::sqrt(err2 / ref2), tolerance(p.dtype)) << what << ": " << name << " error, seed " << r.seed;
+        };
+        check(r.dq, r.ref_dq, p.Hq, p.Sq, p.D, [&](int b, int h, int i) { return b == nb && h == nh && i == nq; },
+              "dq");
+        const auto reached_key = [&](int b, int kvh, int j) { return b == nb && kvh == nh / 2 && j <= nq; };
+        check(r.dk, r.ref_dk, p.Hkv, p.Skv, p.D, reached_key, "dk");
+        check(r.dv, r.ref_dv, p.Hkv, p.Skv, p.Dv, reached_key, "dv");
+      }
 }
 
 TEST(BwdGpu, FullyMaskedRowsGiveZeroGradients) {

@@ -4,6 +4,7 @@
 // Header-only because it needs the attention module, which only GPU tests link.
 #include <gtest/gtest.h>
 #include <algorithm>
+#include <array>
 
 #include <cmath>
 #include <cstring>
@@ -182,6 +183,9 @@ struct FwdProblem {
   // the mask_mod the float64 reference applies for them (the kernels see only the tables).
   std::optional<BlockMask> given_tables;
   std::string reference_mask_mod;
+  // Backward checks: the dO row (batch, query head, query) set to NaN before the backward; the
+  // gradients it reaches are then NaN (BwdOutcome's errors are infinite, its values tell where).
+  std::optional<std::array<int, 3>> nan_dout_row;
 
   Declarations declarations() const {
     Declarations d;
@@ -330,7 +334,12 @@ inline BwdOutcome run_backward_check(const FwdProblem& p, bool repeat = false, u
   const auto q = random_values(size_t(p.B) * p.Hq * p.Sq * p.D, rng, p.dtype);
   const auto k = random_values(size_t(p.B) * p.Hkv * p.Skv * p.D, rng, p.dtype);
   const auto v = random_values(size_t(p.B) * p.Hkv * p.Skv * p.Dv, rng, p.dtype);
-  const auto dout = random_values(size_t(p.B) * p.Hq * p.Sq * p.Dv, rng, p.dtype);
+  auto dout = random_values(size_t(p.B) * p.Hq * p.Sq * p.Dv, rng, p.dtype);
+  if (p.nan_dout_row) {
+    const auto [nb, nh, nq] = *p.nan_dout_row;
+    const size_t row = ((size_t(nb) * p.Hq + nh) * p.Sq + nq) * p.Dv;
+    std::fill(dout.begin() + row, dout.begin() + row + p.Dv, std::nan(""));
+  }
   auto dq_ = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.D, p.dtype, p.bshd);
   auto dk_ = DeviceOperand::allocate(p.B, p.Hkv, p.Skv, p.D, p.dtype, p.bshd);
   auto dv_ = DeviceOperand::allocate(p.B, p.Hkv, p.Skv, p.Dv, p.dtype, p.bshd);
