@@ -154,7 +154,6 @@ struct GroupWalk {
 // Pᵀ goes to `pa` as dV's A operand, and acc_s keeps folded_probability(Pᵀ, derivative) for dSᵀ
 // (tile_score_gradient), so that no array of derivatives lives beside Pᵀ until dPᵀ is ready.
 // Otherwise acc_s keeps Pᵀ and `grad` the derivatives, and `pa` is left alone.
-constexpr bool FOLD_GRAD = WARP_SPECIALIZED && FOLD_SCORE_GRAD;
 static_assert(!FOLD_SCORE_GRAD || (WARP_SPECIALIZED && !SCORE_IS_IDENTITY && M_TILES == 1),
               "the fold is the warp-specialised kernel's, for a score_mod");
 // Pᵀ times the derivative, with the sign bit set where that product is a zero of a kept score, so
@@ -201,12 +200,12 @@ __device__ __forceinline__ void tile_probabilities(float (&acc_s)[M_TILES][NT][4
           const float score = acc * p.scale;
           s2 = flexjit_score_mod(score, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors) * LOG2E;
           g = flexjit_score_grad(score, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
-          if constexpr (!FOLD_GRAD) grad[mt][j][i] = g;
+          if constexpr (!FOLD_SCORE_GRAD) grad[mt][j][i] = g;
         }
         probs[i] = keep ? exp2_approx(s2 - lse2) : 0.f;
-        acc_s[mt][j][i] = FOLD_GRAD ? folded_probability(probs[i], g) : probs[i];
+        acc_s[mt][j][i] = FOLD_SCORE_GRAD ? folded_probability(probs[i], g) : probs[i];
       }
-      if constexpr (FOLD_GRAD) pack_a_column_tile(pa, j, probs);
+      if constexpr (FOLD_SCORE_GRAD) pack_a_column_tile(pa, j, probs);
     }
 }
 
@@ -262,12 +261,12 @@ __device__ __forceinline__ void tile_probabilities_from_bits(float (&acc_s)[M_TI
         const float score = acc * p.scale;
         s2 = flexjit_score_mod(score, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors) * LOG2E;
         g = flexjit_score_grad(score, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
-        if constexpr (!FOLD_GRAD) grad[0][j][i] = g;
+        if constexpr (!FOLD_SCORE_GRAD) grad[0][j][i] = g;
       }
       probs[i] = (keep_bits >> (j * 4 + i)) & 1u ? exp2_approx(s2 - lse2) : 0.f;
-      acc_s[0][j][i] = FOLD_GRAD ? folded_probability(probs[i], g) : probs[i];
+      acc_s[0][j][i] = FOLD_SCORE_GRAD ? folded_probability(probs[i], g) : probs[i];
     }
-    if constexpr (FOLD_GRAD) pack_a_column_tile(pa, j, probs);
+    if constexpr (FOLD_SCORE_GRAD) pack_a_column_tile(pa, j, probs);
   }
 }
 
@@ -289,10 +288,10 @@ __device__ __forceinline__ void tile_score_gradient(float (&acc_dp)[M_TILES][NT]
     for (int j = 0; j < NT; ++j)
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
-        const float prob = acc_s[mt][j][i];  // FOLD_GRAD: folded_probability's
+        const float prob = acc_s[mt][j][i];  // FOLD_SCORE_GRAD: folded_probability's
         float ds = prob * (acc_dp[mt][j][i] - stats[BLOCK_M + j * 8 + 2 * t4 + (i & 1)]);
-        if constexpr (!SCORE_IS_IDENTITY && !FOLD_GRAD) ds *= grad[mt][j][i];
-        const bool kept = FOLD_GRAD ? __float_as_uint(prob) != 0u : prob != 0.f;
+        if constexpr (!SCORE_IS_IDENTITY && !FOLD_SCORE_GRAD) ds *= grad[mt][j][i];
+        const bool kept = FOLD_SCORE_GRAD ? __float_as_uint(prob) != 0u : prob != 0.f;
         acc_dp[mt][j][i] = EVERY_SCORE_KEPT || kept ? ds : 0.f;
       }
 }
@@ -1225,7 +1224,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     // staged for the other warpgroup first).
     const u32 pt = smem_pt + (t & 1) * DsTile::kBytes;  // SCORE_HALVES only
     if constexpr (SCORE_HALVES) {
-      if constexpr (!FOLD_GRAD) pack_a_operand<T>(pa, acc_s[0]);  // (folded: Pᵀ is in pa already)
+      if constexpr (!FOLD_SCORE_GRAD) pack_a_operand<T>(pa, acc_s[0]);  // (folded: Pᵀ is in pa already)
       store_a_fragments<DsTile>(pt, pa, warp_row0, half_q0 / 16, g8, t4);
       wgmma_fence_operands(acc_dv[0]);
       wgmma_fence();
@@ -1235,7 +1234,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
       wgmma_fence_operands(acc_dp[0]);
     } else {
       // (folded: Pᵀ is in pa already)
-      bwd_dkdv_gemm_dv_dp<MmaPath::wgmma, T, 1, SCORE_COLS, DV, DV_SLICE, VTile, DOTile, /*PACK=*/!FOLD_GRAD>(
+      bwd_dkdv_gemm_dv_dp<MmaPath::wgmma, T, 1, SCORE_COLS, DV, DV_SLICE, VTile, DOTile, /*PACK=*/!FOLD_SCORE_GRAD>(
           acc_dv, acc_dp, pa, acc_s, smem_v, smem_do, slice, 0);
     }
     tile_score_gradient(acc_dp, acc_s, grad, stats, t4);
