@@ -137,11 +137,17 @@ TEST(BwdGpu, Gqa8To1AndBshd) {
   expect_close(p, "gqa 4:1 softcap [B,S,H,D]");
 }
 
-// NaN in, NaN out: a NaN row of dO reaches exactly the gradients that read it. Under a causal
-// mask, query nq's dO row (batch nb, query head nh of kv head nh / 2) is read by dQ's row nq and by
-// the dK and dV rows of keys 0..nq of that kv head, every column; every other row is finite and
-// matches the float64 reference. Both modes, with soft-capping (whose derivative the d128
-// warp-specialised kernel folds into Pᵀ, with -0 marking a kept score) and without.
+// NaN in, NaN out: a NaN row of dO reaches every gradient that reads it and no other batch or
+// head. Under a causal mask, query nq's dO row (batch nb, query head nh of kv head nh / 2) is read
+// by dQ's row nq and by the dK and dV rows of keys 0..nq of that kv head, every column: those are
+// NaN. dQ's other rows and dK's other rows are finite and match the float64 reference (dS is
+// selected to 0 where the mask drops a score). dV = Pᵀ·dO is a matrix product in which a dropped
+// score's P is an exact 0, and IEEE 0·NaN is NaN, as in PyTorch's eager math (which spreads the NaN
+// over the whole head's dK and dV): so dV rows of that kv head that the NaN row does not read may
+// be NaN (keys past nq in a tile the query's row visits, so below 256: no backward kv tile is wider
+// than 128); where finite they match the reference, and keys 256.. are finite.
+// Both modes, with soft-capping (whose derivative the d128 warp-specialised kernel folds into Pᵀ,
+// with -0 marking a kept score) and without.
 TEST(BwdGpu, NanInDoReachesOnlyTheGradientsThatReadIt) {
   FLEXJIT_REQUIRE_GPU();
   const int nb = 1, nh = 3, nq = 200;
@@ -159,19 +165,22 @@ TEST(BwdGpu, NanInDoReachesOnlyTheGradientsThatReadIt) {
                                  std::to_string(D) + " score '" + score + "'";
         const BwdOutcome r = run_backward_check(p);
         // rows: [B][heads][S] rows of `width` values; nan_row(b, h, i) says which are NaN.
+        // may_be_nan(b, h, i): a row outside the NaN's reach that IEEE 0·NaN may still reach.
         const auto check = [&](const std::vector<double>& got, const std::vector<double>& ref, int heads, int len,
-                               int width, const auto& nan_row, const char* name) {
+                               int width, const auto& nan_row, const auto& may_be_nan, const char* name) {
           double err2 = 0, ref2 = 0;
           int wrong_nan = 0, wrong_finite = 0;
           for (int b = 0; b < p.B; ++b)
             for (int h = 0; h < heads; ++h)
               for (int i = 0; i < len; ++i) {
                 const size_t row = ((size_t(b) * heads + h) * len + i) * width;
-                const bool expect_nan = nan_row(b, h, i);
+                const bool expect_nan = nan_row(b, h, i), nan_allowed = may_be_nan(b, h, i);
                 for (int c = 0; c < width; ++c) {
                   const double g = got[row + c], e = ref[row + c];
                   if (expect_nan) {
                     wrong_finite += !std::isnan(g);
+                  } else if (nan_allowed && std::isnan(g)) {
+                    continue;
                   } else if (!std::isfinite(g)) {
                     ++wrong_nan;
                   } else {
@@ -186,11 +195,13 @@ TEST(BwdGpu, NanInDoReachesOnlyTheGradientsThatReadIt) {
                                   << r.seed;
           EXPECT_LT(std::sqrt(err2 / ref2), tolerance(p.dtype)) << what << ": " << name << " error, seed " << r.seed;
         };
+        const auto never = [](int, int, int) { return false; };
         check(r.dq, r.ref_dq, p.Hq, p.Sq, p.D, [&](int b, int h, int i) { return b == nb && h == nh && i == nq; },
-              "dq");
+              never, "dq");
         const auto reached_key = [&](int b, int kvh, int j) { return b == nb && kvh == nh / 2 && j <= nq; };
-        check(r.dk, r.ref_dk, p.Hkv, p.Skv, p.D, reached_key, "dk");
-        check(r.dv, r.ref_dv, p.Hkv, p.Skv, p.Dv, reached_key, "dv");
+        const auto shares_a_kv_tile = [&](int b, int kvh, int j) { return b == nb && kvh == nh / 2 && j < 256; };
+        check(r.dk, r.ref_dk, p.Hkv, p.Skv, p.D, reached_key, never, "dk");
+        check(r.dv, r.ref_dv, p.Hkv, p.Skv, p.Dv, reached_key, shares_a_kv_tile, "dv");
       }
 }
 
