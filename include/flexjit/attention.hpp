@@ -180,9 +180,14 @@ class Attention {
   /// Backward attention: dq, dk, dv (shapes and dtypes of q, k, v) from the forward's inputs, its
   /// output `out` and log-sum-exp `lse` (ask the forward for lse to keep what the backward needs)
   /// and the output gradient `dout` (shape of out). The derived d(score_mod)/d(score) scales the
-  /// score gradient. Deterministic: no atomics, the same bits every run. GQA gradients of the
-  /// query heads sharing a kv head are summed into dk/dv. `block_mask` must be the one the forward
-  /// used (its q_* tables drive dk/dv). Asynchronous on `stream`; every tensor is written in full.
+  /// score gradient. `options.backward_mode` picks how dQ is summed over the kv tiles: fast (fp32
+  /// reductions, run-to-run bits may differ in the last place) or deterministic (the same bits
+  /// every run); dk/dv are the same bits every run in both. GQA gradients of the query heads
+  /// sharing a kv head are summed into dk/dv. `block_mask` must be the one the forward used (its
+  /// q_* tables drive dk/dv). NaN in dout reaches every gradient that reads it and no other batch
+  /// or head; dv = Pᵀ·dout multiplies a masked score's exact 0 by it as a matrix product does
+  /// (IEEE 0·NaN), so dv rows of keys in a tile the NaN row visits may be NaN too. Asynchronous on
+  /// `stream`; every tensor is written in full.
   void backward(const TensorView& q, const TensorView& k, const TensorView& v, const TensorView& out,
                 const TensorView& lse, const TensorView& dout, const TensorView& dq, const TensorView& dk,
                 const TensorView& dv, const BlockMask* block_mask, Stream stream = nullptr,
