@@ -78,17 +78,19 @@ __device__ __forceinline__ void wgmma_issue_nt(float (&acc)[N / 8][4], u32 smem_
                            wgmma_desc_advance(b_desc, (kk / 4) * BTile::kSlabBytes + (kk % 4) * 32), kk > 0);
 }
 
+// One 8-column accumulator tile j (its four values p) packed to 16 bits into its place in the A
+// operand of the next MMA: k-step j / 2, registers 0-1 for even j and 2-3 for odd.
+template <typename T, int STEPS>
+__device__ __forceinline__ void pack_a_column_tile(u32 (&a)[STEPS][4], int j, const float (&p)[4]) {
+  a[j / 2][(j % 2) * 2] = pack2<T>(p[0], p[1]);
+  a[j / 2][(j % 2) * 2 + 1] = pack2<T>(p[2], p[3]);
+}
 // wgmma: the accumulators of an earlier MMA packed to 16 bits as the A operand of the next one.
 // All of it is packed before the first wgmma: registers written between wgmmas need fences.
 template <typename T, int STEPS>
 __device__ __forceinline__ void pack_a_operand(u32 (&a)[STEPS][4], const float (&p)[2 * STEPS][4]) {
 #pragma unroll
-  for (int kk = 0; kk < STEPS; ++kk) {
-    a[kk][0] = pack2<T>(p[2 * kk][0], p[2 * kk][1]);
-    a[kk][1] = pack2<T>(p[2 * kk][2], p[2 * kk][3]);
-    a[kk][2] = pack2<T>(p[2 * kk + 1][0], p[2 * kk + 1][1]);
-    a[kk][3] = pack2<T>(p[2 * kk + 1][2], p[2 * kk + 1][3]);
-  }
+  for (int j = 0; j < 2 * STEPS; ++j) pack_a_column_tile<T>(a, j, p[j]);
 }
 
 // wgmma: acc += A B with A from registers and B N-major in shared memory (its rows are the 16 keys

@@ -480,6 +480,5 @@ TEST(CodegenGoldenFiles, CasesCoverTheirSpecialisations) {
   EXPECT_FALSE(ordered_dq_ascending(spec("bwd_dkdv_ordered_bf16_d128_causal")));
 }
 
-
 }  // namespace
 }  // namespace flexjit::codegen

@@ -32,11 +32,11 @@ int ordered_dq_counters_per_tile(int head_dim, int head_dim_v);
 // The warp-specialised kernel folds a score_mod's derivative into Pᵀ as it computes Pᵀ (the
 // template's FOLD_SCORE_GRAD): one register per score instead of two until dSᵀ. Where the whole
 // tile's dK and dV columns sit in registers above head dim 64 the derivatives spilled (ptxas -v
-// on emit's PTX, soft-capping d128: 144/112 bytes of spill stores/loads fast, 212/148 ordered; folded 12/28 and
-// 80/80): H200 soft-capping causal d128 1.06x fast, 1.20x deterministic. At head dim 64 and with
-// column slices (above 128) nothing spilled and the fold's selects cost 1-3 % (notes/perf.md,
-// "(zp)"). Not for a derivative that is a constant (ALiBi, bias tables: `1`), which costs no
-// register.
+// on emit's PTX, soft-capping d128: 144/112 bytes of spill stores/loads fast, 212/148 ordered;
+// folded 12/28 and 80/80): H200 soft-capping causal d128 1.06x fast, 1.20x deterministic. At head
+// dim 64 and with column slices (above 128) nothing spilled and the fold's selects cost 1-3 %
+// (notes/perf.md, "(zp)"). Not for a derivative that is a constant (ALiBi, bias tables: `1`),
+// which costs no register.
 bool dkdv_folds_score_gradient(const KernelSpec& spec);
 
 }  // namespace flexjit::codegen

@@ -163,12 +163,6 @@ __device__ __forceinline__ float folded_probability(float prob, float grad) {
   const float folded = prob * grad;
   return prob == 0.f ? 0.f : folded == 0.f ? -0.f : folded;
 }
-// Pᵀ's four values of column tile j into dV's A operand (pack_a_operand's layout).
-template <int STEPS>
-__device__ __forceinline__ void pack_a_column_tile(u32 (&pa)[STEPS][4], int j, const float (&probs)[4]) {
-  pa[j / 2][(j % 2) * 2] = pack2<T>(probs[0], probs[1]);
-  pa[j / 2][(j % 2) * 2 + 1] = pack2<T>(probs[2], probs[3]);
-}
 
 template <bool MASKED, bool BOUNDS, bool LSE_BASE2 = false, int NT = N_TILES>
 __device__ __forceinline__ void tile_probabilities(float (&acc_s)[M_TILES][NT][4], float (&grad)[M_TILES][NT][4],
@@ -205,7 +199,7 @@ __device__ __forceinline__ void tile_probabilities(float (&acc_s)[M_TILES][NT][4
         probs[i] = keep ? exp2_approx(s2 - lse2) : 0.f;
         acc_s[mt][j][i] = FOLD_SCORE_GRAD ? folded_probability(probs[i], g) : probs[i];
       }
-      if constexpr (FOLD_SCORE_GRAD) pack_a_column_tile(pa, j, probs);
+      if constexpr (FOLD_SCORE_GRAD) pack_a_column_tile<T>(pa, j, probs);  // Pᵀ into dV's A operand
     }
 }
 
@@ -266,7 +260,7 @@ __device__ __forceinline__ void tile_probabilities_from_bits(float (&acc_s)[M_TI
       probs[i] = (keep_bits >> (j * 4 + i)) & 1u ? exp2_approx(s2 - lse2) : 0.f;
       acc_s[0][j][i] = FOLD_SCORE_GRAD ? folded_probability(probs[i], g) : probs[i];
     }
-    if constexpr (FOLD_SCORE_GRAD) pack_a_column_tile(pa, j, probs);
+    if constexpr (FOLD_SCORE_GRAD) pack_a_column_tile<T>(pa, j, probs);  // Pᵀ into dV's A operand
   }
 }
 
