@@ -212,6 +212,19 @@ FlexjitBlockTables kernel_tables(const BlockMask& mask, bool by_query_block) {
 
 // The block config of one kernel family for this call: the caller's, or the autotuner's choice
 // (cached on disk, tuned on first use with the call's own tensors when FLEXJIT_AUTOTUNE is on).
+// The synchronous wgmma kernel's tiles for a warp-specialised config, for calls that kernel cannot
+// serve: the same tiles, or where they are the wide ones it does not have (192 rows with three
+// consumer warpgroups, 176 keys), the nearest it does (128 rows with two warpgroups' eight warps,
+// 128 keys).
+template <typename SpecFor>
+BlockConfig synchronous_twin(BlockConfig config, const SpecFor& spec_for) {
+  config.warp_specialized = false;
+  if (config.block_m > 128) config.block_m = 128, config.num_warps = 8;
+  if (config.block_n > 128) config.block_n = 128;
+  spec_for(config).validate();
+  return config;
+}
+
 // `launch` runs one candidate kernel of the family with this call's arguments.
 KernelChoice choose_config(codegen::Family family, const std::optional<BlockConfig>& fixed, const AttentionSpec& spec,
                            const Expr& score, const Expr& mask, const attention::ProblemShape& shape,
@@ -251,18 +264,14 @@ KernelChoice choose_config(codegen::Family family, const std::optional<BlockConf
   // changed: its launch names the tensor instead.
   // Per-sequence lengths take the synchronous path too (the warp-specialised kernel has none).
   const bool synchronous = !shape.tma_ok || shape.seq_lens;
-  if (synchronous && choice.default_config.warp_specialized) choice.default_config.warp_specialized = false;
+  if (synchronous && choice.default_config.warp_specialized)
+    choice.default_config = synchronous_twin(choice.default_config, spec_for);
   if (synchronous && choice.config.warp_specialized) {
-    // The wide tiles (192 rows, 176 keys) exist on the warp-specialised path only: they take the
-    // default's synchronous tiles instead.
-    BlockConfig twin = choice.config;
-    twin.warp_specialized = false;
     try {
-      spec_for(twin).validate();
+      choice.config = synchronous_twin(choice.config, spec_for);
     } catch (const UsageError&) {
-      twin = choice.default_config;
+      choice.config = choice.default_config;  // a tuned config whose twin does not fit: the default's
     }
-    choice.config = twin;
   }
   switch (selection.source) {
     case tune::ConfigSource::defaults: choice.source = "defaults"; break;

@@ -703,6 +703,100 @@ TEST(FwdGpu, WideWarpSpecializedRejectsABlockMask) {
   }
 }
 
+// A query tile whose rows alone cross the queries' end (the keys' tiles all whole: Skv = 512)
+// runs the interior tiles' pass with the mods' rows clamped, not the range test. Every mod here
+// reads a buffer at q_idx sized exactly Sq (`qdoc`, `bias`), so a row past the end reaching a mod
+// unclamped would read out of bounds and fail the call; the scores of the rows before the end
+// must still see every mod. Each warp-specialised shape, one, two and three consumer warpgroups.
+TEST(FwdGpu, WarpSpecializedRowsPastTheQueriesEnd) {
+  FLEXJIT_REQUIRE_HOPPER();
+  std::mt19937_64 rng(fresh_seed());
+  struct Mod { const char* name; const char* score; const char* mask; };
+  const Mod mods[] = {
+      {"noop", "", ""},
+      {"bias by query", "score + bias[q_idx][kv_idx]", ""},
+      {"documents by query", "", "qdoc[q_idx] == kdoc[kv_idx]"},
+      {"bias and documents", "score + bias[q_idx][kv_idx]", "qdoc[q_idx] == kdoc[kv_idx] && q_idx + 300 >= kv_idx"},
+  };
+  for (const char* config : {"m128n128w8s2ws", "m64n128w4s2ws", "m128n64w8s3ws", "m192n128w12s2ws"})
+    for (const Mod& m : mods)
+      for (int sq : {1, 77, 200, 333}) {
+        FwdProblem p;
+        p.B = 2;
+        p.Hq = 2;
+        p.Hkv = 1;
+        p.Sq = sq;
+        p.Skv = 512;
+        p.D = p.Dv = 64;
+        p.config = BlockConfig::parse(config);
+        p.use_block_mask = std::string(config).find("m192") == std::string::npos;
+        p.score_mod = m.score;
+        p.mask_mod = m.mask;
+        if (std::string(m.score).find("bias") != std::string::npos) {
+          TestBuffer bias;
+          bias.decl = BufferDecl{"bias", DType::f32, {sq, p.Skv}};
+          bias.values = random_values(static_cast<size_t>(sq) * p.Skv, rng, DType::f32);
+          p.buffers.push_back(bias);
+        }
+        if (std::string(m.mask).find("qdoc") != std::string::npos) {
+          // Documents of the keys, and the queries' ids from the same range: rows keep some keys.
+          TestBuffer kdoc = document_ids(p.Skv, rng, "kdoc");
+          TestBuffer qdoc;
+          qdoc.decl = BufferDecl{"qdoc", DType::i32, {sq}};
+          for (int q = 0; q < sq; ++q) qdoc.values.push_back(kdoc.values[(q * 7) % p.Skv]);
+          p.buffers.push_back(kdoc);
+          p.buffers.push_back(qdoc);
+        }
+        expect_close(p, std::string("rows past the end ") + config + " " + m.name + " Sq=" + std::to_string(sq));
+      }
+}
+
+// K and V shared by every head through a zero head stride, which TMA cannot describe: the call
+// takes the synchronous wgmma kernel, and where its default is a wide warp-specialised tile (d64,
+// unmodified scores: 192 rows) that kernel's nearest tiles, 128 rows over 128 keys.
+TEST(FwdGpu, KeysBroadcastOverHeadsTakeTheSynchronousTwin) {
+  FLEXJIT_REQUIRE_HOPPER();
+  std::mt19937_64 rng(fresh_seed());
+  const int B = 2, H = 3, S = 300, D = 64;
+  AttentionSpec spec;
+  spec.head_dim = spec.head_dim_v = D;
+  const Attention attention(spec);
+  const auto q = random_values(size_t(B) * H * S * D, rng, DType::bf16);
+  const auto k1 = random_values(size_t(B) * S * D, rng, DType::bf16);  // one head's keys per batch
+  const auto v1 = random_values(size_t(B) * S * D, rng, DType::bf16);
+  auto dq = DeviceOperand::allocate(B, H, S, D, DType::bf16, false);
+  dq.upload(q);
+  DeviceBuffer kbuf = DeviceBuffer::allocate(k1.size() * 2), vbuf = DeviceBuffer::allocate(v1.size() * 2);
+  const auto kbytes = to_bytes(k1, DType::bf16), vbytes = to_bytes(v1, DType::bf16);
+  kbuf.upload(kbytes.data(), kbytes.size());
+  vbuf.upload(vbytes.data(), vbytes.size());
+  const TensorView k = TensorView::strided(kbuf.data(), DType::bf16, {B, H, S, D}, {int64_t(S) * D, 0, D, 1});
+  const TensorView v = TensorView::strided(vbuf.data(), DType::bf16, {B, H, S, D}, {int64_t(S) * D, 0, D, 1});
+  auto out = DeviceOperand::allocate(B, H, S, D, DType::bf16, false);
+  poison_with_nan(out.buffer, DType::bf16);
+  DeviceBuffer lse = DeviceBuffer::allocate(size_t(B) * H * S * 4);
+  poison_with_nan(lse, DType::f32);
+  attention.forward(dq.view, k, v, out.view, TensorView::contiguous(lse.data(), DType::f32, {B, H, S}), nullptr);
+  synchronize();
+  const std::vector<KernelChoice> choices = attention.last_choices();
+  ASSERT_EQ(choices.size(), 1u);
+  EXPECT_EQ(choices[0].config.str(), "m128n128w8s2g");
+  EXPECT_EQ(choices[0].default_config.str(), "m128n128w8s2g");
+  // The reference reads every head's keys from the shared ones.
+  std::vector<double> k_all(size_t(B) * H * S * D), v_all(k_all.size());
+  for (size_t i = 0; i < k_all.size(); ++i) {
+    const size_t per_head = size_t(S) * D, b = i / (per_head * H);
+    k_all[i] = k1[b * per_head + i % per_head];
+    v_all[i] = v1[b * per_head + i % per_head];
+  }
+  const ReferenceForward ref = reference_forward(attention.score_mod(), attention.mask_mod(), EvalInputs{},
+                                                 ReferenceShape{B, H, H, S, S, D, D}, q, k_all, v_all,
+                                                 1.0 / std::sqrt(double(D)));
+  EXPECT_LT(flexjit::relative_error(out.download(), ref.out), tolerance(DType::bf16));
+  EXPECT_LT(flexjit::relative_error(from_bytes(lse.to_host<unsigned char>(), DType::f32), ref.lse),
+            tolerance(DType::bf16));
+}
+
 // One small forward of each wide shape: what the GPU script runs under compute-sanitizer.
 TEST(FwdGpu, WideWarpSpecializedOnePerShape) {
   FLEXJIT_REQUIRE_HOPPER();

@@ -166,9 +166,18 @@ TEST(ConfigSpace, SmallInsideFullWithTheDefaultFirst) {
 TEST(ConfigSpace, DefaultsFitEveryDeviceClass) {
   // Where the built-in default fits, it stays.
   EXPECT_EQ(tune::default_for(spec_of(Family::fwd, 128), "sm_86").str(), "m128n32w4s2");
-  // On Hopper the forward defaults to its warp-specialised path, except at d64 without a mask
-  // (the synchronous wgmma path is faster there).
-  EXPECT_EQ(tune::default_for(spec_of(Family::fwd, 64), "sm_90a").str(), "m128n128w8s2g");
+  // On Hopper the forward defaults to its warp-specialised path: at d64 with unmodified scores and
+  // no mask to three consumer warpgroups over 192 rows, with a score_mod, a mask, a block mask or
+  // per-sequence lengths (which the wide tiles do not take) to two over 128.
+  EXPECT_EQ(tune::default_for(spec_of(Family::fwd, 64), "sm_90a").str(), "m192n128w12s2ws");
+  KernelSpec softcap64 = spec_of(Family::fwd, 64);
+  softcap64.score_mod = Expr::parse(ModKind::score, "30.0 * tanh(score / 30.0)");
+  EXPECT_EQ(tune::default_for(softcap64, "sm_90a").str(), "m128n128w8s2ws");
+  KernelSpec tables64 = spec_of(Family::fwd, 64);
+  tables64.has_block_mask = true;
+  EXPECT_EQ(tune::default_for(tables64, "sm_90a").str(), "m128n128w8s2ws");
+  KernelSpec unequal = spec_of(Family::fwd, 64, 128);
+  EXPECT_EQ(tune::default_for(unequal, "sm_90a").str(), "m128n128w8s2ws");
   KernelSpec causal64 = spec_of(Family::fwd, 64);
   causal64.mask_mod = Expr::parse(ModKind::mask, "q_idx >= kv_idx");
   causal64.has_block_mask = causal64.has_full_blocks = true;
@@ -347,8 +356,8 @@ TEST(ConfigSpace, WideWarpSpecializedConfigs) {
   }
   const auto sm80 = tune::candidate_configs(spec_of(Family::fwd, 64), SearchSpace::full, "sm_80");
   for (const auto& c : sm80) EXPECT_FALSE(c.warp_specialized) << c.str();
-  // The defaults stay where they were (the wide tiles wait for a GPU A/B).
-  EXPECT_EQ(tune::default_for(spec_of(Family::fwd, 64), "sm_90a").str(), "m128n128w8s2g");
+  // The wide tiles' A/B on an H200 ("(zr)"): d64's unmodified, unmasked scores take 192 rows.
+  EXPECT_EQ(tune::default_for(spec_of(Family::fwd, 64), "sm_90a").str(), "m192n128w12s2ws");
   EXPECT_EQ(tune::default_for(spec_of(Family::fwd, 128), "sm_90a").str(), "m128n128w8s2ws");
 }
 

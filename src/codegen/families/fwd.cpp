@@ -161,12 +161,19 @@ std::vector<const char*> curated_configs(HeadClass hc) {
 
 // Measured on an H100 in one run (notes/perf.md, results/2026-11-23-h100-d): the warp-specialised
 // path wins everywhere (noop d128 479 -> 618 TF/s, causal d64 298 -> 388, document + causal
-// 236 -> 261, ALiBi + causal 389 -> 434, causal d256 445 -> 505) but on the unmasked d64
-// problem (g 471, ws 432), which keeps the synchronous wgmma path. The nested-buffer document
+// 236 -> 261, ALiBi + causal 389 -> 434, causal d256 445 -> 505). The nested-buffer document
 // mask loses a little on it (g 173, ws 160) and still takes it: the tuner picks per problem.
+// Unmodified scores at d64 without a mask take three consumer warpgroups over 192 query rows
+// (FA3's shape there), which keep the tensor cores busy through two warpgroups' exponentials:
+// H200, B x S = 16k tokens, 16 heads, medians of three (notes/perf.md "(zr)"), m192 / 'g' /
+// ws m128: S=2048 469 / 441 / 428, 4096 482 / 454 / 441, 8192 492 / 460 / 444, 16384 493 / 460 /
+// 455, GQA 4:1 492 / 457 / 440; shorter sequences lose 2-3 % to 'g' (S=1024 410 / 420, 512
+// 354 / 361). A d64 score_mod takes the two-warpgroup kernel, which overlaps it (three spill it
+// and do not): soft-capping 340 against 'g' 265 and m192 257, ALiBi without a mask 340 / 308 / 304.
 const char* hopper_default(const KernelSpec& s) {
   const int d = std::max(s.head_dim, s.head_dim_v);
-  if (d <= 64 && !s.has_mask()) return "m128n128w8s2g";
+  if (d <= 64 && !s.has_mask() && !s.has_block_mask && s.score_is_identity() && !s.seq_lens)
+    return "m192n128w12s2ws";
   return d <= 128 ? "m128n128w8s2ws" : "m128n64w8s2ws";
 }
 

@@ -107,7 +107,9 @@ using Tiles = TileWalk<BLOCK_N, SPARSE_KV_BLOCK, !HAS_BLOCK_MASK>;
 // q_row0, keys from kv_start; q_len / kv_len are the sequence's, per sequence with SEQ_LENS). The mods run without branches; on a tile that crosses a sequence
 // end (BOUNDS) they run at positions clamped into range (a result past the end is discarded by
 // the range test), so their buffer reads stay plain loads that rows and columns share.
-template <bool MASKED, bool BOUNDS>
+// CLAMP_ROWS (the warp-specialised kernel, a tile whose rows alone cross the queries' end): the
+// mods see clamped rows and nothing is range-tested, since the rows past the end are never stored.
+template <bool MASKED, bool BOUNDS, bool CLAMP_ROWS = false>
 __device__ __forceinline__ void apply_tile_mods(float (&acc_s)[M_TILES][N_TILES][4], const FlexjitFwdParams& p,
                                                 const FlexjitModArgs& mod, int b, int h, int q_row0, int kv_start,
                                                 int q_len, int kv_len, int g, int t4, unsigned& errors) {
@@ -119,7 +121,7 @@ __device__ __forceinline__ void apply_tile_mods(float (&acc_s)[M_TILES][N_TILES]
       for (int i = 0; i < 4; ++i) {
         const int q_idx = q_row0 + mt * 16 + g + (i >= 2 ? 8 : 0);
         const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
-        const int q_eval = BOUNDS ? min(q_idx, q_len - 1) : q_idx;
+        const int q_eval = BOUNDS || CLAMP_ROWS ? min(q_idx, q_len - 1) : q_idx;
         const int kv_eval = BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx;
         float s = acc_s[mt][j][i];
         if constexpr (!SCORE_IS_IDENTITY)
@@ -164,7 +166,7 @@ __device__ __forceinline__ unsigned stage_column_values(unsigned* columns, const
 // values as pairs. Where a read of the tile was out of bounds (`any_error`, the barrier's OR), one
 // more pass counts the values' error bits where the mask's && / || needs them, as
 // flexjit_mask_mod would; elsewhere the mask gets zeros for them, which the compiler folds away.
-template <bool BOUNDS>
+template <bool BOUNDS, bool CLAMP_ROWS = false>
 __device__ __forceinline__ void apply_tile_mods_with_columns(float (&acc_s)[M_TILES][N_TILES][4],
                                                              const FlexjitFwdParams& p, const FlexjitModArgs& mod,
                                                              int b, int h, int q_row0, int kv_start, int q_len,
@@ -176,7 +178,7 @@ __device__ __forceinline__ void apply_tile_mods_with_columns(float (&acc_s)[M_TI
                      unsigned& mask_errors) {
     const int q_idx = q_row0 + mt * 16 + g + (i >= 2 ? 8 : 0);
     const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
-    const int q_eval = BOUNDS ? min(q_idx, q_len - 1) : q_idx;
+    const int q_eval = BOUNDS || CLAMP_ROWS ? min(q_idx, q_len - 1) : q_idx;
     const int kv_eval = BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx;
     unsigned values[VALUES];
 #pragma unroll
@@ -217,7 +219,7 @@ __device__ __forceinline__ void apply_tile_mods_with_columns(float (&acc_s)[M_TI
         const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
         float s = acc_s[mt][j][i];
         if constexpr (!SCORE_IS_IDENTITY)
-          s = flexjit_score_mod(s * p.scale, b, h, BOUNDS ? min(q_idx, q_len - 1) : q_idx,
+          s = flexjit_score_mod(s * p.scale, b, h, BOUNDS || CLAMP_ROWS ? min(q_idx, q_len - 1) : q_idx,
                                 BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx, q_len, kv_len, mod, errors) * LOG2E;
         bool keep = !BOUNDS || (q_idx < q_len && kv_idx < kv_len);
         keep = keep & mask_at(mt, j, i, pair, no_errors, errors);

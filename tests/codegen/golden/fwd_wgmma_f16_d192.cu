@@ -108,7 +108,9 @@ using Tiles = TileWalk<BLOCK_N, SPARSE_KV_BLOCK, !HAS_BLOCK_MASK>;
 // q_row0, keys from kv_start; q_len / kv_len are the sequence's, per sequence with SEQ_LENS). The mods run without branches; on a tile that crosses a sequence
 // end (BOUNDS) they run at positions clamped into range (a result past the end is discarded by
 // the range test), so their buffer reads stay plain loads that rows and columns share.
-template <bool MASKED, bool BOUNDS>
+// CLAMP_ROWS (the warp-specialised kernel, a tile whose rows alone cross the queries' end): the
+// mods see clamped rows and nothing is range-tested, since the rows past the end are never stored.
+template <bool MASKED, bool BOUNDS, bool CLAMP_ROWS = false>
 __device__ __forceinline__ void apply_tile_mods(float (&acc_s)[M_TILES][N_TILES][4], const FlexjitFwdParams& p,
                                                 const FlexjitModArgs& mod, int b, int h, int q_row0, int kv_start,
                                                 int q_len, int kv_len, int g, int t4, unsigned& errors) {
@@ -120,7 +122,7 @@ __device__ __forceinline__ void apply_tile_mods(float (&acc_s)[M_TILES][N_TILES]
       for (int i = 0; i < 4; ++i) {
         const int q_idx = q_row0 + mt * 16 + g + (i >= 2 ? 8 : 0);
         const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
-        const int q_eval = BOUNDS ? min(q_idx, q_len - 1) : q_idx;
+        const int q_eval = BOUNDS || CLAMP_ROWS ? min(q_idx, q_len - 1) : q_idx;
         const int kv_eval = BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx;
         float s = acc_s[mt][j][i];
         if constexpr (!SCORE_IS_IDENTITY)

@@ -108,7 +108,9 @@ using Tiles = TileWalk<BLOCK_N, SPARSE_KV_BLOCK, !HAS_BLOCK_MASK>;
 // q_row0, keys from kv_start; q_len / kv_len are the sequence's, per sequence with SEQ_LENS). The mods run without branches; on a tile that crosses a sequence
 // end (BOUNDS) they run at positions clamped into range (a result past the end is discarded by
 // the range test), so their buffer reads stay plain loads that rows and columns share.
-template <bool MASKED, bool BOUNDS>
+// CLAMP_ROWS (the warp-specialised kernel, a tile whose rows alone cross the queries' end): the
+// mods see clamped rows and nothing is range-tested, since the rows past the end are never stored.
+template <bool MASKED, bool BOUNDS, bool CLAMP_ROWS = false>
 __device__ __forceinline__ void apply_tile_mods(float (&acc_s)[M_TILES][N_TILES][4], const FlexjitFwdParams& p,
                                                 const FlexjitModArgs& mod, int b, int h, int q_row0, int kv_start,
                                                 int q_len, int kv_len, int g, int t4, unsigned& errors) {
@@ -120,7 +122,7 @@ __device__ __forceinline__ void apply_tile_mods(float (&acc_s)[M_TILES][N_TILES]
       for (int i = 0; i < 4; ++i) {
         const int q_idx = q_row0 + mt * 16 + g + (i >= 2 ? 8 : 0);
         const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
-        const int q_eval = BOUNDS ? min(q_idx, q_len - 1) : q_idx;
+        const int q_eval = BOUNDS || CLAMP_ROWS ? min(q_idx, q_len - 1) : q_idx;
         const int kv_eval = BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx;
         float s = acc_s[mt][j][i];
         if constexpr (!SCORE_IS_IDENTITY)
@@ -363,12 +365,28 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
     auto scores_to_probabilities = [&](int t) {
       const int kv_start = tiles.start(t);
       const bool masked_tile = HAS_MASK && tiles.is_partial(t);
-      const bool bounds_tile = !IS_DIVISIBLE && (kv_start + BLOCK_N > kv_len || q_start + BLOCK_M > q_len);
-      auto apply_mods = [&](auto masked, auto bounds) {
-        apply_tile_mods<decltype(masked)::value, decltype(bounds)::value>(acc_s, p, mod, b, h, q_start + warp_row0,
-                                                                           kv_start, q_len, kv_len, g, t4, errors);
+      // Only a tile whose keys cross kv_len needs the range test: its keys past the end must drop
+      // out of the rows' softmax. Rows past q_len (TMA read zeros for them) are never stored, so a
+      // tile whose rows alone cross the end runs the interior tiles' pass with the mods' rows
+      // clamped into range (for their buffer reads) and nothing at all for unmodified scores.
+      // With the range test there as well, the tiles of a head's last query tile cost more than
+      // the others, and where a head's query tiles divide the grid the persistent walk hands all of
+      // them to the same CTAs: noop d64 at m192 (22 query tiles at S=4096, 132 SMs) kept its SMs
+      // idle 19 % of the kernel waiting on those six (ncu, notes/perf.md "(zr)").
+      const bool bounds_tile = !IS_DIVISIBLE && kv_start + BLOCK_N > kv_len;
+      const bool rows_cross = !IS_DIVISIBLE && q_start + BLOCK_M > q_len;
+      auto apply_mods_rows = [&](auto masked, auto bounds, auto clamp_rows) {
+        constexpr bool CLAMP = decltype(clamp_rows)::value;
+        apply_tile_mods<decltype(masked)::value, decltype(bounds)::value, CLAMP>(
+            acc_s, p, mod, b, h, q_start + warp_row0, kv_start, q_len, kv_len, g, t4, errors);
       };
-      run_tile_pass<HAS_MASK, IS_DIVISIBLE>(bounds_tile, masked_tile, /*plain=*/!SCORE_IS_IDENTITY, apply_mods);
+      if (!IS_DIVISIBLE && rows_cross && !bounds_tile) {
+        auto apply_mods = [&](auto masked, auto bounds) { apply_mods_rows(masked, bounds, BoolConstant<true>()); };
+        run_tile_pass<HAS_MASK, true>(false, masked_tile, /*plain=*/!SCORE_IS_IDENTITY, apply_mods);
+      } else {
+        auto apply_mods = [&](auto masked, auto bounds) { apply_mods_rows(masked, bounds, BoolConstant<false>()); };
+        run_tile_pass<HAS_MASK, IS_DIVISIBLE>(bounds_tile, masked_tile, /*plain=*/!SCORE_IS_IDENTITY, apply_mods);
+      }
       softmax_probabilities(acc_s, row_max, row_sum, alpha, exp_scale);
     };
     auto stage_k = [&](const KRing::Slot& f) { return smem_kv + f.index * STAGE_BYTES; };

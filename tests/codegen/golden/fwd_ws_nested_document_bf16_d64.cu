@@ -108,7 +108,9 @@ using Tiles = TileWalk<BLOCK_N, SPARSE_KV_BLOCK, !HAS_BLOCK_MASK>;
 // q_row0, keys from kv_start; q_len / kv_len are the sequence's, per sequence with SEQ_LENS). The mods run without branches; on a tile that crosses a sequence
 // end (BOUNDS) they run at positions clamped into range (a result past the end is discarded by
 // the range test), so their buffer reads stay plain loads that rows and columns share.
-template <bool MASKED, bool BOUNDS>
+// CLAMP_ROWS (the warp-specialised kernel, a tile whose rows alone cross the queries' end): the
+// mods see clamped rows and nothing is range-tested, since the rows past the end are never stored.
+template <bool MASKED, bool BOUNDS, bool CLAMP_ROWS = false>
 __device__ __forceinline__ void apply_tile_mods(float (&acc_s)[M_TILES][N_TILES][4], const FlexjitFwdParams& p,
                                                 const FlexjitModArgs& mod, int b, int h, int q_row0, int kv_start,
                                                 int q_len, int kv_len, int g, int t4, unsigned& errors) {
@@ -120,7 +122,7 @@ __device__ __forceinline__ void apply_tile_mods(float (&acc_s)[M_TILES][N_TILES]
       for (int i = 0; i < 4; ++i) {
         const int q_idx = q_row0 + mt * 16 + g + (i >= 2 ? 8 : 0);
         const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
-        const int q_eval = BOUNDS ? min(q_idx, q_len - 1) : q_idx;
+        const int q_eval = BOUNDS || CLAMP_ROWS ? min(q_idx, q_len - 1) : q_idx;
         const int kv_eval = BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx;
         float s = acc_s[mt][j][i];
         if constexpr (!SCORE_IS_IDENTITY)
@@ -165,7 +167,7 @@ __device__ __forceinline__ unsigned stage_column_values(unsigned* columns, const
 // values as pairs. Where a read of the tile was out of bounds (`any_error`, the barrier's OR), one
 // more pass counts the values' error bits where the mask's && / || needs them, as
 // flexjit_mask_mod would; elsewhere the mask gets zeros for them, which the compiler folds away.
-template <bool BOUNDS>
+template <bool BOUNDS, bool CLAMP_ROWS = false>
 __device__ __forceinline__ void apply_tile_mods_with_columns(float (&acc_s)[M_TILES][N_TILES][4],
                                                              const FlexjitFwdParams& p, const FlexjitModArgs& mod,
                                                              int b, int h, int q_row0, int kv_start, int q_len,
@@ -177,7 +179,7 @@ __device__ __forceinline__ void apply_tile_mods_with_columns(float (&acc_s)[M_TI
                      unsigned& mask_errors) {
     const int q_idx = q_row0 + mt * 16 + g + (i >= 2 ? 8 : 0);
     const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
-    const int q_eval = BOUNDS ? min(q_idx, q_len - 1) : q_idx;
+    const int q_eval = BOUNDS || CLAMP_ROWS ? min(q_idx, q_len - 1) : q_idx;
     const int kv_eval = BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx;
     unsigned values[VALUES];
 #pragma unroll
@@ -218,7 +220,7 @@ __device__ __forceinline__ void apply_tile_mods_with_columns(float (&acc_s)[M_TI
         const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
         float s = acc_s[mt][j][i];
         if constexpr (!SCORE_IS_IDENTITY)
-          s = flexjit_score_mod(s * p.scale, b, h, BOUNDS ? min(q_idx, q_len - 1) : q_idx,
+          s = flexjit_score_mod(s * p.scale, b, h, BOUNDS || CLAMP_ROWS ? min(q_idx, q_len - 1) : q_idx,
                                 BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx, q_len, kv_len, mod, errors) * LOG2E;
         bool keep = !BOUNDS || (q_idx < q_len && kv_idx < kv_len);
         keep = keep & mask_at(mt, j, i, pair, no_errors, errors);
@@ -282,7 +284,7 @@ constexpr int COLUMN_BARRIER = 11;  // named barrier 11 + w: consumer warpgroup 
 // (stage_column_values; its 128 threads, then its own barrier), not once per score by every row.
 // Each warpgroup's `columns` alternate between two buffers: a thread writes one only after every
 // thread of the warpgroup passed the barrier of the tile that read the other.
-template <bool BOUNDS>
+template <bool BOUNDS, bool CLAMP_ROWS>
 __device__ __forceinline__ void apply_tile_mods_by_columns(float (&acc_s)[M_TILES][N_TILES][4], const FlexjitFwdParams& p,
                                                            const FlexjitModArgs& mod, int b, int h, int q_row0,
                                                            int kv_start, int q_len, int kv_len, int g, int t4,
@@ -299,8 +301,8 @@ __device__ __forceinline__ void apply_tile_mods_by_columns(float (&acc_s)[M_TILE
   const unsigned column_errors =
       stage_column_values<BOUNDS>(columns, mod, b, h, kv_start, q_len, kv_len, warpgroup_thread, 128);
   const bool any_error = named_barrier_sync_or(COLUMN_BARRIER + warpgroup, 128, column_errors != 0u);
-  apply_tile_mods_with_columns<BOUNDS>(acc_s, p, mod, b, h, q_row0, kv_start, q_len, kv_len, g, t4, errors, columns,
-                                       any_error);
+  apply_tile_mods_with_columns<BOUNDS, CLAMP_ROWS>(acc_s, p, mod, b, h, q_row0, kv_start, q_len, kv_len, g, t4, errors,
+                                                   columns, any_error);
 }
 }  // namespace fwd
 
@@ -484,17 +486,33 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
     auto scores_to_probabilities = [&](int t) {
       const int kv_start = tiles.start(t);
       const bool masked_tile = HAS_MASK && tiles.is_partial(t);
-      const bool bounds_tile = !IS_DIVISIBLE && (kv_start + BLOCK_N > kv_len || q_start + BLOCK_M > q_len);
-      auto apply_mods = [&](auto masked, auto bounds) {
+      // Only a tile whose keys cross kv_len needs the range test: its keys past the end must drop
+      // out of the rows' softmax. Rows past q_len (TMA read zeros for them) are never stored, so a
+      // tile whose rows alone cross the end runs the interior tiles' pass with the mods' rows
+      // clamped into range (for their buffer reads) and nothing at all for unmodified scores.
+      // With the range test there as well, the tiles of a head's last query tile cost more than
+      // the others, and where a head's query tiles divide the grid the persistent walk hands all of
+      // them to the same CTAs: noop d64 at m192 (22 query tiles at S=4096, 132 SMs) kept its SMs
+      // idle 19 % of the kernel waiting on those six (ncu, notes/perf.md "(zr)").
+      const bool bounds_tile = !IS_DIVISIBLE && kv_start + BLOCK_N > kv_len;
+      const bool rows_cross = !IS_DIVISIBLE && q_start + BLOCK_M > q_len;
+      auto apply_mods_rows = [&](auto masked, auto bounds, auto clamp_rows) {
+        constexpr bool CLAMP = decltype(clamp_rows)::value;
         if constexpr (decltype(masked)::value) {
-          apply_tile_mods_by_columns<decltype(bounds)::value>(acc_s, p, mod, b, h, q_start + warp_row0, kv_start, q_len,
-                                                              kv_len, g, t4, errors, column_round & 1);
+          apply_tile_mods_by_columns<decltype(bounds)::value, CLAMP>(acc_s, p, mod, b, h, q_start + warp_row0, kv_start,
+                                                                     q_len, kv_len, g, t4, errors, column_round & 1);
           ++column_round;
         } else
-        apply_tile_mods<decltype(masked)::value, decltype(bounds)::value>(acc_s, p, mod, b, h, q_start + warp_row0,
-                                                                           kv_start, q_len, kv_len, g, t4, errors);
+        apply_tile_mods<decltype(masked)::value, decltype(bounds)::value, CLAMP>(
+            acc_s, p, mod, b, h, q_start + warp_row0, kv_start, q_len, kv_len, g, t4, errors);
       };
-      run_tile_pass<HAS_MASK, IS_DIVISIBLE>(bounds_tile, masked_tile, /*plain=*/!SCORE_IS_IDENTITY, apply_mods);
+      if (!IS_DIVISIBLE && rows_cross && !bounds_tile) {
+        auto apply_mods = [&](auto masked, auto bounds) { apply_mods_rows(masked, bounds, BoolConstant<true>()); };
+        run_tile_pass<HAS_MASK, true>(false, masked_tile, /*plain=*/!SCORE_IS_IDENTITY, apply_mods);
+      } else {
+        auto apply_mods = [&](auto masked, auto bounds) { apply_mods_rows(masked, bounds, BoolConstant<false>()); };
+        run_tile_pass<HAS_MASK, IS_DIVISIBLE>(bounds_tile, masked_tile, /*plain=*/!SCORE_IS_IDENTITY, apply_mods);
+      }
       softmax_probabilities(acc_s, row_max, row_sum, alpha, exp_scale);
     };
     auto stage_k = [&](const KRing::Slot& f) { return smem_kv + f.index * STAGE_BYTES; };
