@@ -52,11 +52,12 @@ struct Mods {
 };
 
 void run_mods(const char* fwd_config, const char* dq_config, const char* dkdv_config, const std::string& path,
-              const std::vector<Mods>& mods) {
+              const std::vector<Mods>& mods, int head_dim = 128) {
   std::mt19937_64 rng(fresh_seed());
   for (const Mods& m : mods) {
     Lengths lens;
     FwdProblem p = ragged(200, 300, lens);
+    p.D = p.Dv = head_dim;
     p.score_mod = m.score;
     p.mask_mod = m.mask;
     if (std::string(m.mask) == kIndirect) add_indirect_buffers(p, rng);
@@ -93,6 +94,19 @@ TEST(SeqLensGpu, WgmmaLargeTiles) {
            {{"", "", Tables::none},
             {"30.0 * tanh(score / 30.0)", kCausalByLengths, Tables::with_lengths},
             {"score - 0.01 * (kv_len - kv_idx)", kIndirect, Tables::padded}});
+}
+
+// Head dim 64's synchronous wgmma forward, two CTAs per SM (128 registers, a few spilled; the
+// per-sequence-length kernels are those a d64 ragged call takes on Hopper).
+TEST(SeqLensGpu, WgmmaHeadDim64) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the wgmma path needs an sm_90a GPU, this is " << current_device().name;
+  run_mods("m128n128w8s2g", "m64n64w4s2g", "m64n128w8s2g", "wgmma d64",
+           {{"", "", Tables::none},
+            {"30.0 * tanh(score / 30.0)", kCausalByLengths, Tables::with_lengths},
+            {"score - 0.01 * (kv_len - kv_idx)", kIndirect, Tables::padded}},
+           64);
 }
 
 TEST(SeqLensGpu, WgmmaSmallTiles) {

@@ -252,6 +252,26 @@ TEST(FamilyGeometry, DecodePacksTheGroupAndSplitsTheKeys) {
   expect_dim(m.block, 128, 1, 1, "combine block");
 }
 
+// The synchronous wgmma forward asks ptxas for two CTAs per SM where two fit (d64's 128 x 128
+// tiles: 81 KiB of shared memory and 256 threads each), one elsewhere: d128's tiles (161 KiB),
+// the warp-specialised kernel (persistent, one CTA per SM), mma.sync, and d128's 97 KiB m128n64
+// tiles (two would fit, not measured so).
+TEST(FamilyFacts, SynchronousWgmmaForwardAsksForTwoCtasPerSmWhereTheyFit) {
+  auto min_ctas = [](int d, const char* config) {
+    const nlohmann::json context = template_context(spec(Family::fwd, d, config));
+    for (const auto& k : context["constants"])
+      if (k["name"] == "MIN_CTAS_PER_SM") return k["value"].get<std::string>();
+    return std::string("missing");
+  };
+  EXPECT_EQ(min_ctas(64, "m128n128w8s2g"), "2");
+  EXPECT_EQ(min_ctas(64, "m64n128w4s2g"), "2");
+  EXPECT_EQ(min_ctas(128, "m128n128w8s2g"), "1");
+  EXPECT_EQ(min_ctas(128, "m128n64w8s2g"), "1");
+  EXPECT_EQ(min_ctas(64, "m128n128w8s2ws"), "1");
+  EXPECT_EQ(min_ctas(64, "m192n128w12s2ws"), "1");
+  EXPECT_EQ(min_ctas(64, "m128n64w4s2"), "1");
+}
+
 TEST(FamilyGeometry, BuiltinOneThreadPerElement) {
   KernelSpec axpy;
   axpy.family = Family::builtin_axpy;

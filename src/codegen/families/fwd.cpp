@@ -92,6 +92,21 @@ size_t shared_memory_bytes(const KernelSpec& s) {
          static_cast<size_t>(s.config.num_warps / 4) * o_stage_bytes(o_stage_columns(s, column_values));
 }
 
+// CTAs the synchronous wgmma kernel asks ptxas to fit on one SM (__launch_bounds__'s second
+// argument): two where two CTAs' shared memory and threads fit an H100/H200 SM (228 KiB, 1 KiB
+// reserved per CTA; up to 256 threads, so 128 registers each), else one. At d64 its 128 x 128
+// tiles take 81 KiB, and unasked ptxas gave the non-divisible, masked and per-sequence-length
+// kernels 133-163 registers, one CTA per SM. H200, S=2000 (notes/perf.md "(zr)"): noop 294 -> 388
+// TF/s, causal 245 -> 306, ALiBi + causal 208 -> 253, soft-capping + causal 193 -> 223, with at
+// most a few dozen bytes spilled. Head dims above 64 keep one: their 'g' tiles that would fit two
+// (d128 m128n64, 97 KiB) were not measured so.
+int min_ctas_per_sm(const KernelSpec& s) {
+  if (!s.config.wgmma || s.config.warp_specialized || std::max(s.head_dim, s.head_dim_v) > 64) return 1;
+  constexpr size_t kSharedMemoryPerSm = 228 * 1024, kReservedPerCta = 1024;
+  const bool fits = 2 * (shared_memory_bytes(s) + kReservedPerCta) <= kSharedMemoryPerSm && s.config.num_warps * 32 <= 256;
+  return fits ? 2 : 1;
+}
+
 int threads(const KernelSpec& s, int) {
   return s.config.num_warps * 32 + (s.config.warp_specialized ? kProducerThreads : 0);
 }
@@ -113,6 +128,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   const int column_values = forward_mask_column_values(s);
   constants.push_back(int_constant("O_STAGE_COLUMNS", o_stage_columns(s, column_values)));
   constants.push_back(bool_constant("Q_IN_REGISTERS", q_in_registers(s)));
+  constants.push_back(int_constant("MIN_CTAS_PER_SM", min_ctas_per_sm(s)));
   constants.push_back(int_constant("MASK_COLUMN_VALUES", column_values));
   ctx["warp_specialized"] = s.config.warp_specialized;
   ctx["mask_columns"] = column_values > 0;

@@ -36,6 +36,7 @@ constexpr bool MODS_READ_BUFFERS = true;
 constexpr bool LEAN_REGISTERS = false;
 constexpr int O_STAGE_COLUMNS = 0;
 constexpr bool Q_IN_REGISTERS = false;
+constexpr int MIN_CTAS_PER_SM = 1;
 constexpr int MASK_COLUMN_VALUES = 1;
 
 constexpr int THREADS = NUM_WARPS * 32;
@@ -230,7 +231,7 @@ __device__ __forceinline__ void apply_tile_mods_with_columns(float (&acc_s)[M_TI
 
 }  // namespace fwd
 
-extern "C" __global__ void __launch_bounds__(fwd::THREADS)
+extern "C" __global__ void __launch_bounds__(fwd::THREADS, fwd::MIN_CTAS_PER_SM)
 flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
                  unsigned* const error_word) {
   unsigned errors = 0;  // out-of-bounds buffer reads by the mods, reported to error_word at the end

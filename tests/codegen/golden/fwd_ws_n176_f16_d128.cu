@@ -37,6 +37,7 @@ constexpr bool MODS_READ_BUFFERS = false;
 constexpr bool LEAN_REGISTERS = false;
 constexpr int O_STAGE_COLUMNS = 64;
 constexpr bool Q_IN_REGISTERS = false;
+constexpr int MIN_CTAS_PER_SM = 1;
 constexpr int MASK_COLUMN_VALUES = 0;
 
 constexpr int THREADS = NUM_WARPS * 32;
