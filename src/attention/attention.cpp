@@ -210,8 +210,6 @@ FlexjitBlockTables kernel_tables(const BlockMask& mask, bool by_query_block) {
   return out;
 }
 
-// The block config of one kernel family for this call: the caller's, or the autotuner's choice
-// (cached on disk, tuned on first use with the call's own tensors when FLEXJIT_AUTOTUNE is on).
 // The synchronous wgmma kernel's tiles for a warp-specialised config, for calls that kernel cannot
 // serve: the same tiles, or where they are the wide ones it does not have (192 rows with three
 // consumer warpgroups, 176 keys), the nearest it does (128 rows with two warpgroups' eight warps,
@@ -225,6 +223,8 @@ BlockConfig synchronous_twin(BlockConfig config, const SpecFor& spec_for) {
   return config;
 }
 
+// The block config of one kernel family for this call: the caller's, or the autotuner's choice
+// (cached on disk, tuned on first use with the call's own tensors when FLEXJIT_AUTOTUNE is on).
 // `launch` runs one candidate kernel of the family with this call's arguments.
 KernelChoice choose_config(codegen::Family family, const std::optional<BlockConfig>& fixed, const AttentionSpec& spec,
                            const Expr& score, const Expr& mask, const attention::ProblemShape& shape,

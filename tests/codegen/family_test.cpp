@@ -26,6 +26,14 @@ CallShape call(int batch, int heads, int kv_heads, int q_len, int kv_len) {
   return c;
 }
 
+// The value of the template constant `name` in the render context of `s` ("missing" if absent).
+std::string template_constant(const KernelSpec& s, const std::string& name) {
+  const nlohmann::json context = template_context(s);
+  for (const auto& k : context["constants"])
+    if (k["name"] == name) return k["value"].get<std::string>();
+  return "missing";
+}
+
 void expect_dim(const jit::Dim3& d, unsigned x, unsigned y, unsigned z, const char* what) {
   EXPECT_EQ(d.x, x) << what;
   EXPECT_EQ(d.y, y) << what;
@@ -232,17 +240,11 @@ TEST(FamilyGeometry, DecodePacksTheGroupAndSplitsTheKeys) {
   dec.mask_mod = Expr::parse(ModKind::mask, "kv_idx < 100 + h");
   expect_dim(descriptor(Family::decode).geometry(dec, c, 1).grid, 20, 2, 3, "classify grid reading h");
   // The template learns which rows the classification may collapse: h read or not, q_idx read or not.
-  auto constant = [](const KernelSpec& s, const std::string& name) {
-    const nlohmann::json context = template_context(s);
-    for (const auto& k : context["constants"])
-      if (k["name"] == name) return k["value"].get<std::string>();
-    return std::string("missing");
-  };
-  EXPECT_EQ(constant(dec, "MASK_USES_H"), "true");
-  EXPECT_EQ(constant(dec, "MASK_USES_Q"), "false");
+  EXPECT_EQ(template_constant(dec, "MASK_USES_H"), "true");
+  EXPECT_EQ(template_constant(dec, "MASK_USES_Q"), "false");
   dec.mask_mod = Expr::parse(ModKind::mask, "q_idx + kv_len - q_len >= kv_idx");
-  EXPECT_EQ(constant(dec, "MASK_USES_H"), "false");
-  EXPECT_EQ(constant(dec, "MASK_USES_Q"), "true");
+  EXPECT_EQ(template_constant(dec, "MASK_USES_H"), "false");
+  EXPECT_EQ(template_constant(dec, "MASK_USES_Q"), "true");
   KernelSpec combine;
   combine.family = Family::decode_combine;
   combine.head_dim = combine.head_dim_v = 128;
@@ -258,10 +260,7 @@ TEST(FamilyGeometry, DecodePacksTheGroupAndSplitsTheKeys) {
 // tiles (two would fit, not measured so).
 TEST(FamilyFacts, SynchronousWgmmaForwardAsksForTwoCtasPerSmWhereTheyFit) {
   auto min_ctas = [](int d, const char* config) {
-    const nlohmann::json context = template_context(spec(Family::fwd, d, config));
-    for (const auto& k : context["constants"])
-      if (k["name"] == "MIN_CTAS_PER_SM") return k["value"].get<std::string>();
-    return std::string("missing");
+    return template_constant(spec(Family::fwd, d, config), "MIN_CTAS_PER_SM");
   };
   EXPECT_EQ(min_ctas(64, "m128n128w8s2g"), "2");
   EXPECT_EQ(min_ctas(64, "m64n128w4s2g"), "2");

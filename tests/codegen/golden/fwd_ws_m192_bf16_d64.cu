@@ -376,16 +376,16 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
       // idle 19 % of the kernel waiting on those six (ncu, notes/perf.md "(zr)").
       const bool bounds_tile = !IS_DIVISIBLE && kv_start + BLOCK_N > kv_len;
       const bool rows_cross = !IS_DIVISIBLE && q_start + BLOCK_M > q_len;
-      auto apply_mods_rows = [&](auto masked, auto bounds, auto clamp_rows) {
+      auto apply_mods_clamping = [&](auto masked, auto bounds, auto clamp_rows) {
         constexpr bool CLAMP = decltype(clamp_rows)::value;
         apply_tile_mods<decltype(masked)::value, decltype(bounds)::value, CLAMP>(
             acc_s, p, mod, b, h, q_start + warp_row0, kv_start, q_len, kv_len, g, t4, errors);
       };
       if (!IS_DIVISIBLE && rows_cross && !bounds_tile) {
-        auto apply_mods = [&](auto masked, auto bounds) { apply_mods_rows(masked, bounds, BoolConstant<true>()); };
+        auto apply_mods = [&](auto masked, auto bounds) { apply_mods_clamping(masked, bounds, BoolConstant<true>()); };
         run_tile_pass<HAS_MASK, true>(false, masked_tile, /*plain=*/!SCORE_IS_IDENTITY, apply_mods);
       } else {
-        auto apply_mods = [&](auto masked, auto bounds) { apply_mods_rows(masked, bounds, BoolConstant<false>()); };
+        auto apply_mods = [&](auto masked, auto bounds) { apply_mods_clamping(masked, bounds, BoolConstant<false>()); };
         run_tile_pass<HAS_MASK, IS_DIVISIBLE>(bounds_tile, masked_tile, /*plain=*/!SCORE_IS_IDENTITY, apply_mods);
       }
       softmax_probabilities(acc_s, row_max, row_sum, alpha, exp_scale);
