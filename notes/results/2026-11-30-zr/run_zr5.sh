@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# (zr) call 5: main 1b9c38e (the rows-only pass, the d64 m192 default) beside every peer, FA4 and
+# FlexAttention's FLASH backend included (`--flash`), on the issue's suite (../shared/bench/suite.json:
+# 13 rows), one call, after a call that copied .fa4a to /tmp/fa4a. flexjit forward + fast backward,
+# then the deterministic backward, FLEXJIT_AUTOTUNE=off; the peers; flexjit's fast run again.
+set -u
+cd "$(dirname "$0")"
+out=${OUT:-/tmp/zr5}; r=/tmp/zr5r/r; mkdir -p $r $out
+save() { (cd /tmp/zr5r && tar czf $out/zr5.tar.gz r); }
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee $r/gpu.txt
+t0=$(date +%s)
+(cd ../.. && timeout 150 bash .fa4b/install.sh) > $r/install.txt 2>&1; echo "install rc=$? $(tail -1 $r/install.txt) $(( $(date +%s) - t0 )) s"
+export FLEXJIT_AUTOTUNE=off FLEXJIT_CACHE_DIR=/tmp/fc_b
+timeout 100 ./flexjit bench --suite suite.json --json $r/flexjit.jsonl > $r/flexjit.log 2>&1 || tail -3 $r/flexjit.log
+echo "flexjit fast $(( $(date +%s) - t0 )) s"
+# The backward did not change: no deterministic run. The d64 forward's previous default beside the new one.
+timeout 60 ./flexjit bench --no-bwd --suite suite.json --only noop_d64 --config m128n128w8s2g --json $r/flexjit_g.jsonl > $r/flexjit_g.log 2>&1 || tail -3 $r/flexjit_g.log
+echo "flexjit g $(( $(date +%s) - t0 )) s"
+save
+export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages PYTHONUNBUFFERED=1
+left=$(( 500 - ($(date +%s) - t0) ))
+timeout $left python3 peers.py --flash --suite suite.json > $r/peers.jsonl 2> $r/peers.err || tail -3 $r/peers.err
+echo "peers $(( $(date +%s) - t0 )) s $(grep -c '"name"' $r/peers.jsonl) rows"
+save
+left=$(( 570 - ($(date +%s) - t0) ))
+[ $left -gt 40 ] && timeout $left ./flexjit bench --suite suite.json --json $r/flexjit_r2.jsonl > $r/flexjit_r2.log 2>&1
+echo "flexjit again $(( $(date +%s) - t0 )) s"
+python3 compare.py $r/flexjit.jsonl $r/peers.jsonl > $r/compare.txt 2>&1; tail -40 $r/compare.txt
+python3 - $r <<'PY'
+import json, sys, os
+r = sys.argv[1]
+def load(f):
+    d = {}
+    if os.path.exists(f):
+        for line in open(f):
+            if line.startswith("{") and '"name"' in line:
+                o = json.loads(line); d[o["name"]] = o
+    return d
+fast, det, again = load(f"{r}/flexjit.jsonl"), load(f"{r}/flexjit_g.jsonl"), load(f"{r}/flexjit_r2.jsonl")
+for n, o in fast.items():
+    a = again.get(n, {})
+    print(f"{n:28s} fwd {o.get('fwd_tflops', 0):6.1f} / {a.get('fwd_tflops', 0):6.1f}  fast bwd {o.get('bwd_tflops', 0):6.1f} / {a.get('bwd_tflops', 0):6.1f}  old-default fwd {det.get(n, {}).get('fwd_tflops', 0):6.1f}")
+PY
+echo "$(( $(date +%s) - t0 )) s"
+save
