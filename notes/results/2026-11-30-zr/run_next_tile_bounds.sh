@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Prepared in (zr), not run: the tile-bounds walk patch (fwd-tile-bounds-walk.patch) on a GPU.
+# Here: git apply notes/results/2026-11-30-zr/fwd-tile-bounds-walk.patch; build; strip build/flexjit and
+# build/tests/gpu_test_attention into .gpu/<s>/ beside this script, ../shared/bench/suite.json and
+# main's stripped flexjit as flexjit_main. About 250 s.
+set -u
+cd "$(dirname "$0")"
+out=${OUT:-/tmp/tb}; mkdir -p $out
+export FLEXJIT_AUTOTUNE=off
+# 1. Correctness: the walk's own test, the tests that call without a block mask, sanitizers on one.
+(FLEXJIT_CACHE_DIR=/tmp/ta timeout 400 ./gpu_test_attention --gtest_filter='FwdGpu.WarpSpecializedTileBoundsWalk:FwdGpu.WithoutBlockMaskEvaluatesTheMaskEverywhere:FwdGpu.WideWarpSpecializedMods*:FwdGpu.FullyMasked*:FwdGpu.WarpSpecializedFullyMaskedRows' > $out/tests.log 2>&1; echo "tests rc=$?" >> $out/rc) &
+# 2. Speed, forward only (beside the tests: rerun alone if the numbers are close).
+wait
+for round in 1 2 3; do
+  for c in m128n128w8s2ws m192n128w12s2ws; do
+    FLEXJIT_CACHE_DIR=/tmp/fb ./flexjit bench --no-bwd --no-block-mask --suite suite.json \
+      --only causal_d64,causal_d128,sliding_window_d128,prefix_lm_d128 --config $c --json $out/walk_${c}_$round.jsonl > /dev/null 2>&1
+  done
+  FLEXJIT_CACHE_DIR=/tmp/fc ./flexjit_main bench --no-bwd --suite suite.json --only causal_d64,causal_d128,sliding_window_d128,prefix_lm_d128 \
+    --json $out/tables_$round.jsonl > /dev/null 2>&1
+done
+cat $out/rc; grep -E '^\[  (FAILED|PASSED)|FAILED \]' $out/tests.log | head
+python3 - "$out" <<'PY'
+import json,sys,glob,collections,statistics
+t=collections.defaultdict(list)
+for f in glob.glob(sys.argv[1]+'/*.jsonl'):
+    kind=f.split('/')[-1].rsplit('_',1)[0]
+    for l in open(f):
+        d=json.loads(l)
+        if 'fwd_tflops' in d: t[(d['name'],kind)].append(d['fwd_tflops'])
+for k in sorted(t): print(f'{k[0]:22s} {k[1]:28s}', ' '.join(f'{x:6.1f}' for x in t[k]), ' median %.1f'%statistics.median(t[k]))
+PY
+# Reading it: the walk against the tables at the same config shows what the tables' full-block
+# lists buy over the bounds (expect level); m192 against m128 under the walk decides whether causal
+# d64 should call without tables at 192 rows (FA4: 471 TF/s in zr5, flexjit 443), which also needs
+# the policy of dropping a block mask built from the call's own mask (BlockMask does not record it).
