@@ -8,7 +8,7 @@ cd "$(dirname "$0")"
 out=${OUT:-/tmp/tb}; mkdir -p $out
 export FLEXJIT_AUTOTUNE=off
 # 1. Correctness: the walk's own test, the tests that call without a block mask, sanitizers on one.
-(FLEXJIT_CACHE_DIR=/tmp/ta timeout 400 ./gpu_test_attention --gtest_filter='FwdGpu.WarpSpecializedTileBoundsWalk:FwdGpu.WithoutBlockMaskEvaluatesTheMaskEverywhere:FwdGpu.WideWarpSpecializedMods*:FwdGpu.FullyMasked*:FwdGpu.WarpSpecializedFullyMaskedRows' > $out/tests.log 2>&1; echo "tests rc=$?" >> $out/rc) &
+(FLEXJIT_CACHE_DIR=/tmp/ta timeout 400 ./gpu_test_attention --gtest_filter='FwdGpu.WarpSpecializedTileBoundsWalk:FwdGpu.WideWarpSpecializedWalksByTheBoundsOfItsOwnMask:FwdGpu.WideWarpSpecializedRejectsABlockMask:FwdGpu.WithoutBlockMaskEvaluatesTheMaskEverywhere:FwdGpu.WideWarpSpecializedMods*:FwdGpu.FullyMasked*:FwdGpu.WarpSpecializedFullyMaskedRows' > $out/tests.log 2>&1; echo "tests rc=$?" >> $out/rc) &
 # 2. Speed, forward only (beside the tests: rerun alone if the numbers are close).
 wait
 for round in 1 2 3; do
@@ -16,6 +16,9 @@ for round in 1 2 3; do
     FLEXJIT_CACHE_DIR=/tmp/fb ./flexjit bench --no-bwd --no-block-mask --suite suite.json \
       --only causal_d64,causal_d128,sliding_window_d128,prefix_lm_d128 --config $c --json $out/walk_${c}_$round.jsonl > /dev/null 2>&1
   done
+  # A wide config fixed with the call's own block mask: the patch walks by the bounds instead.
+  FLEXJIT_CACHE_DIR=/tmp/fb ./flexjit bench --no-bwd --suite suite.json --only causal_d64,sliding_window_d128 \
+    --config m192n128w12s2ws --json $out/policy_m192_$round.jsonl > /dev/null 2>&1
   FLEXJIT_CACHE_DIR=/tmp/fc ./flexjit_main bench --no-bwd --suite suite.json --only causal_d64,causal_d128,sliding_window_d128,prefix_lm_d128 \
     --json $out/tables_$round.jsonl > /dev/null 2>&1
 done
@@ -32,5 +35,6 @@ for k in sorted(t): print(f'{k[0]:22s} {k[1]:28s}', ' '.join(f'{x:6.1f}' for x i
 PY
 # Reading it: the walk against the tables at the same config shows what the tables' full-block
 # lists buy over the bounds (expect level); m192 against m128 under the walk decides whether causal
-# d64 should call without tables at 192 rows (FA4: 471 TF/s in zr5, flexjit 443), which also needs
-# the policy of dropping a block mask built from the call's own mask (BlockMask does not record it).
+# d64 should take 192 rows (FA4: 471 TF/s in zr5, flexjit 443); policy_m192 is that with the suite's
+# own tables, which the patch drops for the wide config. If it wins, make m192 the d64 default for
+# masks with bounds (hopper_default) and run the whole forward GPU suite.
