@@ -381,7 +381,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
         apply_tile_mods<decltype(masked)::value, decltype(bounds)::value, CLAMP>(
             acc_s, p, mod, b, h, q_start + warp_row0, kv_start, q_len, kv_len, g, t4, errors);
       };
-      if (!IS_DIVISIBLE && rows_cross && !bounds_tile) {
+      if (rows_cross && !bounds_tile) {
         auto apply_mods = [&](auto masked, auto bounds) { apply_mods_clamping(masked, bounds, BoolConstant<true>()); };
         run_tile_pass<HAS_MASK, true>(false, masked_tile, /*plain=*/!SCORE_IS_IDENTITY, apply_mods);
       } else {
