@@ -99,6 +99,7 @@ struct TileWalk {
   const int* full;
   int num_partial_tiles;
   int num_tiles;
+  int first_tile = 0;  // dense walks: the first tile visited (init_dense_range)
 
   // Visit the blocks listed in one table row (`full` may be null).
   __device__ __forceinline__ void init_sparse(const int* partial_list, int n_partial, const int* full_list, int n_full) {
@@ -110,12 +111,20 @@ struct TileWalk {
   // Visit every tile of `length` positions.
   __device__ __forceinline__ void init_dense(int length, bool masked) {
     partial = full = nullptr;
+    first_tile = 0;
     num_tiles = (length + TILE - 1) / TILE;
     num_partial_tiles = masked ? num_tiles : 0;
   }
+  // Visit `count` tiles from tile `first` on (dense walks; the caller says which are partial).
+  __device__ __forceinline__ void init_dense_range(int first, int count) {
+    partial = full = nullptr;
+    first_tile = first;
+    num_tiles = count;
+    num_partial_tiles = count;
+  }
   // First position of the t-th tile visited.
   __device__ __forceinline__ int start(int t) const {
-    if (DENSE) return t * TILE;
+    if (DENSE) return (first_tile + t) * TILE;
     const int block = t / TILES_PER_BLOCK, sub = t % TILES_PER_BLOCK;
     const int index = t < num_partial_tiles ? partial[block] : full[block - num_partial_tiles / TILES_PER_BLOCK];
     return index * SPARSE_BLOCK + sub * TILE;

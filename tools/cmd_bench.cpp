@@ -29,6 +29,7 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
     std::string only, json_path, config, decode_config, dq_config, dkdv_config;
     std::vector<std::string> grad;
     bool no_bwd = false;
+    bool no_block_mask = false;
     BackwardModeOption bwd_mode;
   };
   auto o = std::make_shared<Options>();
@@ -40,6 +41,9 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
   app.add_option("--dq-config", o->dq_config, "backward dQ kernel block config, e.g. m64n64w4s2g");
   app.add_option("--dkdv-config", o->dkdv_config, "backward dK/dV kernel block config, e.g. m64n64w4s2g");
   app.add_flag("--no-bwd", o->no_bwd, "forward only");
+  app.add_flag("--no-block-mask", o->no_block_mask,
+               "call without the block-sparse tables (TF/s still count the mask's density): every key tile, or for a "
+               "mask whose tiles interval bounds can class, the warp-specialised forward's tile-bounds walk");
   o->bwd_mode.add_option(app);
   app.add_option("--grad", o->grad, "make this float buffer learnable: the backward also computes its gradient");
   return [o]() {
@@ -76,6 +80,7 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
       const Attention attention(spec);
       const bool backward = !o->no_bwd && !p.decode;  // decode problems are forward only
       ProblemInputs in = ProblemInputs::create(p, attention, backward, rng);
+      if (o->no_block_mask) in.mask.reset();
       o->bwd_mode.apply(in.call);
       Row row;
       row.name = p.name;

@@ -163,6 +163,10 @@ codegen::KernelSpec attention_spec(codegen::Family family, const AttentionSpec& 
     ks.sparse_q_block = block_mask->shape().q_block;
     ks.sparse_kv_block = block_mask->shape().kv_block;
   }
+  // Without tables, a mask whose tiles interval bounds can class has the forward walk only the
+  // key tiles they keep (and skip mask_mod where they find every position kept).
+  ks.tile_bounds_walk = family == codegen::Family::fwd && ks.config.warp_specialized && !ks.has_block_mask &&
+                        !ks.seq_lens && ks.has_mask() && ks.mask_mod.has_tile_bounds();
   ks.dq_long_chains = codegen::ordered_long_chains(ks, shape.kv_len);
   const codegen::FamilyDescriptor& desc = codegen::descriptor(family);
   if (!desc.tiled) return ks;  // row-wise: no tiles to divide

@@ -190,7 +190,7 @@ std::string variant_header(const KernelSpec& spec) {
     out += spec.mask_mod.emit_cuda_columns("flexjit_mask_columns", "flexjit_mask_mod_columns");
     out += "\n";
   }
-  if (spec.decode_tile_bounds) {
+  if (spec.decode_tile_bounds || spec.tile_bounds_walk) {
     out += spec.mask_mod.emit_tile_bounds_cuda("flexjit_mask_mod_bounds");
     out += "\n";
   }
@@ -221,7 +221,7 @@ jit::Source render(const KernelSpec& spec) {
     source.headers["flexjit_variant.cuh"] = variant_header(spec);
     if (spec.config.wgmma) source.headers["flexjit_wgmma.cuh"] = wgmma_header(spec.dtype, wgmma_shapes(spec));
     // Decoding classifies key tiles by mask_mod's interval bounds (the decode template includes it).
-    if (spec.family == Family::decode)
+    if (spec.family == Family::decode || spec.tile_bounds_walk)
       source.headers["flexjit_tile_bounds.cuh"] = template_registry().read("flexjit_tile_bounds.cuh");
     if (spec.buffer_grads || spec.family == Family::bwd_buffer_grad)
       for (const char* header : {"flexjit_buffer_grad.cuh", "flexjit_buffer_grad_params.cuh"})

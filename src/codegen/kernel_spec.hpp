@@ -52,6 +52,10 @@ struct KernelSpec {
   bool rows_guaranteed_safe = false;
   bool paged = false;              // decode: K/V come from a page pool through a page table
   bool decode_tile_bounds = false; // decode: the kernel classifies its key tiles by mask_mod's bounds (no classification kernel)
+  // fwd, warp-specialised, without a block mask: the kernel walks only the key tiles mask_mod's
+  // bounds keep for each query tile and evaluates mask_mod only on the ones the bounds cannot tell
+  // (a tile the bounds find fully kept skips it), in place of every tile masked.
+  bool tile_bounds_walk = false;
   bool buffer_grads = false;       // bwd_dq: also accumulate the learnable buffers' gradients
   bool dq_accumulate = false;      // bwd_dkdv: also dQ = dS K, added in fp32 to p.dq_accum (the fast mode)
   bool dq_ordered = false;         // bwd_dkdv with dq_accumulate: the adds in a fixed order (p.dq_order; the deterministic mode)

@@ -405,6 +405,63 @@ TEST(CodegenCompileMatrix, WarpSpecializedForwardCompilesForEveryModAndHeadDim) 
   check_warp_specialized_compiles(jobs, buffer_mods);
 }
 
+// The warp-specialised forward's tile-bounds walk (a mask_mod with interval bounds, no block mask:
+// the producer walks the key tiles the bounds keep, each warp skips mask_mod where they find its
+// rows' tile fully kept): positional masks, one reading h and one a parameter, lengths that cross
+// the tiles' ends, each consumer-warpgroup count and d256. NVRTC compiles them with no spills and no
+// serialised wgmma; their source holds flexjit_mask_mod_bounds and the spec's description says so.
+TEST(CodegenCompileMatrix, WarpSpecializedForwardTileBoundsWalkCompiles) {
+  const TempCacheDir cache;
+  std::vector<Job> jobs;
+  const char* masks[] = {"q_idx >= kv_idx", "q_idx >= kv_idx && q_idx - kv_idx <= 1024", "kv_idx <= 100 || q_idx >= kv_idx",
+                         "q_idx + kv_len - q_len >= kv_idx", "kv_idx < 300 + 64 * h"};
+  for (const char* mask : masks)
+    for (auto [d, config] : {std::pair{64, "m192n128w12s2ws"}, {64, "m128n128w8s2ws"}, {128, "m128n128w8s2ws"},
+                             {128, "m64n128w4s2ws"}, {256, "m128n64w8s2ws"}}) {
+      SuiteVariant v;
+      v.name = std::string("bounds_d") + std::to_string(d) + "_" + config + "_" + mask;
+      v.q_len = v.kv_len = 1000;
+      v.head_dim = v.head_dim_v = d;
+      v.mask_mod = mask;
+      KernelSpec spec = attention_kernel(Family::fwd, v);
+      spec.config = BlockConfig::parse(config);
+      spec.has_block_mask = spec.has_full_blocks = false;
+      spec.is_divisible = false;
+      spec.tile_bounds_walk = true;
+      EXPECT_NE(spec.describe().find(" tile_bounds=1"), std::string::npos) << spec.describe();
+      EXPECT_NE(render(spec).headers.at("flexjit_variant.cuh").find("flexjit_mask_mod_bounds"), std::string::npos)
+          << spec.describe();
+      jobs.push_back({v.name, spec, "sm_90a"});
+    }
+  // Three warpgroups (no overlap under a mask at 160 registers) spill 8 bytes beside the window's
+  // two comparisons.
+  check_warp_specialized_compiles(jobs, {"bounds_d64_m192n128w12s2ws_q_idx >= kv_idx && q_idx - kv_idx <= 1024"});
+}
+
+// The tile-bounds walk exists only where it applies: the named error for a block mask, and for a
+// mask_mod the bounds cannot class (a buffer indexed by kv_idx).
+TEST(CodegenValidation, TileBoundsWalkOnlyWithoutTablesAndWithBounds) {
+  SuiteVariant v;
+  v.name = "bounds";
+  v.head_dim = v.head_dim_v = 64;
+  v.mask_mod = "q_idx >= kv_idx";
+  KernelSpec spec = attention_kernel(Family::fwd, v);
+  spec.config = BlockConfig::parse("m128n128w8s2ws");
+  spec.tile_bounds_walk = true;
+  spec.has_block_mask = spec.has_full_blocks = true;
+  try {
+    spec.validate();
+    ADD_FAILURE() << "a block mask with the tile-bounds walk was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "the tile-bounds walk (tile_bounds_walk) is for the warp-specialised forward without a block mask or "
+              "per-sequence lengths, under a mask_mod with tile bounds (no float math, no buffer indexed by "
+              "kv_idx); this is config m128n128w8s2ws with mask_mod=q_idx >= kv_idx");
+  }
+  spec.has_block_mask = spec.has_full_blocks = false;
+  EXPECT_NO_THROW(spec.validate());
+}
+
 // The forward's lean form (issue 12). Above 160 accumulator registers (a 256-wide V beside 64-key
 // tiles: 176) the full form overlaps S(t) with P(t-1) V(t-1), which fits the registers beside
 // some mods only; compile_kernel keeps the full form where ptxas reports no spills and takes the

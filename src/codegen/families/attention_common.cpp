@@ -134,7 +134,7 @@ std::string describe_attention(const KernelSpec& s) {
          " score_mod=" + s.score_mod.canonical() + " mask_mod=" + s.mask_mod.canonical() +
          (s.negative_scale ? " negative_scale=1" : "") + (s.buffer_grads ? " buffer_grads=1" : "") + (s.seq_lens ? " seq_lens=1" : "") +
          (s.dq_accumulate ? " dq_accumulate=1" : "") + (s.dq_ordered ? " dq_ordered=1" : "") + (s.dq_long_chains ? " long_chains=1" : "") +
-         (s.lean_registers ? " lean_registers=1" : "");
+         (s.lean_registers ? " lean_registers=1" : "") + (s.tile_bounds_walk ? " tile_bounds=1" : "");
 }
 
 LaunchGeometry query_tile_geometry(const KernelSpec& s, const CallShape& shape) {

@@ -47,6 +47,12 @@ void validate_warp_specialized(const KernelSpec& s) {
 
 void validate(const KernelSpec& s) {
   validate_tiles(s, /*kv_rows=*/false, nullptr, s.config.warp_specialized ? validate_warp_specialized : nullptr);
+  if (s.tile_bounds_walk && (!s.config.warp_specialized || s.has_block_mask || !s.has_mask() ||
+                             !s.mask_mod.has_tile_bounds() || s.seq_lens))
+    throw UsageError("the tile-bounds walk (tile_bounds_walk) is for the warp-specialised forward without a block "
+                     "mask or per-sequence lengths, under a mask_mod with tile bounds (no float math, no buffer "
+                     "indexed by kv_idx); this is config " + s.config.str() + " with mask_mod=" +
+                     s.mask_mod.canonical());
 }
 
 // The Q tile (reused for staging O), then STAGES K/V tiles; wgmma tiles start 1024-aligned. The
@@ -62,11 +68,15 @@ size_t column_value_bytes(const KernelSpec& s, int values) {
   return pairs * 2 * 2 * static_cast<size_t>(values) * s.config.block_n * 4;
 }
 
+// Words of the warp-specialised kernel's published work tile: its index, query tile, head and
+// batch, and with the tile-bounds walk its first key tile and their count.
+size_t tile_slot_words(const KernelSpec& s) { return s.tile_bounds_walk ? 6 : 4; }
+
 size_t shared_memory_without_o_stage(const KernelSpec& s, int column_values) {
   const size_t e = 2, m = s.config.block_m, n = s.config.block_n, d = s.head_dim, dv = s.head_dim_v;
   return std::max(m * d, m * dv) * e + s.config.stages * n * (d + dv) * e + (s.config.wgmma ? 1024 : 0) +
          column_value_bytes(s, column_values) +
-         (s.config.warp_specialized ? (16 + 32 * s.config.stages + 16 + 127) / 128 * 128 : 0);
+         (s.config.warp_specialized ? (16 + 32 * s.config.stages + 4 * tile_slot_words(s) + 127) / 128 * 128 : 0);
 }
 
 // Bytes of one consumer warpgroup's O staging buffer: 64 rows of `columns` 16-bit values.
@@ -129,9 +139,12 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(int_constant("O_STAGE_COLUMNS", o_stage_columns(s, column_values)));
   constants.push_back(bool_constant("Q_IN_REGISTERS", q_in_registers(s)));
   constants.push_back(int_constant("MIN_CTAS_PER_SM", min_ctas_per_sm(s)));
+  constants.push_back(bool_constant("TILE_BOUNDS_WALK", s.tile_bounds_walk));
+  constants.push_back(int_constant("TILE_SLOT_WORDS", static_cast<int>(tile_slot_words(s))));
   constants.push_back(int_constant("MASK_COLUMN_VALUES", column_values));
   ctx["warp_specialized"] = s.config.warp_specialized;
   ctx["mask_columns"] = column_values > 0;
+  ctx["tile_bounds_walk"] = s.tile_bounds_walk;  // flexjit_mask_mod_bounds exists only then
 }
 
 // The warp-specialised kernel is persistent: one CTA per SM (or per work tile when there are

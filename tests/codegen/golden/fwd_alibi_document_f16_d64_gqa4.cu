@@ -37,6 +37,8 @@ constexpr bool LEAN_REGISTERS = false;
 constexpr int O_STAGE_COLUMNS = 0;
 constexpr bool Q_IN_REGISTERS = false;
 constexpr int MIN_CTAS_PER_SM = 1;
+constexpr bool TILE_BOUNDS_WALK = false;
+constexpr int TILE_SLOT_WORDS = 4;
 constexpr int MASK_COLUMN_VALUES = 1;
 
 constexpr int THREADS = NUM_WARPS * 32;
@@ -62,10 +64,10 @@ constexpr int Q_REGION = QTile::kBytes > OTile::kBytes ? QTile::kBytes : OTile::
 constexpr int STAGE_BYTES = KTile::kBytes + VTile::kBytes;
 constexpr int ALIGN_SLACK = WGMMA ? 1024 : 0;  // wgmma atoms need 1024-byte alignment
 // Warp-specialised: the Q full / empty barriers, the K and V rings and the published work tile
-// (its index, query tile, head and batch: TILE_SLOT_WORDS) after the stages.
+// (its index, query tile, head and batch, and with TILE_BOUNDS_WALK its first key tile and their
+// count: TILE_SLOT_WORDS, the host's) after the stages.
 using KRing = MbarrierRing<STAGES, NUM_WARPS>;  // one arrival per consumer warp frees a slot
 using VRing = MbarrierRing<STAGES, NUM_WARPS>;
-constexpr int TILE_SLOT_WORDS = 4;
 constexpr int BARRIER_BYTES =
     WARP_SPECIALIZED ? (16 + KRing::kBytes + VRing::kBytes + 4 * TILE_SLOT_WORDS + 127) / 128 * 128 : 0;
 // Warp-specialised: each consumer warpgroup's O staging buffer for its TMA stores, 64 rows x

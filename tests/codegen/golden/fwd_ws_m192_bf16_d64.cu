@@ -38,6 +38,8 @@ constexpr bool LEAN_REGISTERS = false;
 constexpr int O_STAGE_COLUMNS = 64;
 constexpr bool Q_IN_REGISTERS = false;
 constexpr int MIN_CTAS_PER_SM = 1;
+constexpr bool TILE_BOUNDS_WALK = false;
+constexpr int TILE_SLOT_WORDS = 4;
 constexpr int MASK_COLUMN_VALUES = 0;
 
 constexpr int THREADS = NUM_WARPS * 32;
@@ -63,10 +65,10 @@ constexpr int Q_REGION = QTile::kBytes > OTile::kBytes ? QTile::kBytes : OTile::
 constexpr int STAGE_BYTES = KTile::kBytes + VTile::kBytes;
 constexpr int ALIGN_SLACK = WGMMA ? 1024 : 0;  // wgmma atoms need 1024-byte alignment
 // Warp-specialised: the Q full / empty barriers, the K and V rings and the published work tile
-// (its index, query tile, head and batch: TILE_SLOT_WORDS) after the stages.
+// (its index, query tile, head and batch, and with TILE_BOUNDS_WALK its first key tile and their
+// count: TILE_SLOT_WORDS, the host's) after the stages.
 using KRing = MbarrierRing<STAGES, NUM_WARPS>;  // one arrival per consumer warp frees a slot
 using VRing = MbarrierRing<STAGES, NUM_WARPS>;
-constexpr int TILE_SLOT_WORDS = 4;
 constexpr int BARRIER_BYTES =
     WARP_SPECIALIZED ? (16 + KRing::kBytes + VRing::kBytes + 4 * TILE_SLOT_WORDS + 127) / 128 * 128 : 0;
 // Warp-specialised: each consumer warpgroup's O staging buffer for its TMA stores, 64 rows x
@@ -170,10 +172,14 @@ __device__ __forceinline__ int next_work_tile(const FlexjitFwdParams& p, int ind
                                    : index + static_cast<int>(gridDim.x);
 }
 
-// The key tiles one work tile visits (block-sparse table row, or every tile).
-__device__ __forceinline__ Tiles ws_tiles(const FlexjitFwdParams& p, const WsTile& w) {
+
+// The key tiles one work tile visits (block-sparse table row, every tile, or with the tile-bounds
+// walk the published range `bounded`).
+__device__ __forceinline__ Tiles ws_tiles(const FlexjitFwdParams& p, const WsTile& w, int2 bounded) {
   Tiles tiles;
-  if constexpr (HAS_BLOCK_MASK) {
+  if constexpr (TILE_BOUNDS_WALK) {
+    tiles.init_dense_range(bounded.x, bounded.y);
+  } else if constexpr (HAS_BLOCK_MASK) {
     const long long row = w.b * p.kv.stride_b + w.h * p.kv.stride_h + (w.m_tile * BLOCK_M) / SPARSE_Q_BLOCK;
     tiles.init_sparse(p.kv.indices + row * p.kv.max_blocks, p.kv.num_blocks[row],
                       HAS_FULL_BLOCKS ? p.kv.full_indices + row * p.kv.max_blocks : nullptr,
@@ -241,13 +247,14 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
         tile_slot[1] = w.m_tile;
         tile_slot[2] = w.h;
         tile_slot[3] = w.b;
+        int2 bounded = make_int2(0, 0);
         mbarrier_arrive_expect_tx(q_full, QTile::kBytes);
 #pragma unroll
         for (int c = 0; c < D / 64; ++c)
           tma_load_4d(smem_q + c * QTile::kSlabBytes, &tma.q, q_full, c * 64, w.m_tile * BLOCK_M, w.h, w.b);
         // Tiles of equal cost: the next one is known now, and taking it here hides its latency.
         if constexpr (!TICKETS) index = next_work_tile(p, index);
-        const Tiles tiles = ws_tiles(p, w);
+        const Tiles tiles = ws_tiles(p, w, bounded);
         const int kv_h = w.h / GQA_GROUP;
         for (int t = 0; t < tiles.num_tiles; ++t, fill.advance()) {
           const int kv0 = tiles.start(t);
@@ -341,9 +348,14 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
     w.m_tile = __shfl_sync(0xffffffffu, lane == 0 ? tile_slot[1] : 0, 0);
     w.h = __shfl_sync(0xffffffffu, lane == 0 ? tile_slot[2] : 0, 0);
     w.b = __shfl_sync(0xffffffffu, lane == 0 ? tile_slot[3] : 0, 0);
+    int2 bounded = make_int2(0, 0);
+    if constexpr (TILE_BOUNDS_WALK) {
+      bounded.x = __shfl_sync(0xffffffffu, lane == 0 ? tile_slot[4] : 0, 0);
+      bounded.y = __shfl_sync(0xffffffffu, lane == 0 ? tile_slot[5] : 0, 0);
+    }
     u32 q_fragments[Q_FRAGMENT_STEPS][4];
     if constexpr (Q_IN_REGISTERS) load_a_fragments<QTile>(q_fragments, smem_q, warp_row0, g, t4);
-    const Tiles tiles = ws_tiles(p, w);
+    const Tiles tiles = ws_tiles(p, w, bounded);
     const int h = w.h, b = w.b;
     const int q_start = w.m_tile * BLOCK_M;
     const int n_tiles = tiles.num_tiles;
@@ -365,7 +377,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
     float alpha[M_TILES][2];
     auto scores_to_probabilities = [&](int t) {
       const int kv_start = tiles.start(t);
-      const bool masked_tile = HAS_MASK && tiles.is_partial(t);
+      bool masked_tile = HAS_MASK && tiles.is_partial(t);
       // Only a tile whose keys cross kv_len needs the range test: its keys past the end must drop
       // out of the rows' softmax. Rows past q_len (TMA read zeros for them) are never stored, so a
       // tile whose rows alone cross the end runs the interior tiles' pass with the mods' rows
