@@ -797,6 +797,39 @@ TEST(FwdGpu, KeysBroadcastOverHeadsTakeTheSynchronousTwin) {
             tolerance(DType::bf16));
 }
 
+// The tile-bounds walk: without a block mask, a mask_mod with interval bounds has the
+// warp-specialised forward walk only the key tiles the bounds keep and skip mask_mod where they
+// find a warp's rows fully kept. Positional masks (one reading h, one kv_len), a mask that keeps
+// nothing (no tile walked: out 0, lse -inf), one that keeps the first rows only, Sq != Skv both
+// ways and a single query, GQA 2:1, each consumer-warpgroup count and d256.
+TEST(FwdGpu, WarpSpecializedTileBoundsWalk) {
+  FLEXJIT_REQUIRE_HOPPER();
+  const char* masks[] = {"q_idx >= kv_idx",
+                         "q_idx >= kv_idx && q_idx - kv_idx <= 200",
+                         "kv_idx <= 100 || q_idx >= kv_idx",
+                         "q_idx + kv_len - q_len >= kv_idx",
+                         "kv_idx < 300 + 64 * h",
+                         "kv_idx > 100000",
+                         "q_idx < 50"};
+  for (auto [d, config] : {std::pair{64, "m192n128w12s2ws"}, {64, "m128n128w8s2ws"}, {128, "m64n128w4s2ws"},
+                           {128, "m128n64w8s3ws"}, {256, "m128n64w8s2ws"}})
+    for (const char* mask : masks)
+      for (auto [sq, skv] : {std::pair{333, 517}, {640, 640}, {517, 333}, {1, 700}}) {
+        FwdProblem p;
+        p.B = 2;
+        p.Hq = 4;
+        p.Hkv = 2;
+        p.Sq = sq;
+        p.Skv = skv;
+        p.D = p.Dv = d;
+        p.mask_mod = mask;
+        p.use_block_mask = false;
+        p.config = BlockConfig::parse(config);
+        expect_close(p, std::string("tile-bounds walk ") + config + " d" + std::to_string(d) + " '" + mask +
+                            "' Sq=" + std::to_string(sq) + " Skv=" + std::to_string(skv));
+      }
+}
+
 // One small forward of each wide shape: what the GPU script runs under compute-sanitizer.
 TEST(FwdGpu, WideWarpSpecializedOnePerShape) {
   FLEXJIT_REQUIRE_HOPPER();
