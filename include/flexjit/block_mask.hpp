@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "flexjit/device.hpp"
@@ -105,6 +106,9 @@ class BlockMask {
   };
   /// See BuiltLengths.
   const BuiltLengths& built_lengths() const noexcept;
+  /// The canonical text of the mask_mod the tables were built from (build_on_cpu, build_on_gpu);
+  /// empty for from_tables and all_full, whose tables no expression vouches for.
+  const std::string& built_from() const noexcept;
   /// Fraction of (query block, kv block) pairs visited (partial or full), over all b and h.
   double density() const;
   /// Fraction of pairs that are partial (mask_mod evaluated).
@@ -132,7 +136,9 @@ class BlockMask {
   /// Internal: wraps device storage laid out as `DeviceTables` describes (used by the GPU builder).
   static BlockMask from_device(const BlockMaskShape& shape, DeviceBuffer storage);
   /// Internal: from_device for tables built with the per-sequence lengths `built`.
-  static BlockMask from_device(const BlockMaskShape& shape, DeviceBuffer storage, BuiltLengths built);
+  /// `built_from`: the canonical text of the mask_mod the tables were built from (built_from()).
+  static BlockMask from_device(const BlockMaskShape& shape, DeviceBuffer storage, BuiltLengths built,
+                               std::string built_from = {});
 
   /// Opaque shared state.
   struct State;

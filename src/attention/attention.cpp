@@ -530,6 +530,14 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
                         const TensorView& out, const TensorView& lse, const BlockMask* block_mask,
                         Stream stream, const CallOptions& options) const {
   const AttentionSpec& spec = impl_->spec;
+  // The wide warp-specialised tiles (192 rows, 176 keys) cannot read tables of 128-row blocks.
+  // Where the tables are this call's own mask's (built from its expression) and that mask has
+  // interval bounds, the forward walks by the bounds instead: the mask is still evaluated wherever
+  // the bounds cannot tell, so the results are the same, and the tables only skip what was known.
+  if (block_mask != nullptr && spec.fwd_config && spec.fwd_config->warp_specialized &&
+      (spec.fwd_config->block_m == 192 || spec.fwd_config->block_n == 176) && options.seq_lens.empty() &&
+      block_mask->built_from() == impl_->mask.canonical() && impl_->mask.has_tile_bounds())
+    block_mask = nullptr;
   attention::ProblemShape shape = attention::check_forward_tensors(
       q, k, v, out, lse, spec.dtype, spec.head_dim, spec.head_dim_v);
   attention::check_written(out, "out");

@@ -16,6 +16,7 @@ struct BlockMask::State {
   DeviceBuffer device;
   std::optional<DeviceTables> device_tables;
   BuiltLengths built_lengths;  // set by build_on_gpu with lengths
+  std::string built_from;      // the mask_mod's canonical text (build_on_cpu, build_on_gpu)
 };
 
 BlockMask::BlockMask(std::shared_ptr<State> state) : state_(std::move(state)) {}
@@ -88,7 +89,9 @@ BlockMask BlockMask::build_on_cpu(const Expr& mask, int batch, int heads, int q_
             !kept ? mask::kEmpty : (dropped ? mask::kPartial : mask::kFull);
       }
   }
-  return BlockMask(host_state(shape, mask::tables_from_classes(shape, classes)));
+  BlockMask built(host_state(shape, mask::tables_from_classes(shape, classes)));
+  built.state_->built_from = mask.canonical();
+  return built;
 }
 
 BlockMask BlockMask::from_tables(const BlockMaskShape& shape, BlockMaskTables tables) {
@@ -137,7 +140,8 @@ BlockMask BlockMask::from_device(const BlockMaskShape& shape, DeviceBuffer stora
   return from_device(shape, std::move(storage), BuiltLengths{});
 }
 
-BlockMask BlockMask::from_device(const BlockMaskShape& shape, DeviceBuffer storage, BuiltLengths built) {
+BlockMask BlockMask::from_device(const BlockMaskShape& shape, DeviceBuffer storage, BuiltLengths built,
+                                 std::string built_from) {
   mask::check_block_mask_shape(shape);
   const mask::TableLayout layout = mask::table_layout(shape);
   if (storage.bytes() < layout.total_bytes)
@@ -146,6 +150,7 @@ BlockMask BlockMask::from_device(const BlockMaskShape& shape, DeviceBuffer stora
   auto state = std::make_shared<State>();
   state->shape = shape;
   state->built_lengths = built;
+  state->built_from = std::move(built_from);
   auto* base = static_cast<const unsigned char*>(storage.data());
   const int32_t* p[8];
   for (int i = 0; i < 8; ++i) p[i] = reinterpret_cast<const int32_t*>(base + layout.offset[i]);
@@ -157,6 +162,8 @@ BlockMask BlockMask::from_device(const BlockMaskShape& shape, DeviceBuffer stora
 const BlockMaskShape& BlockMask::shape() const noexcept { return state_->shape; }
 
 const BlockMask::BuiltLengths& BlockMask::built_lengths() const noexcept { return state_->built_lengths; }
+
+const std::string& BlockMask::built_from() const noexcept { return state_->built_from; }
 
 bool BlockMask::on_device() const noexcept {
   std::lock_guard<std::mutex> lock(state_->mutex);

@@ -95,7 +95,7 @@ BlockMask BlockMask::build_on_gpu(const Expr& mask, int batch, int heads, int q_
   else
     codegen::ConfiguredKernel(*ready, call, 0).launch(stream, {&p, const_cast<unsigned char*>(mod_args.data())});
   codegen::ConfiguredKernel(*ready, call, 1).launch(stream, {&p});
-  return from_device(shape, std::move(memory), BuiltLengths{lens.q_lens.data, lens.kv_lens.data});
+  return from_device(shape, std::move(memory), BuiltLengths{lens.q_lens.data, lens.kv_lens.data}, mask.canonical());
 }
 
 }  // namespace flexjit

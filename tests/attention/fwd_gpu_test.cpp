@@ -684,11 +684,15 @@ TEST(FwdGpu, WideWarpSpecializedModsN176) {
   check_wide_warp_specialized_mods("m128n176w8s2ws");
 }
 
+// (A mask the bounds cannot class: with one they can, the call walks by them instead, see
+// WideWarpSpecializedWalksByTheBoundsOfItsOwnMask.)
 TEST(FwdGpu, WideWarpSpecializedRejectsABlockMask) {
   FLEXJIT_REQUIRE_HOPPER();
+  std::mt19937_64 rng(fresh_seed());
   for (const char* config : kWideConfigs) {
     FwdProblem p = base(256, 64);
-    p.mask_mod = "q_idx >= kv_idx";
+    p.mask_mod = "doc[q_idx] == doc[kv_idx]";
+    p.buffers.push_back(document_ids(p.Skv, rng));
     p.config = BlockConfig::parse(config);
     const BlockConfig c = *p.config;
     try {
@@ -828,6 +832,20 @@ TEST(FwdGpu, WarpSpecializedTileBoundsWalk) {
         expect_close(p, std::string("tile-bounds walk ") + config + " d" + std::to_string(d) + " '" + mask +
                             "' Sq=" + std::to_string(sq) + " Skv=" + std::to_string(skv));
       }
+}
+
+// A wide config fixed for a call whose block mask its own mask built: the forward walks by the
+// mask's bounds instead of the 128-row tables it cannot read (a mask the bounds cannot class keeps
+// the named error: WideWarpSpecializedRejectsABlockMask).
+TEST(FwdGpu, WideWarpSpecializedWalksByTheBoundsOfItsOwnMask) {
+  FLEXJIT_REQUIRE_HOPPER();
+  for (const char* config : kWideConfigs) {
+    FwdProblem p = base(700, 64);
+    p.mask_mod = "q_idx >= kv_idx && q_idx - kv_idx <= 300";
+    p.config = BlockConfig::parse(config);
+    p.use_block_mask = true;  // attention.block_mask(): built from the call's own mask
+    expect_close(p, std::string("wide ws with its own mask's tables ") + config);
+  }
 }
 
 // One small forward of each wide shape: what the GPU script runs under compute-sanitizer.

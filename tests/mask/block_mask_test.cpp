@@ -66,6 +66,15 @@ TEST(BlockMaskCpu, CausalMatchesDenseMask) {
   EXPECT_EQ(t.full_kv_num_blocks[4], 8);
 }
 
+// A mask built from an expression remembers it (canonical text); tables a caller gives do not.
+TEST(BlockMaskCpu, BuiltFromNamesTheMaskExpression) {
+  const BlockMask built = BlockMask::build_on_cpu(Expr::parse(ModKind::mask, "q_idx>=kv_idx"), 1, 1, 256, 256);
+  EXPECT_EQ(built.built_from(), "q_idx >= kv_idx");
+  const BlockMask given = BlockMask::from_tables(built.shape(), built.host_tables());
+  EXPECT_EQ(given.built_from(), "");
+  EXPECT_EQ(BlockMask::all_full(built.shape()).built_from(), "");
+}
+
 TEST(BlockMaskCpu, HeadAndBatchDependentMasksKeepTheirDimensions) {
   const Expr mask = Expr::parse(ModKind::mask, "(q_idx + h * 37 + b * 11) % 5 != 0 || kv_idx < q_idx");
   const BlockMask bm = BlockMask::build_on_cpu(mask, 2, 3, 100, 150, {}, 32, 16);
