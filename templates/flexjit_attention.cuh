@@ -91,15 +91,22 @@ __device__ __forceinline__ void load_row_stats(float* dst, const float* src, lon
 
 // The tiles of TILE rows that one row of a block-sparse table lists, in visiting order: partial
 // blocks (mask_mod evaluated), then full blocks. Without a table (DENSE) every tile of `length`
-// positions is visited, all of them "partial" when the kernel has a mask.
-template <int TILE, int SPARSE_BLOCK, bool DENSE>
-struct TileWalk {
+// positions is visited, all of them "partial" when the kernel has a mask. RANGE (dense walks):
+// `count` tiles from tile `first` on (init_dense_range; the kernel classes them itself). Only RANGE
+// walks have `first_tile` (TileWalkFirst), so the others' objects and code stay as they were.
+template <bool RANGE>
+struct TileWalkFirst {};
+template <>
+struct TileWalkFirst<true> {
+  int first_tile;  // the first tile visited
+};
+template <int TILE, int SPARSE_BLOCK, bool DENSE, bool RANGE = false>
+struct TileWalk : TileWalkFirst<RANGE> {
   static constexpr int TILES_PER_BLOCK = DENSE ? 1 : SPARSE_BLOCK / TILE;
   const int* partial;
   const int* full;
   int num_partial_tiles;
   int num_tiles;
-  int first_tile = 0;  // dense walks: the first tile visited (init_dense_range)
 
   // Visit the blocks listed in one table row (`full` may be null).
   __device__ __forceinline__ void init_sparse(const int* partial_list, int n_partial, const int* full_list, int n_full) {
@@ -111,20 +118,21 @@ struct TileWalk {
   // Visit every tile of `length` positions.
   __device__ __forceinline__ void init_dense(int length, bool masked) {
     partial = full = nullptr;
-    first_tile = 0;
+    if constexpr (RANGE) this->first_tile = 0;
     num_tiles = (length + TILE - 1) / TILE;
     num_partial_tiles = masked ? num_tiles : 0;
   }
-  // Visit `count` tiles from tile `first` on (dense walks; the caller says which are partial).
+  // Visit `count` tiles from tile `first` on (RANGE walks only: the caller says which are partial).
   __device__ __forceinline__ void init_dense_range(int first, int count) {
     partial = full = nullptr;
-    first_tile = first;
+    this->first_tile = first;
     num_tiles = count;
     num_partial_tiles = count;
   }
   // First position of the t-th tile visited.
   __device__ __forceinline__ int start(int t) const {
-    if (DENSE) return (first_tile + t) * TILE;
+    if constexpr (RANGE) return (this->first_tile + t) * TILE;
+    if (DENSE) return t * TILE;
     const int block = t / TILES_PER_BLOCK, sub = t % TILES_PER_BLOCK;
     const int index = t < num_partial_tiles ? partial[block] : full[block - num_partial_tiles / TILES_PER_BLOCK];
     return index * SPARSE_BLOCK + sub * TILE;

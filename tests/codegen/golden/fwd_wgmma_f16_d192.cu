@@ -105,7 +105,7 @@ __device__ __forceinline__ void load_tile(u32 dst, const T* base, long long row0
   flexjit::load_tile<T, THREADS, Tile::kRows, Tile::kCols, !IS_DIVISIBLE, Tile>(dst, base, row0, row_stride, rows_valid);
 }
 
-using Tiles = TileWalk<BLOCK_N, SPARSE_KV_BLOCK, !HAS_BLOCK_MASK>;
+using Tiles = TileWalk<BLOCK_N, SPARSE_KV_BLOCK, !HAS_BLOCK_MASK, TILE_BOUNDS_WALK>;
 
 // score_mod, mask_mod and sequence bounds, element by element, on a warp's score tile (rows from
 // q_row0, keys from kv_start; q_len / kv_len are the sequence's, per sequence with SEQ_LENS). The mods run without branches; on a tile that crosses a sequence

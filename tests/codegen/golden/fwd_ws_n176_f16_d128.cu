@@ -105,7 +105,7 @@ __device__ __forceinline__ void load_tile(u32 dst, const T* base, long long row0
   flexjit::load_tile<T, THREADS, Tile::kRows, Tile::kCols, !IS_DIVISIBLE, Tile>(dst, base, row0, row_stride, rows_valid);
 }
 
-using Tiles = TileWalk<BLOCK_N, SPARSE_KV_BLOCK, !HAS_BLOCK_MASK>;
+using Tiles = TileWalk<BLOCK_N, SPARSE_KV_BLOCK, !HAS_BLOCK_MASK, TILE_BOUNDS_WALK>;
 
 // score_mod, mask_mod and sequence bounds, element by element, on a warp's score tile (rows from
 // q_row0, keys from kv_start; q_len / kv_len are the sequence's, per sequence with SEQ_LENS). The mods run without branches; on a tile that crosses a sequence
@@ -177,9 +177,8 @@ __device__ __forceinline__ int next_work_tile(const FlexjitFwdParams& p, int ind
 // walk the published range `bounded`).
 __device__ __forceinline__ Tiles ws_tiles(const FlexjitFwdParams& p, const WsTile& w, int2 bounded) {
   Tiles tiles;
-  if constexpr (TILE_BOUNDS_WALK) {
-    tiles.init_dense_range(bounded.x, bounded.y);
-  } else if constexpr (HAS_BLOCK_MASK) {
+  (void)bounded;
+  if constexpr (HAS_BLOCK_MASK) {
     const long long row = w.b * p.kv.stride_b + w.h * p.kv.stride_h + (w.m_tile * BLOCK_M) / SPARSE_Q_BLOCK;
     tiles.init_sparse(p.kv.indices + row * p.kv.max_blocks, p.kv.num_blocks[row],
                       HAS_FULL_BLOCKS ? p.kv.full_indices + row * p.kv.max_blocks : nullptr,
