@@ -178,6 +178,13 @@ TEST(ConfigSpace, DefaultsFitEveryDeviceClass) {
   EXPECT_EQ(tune::default_for(tables64, "sm_90a").str(), "m128n128w8s2ws");
   KernelSpec unequal = spec_of(Family::fwd, 64, 128);
   EXPECT_EQ(tune::default_for(unequal, "sm_90a").str(), "m128n128w8s2ws");
+  // Per-sequence lengths take the synchronous kernel: d64's 128 x 128 tiles, from d128 on 128 x 64
+  // (at d64 and d128 two CTAs per SM).
+  for (auto [d, expected] : {std::pair{64, "m128n128w8s2g"}, {128, "m128n64w8s2g"}, {256, "m128n64w8s2g"}}) {
+    KernelSpec lens = spec_of(Family::fwd, d);
+    lens.seq_lens = true;
+    EXPECT_EQ(tune::default_for(lens, "sm_90a").str(), expected) << d;
+  }
   KernelSpec causal64 = spec_of(Family::fwd, 64);
   causal64.mask_mod = Expr::parse(ModKind::mask, "q_idx >= kv_idx");
   causal64.has_block_mask = causal64.has_full_blocks = true;

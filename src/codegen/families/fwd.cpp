@@ -108,10 +108,12 @@ size_t shared_memory_bytes(const KernelSpec& s) {
 // tiles take 81 KiB, and unasked ptxas gave the non-divisible, masked and per-sequence-length
 // kernels 133-163 registers, one CTA per SM. H200, S=2000 (notes/perf.md "(zr)"): noop 294 -> 388
 // TF/s, causal 245 -> 306, ALiBi + causal 208 -> 253, soft-capping + causal 193 -> 223, with at
-// most a few dozen bytes spilled. Head dims above 64 keep one: their 'g' tiles that would fit two
-// (d128 m128n64, 97 KiB) were not measured so.
+// most a few dozen bytes spilled. At d128 the 128 x 64 tiles (97 KiB) fit two and beat one CTA of
+// 128 x 128 tiles (S=2000: noop 427 -> 455, causal 353 -> 373, soft-capping + causal 289 -> 325,
+// ALiBi + causal 314 -> 330; as one CTA they ran 1-11 % slower than 128 x 128). Head dims above
+// 128 keep one (not measured).
 int min_ctas_per_sm(const KernelSpec& s) {
-  if (!s.config.wgmma || s.config.warp_specialized || std::max(s.head_dim, s.head_dim_v) > 64) return 1;
+  if (!s.config.wgmma || s.config.warp_specialized || std::max(s.head_dim, s.head_dim_v) > 128) return 1;
   constexpr size_t kSharedMemoryPerSm = 228 * 1024, kReservedPerCta = 1024;
   const bool fits = 2 * (shared_memory_bytes(s) + kReservedPerCta) <= kSharedMemoryPerSm && s.config.num_warps * 32 <= 256;
   return fits ? 2 : 1;
@@ -199,10 +201,12 @@ std::vector<const char*> curated_configs(HeadClass hc) {
 // 455, GQA 4:1 492 / 457 / 440; shorter sequences lose 2-3 % to 'g' (S=1024 410 / 420, 512
 // 354 / 361). A d64 score_mod takes the two-warpgroup kernel, which overlaps it (three spill it
 // and do not): soft-capping 340 against 'g' 265 and m192 257, ALiBi without a mask 340 / 308 / 304.
+// Per-sequence lengths take the synchronous kernel (the warp-specialised one has no lengths): at
+// d128 its 128 x 64 tiles, two CTAs per SM (min_ctas_per_sm), 1.05-1.12x the 128 x 128 ones.
 const char* hopper_default(const KernelSpec& s) {
   const int d = std::max(s.head_dim, s.head_dim_v);
-  if (d <= 64 && !s.has_mask() && !s.has_block_mask && s.score_is_identity() && !s.seq_lens)
-    return "m192n128w12s2ws";
+  if (s.seq_lens) return d <= 64 ? "m128n128w8s2g" : "m128n64w8s2g";
+  if (d <= 64 && !s.has_mask() && !s.has_block_mask && s.score_is_identity()) return "m192n128w12s2ws";
   return d <= 128 ? "m128n128w8s2ws" : "m128n64w8s2ws";
 }
 
