@@ -137,8 +137,24 @@ ProblemInputs ProblemInputs::create(const SuiteProblem& p, const Attention& atte
     in.dv = tensor(vshape, false);
     add_buffer_grads(p, in);
   }
+  if (!p.seq_lens.empty()) {  // a ragged batch: sequence b has seq_lens[b] queries and keys
+    in.host_lens = p.seq_lens;
+    in.storage.push_back(DeviceBuffer::from_host(in.host_lens));
+    const TensorView lens = TensorView::contiguous(in.storage.back().data(), DType::i32, {p.batch});
+    in.call.seq_lens.q_lens = lens;
+    in.call.seq_lens.kv_lens = lens;
+    in.call.seq_lens.host_q_lens = in.host_lens.data();
+    in.call.seq_lens.host_kv_lens = in.host_lens.data();
+    // Without a mask the work is each sequence's square; a mask's tables built with the lengths
+    // count the blocks inside them.
+    double pairs = 0;
+    for (int32_t len : in.host_lens) pairs += double(len) * len;
+    in.density = pairs / (double(p.batch) * p.q_len * p.kv_len);
+  }
   if (!attention.mask_mod().is_always_true()) {
-    in.mask = attention.block_mask(p.batch, p.q_heads, p.q_len, p.kv_len, nullptr, in.call.values);
+    in.mask = p.seq_lens.empty()
+                  ? attention.block_mask(p.batch, p.q_heads, p.q_len, p.kv_len, nullptr, in.call.values)
+                  : attention.block_mask(p.batch, p.q_heads, p.q_len, p.kv_len, in.call.seq_lens, nullptr, in.call.values);
     in.density = in.mask->density();
   }
   return in;

@@ -45,7 +45,9 @@ struct SuiteProblem {
   std::string mask_mod;   ///< "" for none
   std::vector<SuiteBuffer> buffers;
   bool decode = false;            ///< "kind": "decode": forward only, through Attention::decode
-  std::vector<int32_t> seq_lens;  ///< per-sequence KV lengths ("seq_lens"); empty: every sequence kv_len
+  /// "seq_lens": per-sequence KV lengths of a decode problem; of a forward / backward problem
+  /// (Sq = Skv), each sequence's query and key length (a ragged batch). Empty: the padded lengths.
+  std::vector<int32_t> seq_lens;
   int page_size = 0;              ///< "page_size": flexjit pages the KV cache (0: contiguous)
   /// "grad_buffers": float buffers made learnable; the backward then also computes their
   /// gradients (and `flexjit bench` times it so), as the peers' FlexAttention does.

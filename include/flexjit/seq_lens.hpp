@@ -14,7 +14,9 @@ namespace flexjit {
 /// CallOptions::seq_lens). With them, sequence b has q_lens[b] query rows and kv_lens[b] keys:
 /// - `q_len` and `kv_len` in score_mod / mask_mod are that sequence's lengths, so
 ///   `q_idx + kv_len - q_len >= kv_idx` is causal for every sequence;
-/// - keys at or past kv_lens[b] are never read and never attended to;
+/// - keys at or past kv_lens[b] are never attended to, and nothing in the padding past the lengths
+///   (NaN included) reaches a result (the warp-specialised forward reads it with its TMA tiles and
+///   discards it);
 /// - forward: query rows at or past q_lens[b] are not written (out and lse keep whatever they
 ///   held); a row with no keys (kv_lens[b] = 0) gets out = 0 and lse = -inf;
 /// - backward: dq rows at or past q_lens[b] and dk / dv rows at or past kv_lens[b] are zero;

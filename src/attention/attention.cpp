@@ -266,8 +266,9 @@ KernelChoice choose_config(codegen::Family family, const std::optional<BlockConf
   // The warp-specialised forward reads through TMA; tensors it cannot describe (zero or huge
   // strides) take the same tiles on the synchronous wgmma path. A fixed 'ws' config is not
   // changed: its launch names the tensor instead.
-  // Per-sequence lengths take the synchronous path too (the warp-specialised kernel has none).
-  const bool synchronous = !shape.tma_ok || shape.seq_lens;
+  // Per-sequence lengths take the synchronous path too, except in the forward (the warp-specialised
+  // backward kernels have none).
+  const bool synchronous = !shape.tma_ok || (shape.seq_lens && family != codegen::Family::fwd);
   if (synchronous && choice.default_config.warp_specialized)
     choice.default_config = synchronous_twin(choice.default_config, spec_for);
   if (synchronous && choice.config.warp_specialized) {
@@ -586,12 +587,12 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
     call.num_q_tiles = configured.tiles();
     if (ks.config.warp_specialized) {
       FlexjitFwdTma maps = codegen::encode_forward_tma(q, k, v, out, ks.config);
-      // The persistent grid strides over equal work tiles. Under a mask the tiles' key counts
-      // differ, so CTAs take them by ticket instead, from a counter that starts at zero in fresh
+      // The persistent grid strides over equal work tiles. Under a mask or per-sequence lengths the
+      // tiles' key counts differ, so CTAs take them by ticket instead, from a counter that starts at zero in fresh
       // stream-ordered memory: no two launches (streams, graph replays) ever share it.
       std::optional<attention::StreamScratch> counter;
       const long long work = static_cast<long long>(configured.tiles()) * shape.q_heads * shape.batch;
-      if ((ks.has_mask() || ks.has_block_mask) && work > configured.geometry().grid.x) {
+      if ((ks.has_mask() || ks.has_block_mask || ks.seq_lens) && work > configured.geometry().grid.x) {
         counter.emplace(sizeof(unsigned), s);
         FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(counter->data()), 0, sizeof(unsigned), s));
         call.tile_counter = static_cast<unsigned*>(counter->data());
@@ -599,7 +600,11 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
       call.tile_section = codegen::forward_tile_section(ks, shape.q_heads * shape.batch, configured.tiles(), shape.kv_len,
                                                         static_cast<int>(configured.geometry().grid.x),
                                                         call.tile_counter != nullptr);
-      configured.launch(s, {&call, const_cast<unsigned char*>(mod_args.data()), &maps});
+      FlexjitSeqLens call_lens = lens;
+      if (ks.seq_lens)
+        configured.launch(s, {&call, const_cast<unsigned char*>(mod_args.data()), &call_lens, &maps});
+      else
+        configured.launch(s, {&call, const_cast<unsigned char*>(mod_args.data()), &maps});
     } else if (ks.seq_lens) {
       FlexjitSeqLens call_lens = lens;
       configured.launch(s, {&call, const_cast<unsigned char*>(mod_args.data()), &call_lens});

@@ -469,6 +469,14 @@ static SuiteProblem parse_problem(const json& j, const std::string& origin, cons
     if (j.contains("seq_lens")) p.seq_lens = parse_seq_lens(j["seq_lens"], p, w);
     if (j.contains("page_size")) p.page_size = get_int(j, "page_size", w);
     if (j.contains("grad_buffers")) p.grad_buffers = parse_grad_buffers(j["grad_buffers"], p.buffers, w);
+    // Outside decoding, "seq_lens" makes a ragged batch: each sequence's queries and keys.
+    if (!p.decode && !p.seq_lens.empty() && p.q_len != p.kv_len)
+      throw UsageError(w + ": \"seq_lens\" of a forward / backward problem gives each sequence's query and key "
+                       "length, so it needs Sq = Skv (got " + std::to_string(p.q_len) + " and " +
+                       std::to_string(p.kv_len) + ")");
+    if (!p.decode && !p.seq_lens.empty() && !p.grad_buffers.empty())
+      throw UsageError(w + ": \"seq_lens\" and \"grad_buffers\" do not go together (learnable-buffer gradients are "
+                       "not computed with per-sequence lengths)");
   } catch (const json::exception& e) {  // a JSON access the checks above missed: still name the place
     throw UsageError(w + ": " + e.what());
   }

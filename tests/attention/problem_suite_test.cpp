@@ -41,6 +41,19 @@ std::string load_error(const std::string& path) {
 // A buffer "c" of the given spec.
 std::string buffer(const std::string& spec) { return suite(R"("buffers":{"c":{)" + spec + "}}"); }
 
+// Outside decoding "seq_lens" makes a ragged batch: each sequence's queries and keys, so Sq = Skv.
+TEST(ProblemSuiteSeqLens, ARaggedForwardProblemNeedsEqualPaddedLengths) {
+  const std::vector<SuiteProblem> ragged = parse_suite(suite(R"("B":3,"seq_lens":{"values":[128,1,0]})",
+                                                             R"("name":"p","Hq":2,"Sq":128,"Skv":128,"D":64)"),
+                                                       "s.json");
+  ASSERT_EQ(ragged.size(), 1u);
+  EXPECT_FALSE(ragged[0].decode);
+  EXPECT_EQ(ragged[0].seq_lens, (std::vector<int32_t>{128, 1, 0}));
+  EXPECT_EQ(error_of(suite(R"("seq_lens":{"values":[100]})", R"("name":"p","B":1,"Hq":2,"Sq":64,"Skv":128,"D":64)")),
+            "s.json: problem 'p': \"seq_lens\" of a forward / backward problem gives each sequence's query and key "
+            "length, so it needs Sq = Skv (got 64 and 128)");
+}
+
 TEST(ProblemSuiteSeqLens, UniformBoundsAreCheckedBeforeTheSpanIsComputed) {
   // hi - lo + 1 overflowed int64, and the drawn length was one the file never gave.
   EXPECT_EQ(error_of(suite(R"("kind":"decode","seq_lens":{"uniform":[0,9223372036854775807]})")),

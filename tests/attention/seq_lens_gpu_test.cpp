@@ -1,8 +1,9 @@
 // Per-sequence lengths in the forward and backward (CallOptions::seq_lens) on a GPU, against the
 // float64 reference with the same lengths: ragged lengths with 0, 1 and odd ones, Sq != Skv, GQA,
 // the causal mask written with the lengths, a mask reading a buffer indexed by another buffer,
-// both tensor-core paths; rows past a sequence's queries stay as they were (NaN here), gradients
-// past its lengths are zero, and a second backward gives the same bits.
+// both tensor-core paths and the warp-specialised forward; rows past a sequence's queries stay as
+// they were (NaN here), gradients past its lengths are zero, the inputs' NaN padding reaches no
+// result, and a second backward gives the same bits.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -107,6 +108,37 @@ TEST(SeqLensGpu, WgmmaHeadDim64) {
             {"30.0 * tanh(score / 30.0)", kCausalByLengths, Tables::with_lengths},
             {"score - 0.01 * (kv_len - kv_idx)", kIndirect, Tables::padded}},
            64);
+}
+
+// The warp-specialised forward with lengths: the producer skips the work tiles past a sequence's
+// queries, V rows past its keys are cleared before P V (the padding is NaN), a warpgroup whose
+// rows cross the end stores O row by row. Two consumer warpgroups on 128- and 176-key tiles, three
+// on 192 rows at d64 (the wide tiles take no block mask), 64-key tiles at d256.
+TEST(SeqLensGpu, WarpSpecializedForward) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the warp-specialised path needs an sm_90a GPU, this is " << current_device().name;
+  run_mods("m128n128w8s2ws", "m64n64w4s2g", "m64n128w8s2g", "ws",
+           {{"", "", Tables::none},
+            {"30.0 * tanh(score / 30.0)", kCausalByLengths, Tables::with_lengths},
+            {"score - 0.01 * (kv_len - kv_idx)", kIndirect, Tables::padded},
+            {"", kCausalByLengths, Tables::none}});
+  run_mods("m128n176w8s2ws", "m64n64w4s2g", "m64n128w8s2g", "ws n176",
+           {{"", "", Tables::none}, {"score - 0.01 * (kv_len - kv_idx)", kCausalByLengths, Tables::none}});
+  run_mods("m192n128w12s2ws", "m64n64w4s2g", "m64n128w8s2g", "ws m192 d64",
+           {{"", "", Tables::none}, {"", kCausalByLengths, Tables::none}}, 64);
+  run_mods("m128n128w8s2ws", "m64n64w4s2g", "m64n128w8s2g", "ws d64",
+           {{"30.0 * tanh(score / 30.0)", kCausalByLengths, Tables::with_lengths}, {"", kIndirect, Tables::none}}, 64);
+  // Head dim 256: 64-key tiles, one GEMM at a time per warpgroup (no overlap); the backward on its
+  // default kernels.
+  Lengths lens;
+  FwdProblem p = ragged(200, 300, lens);
+  p.D = p.Dv = 256;
+  p.score_mod = "30.0 * tanh(score / 30.0)";
+  p.mask_mod = kCausalByLengths;
+  p.config = BlockConfig::parse("m128n64w8s2ws");
+  check_varlen(p, lens, "ws d256 soft-capping, causal by lengths, tables built with the lengths", true, false, true,
+               Tables::with_lengths);
 }
 
 TEST(SeqLensGpu, WgmmaSmallTiles) {

@@ -1,5 +1,6 @@
 // The per-sequence-lengths variants (KernelSpec::seq_lens) render and compile with NVRTC (no GPU
-// needed): forward, dQ and dK/dV on both tensor-core paths, and the block-mask builder. Their
+// needed): forward, dQ and dK/dV on both tensor-core paths, the warp-specialised forward, and the
+// block-mask builder. Their
 // kernels take a FlexjitSeqLens parameter before the error word; kernels without lengths do not.
 #include <gtest/gtest.h>
 
@@ -43,6 +44,39 @@ TEST(SeqLensCompile, ForwardAndBackwardVariantsCompileOnBothPaths) {
       const jit::CompiledKernel k = compile_kernel(s, arch).kernel;
       EXPECT_EQ(k.resources.count(kernel_name(c.family)), 1u) << arch << " " << s.describe();
     }
+}
+
+// The warp-specialised forward with lengths: the lengths come between the mod arguments and the
+// TMA maps, and the kernels compile without spills (128-key tiles with the call's tables, the wide
+// 192-row d64 and 176-key tiles without, d256's 64-key tiles).
+TEST(SeqLensCompile, WarpSpecializedForwardVariantsCompileWithoutSpills) {
+  const struct {
+    const char* config;
+    int head_dim;
+    bool tables;
+    const char* score;
+  } cases[] = {{"m128n128w8s2ws", 128, true, "30.0 * tanh(score / 30.0)"},
+               {"m128n128w8s2ws", 64, true, "30.0 * tanh(score / 30.0)"},
+               {"m192n128w12s2ws", 64, false, "score"},
+               {"m128n176w8s2ws", 64, false, "score"},
+               {"m128n64w8s2ws", 256, true, "30.0 * tanh(score / 30.0)"}};
+  for (const auto& c : cases) {
+    KernelSpec s = attention(Family::fwd, c.config, true);
+    s.head_dim = s.head_dim_v = c.head_dim;
+    s.has_block_mask = s.has_full_blocks = c.tables;
+    s.score_mod = Expr::parse(ModKind::score, c.score);
+    s.validate();
+    const std::string text = render(s).text;
+    EXPECT_NE(text.find("const FlexjitSeqLens lens,\n                  const __grid_constant__ FlexjitFwdTma tma"),
+              std::string::npos) << s.describe();
+    EXPECT_NE(text.find("clear_v_rows_past_end("), std::string::npos) << s.describe();
+    KernelSpec without = s;
+    without.seq_lens = false;
+    EXPECT_EQ(render(without).text.find("clear_v_rows_past_end"), std::string::npos) << s.describe();
+    const jit::CompiledKernel k = compile_kernel(s, "sm_90a").kernel;
+    ASSERT_EQ(k.resources.count(kernel_name(Family::fwd)), 1u) << s.describe();
+    EXPECT_EQ(k.resources.at(kernel_name(Family::fwd)).spill_store_bytes, 0) << s.describe();
+  }
 }
 
 TEST(SeqLensCompile, BlockMaskBuilderVariantCompiles) {

@@ -3,6 +3,7 @@
 // tensors and row by row (row_errors.hpp); rows past
 // a sequence's queries stay as they were (NaN), gradients past its lengths are zero, a sequence
 // without keys gives out 0 and lse -inf, and with `repeat` a second backward gives the same bits.
+// The inputs' padding past the lengths (q, k, v, dout) is NaN, which no result may show.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -49,10 +50,22 @@ inline void check_varlen(const FwdProblem& p, const Lengths& lens, const std::st
   std::mt19937_64 rng(seed);
   const std::string where = what + ", seed " + std::to_string(seed);
   const Attention attention = make_attention(p);
-  const auto q = random_values(size_t(p.B) * p.Hq * p.Sq * p.D, rng, p.dtype);
-  const auto k = random_values(size_t(p.B) * p.Hkv * p.Skv * p.D, rng, p.dtype);
-  const auto v = random_values(size_t(p.B) * p.Hkv * p.Skv * p.Dv, rng, p.dtype);
-  const auto dout = random_values(size_t(p.B) * p.Hq * p.Sq * p.Dv, rng, p.dtype);
+  auto q = random_values(size_t(p.B) * p.Hq * p.Sq * p.D, rng, p.dtype);
+  auto k = random_values(size_t(p.B) * p.Hkv * p.Skv * p.D, rng, p.dtype);
+  auto v = random_values(size_t(p.B) * p.Hkv * p.Skv * p.Dv, rng, p.dtype);
+  auto dout = random_values(size_t(p.B) * p.Hq * p.Sq * p.Dv, rng, p.dtype);
+  // The padding past each sequence's lengths holds NaN: nothing there may reach a result (keys past
+  // kv_len are never attended to, a 0 * NaN in P V would still be NaN).
+  const auto pad_with_nan = [&](std::vector<double>& x, int H, int S, int D, const std::vector<int32_t>& len) {
+    for (int b = 0; b < p.B; ++b)
+      for (int h = 0; h < H; ++h)
+        for (int s = std::max(len[b], 0); s < S; ++s)
+          for (int d = 0; d < D; ++d) x[((size_t(b) * H + h) * S + s) * D + d] = std::nan("");
+  };
+  pad_with_nan(q, p.Hq, p.Sq, p.D, lens.q);
+  pad_with_nan(k, p.Hkv, p.Skv, p.D, lens.kv);
+  pad_with_nan(v, p.Hkv, p.Skv, p.Dv, lens.kv);
+  pad_with_nan(dout, p.Hq, p.Sq, p.Dv, lens.q);
   auto q_ = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.D, p.dtype, p.bshd);
   auto k_ = DeviceOperand::allocate(p.B, p.Hkv, p.Skv, p.D, p.dtype, p.bshd);
   auto v_ = DeviceOperand::allocate(p.B, p.Hkv, p.Skv, p.Dv, p.dtype, p.bshd);

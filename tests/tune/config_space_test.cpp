@@ -178,12 +178,14 @@ TEST(ConfigSpace, DefaultsFitEveryDeviceClass) {
   EXPECT_EQ(tune::default_for(tables64, "sm_90a").str(), "m128n128w8s2ws");
   KernelSpec unequal = spec_of(Family::fwd, 64, 128);
   EXPECT_EQ(tune::default_for(unequal, "sm_90a").str(), "m128n128w8s2ws");
-  // Per-sequence lengths take the synchronous kernel: d64's 128 x 128 tiles, from d128 on 128 x 64
-  // (at d64 and d128 two CTAs per SM).
-  for (auto [d, expected] : {std::pair{64, "m128n128w8s2g"}, {128, "m128n64w8s2g"}, {256, "m128n64w8s2g"}}) {
+  // Per-sequence lengths take the warp-specialised kernels as well: 192 rows for unmodified d64
+  // scores without a mask, 128 x 128 tiles under a mask and at d128, 128 x 64 at d256.
+  for (auto [d, expected] : {std::pair{64, "m192n128w12s2ws"}, {128, "m128n128w8s2ws"}, {256, "m128n64w8s2ws"}}) {
     KernelSpec lens = spec_of(Family::fwd, d);
     lens.seq_lens = true;
     EXPECT_EQ(tune::default_for(lens, "sm_90a").str(), expected) << d;
+    lens.mask_mod = Expr::parse(ModKind::mask, "q_idx + kv_len - q_len >= kv_idx");
+    EXPECT_EQ(tune::default_for(lens, "sm_90a").str(), d <= 128 ? "m128n128w8s2ws" : "m128n64w8s2ws") << d;
   }
   KernelSpec causal64 = spec_of(Family::fwd, 64);
   causal64.mask_mod = Expr::parse(ModKind::mask, "q_idx >= kv_idx");
@@ -246,7 +248,7 @@ TEST(ConfigSpace, WarpSpecializedConfigs) {
                  "for the wgmma path, m128n128w8s2ws for the warp-specialised one, m16n128w8s3t for decoding through TMA)");
   }
   // Only the forward and the fast backward's dK/dV kernel have the path, with one or two consumer
-  // warpgroups, and without lengths.
+  // warpgroups; per-sequence lengths on the forward's only.
   EXPECT_EQ(tune::prune_reason(with(spec_of(Family::bwd_dq, 128), "m64n64w4s2ws"), "sm_90a"),
             "config m64n64w4s2ws: the warp-specialised path ('ws') exists for the forward and the fast backward's "
             "dK/dV kernel only; use 'g' for the wgmma path of bwd_dq");
@@ -255,9 +257,13 @@ TEST(ConfigSpace, WarpSpecializedConfigs) {
             "warps = 32");
   KernelSpec lens = with(spec_of(Family::fwd, 128), "m128n128w8s2ws");
   lens.seq_lens = true;
-  EXPECT_EQ(tune::prune_reason(lens, "sm_90a"),
-            "config m128n128w8s2ws: the warp-specialised kernels take no per-sequence lengths (seq_lens); use the "
-            "config ending in 'g' (calls with lengths do so by themselves unless a 'ws' config is fixed)");
+  EXPECT_FALSE(tune::prune_reason(lens, "sm_90a").has_value());
+  KernelSpec dkdv_lens = spec_of(Family::bwd_dkdv, 128);
+  dkdv_lens.dq_accumulate = true;
+  dkdv_lens.seq_lens = true;
+  EXPECT_EQ(tune::prune_reason(with(dkdv_lens, "m64n128w8s2ws"), "sm_90a"),
+            "config m64n128w8s2ws: the warp-specialised bwd_dkdv kernel takes no per-sequence lengths (seq_lens); use "
+            "the config ending in 'g' (calls with lengths do so by themselves unless a 'ws' config is fixed)");
   EXPECT_TRUE(tune::prune_reason(with(spec_of(Family::fwd, 128), "m128n128w8s2ws"), "sm_80").has_value());
 }
 

@@ -201,11 +201,13 @@ std::vector<const char*> curated_configs(HeadClass hc) {
 // 455, GQA 4:1 492 / 457 / 440; shorter sequences lose 2-3 % to 'g' (S=1024 410 / 420, 512
 // 354 / 361). A d64 score_mod takes the two-warpgroup kernel, which overlaps it (three spill it
 // and do not): soft-capping 340 against 'g' 265 and m192 257, ALiBi without a mask 340 / 308 / 304.
-// Per-sequence lengths take the synchronous kernel (the warp-specialised one has no lengths): at
-// d128 its 128 x 64 tiles, two CTAs per SM (min_ctas_per_sm), 1.05-1.12x the 128 x 128 ones.
+// Per-sequence lengths take the same kernels: against the synchronous one's best tiles (d128
+// 128 x 64 with two CTAs per SM, d64 128 x 128 with two) on ragged batches (16 x 4096 padded,
+// lengths 256-4096; H200, notes/perf.md "(zs)") noop d128 458 -> 550 TF/s, causal 419 -> 523,
+// GQA causal 436 -> 536, soft-capping + causal 365 -> 416, 64 x 1024 padded 389 -> 410; noop d64
+// 382 -> 428 (m192), causal d64 370 -> 369.
 const char* hopper_default(const KernelSpec& s) {
   const int d = std::max(s.head_dim, s.head_dim_v);
-  if (s.seq_lens) return d <= 64 ? "m128n128w8s2g" : "m128n64w8s2g";
   if (d <= 64 && !s.has_mask() && !s.has_block_mask && s.score_is_identity()) return "m192n128w12s2ws";
   return d <= 128 ? "m128n128w8s2ws" : "m128n64w8s2ws";
 }

@@ -161,10 +161,10 @@ __device__ __forceinline__ WsTile ws_tile(const FlexjitFwdParams& p, int index) 
   return {per_head - 1 - r / in_section, bh % p.num_q_heads, bh / p.num_q_heads};
 }
 
-// Under a mask the work tiles' key counts differ and the host hands the kernel a ticket counter
-// (Attention::forward: p.tile_counter, null when there are no more tiles than CTAs); without one
-// every tile costs the same and the CTAs stride.
-constexpr bool TICKETS = HAS_MASK || HAS_BLOCK_MASK;
+// Under a mask or per-sequence lengths the work tiles' key counts differ and the host hands the
+// kernel a ticket counter (Attention::forward: p.tile_counter, null when there are no more tiles
+// than CTAs); without one every tile costs the same and the CTAs stride.
+constexpr bool TICKETS = HAS_MASK || HAS_BLOCK_MASK || SEQ_LENS;
 
 // The producer's next work tile: a ticket where the host gave a counter, else a grid stride on.
 __device__ __forceinline__ int next_work_tile(const FlexjitFwdParams& p, int index) {
@@ -175,7 +175,7 @@ __device__ __forceinline__ int next_work_tile(const FlexjitFwdParams& p, int ind
 
 // The key tiles one work tile visits (block-sparse table row, every tile, or with the tile-bounds
 // walk the published range `bounded`).
-__device__ __forceinline__ Tiles ws_tiles(const FlexjitFwdParams& p, const WsTile& w, int2 bounded) {
+__device__ __forceinline__ Tiles ws_tiles(const FlexjitFwdParams& p, const WsTile& w, int2 bounded, int kv_len) {
   Tiles tiles;
   (void)bounded;
   if constexpr (HAS_BLOCK_MASK) {
@@ -184,16 +184,18 @@ __device__ __forceinline__ Tiles ws_tiles(const FlexjitFwdParams& p, const WsTil
                       HAS_FULL_BLOCKS ? p.kv.full_indices + row * p.kv.max_blocks : nullptr,
                       HAS_FULL_BLOCKS ? p.kv.full_num_blocks[row] : 0);
   } else {
-    tiles.init_dense(p.kv_len, HAS_MASK);
+    tiles.init_dense(SEQ_LENS ? kv_len : p.kv_len, HAS_MASK);  // (p.kv_len: the kernels without lengths as before)
   }
+  if (SEQ_LENS && kv_len == 0) tiles.num_tiles = 0;  // no keys: out = 0, lse = -inf
   return tiles;
 }
+
 
 }  // namespace fwd
 
 extern "C" __global__ void __launch_bounds__(fwd::LAUNCH_THREADS, 1)
-flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const __grid_constant__ FlexjitFwdTma tma,
-                  unsigned* const error_word) {
+flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
+                  const __grid_constant__ FlexjitFwdTma tma, unsigned* const error_word) {
   using namespace fwd;
   static_assert(WARP_SPECIALIZED, "rendered for warp-specialised configs only");
   extern __shared__ __align__(128) unsigned char smem[];
@@ -253,7 +255,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
           tma_load_4d(smem_q + c * QTile::kSlabBytes, &tma.q, q_full, c * 64, w.m_tile * BLOCK_M, w.h, w.b);
         // Tiles of equal cost: the next one is known now, and taking it here hides its latency.
         if constexpr (!TICKETS) index = next_work_tile(p, index);
-        const Tiles tiles = ws_tiles(p, w, bounded);
+        const Tiles tiles = ws_tiles(p, w, bounded, kv_len);
         const int kv_h = w.h / GQA_GROUP;
         for (int t = 0; t < tiles.num_tiles; ++t, fill.advance()) {
           const int kv0 = tiles.start(t);
@@ -354,7 +356,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
     }
     u32 q_fragments[Q_FRAGMENT_STEPS][4];
     if constexpr (Q_IN_REGISTERS) load_a_fragments<QTile>(q_fragments, smem_q, warp_row0, g, t4);
-    const Tiles tiles = ws_tiles(p, w, bounded);
+    const Tiles tiles = ws_tiles(p, w, bounded, kv_len);
     const int h = w.h, b = w.b;
     const int q_start = w.m_tile * BLOCK_M;
     const int n_tiles = tiles.num_tiles;
@@ -402,6 +404,10 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
       softmax_probabilities(acc_s, row_max, row_sum, alpha, exp_scale);
     };
     auto stage_k = [&](const KRing::Slot& f) { return smem_kv + f.index * STAGE_BYTES; };
+    // Before the P V of key tile t (its V landed): clear its rows past the sequence's end.
+    auto clear_v_past_end = [&](const KRing::Slot& f, int t) {
+      (void)f, (void)t;
+    };
 
     if (n_tiles == 0) {
       if (lane == 0) mbarrier_arrive(q_empty);
@@ -424,6 +430,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
         rescale_output(acc_o, alpha);
         pack_probabilities<T, BLOCK_N>(pa, acc_s[0]);
         v_ring.wait_full(f);
+        clear_v_past_end(f, t);
         open_window();
         wgmma_issue_pv<BLOCK_N, DV, VTile>(acc_o[0], pa, stage_k(f) + KTile::kBytes);
         close_window();
@@ -451,6 +458,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
         f.advance();
         k_ring.wait_full(f);
         v_ring.wait_full(prev);
+        clear_v_past_end(prev, t - 1);
         open_window();
         issue_scores(stage_k(f));
         wgmma_issue_pv<BLOCK_N, DV, VTile>(acc_o[0], pa, stage_k(prev) + KTile::kBytes);
@@ -472,6 +480,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
       }
       const KRing::Slot last = prev;
       v_ring.wait_full(last);
+      clear_v_past_end(last, n_tiles - 1);
       open_window();
       wgmma_issue_pv<BLOCK_N, DV, VTile>(acc_o[0], pa, stage_k(last) + KTile::kBytes);
       close_window();
@@ -496,6 +505,8 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod, const 
         p.lse[b * p.lse_stride_b + h * p.lse_stride_h + static_cast<long long>(row) * p.lse_stride_s] = lse;
       }
     }
+    // With per-sequence lengths, a warpgroup whose rows cross the sequence's end stores from
+    // registers: the TMA box would overwrite the rows past it, which stay untouched.
     if constexpr (O_STAGE_COLUMNS > 0) {
       // Through the warpgroup's staging buffer: stmatrix writes a part of the columns, one lane
       // stores it with TMA (rows past the tensor's end are dropped) and the warpgroup goes on to
