@@ -279,7 +279,8 @@ __device__ __forceinline__ Tiles ws_tiles(const FlexjitFwdParams& p, const WsTil
                       HAS_FULL_BLOCKS ? p.kv.full_indices + row * p.kv.max_blocks : nullptr,
                       HAS_FULL_BLOCKS ? p.kv.full_num_blocks[row] : 0);
   } else {
-    tiles.init_dense(SEQ_LENS ? kv_len : p.kv_len, HAS_MASK);  // (p.kv_len: the kernels without lengths as before)
+    // Without lengths the parameter itself: a copy in a register changed those kernels' code.
+    tiles.init_dense(SEQ_LENS ? kv_len : p.kv_len, HAS_MASK);
   }
   if (SEQ_LENS && kv_len == 0) tiles.num_tiles = 0;  // no keys: out = 0, lse = -inf
   return tiles;
