@@ -30,6 +30,7 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
     std::vector<std::string> grad;
     bool no_bwd = false;
     bool no_block_mask = false;
+    int mask_q_block = 128;
     BackwardModeOption bwd_mode;
   };
   auto o = std::make_shared<Options>();
@@ -44,6 +45,11 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
   app.add_flag("--no-block-mask", o->no_block_mask,
                "call without the block-sparse tables (TF/s still count the mask's density): every key tile, or for a "
                "mask whose tiles interval bounds can class, the warp-specialised forward's tile-bounds walk");
+  app.add_option("--mask-q-block", o->mask_q_block,
+                 "query rows per block of the block-sparse tables (e.g. 192, for the 192-row forward tiles; TF/s "
+                 "still count the 128 x 128 tables' density)")
+      ->capture_default_str()
+      ->check(CLI::Range(16, 4096));
   o->bwd_mode.add_option(app);
   app.add_option("--grad", o->grad, "make this float buffer learnable: the backward also computes its gradient");
   return [o]() {
@@ -81,6 +87,12 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
       const bool backward = !o->no_bwd && !p.decode;  // decode problems are forward only
       ProblemInputs in = ProblemInputs::create(p, attention, backward, rng);
       if (o->no_block_mask) in.mask.reset();
+      if (in.mask && o->mask_q_block != 128)
+        in.mask = p.seq_lens.empty()
+                      ? BlockMask::build_on_gpu(attention.mask_mod(), p.batch, p.q_heads, p.q_len, p.kv_len,
+                                                in.call.values, nullptr, o->mask_q_block, 128)
+                      : BlockMask::build_on_gpu(attention.mask_mod(), p.batch, p.q_heads, p.q_len, p.kv_len,
+                                                in.call.seq_lens, in.call.values, nullptr, o->mask_q_block, 128);
       o->bwd_mode.apply(in.call);
       Row row;
       row.name = p.name;

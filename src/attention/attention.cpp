@@ -535,9 +535,12 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
   // Where the tables are this call's own mask's (built from its expression) and that mask has
   // interval bounds, the forward walks by the bounds instead: the mask is still evaluated wherever
   // the bounds cannot tell, so the results are the same, and the tables only skip what was known.
+  // Tables whose blocks the tiles divide (192-row blocks, say) are read as they are.
   if (block_mask != nullptr && spec.fwd_config && spec.fwd_config->warp_specialized &&
-      (spec.fwd_config->block_m == 192 || spec.fwd_config->block_n == 176) && options.seq_lens.empty() &&
-      block_mask->built_from() == impl_->mask.canonical() && impl_->mask.has_tile_bounds())
+      (spec.fwd_config->block_m == 192 || spec.fwd_config->block_n == 176) &&
+      (block_mask->shape().q_block % spec.fwd_config->block_m != 0 ||
+       block_mask->shape().kv_block % spec.fwd_config->block_n != 0) &&
+      options.seq_lens.empty() && block_mask->built_from() == impl_->mask.canonical() && impl_->mask.has_tile_bounds())
     block_mask = nullptr;
   attention::ProblemShape shape = attention::check_forward_tensors(
       q, k, v, out, lse, spec.dtype, spec.head_dim, spec.head_dim_v);

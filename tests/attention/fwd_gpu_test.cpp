@@ -848,6 +848,22 @@ TEST(FwdGpu, WideWarpSpecializedWalksByTheBoundsOfItsOwnMask) {
   }
 }
 
+// Three consumer warpgroups over tables of 192-row blocks (BlockMask::build_on_gpu's q_block): a
+// mask that reads no buffer overlaps inside each warpgroup in the full form (causal, a sliding
+// window; odd lengths, GQA 2:1), prefix LM takes the lean form (its full form spills).
+TEST(FwdGpu, ThreeWarpgroupsOverTablesOf192RowBlocks) {
+  FLEXJIT_REQUIRE_HOPPER();
+  for (const char* mask : {"q_idx >= kv_idx", "q_idx >= kv_idx && q_idx - kv_idx <= 300", "kv_idx <= 100 || q_idx >= kv_idx"}) {
+    FwdProblem p = base(700, 64);
+    p.Sq = 637;
+    p.Hq = 6;  // GQA 2:1 over base's 3 kv heads
+    p.mask_mod = mask;
+    p.config = BlockConfig::parse("m192n128w12s2ws");
+    p.q_block = 192;
+    expect_close(p, std::string("m192 over 192-row tables, mask ") + mask);
+  }
+}
+
 // One small forward of each wide shape: what the GPU script runs under compute-sanitizer.
 TEST(FwdGpu, WideWarpSpecializedOnePerShape) {
   FLEXJIT_REQUIRE_HOPPER();

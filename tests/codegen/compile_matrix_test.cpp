@@ -479,14 +479,23 @@ TEST(CodegenCompileMatrix, ForwardTakesItsLeanFormWhereTheFullOneSpills) {
     const char* suite_name;
     int length;
     Spills full;
+    int head_dim = 256;
+    const char* config = "m128n64w8s2ws";  // the Hopper default at d256
   };
+  // At d64 the three-warpgroup tiles (over 192-row tables) overlap a mask that reads no buffer in
+  // their full form only: causal and sliding windows fit it, prefix LM at lengths the tiles do not
+  // divide spills and takes the lean form.
   const std::vector<Case> cases = {{"noop_d128", 4096, Spills::none},
                                    {"causal_d128", 4096, Spills::none},
                                    {"softcap_causal_d128", 4096, Spills::none},
                                    {"alibi_causal_d128", 1000, Spills::none},
                                    {"document_causal_d128", 4096, Spills::many},
                                    {"prefix_lm_d128", 4096, Spills::none},
-                                   {"prefix_lm_d128", 1000, Spills::many}};
+                                   {"prefix_lm_d128", 1000, Spills::many},
+                                   {"causal_d128", 4096, Spills::none, 64, "m192n128w12s2ws"},
+                                   {"sliding_window_d128", 1000, Spills::none, 64, "m192n128w12s2ws"},
+                                   {"prefix_lm_d128", 4096, Spills::none, 64, "m192n128w12s2ws"},
+                                   {"prefix_lm_d128", 1000, Spills::many, 64, "m192n128w12s2ws"}};
   const std::vector<SuiteVariant> suite = read_suite(FLEXJIT_SOURCE_DIR "/bench/suite.json");
   std::vector<Job> jobs;
   std::vector<Spills> expected;
@@ -494,11 +503,13 @@ TEST(CodegenCompileMatrix, ForwardTakesItsLeanFormWhereTheFullOneSpills) {
     const auto it = std::find_if(suite.begin(), suite.end(), [&](const SuiteVariant& v) { return v.name == c.suite_name; });
     ASSERT_NE(it, suite.end()) << c.suite_name;
     SuiteVariant v = *it;
-    v.head_dim = v.head_dim_v = 256;
+    v.head_dim = v.head_dim_v = c.head_dim;
     v.q_len = v.kv_len = c.length;
     KernelSpec spec = attention_kernel(Family::fwd, v);
-    spec.config = BlockConfig::parse("m128n64w8s2ws");  // the Hopper default at d256
-    jobs.push_back({v.name + "_d256_" + std::to_string(c.length), spec, "sm_90a"});
+    spec.config = BlockConfig::parse(c.config);
+    if (spec.config.block_m == 192) spec.sparse_q_block = 192;
+    jobs.push_back({v.name + "_d" + std::to_string(c.head_dim) + "_" + c.config + "_" + std::to_string(c.length), spec,
+                    "sm_90a"});
     expected.push_back(c.full);
   }
   std::vector<CompiledSpec> chosen(jobs.size());
@@ -545,7 +556,11 @@ TEST(CodegenCompileMatrix, ForwardTakesItsLeanFormWhereTheFullOneSpills) {
     }
     EXPECT_EQ(compiled_form(jobs[i].spec, "sm_90a").lean_registers, lean) << what;  // what emit renders
   }
-  // One form at d128, and on the synchronous path.
+  // One form at d128, on the synchronous path, and for three warpgroups without a mask.
+  KernelSpec unmasked = jobs[7].spec;
+  unmasked.mask_mod = Expr::parse(ModKind::mask, "true");
+  unmasked.has_block_mask = unmasked.has_full_blocks = false;
+  EXPECT_FALSE(descriptor(Family::fwd).has_lean_form(unmasked));
   KernelSpec d128 = jobs[0].spec;
   d128.head_dim = d128.head_dim_v = 128;
   d128.config = BlockConfig::parse("m128n128w8s2ws");

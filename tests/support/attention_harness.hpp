@@ -170,7 +170,7 @@ struct FwdProblem {
   int B = 1, Hq = 2, Hkv = 2, Sq = 256, Skv = 256, D = 128, Dv = 128;
   DType dtype = DType::bf16;
   bool use_block_mask = true;
-  int q_block = 128, kv_block = 128;  // the block mask's blocks (backward checks)
+  int q_block = 128, kv_block = 128;  // the block mask's blocks
   bool bshd = false;
   std::optional<bool> out_bshd;            // the forward's out in a layout of its own (default: bshd's)
   std::optional<BlockConfig> config;       // forward
@@ -283,7 +283,11 @@ inline FwdOutcome run_forward_check(const FwdProblem& p, uint64_t seed = fresh_s
   options.values = upload_buffers(p.buffers, buffer_storage, p.params, p.reversed_buffers);
   options.scale = p.scale;
   std::optional<BlockMask> mask;
-  if (p.use_block_mask) mask = attention.block_mask(p.B, p.Hq, p.Sq, p.Skv, nullptr, options.values);
+  if (p.use_block_mask)
+    mask = p.q_block == 128 && p.kv_block == 128
+               ? attention.block_mask(p.B, p.Hq, p.Sq, p.Skv, nullptr, options.values)
+               : BlockMask::build_on_gpu(attention.mask_mod(), p.B, p.Hq, p.Sq, p.Skv, options.values, nullptr,
+                                         p.q_block, p.kv_block);
   attention.forward(dq.view, dk.view, dv.view, dout.view, lse_view, mask ? &*mask : nullptr, nullptr, options);
   synchronize();
   check_buffer_errors();  // tail positions must never index the mods' buffers out of bounds

@@ -220,8 +220,14 @@ const char* hopper_default(const KernelSpec& s) {
 bool has_lean_form(const KernelSpec& s) {
   const BlockConfig& c = s.config;
   const int overlap_registers = c.block_n / 2 + s.head_dim_v / 2 + c.block_n / 4;  // S, O, P (template's count)
-  return c.warp_specialized && c.num_warps == 8 && c.block_n <= 128 && s.head_dim_v > 128 &&
-         overlap_registers > 160 && overlap_registers <= 176;
+  const bool wide_v = c.warp_specialized && c.num_warps == 8 && c.block_n <= 128 && s.head_dim_v > 128 &&
+                      overlap_registers > 160 && overlap_registers <= 176;
+  // Three consumer warpgroups overlap unmodified scores under a mask that reads no buffer in the
+  // full form only (the template's OVERLAP); the lean form does not, for the masks that spill.
+  const bool three_warpgroups_masked = c.warp_specialized && c.num_warps == 12 && s.has_mask() &&
+                                       s.score_is_identity() && s.score_mod.buffers_read().empty() &&
+                                       s.mask_mod.buffers_read().empty();
+  return wide_v || three_warpgroups_masked;
 }
 
 std::vector<WgmmaShape> wgmma_shapes(const KernelSpec& s) {

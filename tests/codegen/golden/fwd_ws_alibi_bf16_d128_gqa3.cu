@@ -319,14 +319,19 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
   // then wait beside P(t-1) V(t-1) instead of in front of an idle tensor core (H100: ALiBi +16 %,
   // relative-position bias d64 +27 %, nested documents +6 %, documents -2 %). The wider tiles have
   // no registers to spare for them (a 64-bit address and a load per score spill hundreds of bytes
-  // at 176 keys), and with three warpgroups ptxas spills even a mask or a softcap beside the 128
-  // accumulators at 160 registers, so there only unmodified scores overlap.
+  // at 176 keys), and with three warpgroups ptxas spills a softcap beside the 128 accumulators at
+  // 160 registers, so there only unmodified scores overlap: under a mask that reads no buffer in
+  // the full form, which most such masks fit (causal, sliding window), and not in the lean form
+  // the host compiles where the full one spills (prefix LM at lengths the tiles do not divide). Under causal d64 masks the
+  // overlap took the three warpgroups from 385 to 445 TF/s (H200, 192-row tables, notes/perf.md
+  // "(zs)").
   constexpr bool WIDE_TILE = CONSUMER_WARPGROUPS == 3 || BLOCK_N > 128;
   constexpr int OVERLAP_REGISTERS =
       CONSUMER_WARPGROUPS == 3 ? 128 : BLOCK_N > 128 ? 196 : DV > 128 && !LEAN_REGISTERS ? 176 : 160;
   constexpr bool OVERLAP =
       NUM_WARPS == 4 ||
-      ((!WIDE_TILE || (!MODS_READ_BUFFERS && (CONSUMER_WARPGROUPS < 3 || (SCORE_IS_IDENTITY && !HAS_MASK)))) &&
+      ((!WIDE_TILE ||
+        (!MODS_READ_BUFFERS && (CONSUMER_WARPGROUPS < 3 || (SCORE_IS_IDENTITY && (!HAS_MASK || !LEAN_REGISTERS))))) &&
        N_TILES * 4 + DV_TILES * 4 + (BLOCK_N / 16) * 4 <= OVERLAP_REGISTERS);
   auto open_window = [&]() {
     if constexpr (PING_PONG) named_barrier_sync(3 + warpgroup, 256);
