@@ -322,9 +322,9 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
   // at 176 keys), and with three warpgroups ptxas spills a softcap beside the 128 accumulators at
   // 160 registers, so there only unmodified scores overlap: under a mask that reads no buffer in
   // the full form, which most such masks fit (causal, sliding window), and not in the lean form
-  // the host compiles where the full one spills (prefix LM at lengths the tiles do not divide). Under causal d64 masks the
-  // overlap took the three warpgroups from 385 to 445 TF/s (H200, 192-row tables, notes/perf.md
-  // "(zs)").
+  // the host compiles where the full one spills (prefix LM at lengths the tiles do not divide).
+  // Under causal d64 masks the overlap took the three warpgroups from 385 to 445 TF/s (H200,
+  // 192-row tables, notes/perf.md "(zs)").
   constexpr bool WIDE_TILE = CONSUMER_WARPGROUPS == 3 || BLOCK_N > 128;
   constexpr int OVERLAP_REGISTERS =
       CONSUMER_WARPGROUPS == 3 ? 128 : BLOCK_N > 128 ? 196 : DV > 128 && !LEAN_REGISTERS ? 176 : 160;
