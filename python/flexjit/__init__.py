@@ -190,7 +190,7 @@ def _variant(score_mod, mask_mod, buffer_decls, param_decls, dtype=_lib.BF16, he
 class _Options:
     """flexjit_call_options for a call, with the DLTensors it points to kept alive."""
 
-    def __init__(self, buffers, params, scale, stream=None, grads=None, backward_mode=None):
+    def __init__(self, buffers, params, scale, stream=None, grads=None, backward_mode=None, lens=None):
         self.keep = []
         glist = list((grads or {}).items())
         gvalues = (_lib.BufferValue * max(len(glist), 1))()
@@ -217,6 +217,8 @@ class _Options:
                                            scale=float(scale) if scale is not None else 0.0, buffer_grads=gvalues,
                                            num_buffer_grads=len(glist),
                                            backward_mode=_lib.BACKWARD_MODES[backward_mode])
+        if lens is not None:
+            lens.fill(self, stream)
 
     @property
     def pointer(self):
@@ -227,14 +229,55 @@ class _Options:
         return ctypes.addressof(self.struct)
 
 
+class _Lengths:
+    """Per-sequence lengths of a padded batch (the C API's q_lens / kv_lens and host copies):
+    [B] int32 arrays on the call's device (host arrays for the CPU reference), either may be None
+    (every sequence has the padded length), and optional host copies checked by the library."""
+
+    def __init__(self, q_lens, kv_lens, host_q_lens, host_kv_lens, batch, like):
+        for name, x in (("q_lens", q_lens), ("kv_lens", kv_lens)):
+            if x is None:
+                continue
+            if _tensors.framework(x) != _tensors.framework(like) or _tensors.is_gpu(x) != _tensors.is_gpu(like):
+                where = "on the GPU" if _tensors.is_gpu(like) else "on the host"
+                raise UsageError(f"{name} is a {type(x).__name__} and q a {type(like).__name__} {where}: pass the "
+                                 f"lengths as a [B] int32 array of q's kind, on q's device")
+            if _tensors.dtype_name(x) != "int32" or _tensors.shape_of(x) != (batch,):
+                raise ShapeError(f"{name} has dtype {_tensors.dtype_name(x)} and shape {_tensors.shape_of(x)}: "
+                                 f"it is [B] = [{batch}] int32")
+        if not _tensors.is_gpu(like) and (host_q_lens is not None or host_kv_lens is not None):
+            raise UsageError("host_q_lens and host_kv_lens are for GPU calls; the CPU reference reads q_lens and "
+                             "kv_lens themselves")
+        if host_q_lens is not None and q_lens is None:
+            raise UsageError("host_q_lens is given but q_lens is not: pass both or neither")
+        if host_kv_lens is not None and kv_lens is None:
+            raise UsageError("host_kv_lens is given but kv_lens is not: pass both or neither")
+        self.q_lens, self.kv_lens = q_lens, kv_lens
+        self.host_q = _int32_array(host_q_lens, "host_q_lens", batch) if host_q_lens is not None else None
+        self.host_kv = _int32_array(host_kv_lens, "host_kv_lens", batch) if host_kv_lens is not None else None
+
+    def fill(self, options, stream):
+        """Points `options.struct` (an _Options) at the lengths, kept alive by it."""
+        for field, x in (("q_lens", self.q_lens), ("kv_lens", self.kv_lens)):
+            if x is not None:
+                described = _tensors.describe(x, field, stream)
+                options.keep.append(described)
+                setattr(options.struct, field, described.pointer)
+        int_pointer = ctypes.POINTER(ctypes.c_int32)
+        for field, host in (("host_q_lens", self.host_q), ("host_kv_lens", self.host_kv)):
+            if host is not None:
+                options.keep.append(host)
+                setattr(options.struct, field, ctypes.cast(host, int_pointer))
+
+
 _plain_options = {}  # (scale, backward_mode) -> _Options without buffers, params or gradients
 
 
-def _call_options(buffers, params, scale, stream=None, grads=None, backward_mode=None):
-    """The call's options; those without buffers, params or gradients are built once and shared
-    (the C API only reads them), which takes their construction off every call of a plain mod."""
-    if buffers or params or grads:
-        return _Options(buffers, params, scale, stream, grads, backward_mode)
+def _call_options(buffers, params, scale, stream=None, grads=None, backward_mode=None, lens=None):
+    """The call's options; those without buffers, params, gradients or lengths are built once and
+    shared (the C API only reads them), which takes their construction off every call of a plain mod."""
+    if buffers or params or grads or lens is not None:
+        return _Options(buffers, params, scale, stream, grads, backward_mode, lens)
     key = (None if scale is None else float(scale), backward_mode)
     options = _plain_options.get(key)
     if options is None:
@@ -282,13 +325,15 @@ class BlockMask:
 
 
 def block_mask(mask_mod, batch, q_heads, q_len, kv_len, buffers=None, params=None, device=None, q_block=128,
-               kv_block=128, stream=None):
+               kv_block=128, stream=None, q_lens=None, kv_lens=None, host_q_lens=None, host_kv_lens=None):
     """Builds the block mask of `mask_mod` for [batch, q_heads, q_len, kv_len] problems. `device`
     "cuda" builds it with a JIT kernel on `stream` (default: PyTorch's / CuPy's current stream),
     "cpu" with the interpreter (buffers then are host arrays); default: "cuda" when any buffer is
     on a GPU or a GPU is present, else "cpu". With PyTorch on the GPU and the build on its current
     stream, the tables live in PyTorch's caching allocator: the build captures into CUDA graphs and
-    dropping the mask does not wait for the device."""
+    dropping the mask does not wait for the device. `q_lens` / `kv_lens` (GPU only: [B] int32 on
+    the device, as `attention` takes them) build it for a padded batch with those per-sequence
+    lengths: calls then pass the same length arrays."""
     if not mask_mod:
         raise UsageError("block_mask needs a mask_mod")
     buffers = buffers or {}
@@ -305,7 +350,18 @@ def block_mask(mask_mod, batch, q_heads, q_len, kv_len, buffers=None, params=Non
             stream = _torch_current_stream()
     variant = _variant(None, mask_mod, [_buffer_decl(n, v) for n, v in buffers.items()],
                        [_param_decl(n, v) for n, v in (params or {}).items()])
-    options = _call_options(buffers, params, None, stream)
+    lens = None
+    if q_lens is not None or kv_lens is not None or host_q_lens is not None or host_kv_lens is not None:
+        if device != "cuda":
+            raise UsageError("block masks with per-sequence lengths are built on the GPU: pass device='cuda' and "
+                             "q_lens / kv_lens on it")
+        like = q_lens if q_lens is not None else kv_lens
+        if like is None:
+            raise UsageError("host_q_lens / host_kv_lens are given without q_lens / kv_lens: pass the device arrays")
+        lens = _Lengths(q_lens, kv_lens, host_q_lens, host_kv_lens, batch, like)
+        if stream is None:
+            stream = _tensors.current_stream(like)
+    options = _call_options(buffers, params, None, stream, lens=lens)
     desc = _lib.BlockMaskDesc.new(batch=batch, q_heads=q_heads, q_len=q_len, kv_len=kv_len, q_block=q_block,
                                   kv_block=kv_block, device=_lib.MASK_GPU if device == "cuda" else _lib.MASK_CPU)
     storage = _torch_table_storage(variant, desc, options, buffers, stream) if device == "cuda" else None
@@ -379,8 +435,9 @@ class _GpuCall:
     """Everything one GPU attention call needs, kept for its backward."""
 
     def __init__(self, q, k, v, score_mod, mask_mod, buffers, params, block_mask_, scale, learnable=None,
-                 backward_mode=None):
+                 backward_mode=None, lens=None):
         self.sizes = _check_qkv(q, k, v)
+        self.lens = lens
         self.backward_mode = backward_mode
         B, Hq, Sq, D, Hkv, Skv, Dv = self.sizes
         dtype = _tensors.dtype_name(q)
@@ -399,6 +456,11 @@ class _GpuCall:
                                  f"mask_mod {mask_mod!r}: build the block mask from the same expression")
             if block_mask_.device != "cuda":
                 raise UsageError("block_mask was built on the CPU: build it with device='cuda' for GPU attention")
+        elif mask_mod and lens is not None:
+            # Tables built with this call's lengths (they serve calls with the same arrays only).
+            block_mask_ = block_mask(mask_mod, B, Hq, Sq, Skv, buffers=self.buffers, params=self.params, device="cuda",
+                                     stream=_tensors.current_stream(q), q_lens=lens.q_lens, kv_lens=lens.kv_lens)
+            block_mask_._per_call = True
         elif mask_mod:
             # Without tables every tile is visited (correct, slower): build them, as FlexAttention
             # users do with create_block_mask.
@@ -413,7 +475,7 @@ class _GpuCall:
             out = _tensors.empty_like(q, (B, Hq, Sq, Dv), self.dtype)
             lse = _tensors.empty_like(q, (B, Hq, Sq), "float32")
             block = _tensors.Block([(q, "q"), (k, "k"), (v, "v"), (out, "out"), (lse, "lse")], stream)
-            options = _call_options(self.buffers, self.params, self.scale, stream)
+            options = _call_options(self.buffers, self.params, self.scale, stream, lens=self.lens)
             mask = self.block_mask._handle if self.block_mask is not None else None
             _lib.check(_lib.raw("flexjit_forward")(self.variant.handle, *block.addresses, mask, stream,
                                                    options.address))
@@ -429,7 +491,8 @@ class _GpuCall:
                                     (dq, "dq"), (dk, "dk"), (dv, "dv")], stream)
             grads = {n: _tensors.empty_like(q, _tensors.shape_of(self.buffers[n]), "float32")
                      for n in sorted(self.learnable)}
-            options = _call_options(self.buffers, self.params, self.scale, stream, grads, self.backward_mode)
+            options = _call_options(self.buffers, self.params, self.scale, stream, grads, self.backward_mode,
+                                    self.lens)
             mask = self.block_mask._handle if self.block_mask is not None else None
             _lib.check(_lib.raw("flexjit_backward")(self.variant.handle, *block.addresses, mask, stream,
                                                     options.address))
@@ -486,7 +549,8 @@ def _current_device_key():
 
 
 def attention(q, k, v, score_mod=None, mask_mod=None, buffers=None, params=None, block_mask=None, return_lse=False,
-              scale=None, learnable=None, backward_mode=None):
+              scale=None, learnable=None, backward_mode=None, q_lens=None, kv_lens=None, host_q_lens=None,
+              host_kv_lens=None):
     """Attention with a score_mod and a mask_mod given as flexjit expressions.
 
     q [B, Hq, S, D], k [B, Hkv, Skv, D], v [B, Hkv, Skv, Dv] (Hkv divides Hq: GQA). On a CUDA
@@ -510,6 +574,14 @@ def attention(q, k, v, score_mod=None, mask_mod=None, buffers=None, params=None,
     `backward_mode` ("deterministic", "fast" or None: FLEXJIT_DETERMINISTIC decides, fast unless
     it is 1) picks how the GPU backward sums dQ: a separate dQ kernel, the same bits every
     run, or (sm_90a, head dims up to 128 and 256, no learnable buffers) atomic adds in the dK/dV kernel.
+
+    Padded batches: `q_lens` / `kv_lens` ([B] int32 arrays of q's kind, on its device; either may
+    be None for the padded length) give sequence b q_lens[b] query rows and kv_lens[b] keys. In
+    the mods `q_len` / `kv_len` are that sequence's; nothing in the padding reaches a result; on
+    the GPU the output rows past a sequence's queries are not written (the CPU reference writes 0
+    and lse -inf there); gradients past the lengths are zero. `host_q_lens` / `host_kv_lens` (GPU:
+    host copies of the same values) get them checked with named errors. Not combined with
+    learnable buffers. A `block_mask` for such calls is built with the same arrays.
     """
     if backward_mode not in _lib.BACKWARD_MODES:
         raise UsageError(f"backward_mode is {backward_mode!r}: pass 'deterministic', 'fast' or None")
@@ -519,8 +591,12 @@ def attention(q, k, v, score_mod=None, mask_mod=None, buffers=None, params=None,
         raise UsageError(f"learnable buffers get their gradients through PyTorch autograd, and q is a "
                          f"{type(q).__name__}: pass torch tensors, or call flexjit.reference_backward(..., "
                          "learnable=...) on host arrays")
+    lens = None
+    if q_lens is not None or kv_lens is not None or host_q_lens is not None or host_kv_lens is not None:
+        lens = _Lengths(q_lens, kv_lens, host_q_lens, host_kv_lens, _check_qkv(q, k, v)[0], q)
     if _tensors.is_gpu(q):
-        call = _GpuCall(q, k, v, score_mod, mask_mod, buffers, params, block_mask, scale, learnable, backward_mode)
+        call = _GpuCall(q, k, v, score_mod, mask_mod, buffers, params, block_mask, scale, learnable, backward_mode,
+                        lens)
         if _tensors.framework(q) == "torch":
             from . import _torch
             out, lse = _torch.apply(call, q, k, v)
@@ -531,9 +607,9 @@ def attention(q, k, v, score_mod=None, mask_mod=None, buffers=None, params=None,
     if _tensors.framework(q) == "torch":
         from . import _torch
         out, lse = _torch.apply_cpu(q, k, v, score_mod, mask_mod, buffers, params, scale,
-                                    _learnable_names(buffers, learnable))
+                                    _learnable_names(buffers, learnable), lens)
     else:
-        out, lse = _reference_forward(q, k, v, score_mod, mask_mod, buffers, params, scale)
+        out, lse = _reference_forward(q, k, v, score_mod, mask_mod, buffers, params, scale, lens)
     return (out, lse) if return_lse else out
 
 
@@ -546,24 +622,26 @@ def _host_out_dtype(q):
     return "float64" if _tensors.dtype_name(q) == "float64" else "float32"
 
 
-def _reference_forward(q, k, v, score_mod, mask_mod, buffers, params, scale):
+def _reference_forward(q, k, v, score_mod, mask_mod, buffers, params, scale, lens=None):
     B, Hq, Sq, D, Hkv, Skv, Dv = _check_qkv(q, k, v)
     variant = _host_variant(score_mod, mask_mod, buffers, params)
     out_dtype = _host_out_dtype(q)
     out = _tensors.empty_like(q, (B, Hq, Sq, Dv), out_dtype)
     lse = _tensors.empty_like(q, (B, Hq, Sq), out_dtype)
     ds = [_tensors.describe(x, n) for x, n in ((q, "q"), (k, "k"), (v, "v"), (out, "out"), (lse, "lse"))]
-    options = _call_options(buffers, params, scale)
+    options = _call_options(buffers, params, scale, lens=lens)
     _lib.check(_lib.lib().flexjit_reference_forward(variant.handle, *[d.pointer for d in ds], options.pointer))
     return out, lse
 
 
 def reference_backward(q, k, v, dout, score_mod=None, mask_mod=None, buffers=None, params=None, scale=None,
-                       learnable=None):
+                       learnable=None, q_lens=None, kv_lens=None):
     """Gradients (dq, dk, dv) of sum(attention(q, k, v) * dout) from the float64 CPU reference, on
     host arrays (NumPy or CPU tensors); float32 results (float64 for float64 inputs). With
-    `learnable` (names of float buffers score_mod reads) it returns (dq, dk, dv, {name: d buffer})."""
-    _check_qkv(q, k, v)
+    `learnable` (names of float buffers score_mod reads) it returns (dq, dk, dv, {name: d buffer}).
+    `q_lens` / `kv_lens` ([B] int32 host arrays) as in `attention`."""
+    B = _check_qkv(q, k, v)[0]
+    lens = _Lengths(q_lens, kv_lens, None, None, B, q) if q_lens is not None or kv_lens is not None else None
     names = _learnable_names(buffers, learnable, from_requires_grad=False)
     variant = _variant(score_mod, mask_mod, _buffer_decls(buffers, names),
                        [_param_decl(n, p) for n, p in (params or {}).items()])
@@ -572,7 +650,7 @@ def reference_backward(q, k, v, dout, score_mod=None, mask_mod=None, buffers=Non
     ds = [_tensors.describe(x, n) for x, n in ((q, "q"), (k, "k"), (v, "v"), (dout, "dout"), (grads[0], "dq"),
                                                (grads[1], "dk"), (grads[2], "dv"))]
     buffer_grads = {n: _tensors.empty_like(q, _tensors.shape_of(buffers[n]), out_dtype) for n in sorted(names)}
-    options = _call_options(buffers, params, scale, grads=buffer_grads)
+    options = _call_options(buffers, params, scale, grads=buffer_grads, lens=lens)
     _lib.check(_lib.lib().flexjit_reference_backward(variant.handle, *[d.pointer for d in ds], options.pointer))
     return tuple(grads) + (buffer_grads,) if learnable else tuple(grads)
 

@@ -51,10 +51,11 @@ class _CpuAttention(torch.autograd.Function):
     @staticmethod
     def forward(ctx, args, names, q, k, v, *buffer_tensors):
         from . import _reference_forward
-        score_mod, mask_mod, buffers, params, scale, learnable = args
+        score_mod, mask_mod, buffers, params, scale, learnable, lens = args
         plain = {n: (b.detach() if isinstance(b, torch.Tensor) else b) for n, b in (buffers or {}).items()}
-        out, lse = _reference_forward(q.detach(), k.detach(), v.detach(), score_mod, mask_mod, plain, params, scale)
-        ctx.args = (score_mod, mask_mod, plain, params, scale, learnable)
+        out, lse = _reference_forward(q.detach(), k.detach(), v.detach(), score_mod, mask_mod, plain, params, scale,
+                                      lens)
+        ctx.args = (score_mod, mask_mod, plain, params, scale, learnable, lens)
         ctx.names = names
         ctx.save_for_backward(q, k, v, *buffer_tensors)
         ctx.mark_non_differentiable(lse)
@@ -64,17 +65,19 @@ class _CpuAttention(torch.autograd.Function):
     def backward(ctx, dout, _dlse):
         from . import reference_backward
         q, k, v, *buffer_tensors = ctx.saved_tensors
-        score_mod, mask_mod, buffers, params, scale, learnable = ctx.args
+        score_mod, mask_mod, buffers, params, scale, learnable, lens = ctx.args
         result = reference_backward(q.detach(), k.detach(), v.detach(), dout.detach(), score_mod, mask_mod, buffers,
-                                    params, scale, learnable=sorted(learnable) or None)
+                                    params, scale, learnable=sorted(learnable) or None,
+                                    q_lens=lens.q_lens if lens else None, kv_lens=lens.kv_lens if lens else None)
         dq, dk, dv = result[:3]
         grads = result[3] if learnable else {}
         return (None, None, dq.to(q.dtype), dk.to(k.dtype), dv.to(v.dtype)) + _buffer_grads(ctx.names, buffer_tensors,
                                                                                            grads)
 
 
-def apply_cpu(q, k, v, score_mod, mask_mod, buffers, params, scale, learnable=()):
+def apply_cpu(q, k, v, score_mod, mask_mod, buffers, params, scale, learnable=(), lens=None):
     """The CPU reference on CPU tensors, differentiable through the reference backward (buffers
-    named in `learnable` included)."""
+    named in `learnable` included; `lens`: per-sequence lengths, an _Lengths or None)."""
     names, tensors = _tensor_buffers(buffers or {})
-    return _CpuAttention.apply((score_mod, mask_mod, buffers, params, scale, set(learnable)), names, q, k, v, *tensors)
+    return _CpuAttention.apply((score_mod, mask_mod, buffers, params, scale, set(learnable), lens), names, q, k, v,
+                               *tensors)

@@ -291,3 +291,55 @@ def test_automatic_masks_built_during_a_graph_capture_are_not_kept(monkeypatch):
     assert after is not during and not after._per_call and len(built) == 3  # never handed the captured one
     with_buffer = flexjit._auto_block_mask("doc[q_idx] == doc[kv_idx]", {"doc": np.zeros(300, np.int32)}, {}, sizes, 0)
     assert with_buffer._per_call and built[-1][2]  # masks reading buffers: always per call
+
+
+def test_reference_with_per_sequence_lengths_hand_computed():
+    # B = 2 padded to Sq = Skv = 3, D = 1, scale 1, q = k = 1 (every score 1: equal weights over the
+    # keys a row sees), v = [1, 3, 5] in both sequences, under the causal mask written with the
+    # lengths (q_idx + kv_len - q_len >= kv_idx). Sequence 0 has 3 rows and 2 keys (below);
+    # sequence 1 has 1 row and 3 keys: the row sees all 3, out 3 and lse 1 + ln 3, and its rows 1
+    # and 2 lie past its queries: out 0, lse -inf. The padding holds NaN, which must reach nothing.
+    q = np.ones((2, 1, 3, 1))
+    k = np.ones((2, 1, 3, 1))
+    v = np.array([1.0, 3.0, 5.0] * 2).reshape(2, 1, 3, 1)
+    k[0, 0, 2, 0] = v[0, 0, 2, 0] = np.nan  # sequence 0's third key is padding
+    q[1, 0, 1:, 0] = np.nan                 # sequence 1's rows past its first
+    q_lens = np.array([3, 1], np.int32)
+    kv_lens = np.array([2, 3], np.int32)
+    out, lse = flexjit.attention(q, k, v, mask_mod="q_idx + kv_len - q_len >= kv_idx", scale=1.0, return_lse=True,
+                                 q_lens=q_lens, kv_lens=kv_lens)
+    # Sequence 0 under the same mask: row i sees keys up to i + 2 - 3 = i - 1, so row 0 sees none
+    # (out 0, lse -inf), row 1 key 0 (out 1, lse 1), row 2 keys 0 and 1 (out 2, lse 1 + ln 2).
+    np.testing.assert_allclose(out[0, 0, :, 0], [0.0, 1.0, 2.0], rtol=1e-12)
+    np.testing.assert_allclose(lse[0, 0, 1:], [1.0, 1 + math.log(2)], rtol=1e-12)
+    assert lse[0, 0, 0] == -np.inf
+    assert out[1, 0, 0, 0] == pytest.approx(3.0, rel=1e-12)
+    assert lse[1, 0, 0] == pytest.approx(1 + math.log(3), rel=1e-12)
+    np.testing.assert_array_equal(out[1, 0, 1:, 0], [0.0, 0.0])
+    np.testing.assert_array_equal(lse[1, 0, 1:], [-np.inf, -np.inf])
+    # Backward, dout = 1 on every row: sequence 1's row averages v equally, so dv = 1/3 per key and
+    # dq = dk = 0 (v - out sums to zero over equal weights: dS = P (v - out) = [-2, 0, 2] / 3, and
+    # dq = dS . k = 0, dk = dS * q = [-2/3, 0, 2/3]). Gradients past the lengths are zero.
+    dout = np.ones((2, 1, 3, 1))
+    dq, dk, dv = flexjit.reference_backward(q, k, v, dout, mask_mod="q_idx + kv_len - q_len >= kv_idx", scale=1.0,
+                                            q_lens=q_lens, kv_lens=kv_lens)
+    np.testing.assert_allclose(dv[1, 0, :, 0], [1 / 3, 1 / 3, 1 / 3], rtol=1e-12)
+    np.testing.assert_allclose(dk[1, 0, :, 0], [-2 / 3, 0.0, 2 / 3], rtol=1e-12, atol=1e-15)
+    assert dq[1, 0, 0, 0] == pytest.approx(0.0, abs=1e-15)
+    np.testing.assert_array_equal(dq[1, 0, 1:, 0], [0.0, 0.0])  # rows past sequence 1's queries
+    assert dk[0, 0, 2, 0] == 0.0 and dv[0, 0, 2, 0] == 0.0   # sequence 0's padding key
+    assert not np.isnan(dq).any() and not np.isnan(dk).any() and not np.isnan(dv).any()
+
+
+def test_per_sequence_lengths_are_checked():
+    q = np.ones((2, 1, 3, 1))
+    with pytest.raises(flexjit.ShapeError) as e:
+        flexjit.attention(q, q, q, q_lens=np.array([3, 1], np.int64))
+    assert str(e.value) == "q_lens has dtype int64 and shape (2,): it is [B] = [2] int32"
+    with pytest.raises(flexjit.ShapeError) as e:
+        flexjit.attention(q, q, q, kv_lens=np.array([3], np.int32))
+    assert str(e.value) == "kv_lens has dtype int32 and shape (1,): it is [B] = [2] int32"
+    with pytest.raises(flexjit.UsageError) as e:
+        flexjit.attention(q, q, q, q_lens=np.array([3, 1], np.int32), host_q_lens=[3, 1])
+    assert str(e.value) == ("host_q_lens and host_kv_lens are for GPU calls; the CPU reference reads q_lens and "
+                            "kv_lens themselves")
