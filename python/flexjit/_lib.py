@@ -187,7 +187,7 @@ class CallOptions(_Versioned):
         ("scale", ctypes.c_float),
         ("buffer_grads", ctypes.POINTER(BufferValue)),
         ("num_buffer_grads", ctypes.c_size_t),
-        # since 1002 (left NULL here: the package passes no per-sequence lengths)
+        # since 1002 (set by _Lengths.fill for calls with per-sequence lengths)
         ("q_lens", ctypes.POINTER(DLTensor)),
         ("kv_lens", ctypes.POINTER(DLTensor)),
         ("host_q_lens", ctypes.POINTER(ctypes.c_int32)),
