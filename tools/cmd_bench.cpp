@@ -85,14 +85,8 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
       if (!o->dkdv_config.empty()) spec.bwd_dkdv_config = BlockConfig::parse(o->dkdv_config);
       const Attention attention(spec);
       const bool backward = !o->no_bwd && !p.decode;  // decode problems are forward only
-      ProblemInputs in = ProblemInputs::create(p, attention, backward, rng);
+      ProblemInputs in = ProblemInputs::create(p, attention, backward, rng, o->mask_q_block);
       if (o->no_block_mask) in.mask.reset();
-      if (in.mask && o->mask_q_block != 128)
-        in.mask = p.seq_lens.empty()
-                      ? BlockMask::build_on_gpu(attention.mask_mod(), p.batch, p.q_heads, p.q_len, p.kv_len,
-                                                in.call.values, nullptr, o->mask_q_block, 128)
-                      : BlockMask::build_on_gpu(attention.mask_mod(), p.batch, p.q_heads, p.q_len, p.kv_len,
-                                                in.call.seq_lens, in.call.values, nullptr, o->mask_q_block, 128);
       o->bwd_mode.apply(in.call);
       Row row;
       row.name = p.name;

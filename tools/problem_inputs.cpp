@@ -72,7 +72,7 @@ AttentionSpec problem_spec(const SuiteProblem& p) {
 }
 
 ProblemInputs ProblemInputs::create(const SuiteProblem& p, const Attention& attention, bool backward,
-                                    std::mt19937_64& rng) {
+                                    std::mt19937_64& rng, int mask_q_block) {
   ProblemInputs in;
   for (const SuiteBuffer& b : p.buffers) {
     in.storage.push_back(upload_suite_buffer(b));
@@ -156,6 +156,12 @@ ProblemInputs ProblemInputs::create(const SuiteProblem& p, const Attention& atte
                   ? attention.block_mask(p.batch, p.q_heads, p.q_len, p.kv_len, nullptr, in.call.values)
                   : attention.block_mask(p.batch, p.q_heads, p.q_len, p.kv_len, in.call.seq_lens, nullptr, in.call.values);
     in.density = in.mask->density();
+    if (mask_q_block != 128)  // the tables the call reads; the density stays the 128 x 128 ones'
+      in.mask = p.seq_lens.empty()
+                    ? BlockMask::build_on_gpu(attention.mask_mod(), p.batch, p.q_heads, p.q_len, p.kv_len,
+                                              in.call.values, nullptr, mask_q_block, 128)
+                    : BlockMask::build_on_gpu(attention.mask_mod(), p.batch, p.q_heads, p.q_len, p.kv_len,
+                                              in.call.seq_lens, in.call.values, nullptr, mask_q_block, 128);
   }
   return in;
 }

@@ -42,7 +42,10 @@ struct ProblemInputs {
   std::vector<int32_t> host_lens, host_table;  // what kv.host_seq_lens / host_page_table point at
 
   // Fresh normal(0, 1) data; gradients allocated only when `backward`.
-  static ProblemInputs create(const SuiteProblem& p, const Attention& attention, bool backward, std::mt19937_64& rng);
+  // `mask_q_block`: query rows per block of the mask's tables (the density stays the 128 x 128
+  // tables' either way).
+  static ProblemInputs create(const SuiteProblem& p, const Attention& attention, bool backward, std::mt19937_64& rng,
+                              int mask_q_block = 128);
   const BlockMask* block_mask() const { return mask ? &*mask : nullptr; }
   void forward(const Attention& a, Stream s) const {
     if (decode)

@@ -229,6 +229,10 @@ class _Options:
         return ctypes.addressof(self.struct)
 
 
+def _any_given(*values):
+    return any(x is not None for x in values)
+
+
 class _Lengths:
     """Per-sequence lengths of a padded batch (the C API's q_lens / kv_lens and host copies):
     [B] int32 arrays on the call's device (host arrays for the CPU reference), either may be None
@@ -351,7 +355,7 @@ def block_mask(mask_mod, batch, q_heads, q_len, kv_len, buffers=None, params=Non
     variant = _variant(None, mask_mod, [_buffer_decl(n, v) for n, v in buffers.items()],
                        [_param_decl(n, v) for n, v in (params or {}).items()])
     lens = None
-    if q_lens is not None or kv_lens is not None or host_q_lens is not None or host_kv_lens is not None:
+    if _any_given(q_lens, kv_lens, host_q_lens, host_kv_lens):
         if device != "cuda":
             raise UsageError("block masks with per-sequence lengths are built on the GPU: pass device='cuda' and "
                              "q_lens / kv_lens on it")
@@ -592,7 +596,7 @@ def attention(q, k, v, score_mod=None, mask_mod=None, buffers=None, params=None,
                          f"{type(q).__name__}: pass torch tensors, or call flexjit.reference_backward(..., "
                          "learnable=...) on host arrays")
     lens = None
-    if q_lens is not None or kv_lens is not None or host_q_lens is not None or host_kv_lens is not None:
+    if _any_given(q_lens, kv_lens, host_q_lens, host_kv_lens):
         lens = _Lengths(q_lens, kv_lens, host_q_lens, host_kv_lens, _check_qkv(q, k, v)[0], q)
     if _tensors.is_gpu(q):
         call = _GpuCall(q, k, v, score_mod, mask_mod, buffers, params, block_mask, scale, learnable, backward_mode,
@@ -641,7 +645,7 @@ def reference_backward(q, k, v, dout, score_mod=None, mask_mod=None, buffers=Non
     `learnable` (names of float buffers score_mod reads) it returns (dq, dk, dv, {name: d buffer}).
     `q_lens` / `kv_lens` ([B] int32 host arrays) as in `attention`."""
     B = _check_qkv(q, k, v)[0]
-    lens = _Lengths(q_lens, kv_lens, None, None, B, q) if q_lens is not None or kv_lens is not None else None
+    lens = _Lengths(q_lens, kv_lens, None, None, B, q) if _any_given(q_lens, kv_lens) else None
     names = _learnable_names(buffers, learnable, from_requires_grad=False)
     variant = _variant(score_mod, mask_mod, _buffer_decls(buffers, names),
                        [_param_decl(n, p) for n, p in (params or {}).items()])

@@ -588,6 +588,7 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
     const codegen::ConfiguredKernel configured(kernel, geometry_shape);
     FlexjitFwdParams call = p;
     call.num_q_tiles = configured.tiles();
+    FlexjitSeqLens call_lens = lens;  // launched by address, as every kernel parameter
     if (ks.config.warp_specialized) {
       FlexjitFwdTma maps = codegen::encode_forward_tma(q, k, v, out, ks.config);
       // The persistent grid strides over equal work tiles. Under a mask or per-sequence lengths the
@@ -603,13 +604,11 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
       call.tile_section = codegen::forward_tile_section(ks, shape.q_heads * shape.batch, configured.tiles(), shape.kv_len,
                                                         static_cast<int>(configured.geometry().grid.x),
                                                         call.tile_counter != nullptr);
-      FlexjitSeqLens call_lens = lens;
       if (ks.seq_lens)
         configured.launch(s, {&call, const_cast<unsigned char*>(mod_args.data()), &call_lens, &maps});
       else
         configured.launch(s, {&call, const_cast<unsigned char*>(mod_args.data()), &maps});
     } else if (ks.seq_lens) {
-      FlexjitSeqLens call_lens = lens;
       configured.launch(s, {&call, const_cast<unsigned char*>(mod_args.data()), &call_lens});
     } else {
       configured.launch(s, {&call, const_cast<unsigned char*>(mod_args.data())});

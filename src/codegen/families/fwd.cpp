@@ -126,6 +126,11 @@ int threads(const KernelSpec& s, int) {
 // The ws kernel holds each warp's rows of Q in registers as wgmma A fragments (attention_fwd_ws.cu.j2's
 // Q_IN_REGISTERS): head dim 64, one or two consumer warpgroups, up to 128-key tiles (with 176 the
 // 16 registers spill). One decision for the template's constant and the RS wgmma shape it needs.
+// Buffer reads cost the mods registers the wide warp-specialised tiles do not have to spare.
+bool mods_read_buffers(const KernelSpec& s) {
+  return !s.score_mod.buffers_read().empty() || !s.mask_mod.buffers_read().empty();
+}
+
 bool q_in_registers(const KernelSpec& s) {
   return s.config.warp_specialized && s.head_dim == 64 && s.config.num_warps <= 8 && s.config.block_n <= 128;
 }
@@ -133,9 +138,7 @@ bool q_in_registers(const KernelSpec& s) {
 void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& constants) {
   add_tile_constants(s, ctx, constants);
   constants.push_back(bool_constant("WARP_SPECIALIZED", s.config.warp_specialized));
-  // Buffer reads cost the mods registers the wide warp-specialised tiles do not have to spare.
-  constants.push_back(bool_constant("MODS_READ_BUFFERS",
-                                    !s.score_mod.buffers_read().empty() || !s.mask_mod.buffers_read().empty()));
+  constants.push_back(bool_constant("MODS_READ_BUFFERS", mods_read_buffers(s)));
   constants.push_back(bool_constant("LEAN_REGISTERS", s.lean_registers));
   const int column_values = forward_mask_column_values(s);
   constants.push_back(int_constant("O_STAGE_COLUMNS", o_stage_columns(s, column_values)));
@@ -224,9 +227,8 @@ bool has_lean_form(const KernelSpec& s) {
                       overlap_registers > 160 && overlap_registers <= 176;
   // Three consumer warpgroups overlap unmodified scores under a mask that reads no buffer in the
   // full form only (the template's OVERLAP); the lean form does not, for the masks that spill.
-  const bool three_warpgroups_masked = c.warp_specialized && c.num_warps == 12 && s.has_mask() &&
-                                       s.score_is_identity() && s.score_mod.buffers_read().empty() &&
-                                       s.mask_mod.buffers_read().empty();
+  const bool three_warpgroups_masked =
+      c.warp_specialized && c.num_warps == 12 && s.has_mask() && s.score_is_identity() && !mods_read_buffers(s);
   return wide_v || three_warpgroups_masked;
 }
 
