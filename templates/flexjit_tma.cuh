@@ -214,6 +214,23 @@ __device__ __forceinline__ void warpgroup_claim_registers() {
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(REGS));
 }
 
+// Zeroes rows first_row.. of a tile held as SLABS 64-column slabs of ROWS rows (slab_bytes apart),
+// 128 bytes a row in each (the wgmma tiles: the swizzle permutes chunks within a row, so a row's
+// bytes stay its own), 16 bytes a store, by `threads` threads of which this is `thread`. Per-sequence
+// lengths clear rows that TMA read from the padding: whatever it holds (NaN too) would otherwise
+// reach a product through an exact zero of the other operand. The caller orders the stores before
+// the tensor cores read the tile (fence_proxy_async_shared, then a barrier).
+template <int ROWS, int SLABS>
+__device__ __forceinline__ void clear_tile_rows(u32 tile, u32 slab_bytes, int first_row, int thread, int threads) {
+  const int chunks = (ROWS - first_row) * 8;
+#pragma unroll
+  for (int c = 0; c < SLABS; ++c) {
+    const u32 slab = tile + c * slab_bytes + first_row * 128;
+    for (int i = thread; i < chunks; i += threads)
+      asm volatile("st.shared.v4.b32 [%0], {" "%1, %1, %1, %1};" ::"r"(slab + i * 16), "r"(0u) : "memory");
+  }
+}
+
 // Barrier `id` (1..15; 0 is __syncthreads) over `threads` threads, a multiple of 32.
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");

@@ -214,6 +214,22 @@ FlexjitBlockTables kernel_tables(const BlockMask& mask, bool by_query_block) {
   return out;
 }
 
+// Whether the warp-specialised kernel of `config` takes a call's per-sequence lengths: the
+// forward's always, the fast mode's dK/dV kernel up to head dim 128 (its validation says).
+template <typename SpecFor>
+bool warp_specialized_takes_lengths(const SpecFor& spec_for, BlockConfig config) {
+  config.warp_specialized = config.wgmma = true;
+  const codegen::KernelSpec ks = spec_for(config);
+  if (ks.family == codegen::Family::fwd) return true;
+  if (ks.family != codegen::Family::bwd_dkdv) return false;
+  try {
+    ks.validate();
+    return true;
+  } catch (const UsageError&) {
+    return false;
+  }
+}
+
 // The synchronous wgmma kernel's tiles for a warp-specialised config, for calls that kernel cannot
 // serve: the same tiles, or where they are the wide ones it does not have (192 rows with three
 // consumer warpgroups, 176 keys), the nearest it does (128 rows with two warpgroups' eight warps,
@@ -266,9 +282,10 @@ KernelChoice choose_config(codegen::Family family, const std::optional<BlockConf
   // The warp-specialised forward reads through TMA; tensors it cannot describe (zero or huge
   // strides) take the same tiles on the synchronous wgmma path. A fixed 'ws' config is not
   // changed: its launch names the tensor instead.
-  // Per-sequence lengths take the synchronous path too, except in the forward (the warp-specialised
-  // backward kernels have none).
-  const bool synchronous = !shape.tma_ok || (shape.seq_lens && family != codegen::Family::fwd);
+  // Per-sequence lengths take the synchronous path too, except in the forward and in the fast
+  // mode's dK/dV kernel where its spec takes them (up to head dim 128, codegen's validation).
+  const bool synchronous = !shape.tma_ok || (shape.seq_lens && family != codegen::Family::fwd &&
+                                             !warp_specialized_takes_lengths(spec_for, choice.config));
   if (synchronous && choice.default_config.warp_specialized)
     choice.default_config = synchronous_twin(choice.default_config, spec_for);
   if (synchronous && choice.config.warp_specialized) {
@@ -436,7 +453,7 @@ BackwardPlan plan_backward(const Attention::Impl& impl, const std::string& arch,
   // Calls the warp-specialised kernel cannot serve take its synchronous twin (choose_config);
   // above head dim 128 it has none (its column slices are warpgroups of one CTA). A fixed 'ws'
   // config is not changed: its launch names the tensor.
-  if (!fixed && config.warp_specialized && (!shape.tma_ok || shape.seq_lens)) {
+  if (!fixed && config.warp_specialized && (!shape.tma_ok || (shape.seq_lens && !warp_specialized_takes_lengths(dkdv_spec, config)))) {
     BlockConfig twin = config;
     twin.warp_specialized = false;
     try {
@@ -787,7 +804,10 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
         if (codegen::dkdv_adds_dq_through_tensor_map(ks) && shape.q_len > 0)
           maps.dq = codegen::encode_dq_accum_tma(call.dq_accum, call.dq_chains * shape.batch, shape.q_heads, shape.q_len,
                                                  ks.head_dim);  // the chains' copies one after another
-        configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data()), &maps});
+        if (ks.seq_lens)
+          configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data()), &call_lens, &maps});
+        else
+          configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data()), &maps});
       } else if (ks.seq_lens)
         configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data()), &call_lens});
       else

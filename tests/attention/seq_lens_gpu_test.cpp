@@ -1,9 +1,9 @@
 // Per-sequence lengths in the forward and backward (CallOptions::seq_lens) on a GPU, against the
 // float64 reference with the same lengths: ragged lengths with 0, 1 and odd ones, Sq != Skv, GQA,
 // the causal mask written with the lengths, a mask reading a buffer indexed by another buffer,
-// both tensor-core paths and the warp-specialised forward; rows past a sequence's queries stay as
-// they were (NaN here), gradients past its lengths are zero, the inputs' NaN padding reaches no
-// result, and a second backward gives the same bits.
+// both tensor-core paths and the warp-specialised forward and dK/dV kernels; rows past a
+// sequence's queries stay as they were (NaN here), gradients past its lengths are zero, the
+// inputs' NaN padding reaches no result, and a second backward gives the same bits.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -139,6 +139,36 @@ TEST(SeqLensGpu, WarpSpecializedForward) {
   p.config = BlockConfig::parse("m128n64w8s2ws");
   check_varlen(p, lens, "ws d256 soft-capping, causal by lengths, tables built with the lengths", true, false, true,
                Tables::with_lengths);
+}
+
+// The fast backward's warp-specialised dK/dV kernel with lengths: a kv tile past its sequence's
+// keys walks nothing and stores zeros, K's rows past the keys and each crossing tile's Q and dO
+// rows past the queries are cleared before the GEMMs read them (the padding is NaN), the walk stops
+// at each sequence's queries. Two consumer warpgroups at d128 (two stages) and d64 (three, K and V
+// in registers, dQ by turns a tile late), under each kind of tables; [B, S, H, D] with GQA 8:1 and
+// Sq < Skv on the defaults (which take it).
+TEST(SeqLensGpu, WarpSpecializedBackward) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the warp-specialised path needs an sm_90a GPU, this is " << current_device().name;
+  run_mods("m128n128w8s2ws", "m64n64w4s2g", "m64n128w8s2ws", "ws dK/dV d128",
+           {{"", "", Tables::none},
+            {"30.0 * tanh(score / 30.0)", kCausalByLengths, Tables::with_lengths},
+            {"score - 0.01 * (kv_len - kv_idx)", kIndirect, Tables::padded},
+            {"", kCausalByLengths, Tables::none}});
+  run_mods("m128n128w8s2ws", "m64n64w4s2g", "m64n128w8s3ws", "ws dK/dV d64",
+           {{"", "", Tables::none},
+            {"30.0 * tanh(score / 30.0)", kCausalByLengths, Tables::with_lengths},
+            {"", kIndirect, Tables::none}},
+           64);
+  Lengths lens;
+  FwdProblem p = ragged(129, 517, lens);
+  p.bshd = true;
+  p.Hq = 8;
+  p.Hkv = 1;
+  p.mask_mod = kCausalByLengths;
+  p.backward_mode = BackwardMode::fast;
+  check_varlen(p, lens, "defaults bshd GQA 8:1, fast", /*backward=*/true, /*repeat=*/true, true, Tables::with_lengths);
 }
 
 TEST(SeqLensGpu, WgmmaSmallTiles) {

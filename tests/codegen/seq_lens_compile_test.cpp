@@ -1,6 +1,6 @@
 // The per-sequence-lengths variants (KernelSpec::seq_lens) render and compile with NVRTC (no GPU
-// needed): forward, dQ and dK/dV on both tensor-core paths, the warp-specialised forward, and the
-// block-mask builder. Their
+// needed): forward, dQ and dK/dV on both tensor-core paths, the warp-specialised forward and
+// dK/dV kernels, and the block-mask builder. Their
 // kernels take a FlexjitSeqLens parameter before the error word; kernels without lengths do not.
 #include <gtest/gtest.h>
 
@@ -76,6 +76,67 @@ TEST(SeqLensCompile, WarpSpecializedForwardVariantsCompileWithoutSpills) {
     const jit::CompiledKernel k = compile_kernel(s, "sm_90a").kernel;
     ASSERT_EQ(k.resources.count(kernel_name(Family::fwd)), 1u) << s.describe();
     EXPECT_EQ(k.resources.at(kernel_name(Family::fwd)).spill_store_bytes, 0) << s.describe();
+  }
+}
+
+// The fast mode's warp-specialised dK/dV kernel with lengths (head dims up to 128): the lengths
+// come between the mod arguments and the TMA maps, K's rows past the keys and each crossing tile's
+// Q and dO rows past the queries are cleared, and the kernels compile with at most 32 bytes spilled
+// (the unmodified d64 kernel spills 16 without lengths). The ordered sums and the column slices
+// take no lengths: a named error.
+TEST(SeqLensCompile, WarpSpecializedDkdvVariantsCompile) {
+  const struct {
+    const char* config;
+    int head_dim;
+    bool tables;
+    const char* score;
+    const char* mask;
+  } cases[] = {{"m64n128w8s2ws", 128, true, "30.0 * tanh(score / 30.0)", "q_idx + kv_len - q_len >= kv_idx"},
+               {"m64n128w8s2ws", 128, false, "score", ""},
+               {"m64n128w8s3ws", 64, true, "30.0 * tanh(score / 30.0)", "q_idx + kv_len - q_len >= kv_idx"},
+               {"m64n128w8s3ws", 64, false, "score", ""}};
+  for (const auto& c : cases) {
+    KernelSpec s = attention(Family::bwd_dkdv, c.config, true);
+    s.head_dim = s.head_dim_v = c.head_dim;
+    s.dq_accumulate = true;
+    s.has_block_mask = s.has_full_blocks = c.tables;
+    s.score_mod = Expr::parse(ModKind::score, c.score);
+    s.mask_mod = *c.mask ? Expr::parse(ModKind::mask, c.mask) : KernelSpec{}.mask_mod;
+    s.validate();
+    const std::string text = render(s).text;
+    EXPECT_NE(text.find("const FlexjitSeqLens lens,\n                  const __grid_constant__ FlexjitBwdTma tma"),
+              std::string::npos) << s.describe();
+    EXPECT_NE(text.find("clear_tile_rows<BLOCK_N, D / 64>(smem_k"), std::string::npos) << s.describe();
+    EXPECT_NE(text.find("clear_tile_rows<BLOCK_M, DV / 64>(smem_do"), std::string::npos) << s.describe();
+    KernelSpec without = s;
+    without.seq_lens = false;
+    EXPECT_EQ(render(without).text.find("clear_tile_rows<"), std::string::npos) << s.describe();
+    const jit::CompiledKernel k = compile_kernel(s, "sm_90a").kernel;
+    ASSERT_EQ(k.resources.count(kernel_name(Family::bwd_dkdv)), 1u) << s.describe();
+    EXPECT_LE(k.resources.at(kernel_name(Family::bwd_dkdv)).spill_store_bytes, 32) << s.describe();
+  }
+  KernelSpec ordered = attention(Family::bwd_dkdv, "m64n128w8s2ws", true);
+  ordered.dq_accumulate = ordered.dq_ordered = true;
+  try {
+    ordered.validate();
+    ADD_FAILURE() << "expected a UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(),
+                 "config m64n128w8s2ws: the warp-specialised dK/dV kernel takes per-sequence lengths (seq_lens) in the "
+                 "fast mode up to head dim 128; the deterministic mode's ordered dQ sums take none — use m64n128w8s2g "
+                 "(calls with lengths do so by themselves unless a 'ws' config is fixed)");
+  }
+  KernelSpec slices = attention(Family::bwd_dkdv, "m64n64w8s2ws", true);
+  slices.head_dim = slices.head_dim_v = 256;
+  slices.dq_accumulate = true;
+  try {
+    slices.validate();
+    ADD_FAILURE() << "expected a UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(),
+                 "config m64n64w8s2ws: the warp-specialised dK/dV kernel takes per-sequence lengths (seq_lens) in the "
+                 "fast mode up to head dim 128; head dims 256/256 split into column slices, which take none — use "
+                 "m64n64w8s2g (calls with lengths do so by themselves unless a 'ws' config is fixed)");
   }
 }
 

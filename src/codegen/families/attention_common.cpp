@@ -91,7 +91,8 @@ void validate_tiles(const KernelSpec& s, bool kv_rows, void (*wgmma_extra)(const
                      std::to_string(s.sparse_q_block) + " x " + std::to_string(s.sparse_kv_block) + ")");
   if (c.stages < 2 || c.stages > 4) throw UsageError("config " + c.str() + ": stages must be 2, 3 or 4");
   if (s.has_full_blocks && !s.has_block_mask) throw UsageError("has_full_blocks needs has_block_mask");
-  if (s.seq_lens && c.warp_specialized && s.family != Family::fwd)
+  // (The dK/dV kernel's own checks say which of its warp-specialised forms take lengths.)
+  if (s.seq_lens && c.warp_specialized && s.family != Family::fwd && s.family != Family::bwd_dkdv)
     throw UsageError("config " + c.str() + ": the warp-specialised " + std::string(family_name(s.family)) +
                      " kernel takes no per-sequence lengths (seq_lens); use the config ending in 'g' (calls with "
                      "lengths do so by themselves unless a 'ws' config is fixed)");

@@ -207,6 +207,13 @@ void warp_specialized_checks(const KernelSpec& s) {
                      std::to_string(s.head_dim_v) + " the warp-specialised dK/dV kernel gives each of " +
                      std::to_string(splits) + " consumer warpgroups one column slice of dK and dV over 64 kv rows: "
                      "use m64n64w" + std::to_string(4 * splits) + "s2ws, or " + twin);
+  if (s.seq_lens && (splits > 1 || s.dq_ordered))
+    throw UsageError("config " + s.config.str() + ": the warp-specialised dK/dV kernel takes per-sequence lengths "
+                     "(seq_lens) in the fast mode up to head dim 128; " +
+                     (s.dq_ordered ? std::string("the deterministic mode's ordered dQ sums take none")
+                                   : "head dims " + std::to_string(s.head_dim) + "/" + std::to_string(s.head_dim_v) +
+                                         " split into column slices, which take none") +
+                     " — use " + twin + " (calls with lengths do so by themselves unless a 'ws' config is fixed)");
 }
 
 // The deterministic mode's ordered dQ adds wait for their turns in the warp-specialised kernel's
@@ -376,8 +383,9 @@ std::vector<const char*> curated_configs(HeadClass hc) {
 // tuner's pick for causal d256 on an H100, 1.31x the mma.sync default; head dims whose slices are
 // not whole 64-column slabs fall back to that default).
 // The fast mode takes the warp-specialised kernel (H100, one run against 'g': noop d128 backward
-// 390 -> 467 TF/s, d64 237 -> 358; notes/perf.md, session (i)); calls it cannot serve (per-sequence
-// lengths, tensors TMA cannot describe) take its 'g' twin (attention.cpp, choose_config).
+// 390 -> 467 TF/s, d64 237 -> 358; notes/perf.md, session (i)); calls it cannot serve (tensors TMA
+// cannot describe; per-sequence lengths above head dim 128) take its 'g' twin (attention.cpp,
+// choose_config). Up to head dim 128 calls with lengths take it as well (notes/perf.md "(zt)").
 const char* hopper_default(const KernelSpec& s) {
   const int d = std::max(s.head_dim, s.head_dim_v);
   if (d > 128) {
@@ -386,10 +394,10 @@ const char* hopper_default(const KernelSpec& s) {
     // 180 TF/s (this default with the dQ kernel) -> 322 (notes/perf.md, "(n)").
     const int splits = dkdv_splits(s.head_dim, s.head_dim_v);
     const bool slabs = splits == 2 && (s.head_dim / splits) % 64 == 0 && (s.head_dim_v / splits) % 64 == 0;
-    if (s.dq_accumulate && !s.seq_lens && slabs) return "m64n64w8s2ws";
+    if (s.dq_accumulate && !s.seq_lens && slabs) return "m64n64w8s2ws";  // (no lengths with slices)
     return "m32n64w4s2g";
   }
-  if (!s.dq_accumulate || s.seq_lens) return "m64n128w8s2g";
+  if (!s.dq_accumulate) return "m64n128w8s2g";
   return d <= 64 ? "m64n128w8s3ws" : "m64n128w8s2ws";  // d64: a third stage, H200 noop 368 -> 386 TF/s
 }
 
@@ -457,7 +465,10 @@ bool dkdv_first_stores(const KernelSpec& spec) {
   // The writer's one share per tile is what a first store needs (DqPlan::parts() == 1); of those
   // kernels, head dim 64 (dQ by turns) and GQA measured slower with first stores under masks
   // (perf.md "(ze)" and "(zf)": 0.91-0.99x at d64, 0.97-0.99x with GQA), so they keep the plain adds.
-  return spec.dq_accumulate && !spec.dq_ordered && spec.config.warp_specialized && !families::warpgroup_slices(spec) &&
+  // (Not with per-sequence lengths: the walks skip the query tiles past each sequence, which
+  // would keep their words and their rows of dq_accum unwritten; the accumulator is zeroed.)
+  return spec.dq_accumulate && !spec.dq_ordered && !spec.seq_lens && spec.config.warp_specialized &&
+         !families::warpgroup_slices(spec) &&
          (spec.has_mask() || spec.has_block_mask) && spec.gqa_group == 1 && families::dq_plan(spec).split_columns;
 }
 
