@@ -399,7 +399,9 @@ BackwardPlan plan_backward(const Attention::Impl& impl, const std::string& arch,
   };
   if (asked == BackwardMode::deterministic) {
     const DeterministicDq way = deterministic_dq_from_env();
-    if (way == DeterministicDq::kernel || buffer_grads || arch != "sm_90a" || !shape.tma_ok || shape.seq_lens ||
+    // (Per-sequence lengths: the ordered kernel takes them up to head dim 128; above, its
+    // validation below sends the call to the dQ kernel.)
+    if (way == DeterministicDq::kernel || buffer_grads || arch != "sm_90a" || !shape.tma_ok ||
         (fixed && !fixed->warp_specialized))
       return plan;
     // Where the ordered sums measured faster than the dQ kernel: a query tile's chain of turns (one
@@ -447,7 +449,10 @@ BackwardPlan plan_backward(const Attention::Impl& impl, const std::string& arch,
                   : arch != "sm_90a"
                       ? "the fast dK/dV kernel runs on sm_90a (wgmma); this call compiles for " + arch
                       : "head dims " + std::to_string(impl.spec.head_dim) + "/" + std::to_string(impl.spec.head_dim_v) +
-                            " have no fast dK/dV tiles (the default " + config.str() + " has no fast form)";
+                            (shape.seq_lens ? " with per-sequence lengths have no fast dK/dV tiles (the warp-specialised "
+                                              "kernel's column slices take no lengths; the default "
+                                            : " have no fast dK/dV tiles (the default ") +
+                            config.str() + " has no fast form)";
     return plan;
   }
   // Calls the warp-specialised kernel cannot serve take its synchronous twin (choose_config);

@@ -137,8 +137,15 @@ TEST(SeqLensGpu, WarpSpecializedForward) {
   p.score_mod = "30.0 * tanh(score / 30.0)";
   p.mask_mod = kCausalByLengths;
   p.config = BlockConfig::parse("m128n64w8s2ws");
+  // (The fast mode asked for: above head dim 128 no fast dK/dV kernel takes lengths, and the call
+  // says so.)
+  p.backward_mode = BackwardMode::fast;
+  std::string reason;
   check_varlen(p, lens, "ws d256 soft-capping, causal by lengths, tables built with the lengths", true, false, true,
-               Tables::with_lengths);
+               Tables::with_lengths, fresh_seed(), &reason);
+  EXPECT_EQ(reason,
+            "head dims 256/256 with per-sequence lengths have no fast dK/dV tiles (the warp-specialised kernel's "
+            "column slices take no lengths; the default m32n64w4s2 has no fast form)");
 }
 
 // The fast backward's warp-specialised dK/dV kernel with lengths: a kv tile past its sequence's
@@ -169,6 +176,51 @@ TEST(SeqLensGpu, WarpSpecializedBackward) {
   p.mask_mod = kCausalByLengths;
   p.backward_mode = BackwardMode::fast;
   check_varlen(p, lens, "defaults bshd GQA 8:1, fast", /*backward=*/true, /*repeat=*/true, true, Tables::with_lengths);
+}
+
+// The deterministic mode's ordered dQ sums with lengths: the chains count only the kv tiles before
+// each sequence's end as adders (tables of the padded lengths list more), the first adder stores
+// the tile's padded rows (zeros past the queries), and a second run gives the same bits for dq,
+// dk and dv. Fixed to the warp-specialised kernel at d128 and d64 (GQA 2:1), under each kind of
+// tables; GQA 8:1 [B, S, H, D] on the defaults (there the dQ kernel's way: 517 keys make chains of
+// five 128-key tiles, longer than a kv tile's walk over three 64-query tiles).
+TEST(SeqLensGpu, WarpSpecializedOrderedBackward) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the warp-specialised path needs an sm_90a GPU, this is " << current_device().name;
+  std::mt19937_64 rng(fresh_seed());
+  const struct {
+    int head_dim;
+    const char* dkdv;
+    const char* score;
+    const char* mask;
+    Tables tables;
+  } cases[] = {{128, "m64n128w8s2ws", "", "", Tables::none},
+               {128, "m64n128w8s2ws", "30.0 * tanh(score / 30.0)", kCausalByLengths, Tables::with_lengths},
+               {128, "m64n128w8s2ws", "score - 0.01 * (kv_len - kv_idx)", kIndirect, Tables::padded},
+               {64, "m64n128w8s3ws", "", kCausalByLengths, Tables::none},
+               {64, "m64n128w8s3ws", "", kIndirect, Tables::padded}};
+  for (const auto& c : cases) {
+    Lengths lens;
+    FwdProblem p = ragged(200, 300, lens);
+    p.D = p.Dv = c.head_dim;
+    p.score_mod = c.score;
+    p.mask_mod = c.mask;
+    if (std::string(c.mask) == kIndirect) add_indirect_buffers(p, rng);
+    p.dkdv_config = BlockConfig::parse(c.dkdv);
+    p.backward_mode = BackwardMode::deterministic;
+    check_varlen(p, lens, std::string("ordered ") + c.dkdv + " d" + std::to_string(c.head_dim) + " score '" + c.score +
+                              "' mask '" + c.mask + "'",
+                 /*backward=*/true, /*repeat=*/true, true, c.tables);
+  }
+  Lengths lens;
+  FwdProblem p = ragged(129, 517, lens);
+  p.bshd = true;
+  p.Hq = 8;
+  p.Hkv = 1;
+  p.mask_mod = kCausalByLengths;
+  p.backward_mode = BackwardMode::deterministic;
+  check_varlen(p, lens, "defaults bshd GQA 8:1, deterministic", true, true, true, Tables::with_lengths);
 }
 
 TEST(SeqLensGpu, WgmmaSmallTiles) {

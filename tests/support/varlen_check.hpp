@@ -44,9 +44,11 @@ inline int count_if_not(const std::vector<double>& values, bool (*ok)(double)) {
 // Block-mask tables of a check: none, of the padded lengths, or built with the lengths.
 enum class Tables { none, padded, with_lengths };
 
+// With `backward_mode_reason`, the backward's KernelChoice of bwd_dkdv says there why the mode
+// that ran is not the one asked for (empty where it is).
 inline void check_varlen(const FwdProblem& p, const Lengths& lens, const std::string& what, bool backward = true,
                          bool repeat = false, bool host_copies = true, Tables tables = Tables::none,
-                         uint64_t seed = fresh_seed()) {
+                         uint64_t seed = fresh_seed(), std::string* backward_mode_reason = nullptr) {
   std::mt19937_64 rng(seed);
   const std::string where = what + ", seed " + std::to_string(seed);
   const Attention attention = make_attention(p);
@@ -150,7 +152,10 @@ inline void check_varlen(const FwdProblem& p, const Lengths& lens, const std::st
     check_buffer_errors();
     // The fast mode sums dQ with atomic adds: only dK and dV keep their bits there.
     bool fast = false;
-    for (const KernelChoice& c : attention.last_choices()) fast = fast || (c.family == "bwd_dkdv" && c.backward_mode == "fast");
+    for (const KernelChoice& c : attention.last_choices()) {
+      fast = fast || (c.family == "bwd_dkdv" && c.backward_mode == "fast");
+      if (c.family == "bwd_dkdv" && backward_mode_reason != nullptr) *backward_mode_reason = c.backward_mode_reason;
+    }
     DeviceOperand* grads[3] = {&gq, &gk, &gv};
     for (int i = fast ? 1 : 0; i < 3; ++i) {
       std::vector<unsigned char> bits(grads[i]->buffer.bytes());

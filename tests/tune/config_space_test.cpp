@@ -274,9 +274,9 @@ TEST(ConfigSpace, WarpSpecializedConfigs) {
   dkdv_lens_256.dq_accumulate = true;
   dkdv_lens_256.seq_lens = true;
   EXPECT_EQ(tune::prune_reason(with(dkdv_lens_256, "m64n64w8s2ws"), "sm_90a"),
-            "config m64n64w8s2ws: the warp-specialised dK/dV kernel takes per-sequence lengths (seq_lens) in the "
-            "fast mode up to head dim 128; head dims 256/256 split into column slices, which take none — use "
-            "m64n64w8s2g (calls with lengths do so by themselves unless a 'ws' config is fixed)");
+            "config m64n64w8s2ws: the warp-specialised dK/dV kernel takes per-sequence lengths (seq_lens) up to head "
+            "dim 128; head dims 256/256 split into column slices, which take none — use m64n64w8s2g (calls with "
+            "lengths do so by themselves unless a 'ws' config is fixed)");
   KernelSpec dq_lens = with(spec_of(Family::bwd_dq, 128), "m64n64w4s2ws");
   dq_lens.seq_lens = true;
   EXPECT_TRUE(tune::prune_reason(dq_lens, "sm_90a").has_value());

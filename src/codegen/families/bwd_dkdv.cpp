@@ -207,13 +207,11 @@ void warp_specialized_checks(const KernelSpec& s) {
                      std::to_string(s.head_dim_v) + " the warp-specialised dK/dV kernel gives each of " +
                      std::to_string(splits) + " consumer warpgroups one column slice of dK and dV over 64 kv rows: "
                      "use m64n64w" + std::to_string(4 * splits) + "s2ws, or " + twin);
-  if (s.seq_lens && (splits > 1 || s.dq_ordered))
+  if (s.seq_lens && splits > 1)
     throw UsageError("config " + s.config.str() + ": the warp-specialised dK/dV kernel takes per-sequence lengths "
-                     "(seq_lens) in the fast mode up to head dim 128; " +
-                     (s.dq_ordered ? std::string("the deterministic mode's ordered dQ sums take none")
-                                   : "head dims " + std::to_string(s.head_dim) + "/" + std::to_string(s.head_dim_v) +
-                                         " split into column slices, which take none") +
-                     " — use " + twin + " (calls with lengths do so by themselves unless a 'ws' config is fixed)");
+                     "(seq_lens) up to head dim 128; head dims " + std::to_string(s.head_dim) + "/" +
+                     std::to_string(s.head_dim_v) + " split into column slices, which take none — use " + twin +
+                     " (calls with lengths do so by themselves unless a 'ws' config is fixed)");
 }
 
 // The deterministic mode's ordered dQ adds wait for their turns in the warp-specialised kernel's

@@ -442,7 +442,9 @@ constexpr int DS_RING = DQ_DEFERRED ? STAGES + 1 : 2;
 static_assert(!DQ_DEFERRED || (DQ_ALTERNATE && !DQ_ORDERED && DS_TILES == DS_RING),
               "the deferred dQ: by turns, fast mode, STAGES + 1 dSᵀ tiles");
 constexpr int NAMED_BARRIER_STAGGER = NAMED_BARRIER_DS + 2 * DS_RING;  // DQ_DEFERRED: the walks' start
-static_assert(NAMED_BARRIER_STAGGER < 16, "16 named barriers");
+constexpr int NAMED_BARRIER_CLEAR = NAMED_BARRIER_STAGGER + 1;  // SEQ_LENS: + warpgroup, its cleared rows
+static_assert(NAMED_BARRIER_CLEAR + CONSUMER_WARPGROUPS <= 16, "16 named barriers");
+static_assert(!SEQ_LENS || !WG_SLICES, "per-sequence lengths: no column slices");
 // dK += dSᵀ Q in DK_STEPS k-steps. With the dSᵀ exchange the dQ warpgroup issues DK_EARLY of
 // them before it waits for the other warpgroup's rows and the rest after dQ (see the tile loop);
 // by turns (DQ_ALTERNATE) all of them go first.
@@ -505,6 +507,9 @@ __device__ __forceinline__ void dq_order_rank(const FlexjitBwdParams& p, int b, 
     const long long row = b * p.kv.stride_b + h * p.kv.stride_h + q0 / SPARSE_Q_BLOCK;
     int below = 0, all = 0;
     const auto count_block = [&](int m) {
+      // (Tables of the padded lengths with per-sequence lengths: the kv tiles past the sequence's
+      // keys walk nothing and add nothing, so they are no adders; num_kv_tiles is the sequence's.)
+      if (SEQ_LENS && m * TILES_PER_BLOCK >= num_kv_tiles) return;
       if constexpr (TILES_PER_BLOCK == 1) {  // a listed block's one tile exists
         const bool mine = m % chains == chain;
         all += mine ? 1 : 0;
@@ -536,8 +541,8 @@ __device__ __forceinline__ void dq_order_rank(const FlexjitBwdParams& p, int b, 
 }
 }  // namespace bwd_dkdv
 
-extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod, const __grid_constant__ FlexjitBwdTma tma,
-                  unsigned* const error_word) {
+extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
+                  const __grid_constant__ FlexjitBwdTma tma, unsigned* const error_word) {
   using namespace bwd_dkdv;
   extern __shared__ __align__(128) unsigned char smem[];
   const int tid = static_cast<int>(threadIdx.x);
@@ -591,7 +596,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     }
     walk.first[gi + 1] = walk.first[gi] + walk.heads[gi].num_tiles;
   }
-  const int num_tiles = q_len == 0 ? 0 : walk.total();
+  const int num_tiles = q_len == 0 || (SEQ_LENS && kv_start >= kv_len) ? 0 : walk.total();
 
   const u32 smem_k = (smem_addr(smem) + 1023u) & ~1023u;
   const u32 smem_v = smem_k + KTile::kBytes;
@@ -788,7 +793,9 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
       // tile's turn, add and completion overlap the other's (a single writer could not keep up at
       // head dim 64, where a tile's GEMMs take less time than that chain).
       unsigned order_errors = 0;
-      const int num_kv_tiles = static_cast<int>(gridDim.x);
+      // The kv tiles that add (with lengths, those before the sequence's end).
+      const int num_kv_tiles =
+          SEQ_LENS ? min(static_cast<int>(gridDim.x), (kv_len + BLOCK_N - 1) / BLOCK_N) : static_cast<int>(gridDim.x);
       constexpr int chains = DQ_CHAINS;
       for (int t = warp - 1; t < num_tiles; t += DQ_BUFFERS) {
         const int buffer = t % DQ_RING;
@@ -809,9 +816,13 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
           mbarrier_wait(dq_full + 8 * buffer, static_cast<u32>((t / DQ_RING) & 1));
           if (rows > 0) {
             if (!turn && !wait_for_turn(counter, rank)) order_errors |= FLEXJIT_ERROR_ORDER_LOST;
-            float* dq_rows = p.dq_accum + chain * (static_cast<long long>(p.batch) * p.num_q_heads * q_len * D) +
-                             ((static_cast<long long>(b) * p.num_q_heads + h) * q_len + q0) * D;
-            const u32 share_bytes = static_cast<u32>(rows) * DQ_ROW_BYTES;
+            // With lengths the sums' layout is the padded one, and the share's rows past the
+            // sequence's queries (zeros: their dSᵀ columns are) are stored too, so that a copy the
+            // convert kernel reads holds no stale rows (it converts every padded row).
+            const int layout_rows = SEQ_LENS ? p.q_len : q_len;
+            float* dq_rows = p.dq_accum + chain * (static_cast<long long>(p.batch) * p.num_q_heads * layout_rows * D) +
+                             ((static_cast<long long>(b) * p.num_q_heads + h) * layout_rows + q0) * D;
+            const u32 share_bytes = static_cast<u32>(SEQ_LENS ? min(BLOCK_M, p.q_len - q0) : rows) * DQ_ROW_BYTES;
 #pragma unroll
             for (int part = 0; part < DQ_PARTS; ++part) {
               const u32 share = smem_dq + buffer * DQ_BUFFER_BYTES + part * DQ_PART_BYTES;
@@ -968,7 +979,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
         walk.locate(t, gi, local);
         const int h = kv_h * GQA_GROUP + gi;
         const int q0 = walk.heads[gi].start(local);
-        float* dq_rows = p.dq_accum + ((static_cast<long long>(b) * p.num_q_heads + h) * q_len + q0) * D;
+        float* dq_rows = p.dq_accum + ((static_cast<long long>(b) * p.num_q_heads + h) * (SEQ_LENS ? p.q_len : q_len) + q0) * D;
         const int buffer = t % DQ_RING;
         mbarrier_wait(dq_full + 8 * buffer, static_cast<u32>((t / DQ_RING) & 1));
         // No rows of a tile wholly past the end exist (see the producer): nothing to add.
@@ -1009,7 +1020,8 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
 
   // Consumer warpgroups.
   if constexpr (CONSUMER_WARPGROUPS > 1) warpgroup_claim_registers<CONSUMER_REGISTERS>();
-  unsigned errors = 0;  // out-of-bounds buffer reads by the mods, reported to error_word at the end
+  // Out-of-bounds buffer reads by the mods (and lengths out of range), reported at the end.
+  unsigned errors = 0;
   const int ctid = tid - PRODUCER_THREADS;
   const int cw = warp - 4;  // consumer warp
   // The warpgroup; lane 0's, so that the compiler knows it is the same in every lane (the wgmma
@@ -1428,9 +1440,11 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   named_barrier_sync(NAMED_BARRIER_EPILOGUE, THREADS);
   T* dk_base = static_cast<T*>(p.dk) + b * p.dk_stride_b + kv_h * p.dk_stride_h;
   T* dv_base = static_cast<T*>(p.dv) + b * p.dv_stride_b + kv_h * p.dv_stride_h;
+  // (With lengths every padded row: those past the sequence's keys hold zeros, see the top.)
+  const int rows_stored = SEQ_LENS ? p.kv_len : kv_len;
   for (int idx = ctid; idx < BLOCK_N * (D / 8); idx += THREADS) {
     const int r = idx / (D / 8), c = idx % (D / 8);
-    if ((IS_DIVISIBLE && !DQ_PAIRS) || kv_start + r < kv_len) {  // pairs: the last tile may lie past the keys
+    if ((IS_DIVISIBLE && !DQ_PAIRS) || kv_start + r < rows_stored) {  // pairs: the last tile may lie past the keys
       u32 chunk[4];
       ld_shared_v4(chunk, smem_k + KStage::offset(r, c));
       st_global_v4(dk_base + static_cast<long long>(kv_start + r) * p.dk_stride_s + c * 8, chunk);
@@ -1438,7 +1452,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   }
   for (int idx = ctid; idx < BLOCK_N * (DV / 8); idx += THREADS) {
     const int r = idx / (DV / 8), c = idx % (DV / 8);
-    if ((IS_DIVISIBLE && !DQ_PAIRS) || kv_start + r < kv_len) {  // pairs: the last tile may lie past the keys
+    if ((IS_DIVISIBLE && !DQ_PAIRS) || kv_start + r < rows_stored) {  // pairs: the last tile may lie past the keys
       u32 chunk[4];
       ld_shared_v4(chunk, smem_v + VStage::offset(r, c));
       st_global_v4(dv_base + static_cast<long long>(kv_start + r) * p.dv_stride_s + c * 8, chunk);
