@@ -215,7 +215,7 @@ FlexjitBlockTables kernel_tables(const BlockMask& mask, bool by_query_block) {
 }
 
 // Whether the warp-specialised kernel of `config` takes a call's per-sequence lengths: the
-// forward's always, the fast mode's dK/dV kernel up to head dim 128 (its validation says).
+// forward's and the dK/dV kernel's that sums dQ (its validation says).
 template <typename SpecFor>
 bool warp_specialized_takes_lengths(const SpecFor& spec_for, BlockConfig config) {
   config.warp_specialized = config.wgmma = true;
@@ -282,8 +282,8 @@ KernelChoice choose_config(codegen::Family family, const std::optional<BlockConf
   // The warp-specialised forward reads through TMA; tensors it cannot describe (zero or huge
   // strides) take the same tiles on the synchronous wgmma path. A fixed 'ws' config is not
   // changed: its launch names the tensor instead.
-  // Per-sequence lengths take the synchronous path too, except in the forward and in the fast
-  // mode's dK/dV kernel where its spec takes them (up to head dim 128, codegen's validation).
+  // Per-sequence lengths take the synchronous path too, except in the forward and in the dK/dV
+  // kernel that sums dQ.
   const bool synchronous = !shape.tma_ok || (shape.seq_lens && family != codegen::Family::fwd &&
                                              !warp_specialized_takes_lengths(spec_for, choice.config));
   if (synchronous && choice.default_config.warp_specialized)
@@ -399,8 +399,6 @@ BackwardPlan plan_backward(const Attention::Impl& impl, const std::string& arch,
   };
   if (asked == BackwardMode::deterministic) {
     const DeterministicDq way = deterministic_dq_from_env();
-    // (Per-sequence lengths: the ordered kernel takes them up to head dim 128; above, its
-    // validation below sends the call to the dQ kernel.)
     if (way == DeterministicDq::kernel || buffer_grads || arch != "sm_90a" || !shape.tma_ok ||
         (fixed && !fixed->warp_specialized))
       return plan;
@@ -449,10 +447,7 @@ BackwardPlan plan_backward(const Attention::Impl& impl, const std::string& arch,
                   : arch != "sm_90a"
                       ? "the fast dK/dV kernel runs on sm_90a (wgmma); this call compiles for " + arch
                       : "head dims " + std::to_string(impl.spec.head_dim) + "/" + std::to_string(impl.spec.head_dim_v) +
-                            (shape.seq_lens ? " with per-sequence lengths have no fast dK/dV tiles (the warp-specialised "
-                                              "kernel's column slices take no lengths; the default "
-                                            : " have no fast dK/dV tiles (the default ") +
-                            config.str() + " has no fast form)";
+                            " have no fast dK/dV tiles (the default " + config.str() + " has no fast form)";
     return plan;
   }
   // Calls the warp-specialised kernel cannot serve take its synchronous twin (choose_config);

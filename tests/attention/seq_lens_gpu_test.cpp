@@ -137,23 +137,22 @@ TEST(SeqLensGpu, WarpSpecializedForward) {
   p.score_mod = "30.0 * tanh(score / 30.0)";
   p.mask_mod = kCausalByLengths;
   p.config = BlockConfig::parse("m128n64w8s2ws");
-  // (The fast mode asked for: above head dim 128 no fast dK/dV kernel takes lengths, and the call
-  // says so.)
+  // (The fast mode asked for runs: its dK/dV kernel's column slices take lengths.)
   p.backward_mode = BackwardMode::fast;
-  std::string reason;
+  std::string reason = "unset";
   check_varlen(p, lens, "ws d256 soft-capping, causal by lengths, tables built with the lengths", true, false, true,
                Tables::with_lengths, fresh_seed(), &reason);
-  EXPECT_EQ(reason,
-            "head dims 256/256 with per-sequence lengths have no fast dK/dV tiles (the warp-specialised kernel's "
-            "column slices take no lengths; the default m32n64w4s2 has no fast form)");
+  EXPECT_EQ(reason, "") << "the fast mode was asked for";
 }
 
 // The fast backward's warp-specialised dK/dV kernel with lengths: a kv tile past its sequence's
 // keys walks nothing and stores zeros, K's rows past the keys and each crossing tile's Q and dO
 // rows past the queries are cleared before the GEMMs read them (the padding is NaN), the walk stops
 // at each sequence's queries. Two consumer warpgroups at d128 (two stages) and d64 (three, K and V
-// in registers, dQ by turns a tile late), under each kind of tables; [B, S, H, D] with GQA 8:1 and
-// Sq < Skv on the defaults (which take it).
+// in registers, dQ by turns a tile late), under each kind of tables; at d256 the column slices,
+// with score halves (GQA 2:1) and as pairs of CTAs (GQA 8:1: a pair's second tile past the keys
+// walks with every key dropped, so the pair's exchanges stay matched); [B, S, H, D] with GQA 8:1
+// and Sq < Skv on the defaults (which take it).
 TEST(SeqLensGpu, WarpSpecializedBackward) {
   FLEXJIT_REQUIRE_GPU();
   if (current_device().default_arch() != "sm_90a")
@@ -168,6 +167,19 @@ TEST(SeqLensGpu, WarpSpecializedBackward) {
             {"30.0 * tanh(score / 30.0)", kCausalByLengths, Tables::with_lengths},
             {"", kIndirect, Tables::none}},
            64);
+  run_mods("m128n64w8s2ws", "m64n64w4s2g", "m64n64w8s2ws", "ws dK/dV d256 halves",
+           {{"30.0 * tanh(score / 30.0)", kCausalByLengths, Tables::with_lengths}, {"", "", Tables::none}}, 256);
+  for (Tables tables : {Tables::with_lengths, Tables::none}) {
+    Lengths lens;
+    FwdProblem p = ragged(200, 300, lens);
+    p.D = p.Dv = 256;
+    p.Hq = 8;
+    p.Hkv = 1;
+    p.mask_mod = kCausalByLengths;
+    p.config = BlockConfig::parse("m128n64w8s2ws");
+    p.dkdv_config = BlockConfig::parse("m64n64w8s2ws");
+    check_varlen(p, lens, "ws dK/dV d256 pairs GQA 8:1", true, true, true, tables);
+  }
   Lengths lens;
   FwdProblem p = ragged(129, 517, lens);
   p.bshd = true;
@@ -181,8 +193,8 @@ TEST(SeqLensGpu, WarpSpecializedBackward) {
 // The deterministic mode's ordered dQ sums with lengths: the chains count only the kv tiles before
 // each sequence's end as adders (tables of the padded lengths list more), the first adder stores
 // the tile's padded rows (zeros past the queries), and a second run gives the same bits for dq,
-// dk and dv. Fixed to the warp-specialised kernel at d128 and d64 (GQA 2:1), under each kind of
-// tables; GQA 8:1 [B, S, H, D] on the defaults (there the dQ kernel's way: 517 keys make chains of
+// dk and dv. Fixed to the warp-specialised kernel at d128, d64 and d256 (column slices, the ranker
+// counting the ranks) with GQA 2:1, under each kind of tables; GQA 8:1 [B, S, H, D] on the defaults (there the dQ kernel's way: 517 keys make chains of
 // five 128-key tiles, longer than a kv tile's walk over three 64-query tiles).
 TEST(SeqLensGpu, WarpSpecializedOrderedBackward) {
   FLEXJIT_REQUIRE_GPU();
@@ -199,7 +211,9 @@ TEST(SeqLensGpu, WarpSpecializedOrderedBackward) {
                {128, "m64n128w8s2ws", "30.0 * tanh(score / 30.0)", kCausalByLengths, Tables::with_lengths},
                {128, "m64n128w8s2ws", "score - 0.01 * (kv_len - kv_idx)", kIndirect, Tables::padded},
                {64, "m64n128w8s3ws", "", kCausalByLengths, Tables::none},
-               {64, "m64n128w8s3ws", "", kIndirect, Tables::padded}};
+               {64, "m64n128w8s3ws", "", kIndirect, Tables::padded},
+               {256, "m64n64w8s2ws", "30.0 * tanh(score / 30.0)", kCausalByLengths, Tables::with_lengths},
+               {256, "m64n64w8s2ws", "", kIndirect, Tables::padded}};
   for (const auto& c : cases) {
     Lengths lens;
     FwdProblem p = ragged(200, 300, lens);

@@ -79,11 +79,11 @@ TEST(SeqLensCompile, WarpSpecializedForwardVariantsCompileWithoutSpills) {
   }
 }
 
-// The warp-specialised dK/dV kernel with lengths (head dims up to 128): the lengths
+// The warp-specialised dK/dV kernel with lengths: the lengths
 // come between the mod arguments and the TMA maps, K's rows past the keys and each crossing tile's
 // Q and dO rows past the queries are cleared, and the kernels compile with at most 32 bytes spilled
-// (the unmodified d64 kernel spills 16 without lengths); the deterministic mode's ordered sums
-// take them too. The column slices (above head dim 128) take no lengths: a named error.
+// (the unmodified d64 kernel spills 16 without lengths); the deterministic mode's ordered sums and
+// the column slices of head dim 256 take them too.
 TEST(SeqLensCompile, WarpSpecializedDkdvVariantsCompile) {
   const struct {
     const char* config;
@@ -122,17 +122,18 @@ TEST(SeqLensCompile, WarpSpecializedDkdvVariantsCompile) {
   ASSERT_EQ(k.resources.count(kernel_name(Family::bwd_dkdv)), 1u) << ordered.describe();
   // (The ordered kernels spill a few dozen bytes without lengths too: 80 for this one's mods.)
   EXPECT_LE(k.resources.at(kernel_name(Family::bwd_dkdv)).spill_store_bytes, 96) << ordered.describe();
-  KernelSpec slices = attention(Family::bwd_dkdv, "m64n64w8s2ws", true);
-  slices.head_dim = slices.head_dim_v = 256;
-  slices.dq_accumulate = true;
-  try {
+  // Head dim 256: one column slice per warpgroup, with score halves, and as pairs of CTAs (GQA 8).
+  for (int gqa : {2, 8}) {
+    KernelSpec slices = attention(Family::bwd_dkdv, "m64n64w8s2ws", true);
+    slices.head_dim = slices.head_dim_v = 256;
+    slices.gqa_group = gqa;
+    slices.dq_accumulate = true;
     slices.validate();
-    ADD_FAILURE() << "expected a UsageError";
-  } catch (const UsageError& e) {
-    EXPECT_STREQ(e.what(),
-                 "config m64n64w8s2ws: the warp-specialised dK/dV kernel takes per-sequence lengths (seq_lens) up to "
-                 "head dim 128; head dims 256/256 split into column slices, which take none — use m64n64w8s2g (calls "
-                 "with lengths do so by themselves unless a 'ws' config is fixed)");
+    const jit::CompiledKernel ks = compile_kernel(slices, "sm_90a").kernel;
+    ASSERT_EQ(ks.resources.count(kernel_name(Family::bwd_dkdv)), 1u) << slices.describe();
+    // (The pairs' kernel spills 140 bytes without lengths, beside its walk over 8 heads' tables.)
+    EXPECT_LE(ks.resources.at(kernel_name(Family::bwd_dkdv)).spill_store_bytes, gqa == 8 ? 160 : 32)
+        << slices.describe();
   }
 }
 

@@ -203,10 +203,8 @@ TEST(ConfigSpace, DefaultsFitEveryDeviceClass) {
   EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dkdv, 64), "sm_90a").str(), "m64n128w8s2g");
   EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dq, 256), "sm_90a").str(), "m64n32w4s2g");
   EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dkdv, 256), "sm_90a").str(), "m32n64w4s2g");
-  // The fast mode's dK/dV kernel with per-sequence lengths: warp-specialised up to head dim 128
-  // (as without them); above, the column slices take no lengths and the wgmma default's 32-query
-  // tiles are not the fast mode's (64 per warpgroup), so the mma.sync kernel's.
-  for (auto [d, expected] : {std::pair{64, "m64n128w8s3ws"}, {128, "m64n128w8s2ws"}, {256, "m32n64w4s2"}}) {
+  // The fast mode's dK/dV kernel with per-sequence lengths: warp-specialised, as without them.
+  for (auto [d, expected] : {std::pair{64, "m64n128w8s3ws"}, {128, "m64n128w8s2ws"}, {256, "m64n64w8s2ws"}}) {
     KernelSpec lens = spec_of(Family::bwd_dkdv, d);
     lens.dq_accumulate = lens.seq_lens = true;
     EXPECT_EQ(tune::default_for(lens, "sm_90a").str(), expected) << d;
@@ -256,7 +254,7 @@ TEST(ConfigSpace, WarpSpecializedConfigs) {
                  "for the wgmma path, m128n128w8s2ws for the warp-specialised one, m16n128w8s3t for decoding through TMA)");
   }
   // Only the forward and the fast backward's dK/dV kernel have the path, with one or two consumer
-  // warpgroups; per-sequence lengths on the forward's, and on the dK/dV kernel's up to head dim 128.
+  // warpgroups; per-sequence lengths on both (the dK/dV kernel's in the modes that sum dQ).
   EXPECT_EQ(tune::prune_reason(with(spec_of(Family::bwd_dq, 128), "m64n64w4s2ws"), "sm_90a"),
             "config m64n64w4s2ws: the warp-specialised path ('ws') exists for the forward and the fast backward's "
             "dK/dV kernel only; use 'g' for the wgmma path of bwd_dq");
@@ -273,10 +271,7 @@ TEST(ConfigSpace, WarpSpecializedConfigs) {
   KernelSpec dkdv_lens_256 = spec_of(Family::bwd_dkdv, 256);
   dkdv_lens_256.dq_accumulate = true;
   dkdv_lens_256.seq_lens = true;
-  EXPECT_EQ(tune::prune_reason(with(dkdv_lens_256, "m64n64w8s2ws"), "sm_90a"),
-            "config m64n64w8s2ws: the warp-specialised dK/dV kernel takes per-sequence lengths (seq_lens) up to head "
-            "dim 128; head dims 256/256 split into column slices, which take none — use m64n64w8s2g (calls with "
-            "lengths do so by themselves unless a 'ws' config is fixed)");
+  EXPECT_FALSE(tune::prune_reason(with(dkdv_lens_256, "m64n64w8s2ws"), "sm_90a").has_value());
   KernelSpec dq_lens = with(spec_of(Family::bwd_dq, 128), "m64n64w4s2ws");
   dq_lens.seq_lens = true;
   EXPECT_TRUE(tune::prune_reason(dq_lens, "sm_90a").has_value());

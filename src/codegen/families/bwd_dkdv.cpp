@@ -207,11 +207,6 @@ void warp_specialized_checks(const KernelSpec& s) {
                      std::to_string(s.head_dim_v) + " the warp-specialised dK/dV kernel gives each of " +
                      std::to_string(splits) + " consumer warpgroups one column slice of dK and dV over 64 kv rows: "
                      "use m64n64w" + std::to_string(4 * splits) + "s2ws, or " + twin);
-  if (s.seq_lens && splits > 1)
-    throw UsageError("config " + s.config.str() + ": the warp-specialised dK/dV kernel takes per-sequence lengths "
-                     "(seq_lens) up to head dim 128; head dims " + std::to_string(s.head_dim) + "/" +
-                     std::to_string(s.head_dim_v) + " split into column slices, which take none — use " + twin +
-                     " (calls with lengths do so by themselves unless a 'ws' config is fixed)");
 }
 
 // The deterministic mode's ordered dQ adds wait for their turns in the warp-specialised kernel's
@@ -382,8 +377,8 @@ std::vector<const char*> curated_configs(HeadClass hc) {
 // not whole 64-column slabs fall back to that default).
 // The fast mode takes the warp-specialised kernel (H100, one run against 'g': noop d128 backward
 // 390 -> 467 TF/s, d64 237 -> 358; notes/perf.md, session (i)); calls it cannot serve (tensors TMA
-// cannot describe; per-sequence lengths above head dim 128) take its 'g' twin (attention.cpp,
-// choose_config). Up to head dim 128 calls with lengths take it as well (notes/perf.md "(zt)").
+// cannot describe) take its 'g' twin (attention.cpp, choose_config). Calls with per-sequence
+// lengths take it as well since session (zt) (notes/perf.md "(zt)").
 const char* hopper_default(const KernelSpec& s) {
   const int d = std::max(s.head_dim, s.head_dim_v);
   if (d > 128) {
@@ -392,7 +387,7 @@ const char* hopper_default(const KernelSpec& s) {
     // 180 TF/s (this default with the dQ kernel) -> 322 (notes/perf.md, "(n)").
     const int splits = dkdv_splits(s.head_dim, s.head_dim_v);
     const bool slabs = splits == 2 && (s.head_dim / splits) % 64 == 0 && (s.head_dim_v / splits) % 64 == 0;
-    if (s.dq_accumulate && !s.seq_lens && slabs) return "m64n64w8s2ws";  // (no lengths with slices)
+    if (s.dq_accumulate && slabs) return "m64n64w8s2ws";
     return "m32n64w4s2g";
   }
   if (!s.dq_accumulate) return "m64n128w8s2g";

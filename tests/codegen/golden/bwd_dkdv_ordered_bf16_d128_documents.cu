@@ -444,7 +444,6 @@ static_assert(!DQ_DEFERRED || (DQ_ALTERNATE && !DQ_ORDERED && DS_TILES == DS_RIN
 constexpr int NAMED_BARRIER_STAGGER = NAMED_BARRIER_DS + 2 * DS_RING;  // DQ_DEFERRED: the walks' start
 constexpr int NAMED_BARRIER_CLEAR = NAMED_BARRIER_STAGGER + 1;  // SEQ_LENS: + warpgroup, its cleared rows
 static_assert(NAMED_BARRIER_CLEAR + CONSUMER_WARPGROUPS <= 16, "16 named barriers");
-static_assert(!SEQ_LENS || !WG_SLICES, "per-sequence lengths: no column slices");
 // dK += dSᵀ Q in DK_STEPS k-steps. With the dSᵀ exchange the dQ warpgroup issues DK_EARLY of
 // them before it waits for the other warpgroup's rows and the rest after dQ (see the tile loop);
 // by turns (DQ_ALTERNATE) all of them go first.
@@ -485,6 +484,13 @@ __device__ __forceinline__ void read_tile_rank_in_warp(u32 tile_ranks, int t, in
   if (lane == 0) r = ld_shared_b32(entry), a = ld_shared_b32(entry + 4);
   rank = static_cast<int>(__shfl_sync(0xffffffffu, r, 0));
   adders = static_cast<int>(__shfl_sync(0xffffffffu, a, 0));
+}
+
+// The kv tiles that add to the ordered sums: every one, or with lengths those before the
+// sequence's end (the others walk nothing).
+__device__ __forceinline__ int adding_kv_tiles(int kv_len) {
+  const int all = static_cast<int>(gridDim.x);
+  return SEQ_LENS ? min(all, (kv_len + BLOCK_N - 1) / BLOCK_N) : all;
 }
 
 // Where this kv tile's add to query tile q0 of head h comes in its chain's ordered sum: the kv
@@ -596,7 +602,8 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     }
     walk.first[gi + 1] = walk.first[gi] + walk.heads[gi].num_tiles;
   }
-  const int num_tiles = q_len == 0 || (SEQ_LENS && kv_start >= kv_len) ? 0 : walk.total();
+  const int num_tiles =
+      q_len == 0 || (SEQ_LENS && (DQ_PAIRS ? (n_tile & ~1) * BLOCK_N : kv_start) >= kv_len) ? 0 : walk.total();
 
   const u32 smem_k = (smem_addr(smem) + 1023u) & ~1023u;
   const u32 smem_v = smem_k + KTile::kBytes;
@@ -793,9 +800,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
       // tile's turn, add and completion overlap the other's (a single writer could not keep up at
       // head dim 64, where a tile's GEMMs take less time than that chain).
       unsigned order_errors = 0;
-      // The kv tiles that add (with lengths, those before the sequence's end).
-      const int num_kv_tiles =
-          SEQ_LENS ? min(static_cast<int>(gridDim.x), (kv_len + BLOCK_N - 1) / BLOCK_N) : static_cast<int>(gridDim.x);
+      const int num_kv_tiles = adding_kv_tiles(kv_len);
       constexpr int chains = DQ_CHAINS;
       for (int t = warp - 1; t < num_tiles; t += DQ_BUFFERS) {
         const int buffer = t % DQ_RING;
@@ -858,7 +863,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
       // The ranker: each tile's rank in its chain, as soon as the producer has named it, so that
       // the kv table reads of dq_order_rank (two round trips to L2, each tile) are on no writer's
       // path; one count serves both slices' writers.
-      const int num_kv_tiles = static_cast<int>(gridDim.x);
+      const int num_kv_tiles = adding_kv_tiles(kv_len);
       for (int t = 0; t < num_tiles; ++t) {
         mbarrier_wait(name_full + 8 * (t % TILE_NAMES), static_cast<u32>((t / TILE_NAMES) & 1));
         const TileName name = read_tile_name_in_warp(tile_names, t, lane);
