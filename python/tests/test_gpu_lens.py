@@ -18,7 +18,7 @@ def _pad_with_nan(x, lens):
         x[b, :, n:] = float("nan")
 
 
-@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("d", [64, 128, 256])
 @pytest.mark.parametrize("mask_mod", [None, CAUSAL])
 def test_ragged_forward_and_backward_match_the_reference(d, mask_mod):
     gen = torch.Generator().manual_seed(1000 + d)
