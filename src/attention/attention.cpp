@@ -453,7 +453,8 @@ BackwardPlan plan_backward(const Attention::Impl& impl, const std::string& arch,
   // Calls the warp-specialised kernel cannot serve take its synchronous twin (choose_config);
   // above head dim 128 it has none (its column slices are warpgroups of one CTA). A fixed 'ws'
   // config is not changed: its launch names the tensor.
-  if (!fixed && config.warp_specialized && (!shape.tma_ok || (shape.seq_lens && !warp_specialized_takes_lengths(dkdv_spec, config)))) {
+  const bool lengths_unserved = shape.seq_lens && !warp_specialized_takes_lengths(dkdv_spec, config);
+  if (!fixed && config.warp_specialized && (!shape.tma_ok || lengths_unserved)) {
     BlockConfig twin = config;
     twin.warp_specialized = false;
     try {

@@ -194,8 +194,9 @@ TEST(SeqLensGpu, WarpSpecializedBackward) {
 // each sequence's end as adders (tables of the padded lengths list more), the first adder stores
 // the tile's padded rows (zeros past the queries), and a second run gives the same bits for dq,
 // dk and dv. Fixed to the warp-specialised kernel at d128, d64 and d256 (column slices, the ranker
-// counting the ranks) with GQA 2:1, under each kind of tables; GQA 8:1 [B, S, H, D] on the defaults (there the dQ kernel's way: 517 keys make chains of
-// five 128-key tiles, longer than a kv tile's walk over three 64-query tiles).
+// counting the ranks) with GQA 2:1, under each kind of tables; GQA 8:1 [B, S, H, D] on the
+// defaults (there the dQ kernel's way: 517 keys make chains of five 128-key tiles, longer than a
+// kv tile's walk over three 64-query tiles).
 TEST(SeqLensGpu, WarpSpecializedOrderedBackward) {
   FLEXJIT_REQUIRE_GPU();
   if (current_device().default_arch() != "sm_90a")

@@ -984,7 +984,8 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
         walk.locate(t, gi, local);
         const int h = kv_h * GQA_GROUP + gi;
         const int q0 = walk.heads[gi].start(local);
-        float* dq_rows = p.dq_accum + ((static_cast<long long>(b) * p.num_q_heads + h) * (SEQ_LENS ? p.q_len : q_len) + q0) * D;
+        const int layout_rows = SEQ_LENS ? p.q_len : q_len;  // the accumulator's rows per head: padded
+        float* dq_rows = p.dq_accum + ((static_cast<long long>(b) * p.num_q_heads + h) * layout_rows + q0) * D;
         const int buffer = t % DQ_RING;
         mbarrier_wait(dq_full + 8 * buffer, static_cast<u32>((t / DQ_RING) & 1));
         // No rows of a tile wholly past the end exist (see the producer): nothing to add.
