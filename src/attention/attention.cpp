@@ -214,22 +214,6 @@ FlexjitBlockTables kernel_tables(const BlockMask& mask, bool by_query_block) {
   return out;
 }
 
-// Whether the warp-specialised kernel of `config` takes a call's per-sequence lengths: the
-// forward's and the dK/dV kernel's that sums dQ (its validation says).
-template <typename SpecFor>
-bool warp_specialized_takes_lengths(const SpecFor& spec_for, BlockConfig config) {
-  config.warp_specialized = config.wgmma = true;
-  const codegen::KernelSpec ks = spec_for(config);
-  if (ks.family == codegen::Family::fwd) return true;
-  if (ks.family != codegen::Family::bwd_dkdv) return false;
-  try {
-    ks.validate();
-    return true;
-  } catch (const UsageError&) {
-    return false;
-  }
-}
-
 // The synchronous wgmma kernel's tiles for a warp-specialised config, for calls that kernel cannot
 // serve: the same tiles, or where they are the wide ones it does not have (192 rows with three
 // consumer warpgroups, 176 keys), the nearest it does (128 rows with two warpgroups' eight warps,
@@ -282,10 +266,10 @@ KernelChoice choose_config(codegen::Family family, const std::optional<BlockConf
   // The warp-specialised forward reads through TMA; tensors it cannot describe (zero or huge
   // strides) take the same tiles on the synchronous wgmma path. A fixed 'ws' config is not
   // changed: its launch names the tensor instead.
-  // Per-sequence lengths take the synchronous path too, except in the forward and in the dK/dV
-  // kernel that sums dQ.
+  // Per-sequence lengths take the synchronous path too in the families whose warp-specialised
+  // kernels take none (every one takes them but bwd_dq, which has no such kernel).
   const bool synchronous = !shape.tma_ok || (shape.seq_lens && family != codegen::Family::fwd &&
-                                             !warp_specialized_takes_lengths(spec_for, choice.config));
+                                             family != codegen::Family::bwd_dkdv);
   if (synchronous && choice.default_config.warp_specialized)
     choice.default_config = synchronous_twin(choice.default_config, spec_for);
   if (synchronous && choice.config.warp_specialized) {
@@ -379,12 +363,10 @@ struct BackwardPlan {
   const char* dq_path() const { return fast ? "reductions" : ordered ? "ordered reductions" : "dq kernel"; }
 };
 
-// Why a call cannot take a warp-specialised kernel.
-std::string synchronous_reason(const attention::ProblemShape& shape) {
-  if (shape.seq_lens) return "it has per-sequence lengths";
-  return "its lengths or tensors are not ones the kernel's TMA boxes read: at least 64 queries and 128 keys, "
-         "16-byte aligned first elements and strides";
-}
+// Why a call cannot take the warp-specialised dK/dV kernel.
+constexpr const char* kNoTmaReason =
+    "its lengths or tensors are not ones the kernel's TMA boxes read: at least 64 queries and 128 keys, "
+    "16-byte aligned first elements and strides";
 
 BackwardPlan plan_backward(const Attention::Impl& impl, const std::string& arch, attention::ProblemShape shape,
                            const BlockMask* block_mask, const CallOptions& options) {
@@ -453,8 +435,7 @@ BackwardPlan plan_backward(const Attention::Impl& impl, const std::string& arch,
   // Calls the warp-specialised kernel cannot serve take its synchronous twin (choose_config);
   // above head dim 128 it has none (its column slices are warpgroups of one CTA). A fixed 'ws'
   // config is not changed: its launch names the tensor.
-  const bool lengths_unserved = shape.seq_lens && !warp_specialized_takes_lengths(dkdv_spec, config);
-  if (!fixed && config.warp_specialized && (!shape.tma_ok || lengths_unserved)) {
+  if (!fixed && config.warp_specialized && !shape.tma_ok) {
     BlockConfig twin = config;
     twin.warp_specialized = false;
     try {
@@ -462,7 +443,7 @@ BackwardPlan plan_backward(const Attention::Impl& impl, const std::string& arch,
     } catch (const UsageError&) {
       plan.reason = "head dims " + std::to_string(impl.spec.head_dim) + "/" + std::to_string(impl.spec.head_dim_v) +
                     " have fast dK/dV tiles on the warp-specialised kernel only, which this call cannot take (" +
-                    synchronous_reason(shape) + ")";
+                    kNoTmaReason + ")";
       return plan;
     }
   }

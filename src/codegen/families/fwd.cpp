@@ -123,14 +123,14 @@ int threads(const KernelSpec& s, int) {
   return s.config.num_warps * 32 + (s.config.warp_specialized ? kProducerThreads : 0);
 }
 
-// The ws kernel holds each warp's rows of Q in registers as wgmma A fragments (attention_fwd_ws.cu.j2's
-// Q_IN_REGISTERS): head dim 64, one or two consumer warpgroups, up to 128-key tiles (with 176 the
-// 16 registers spill). One decision for the template's constant and the RS wgmma shape it needs.
 // Buffer reads cost the mods registers the wide warp-specialised tiles do not have to spare.
 bool mods_read_buffers(const KernelSpec& s) {
   return !s.score_mod.buffers_read().empty() || !s.mask_mod.buffers_read().empty();
 }
 
+// The ws kernel holds each warp's rows of Q in registers as wgmma A fragments (attention_fwd_ws.cu.j2's
+// Q_IN_REGISTERS): head dim 64, one or two consumer warpgroups, up to 128-key tiles (with 176 the
+// 16 registers spill). One decision for the template's constant and the RS wgmma shape it needs.
 bool q_in_registers(const KernelSpec& s) {
   return s.config.warp_specialized && s.head_dim == 64 && s.config.num_warps <= 8 && s.config.block_n <= 128;
 }
