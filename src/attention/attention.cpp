@@ -263,13 +263,11 @@ KernelChoice choose_config(codegen::Family family, const std::optional<BlockConf
   const tune::Selection selection =
       tune::select_config(base, arch, key, spec_for, launcher, stream, autotune_mode(), tune::AutotuneCache(), options);
   choice.config = selection.config;
-  // The warp-specialised forward reads through TMA; tensors it cannot describe (zero or huge
-  // strides) take the same tiles on the synchronous wgmma path. A fixed 'ws' config is not
-  // changed: its launch names the tensor instead.
-  // Per-sequence lengths take the synchronous path too in the families whose warp-specialised
-  // kernels take none (every one takes them but bwd_dq, which has no such kernel).
-  const bool synchronous = !shape.tma_ok || (shape.seq_lens && family != codegen::Family::fwd &&
-                                             family != codegen::Family::bwd_dkdv);
+  // The warp-specialised kernels (forward, dK/dV) read through TMA; tensors they cannot describe
+  // (zero or huge strides) take the same tiles on the synchronous wgmma path. A fixed 'ws' config
+  // is not changed: its launch names the tensor instead. (Per-sequence lengths need no twin: both
+  // warp-specialised kernels take them.)
+  const bool synchronous = !shape.tma_ok;
   if (synchronous && choice.default_config.warp_specialized)
     choice.default_config = synchronous_twin(choice.default_config, spec_for);
   if (synchronous && choice.config.warp_specialized) {

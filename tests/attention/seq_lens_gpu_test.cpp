@@ -52,6 +52,17 @@ struct Mods {
   Tables tables;
 };
 
+// One mod under each kind of tables (none, built with the lengths, of the padded lengths:
+// unmodified scores, soft-capping causal by lengths, a key-length bias under the indirect mask),
+// then `more`.
+std::vector<Mods> every_table_kind(std::vector<Mods> more = {}) {
+  std::vector<Mods> mods = {{"", "", Tables::none},
+                            {"30.0 * tanh(score / 30.0)", kCausalByLengths, Tables::with_lengths},
+                            {"score - 0.01 * (kv_len - kv_idx)", kIndirect, Tables::padded}};
+  mods.insert(mods.end(), more.begin(), more.end());
+  return mods;
+}
+
 void run_mods(const char* fwd_config, const char* dq_config, const char* dkdv_config, const std::string& path,
               const std::vector<Mods>& mods, int head_dim = 128) {
   std::mt19937_64 rng(fresh_seed());
@@ -92,9 +103,7 @@ TEST(SeqLensGpu, WgmmaLargeTiles) {
   if (current_device().default_arch() != "sm_90a")
     GTEST_SKIP() << "the wgmma path needs an sm_90a GPU, this is " << current_device().name;
   run_mods("m128n128w8s2g", "m64n64w4s2g", "m64n128w8s2g", "wgmma",
-           {{"", "", Tables::none},
-            {"30.0 * tanh(score / 30.0)", kCausalByLengths, Tables::with_lengths},
-            {"score - 0.01 * (kv_len - kv_idx)", kIndirect, Tables::padded}});
+           every_table_kind());
 }
 
 // Head dim 64's synchronous wgmma forward, two CTAs per SM (128 registers, a few spilled; the
@@ -104,9 +113,7 @@ TEST(SeqLensGpu, WgmmaHeadDim64) {
   if (current_device().default_arch() != "sm_90a")
     GTEST_SKIP() << "the wgmma path needs an sm_90a GPU, this is " << current_device().name;
   run_mods("m128n128w8s2g", "m64n64w4s2g", "m64n128w8s2g", "wgmma d64",
-           {{"", "", Tables::none},
-            {"30.0 * tanh(score / 30.0)", kCausalByLengths, Tables::with_lengths},
-            {"score - 0.01 * (kv_len - kv_idx)", kIndirect, Tables::padded}},
+           every_table_kind(),
            64);
 }
 
@@ -119,10 +126,7 @@ TEST(SeqLensGpu, WarpSpecializedForward) {
   if (current_device().default_arch() != "sm_90a")
     GTEST_SKIP() << "the warp-specialised path needs an sm_90a GPU, this is " << current_device().name;
   run_mods("m128n128w8s2ws", "m64n64w4s2g", "m64n128w8s2g", "ws",
-           {{"", "", Tables::none},
-            {"30.0 * tanh(score / 30.0)", kCausalByLengths, Tables::with_lengths},
-            {"score - 0.01 * (kv_len - kv_idx)", kIndirect, Tables::padded},
-            {"", kCausalByLengths, Tables::none}});
+           every_table_kind({{"", kCausalByLengths, Tables::none}}));
   run_mods("m128n176w8s2ws", "m64n64w4s2g", "m64n128w8s2g", "ws n176",
            {{"", "", Tables::none}, {"score - 0.01 * (kv_len - kv_idx)", kCausalByLengths, Tables::none}});
   run_mods("m192n128w12s2ws", "m64n64w4s2g", "m64n128w8s2g", "ws m192 d64",
@@ -158,10 +162,7 @@ TEST(SeqLensGpu, WarpSpecializedBackward) {
   if (current_device().default_arch() != "sm_90a")
     GTEST_SKIP() << "the warp-specialised path needs an sm_90a GPU, this is " << current_device().name;
   run_mods("m128n128w8s2ws", "m64n64w4s2g", "m64n128w8s2ws", "ws dK/dV d128",
-           {{"", "", Tables::none},
-            {"30.0 * tanh(score / 30.0)", kCausalByLengths, Tables::with_lengths},
-            {"score - 0.01 * (kv_len - kv_idx)", kIndirect, Tables::padded},
-            {"", kCausalByLengths, Tables::none}});
+           every_table_kind({{"", kCausalByLengths, Tables::none}}));
   run_mods("m128n128w8s2ws", "m64n64w4s2g", "m64n128w8s3ws", "ws dK/dV d64",
            {{"", "", Tables::none},
             {"30.0 * tanh(score / 30.0)", kCausalByLengths, Tables::with_lengths},

@@ -91,11 +91,6 @@ void validate_tiles(const KernelSpec& s, bool kv_rows, void (*wgmma_extra)(const
                      std::to_string(s.sparse_q_block) + " x " + std::to_string(s.sparse_kv_block) + ")");
   if (c.stages < 2 || c.stages > 4) throw UsageError("config " + c.str() + ": stages must be 2, 3 or 4");
   if (s.has_full_blocks && !s.has_block_mask) throw UsageError("has_full_blocks needs has_block_mask");
-  // (The dK/dV kernel's own checks say which of its warp-specialised forms take lengths.)
-  if (s.seq_lens && c.warp_specialized && s.family != Family::fwd && s.family != Family::bwd_dkdv)
-    throw UsageError("config " + c.str() + ": the warp-specialised " + std::string(family_name(s.family)) +
-                     " kernel takes no per-sequence lengths (seq_lens); use the config ending in 'g' (calls with "
-                     "lengths do so by themselves unless a 'ws' config is fixed)");
   if (s.seq_lens && s.is_divisible)
     throw UsageError("a kernel with per-sequence lengths (seq_lens) takes any length: is_divisible must be false");
 }
