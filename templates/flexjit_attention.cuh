@@ -38,9 +38,11 @@ __device__ __forceinline__ void sequence_lengths(const FlexjitSeqLens& lens, int
 
 // Copies ROWS x COLS elements (rows `row0 + r` of a tensor whose rows are `row_stride` elements
 // apart) into a swizzled shared tile with the CTA's THREADS threads. With PREDICATE, rows at or
-// past `rows_valid` are zero-filled and not read. Each thread keeps one column chunk for the
-// whole tile and walks down the rows, so the loop needs one running pointer.
-template <typename T, int THREADS, int ROWS, int COLS, bool PREDICATE, typename Tile = SwizzledTile<ROWS, COLS>>
+// past `rows_valid` are zero-filled and not read. The tensor's rows have IO_COLS elements (a
+// multiple of 8): the tile's columns past them are zero-filled. Each thread keeps one column
+// chunk for the whole tile and walks down the rows, so the loop needs one running pointer.
+template <typename T, int THREADS, int ROWS, int COLS, bool PREDICATE, typename Tile = SwizzledTile<ROWS, COLS>,
+          int IO_COLS = COLS>
 __device__ __forceinline__ void load_tile(u32 dst, const T* base, long long row0, long long row_stride,
                                           int rows_valid) {
   constexpr int CHUNKS = Tile::kChunks;
@@ -54,7 +56,7 @@ __device__ __forceinline__ void load_tile(u32 dst, const T* base, long long row0
     for (int it = 0; it < (ROWS + ROWS_PER_PASS - 1) / ROWS_PER_PASS; ++it) {
       const int r = r0 + it * ROWS_PER_PASS;
       if (ROWS % ROWS_PER_PASS == 0 || r < ROWS) {
-        const bool valid = !PREDICATE || r < rows_valid;
+        const bool valid = (!PREDICATE || r < rows_valid) && (IO_COLS == COLS || c * 8 < IO_COLS);
         cp_async_16(dst + Tile::offset(r, c), valid ? src : base, valid);
       }
       src += step;
@@ -67,7 +69,7 @@ __device__ __forceinline__ void load_tile(u32 dst, const T* base, long long row0
       const int idx = it * THREADS + static_cast<int>(threadIdx.x);
       if (TOTAL % THREADS == 0 || idx < TOTAL) {
         const int r = idx / CHUNKS, c = idx % CHUNKS;
-        const bool valid = !PREDICATE || r < rows_valid;
+        const bool valid = (!PREDICATE || r < rows_valid) && (IO_COLS == COLS || c * 8 < IO_COLS);
         cp_async_16(dst + Tile::offset(r, c), valid ? base + (row0 + r) * row_stride + c * 8 : base, valid);
       }
     }

@@ -36,8 +36,9 @@ __device__ __forceinline__ void stage_normalised_rows(const float (&acc_o)[M_TIL
 // Copies ROWS x COLS elements, rows `tile_row0 + r` of the swizzled shared tile at `smem`, to rows
 // `row0 + tile_row0 + r` of a tensor (rows `row_stride` elements apart), 16 bytes per thread and
 // step, by THREADS threads of which this is thread `tid`; with PREDICATE, tensor rows at or past
-// `row_end` are not written.
-template <typename T, int THREADS, int ROWS, int COLS, bool PREDICATE, typename Tile>
+// `row_end` are not written. The tensor's rows have IO_COLS elements (a multiple of 8): the tile's
+// columns past them are not written.
+template <typename T, int THREADS, int ROWS, int COLS, bool PREDICATE, typename Tile, int IO_COLS = COLS>
 __device__ __forceinline__ void store_staged_rows(u32 smem, T* base, int row0, long long row_stride, int row_end,
                                                   int tid, int tile_row0) {
   constexpr int CHUNKS = COLS / 8;
@@ -47,7 +48,7 @@ __device__ __forceinline__ void store_staged_rows(u32 smem, T* base, int row0, l
     const int idx = it * THREADS + tid;
     if (TOTAL % THREADS == 0 || idx < TOTAL) {
       const int r = tile_row0 + idx / CHUNKS, c = idx % CHUNKS;
-      if (!PREDICATE || row0 + r < row_end) {
+      if ((!PREDICATE || row0 + r < row_end) && (IO_COLS == COLS || c * 8 < IO_COLS)) {
         u32 chunk[4];
         ld_shared_v4(chunk, smem + Tile::offset(r, c));
         st_global_v4(base + static_cast<long long>(row0 + r) * row_stride + c * 8, chunk);
@@ -57,10 +58,10 @@ __device__ __forceinline__ void store_staged_rows(u32 smem, T* base, int row0, l
 }
 
 // The whole tile, by the whole CTA of THREADS threads.
-template <typename T, int THREADS, int ROWS, int COLS, bool PREDICATE, typename Tile>
+template <typename T, int THREADS, int ROWS, int COLS, bool PREDICATE, typename Tile, int IO_COLS = COLS>
 __device__ __forceinline__ void store_staged_rows(u32 smem, T* base, int row0, long long row_stride, int row_end) {
-  store_staged_rows<T, THREADS, ROWS, COLS, PREDICATE, Tile>(smem, base, row0, row_stride, row_end,
-                                                             static_cast<int>(threadIdx.x), 0);
+  store_staged_rows<T, THREADS, ROWS, COLS, PREDICATE, Tile, IO_COLS>(smem, base, row0, row_stride, row_end,
+                                                                      static_cast<int>(threadIdx.x), 0);
 }
 
 }  // namespace flexjit

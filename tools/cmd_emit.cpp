@@ -130,8 +130,10 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
       if (score) spec.score_mod = *score;
       if (mask) spec.mask_mod = *mask;
       spec.dtype = o->variant.element_type();
-      spec.head_dim = o->variant.head_dim;
-      spec.head_dim_v = o->variant.value_head_dim();
+      // The tiles a call on `arch` takes (codegen::tile_head_dims).
+      const auto [tile_d, tile_dv] =
+          codegen::tile_head_dims(family, o->variant.head_dim, o->variant.value_head_dim(), o->arch);
+      spec.set_head_dims(o->variant.head_dim, o->variant.value_head_dim(), tile_d, tile_dv);
       spec.gqa_group = o->gqa;
       spec.is_divisible = o->divisible;
       spec.has_block_mask = !o->no_block_mask && codegen::descriptor(spec.family).tiled;

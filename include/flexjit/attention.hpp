@@ -29,7 +29,7 @@ struct AttentionSpec {
   std::string mask_mod;           ///< mask_mod expression; "" means no mask
   Declarations declarations;      ///< buffers and parameters the expressions read
   DType dtype = DType::bf16;      ///< element type of Q, K, V and O (bf16 or f16)
-  int head_dim = 128;             ///< D of Q and K (64, 128, 192 or 256)
+  int head_dim = 128;             ///< D of Q and K: a multiple of 8 from 8 to 256 (the kernels pad their tiles to a multiple of 64)
   int head_dim_v = 0;             ///< D of V and O; 0 means head_dim
   std::optional<BlockConfig> fwd_config;  ///< forward tiles; default: autotuned or built-in default
   std::optional<BlockConfig> bwd_dq_config;    ///< dQ kernel tiles (block_m query rows per CTA)

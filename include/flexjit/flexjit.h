@@ -113,7 +113,7 @@ typedef struct flexjit_variant_desc {
   const flexjit_param_decl* params;   /**< `num_params` declarations (may be NULL when 0) */
   size_t num_params;                  /**< number of parameters */
   flexjit_dtype dtype;                /**< Q, K, V, O element type: FLEXJIT_BF16 (0) or FLEXJIT_F16 */
-  int32_t head_dim;                   /**< D of Q and K (64, 128, 192, 256); 0 means 128 */
+  int32_t head_dim;                   /**< D of Q and K: a multiple of 8 up to 256; 0 means 128 */
   int32_t head_dim_v;                 /**< D of V and O; 0 means head_dim */
   const char* arch;                   /**< NVRTC target ("sm_90a"); NULL or "" for the current GPU's */
   const char* fwd_config;             /**< forward block config ("m128n128w8s2g"); NULL: autotuned */

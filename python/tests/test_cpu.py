@@ -144,6 +144,18 @@ def test_emit_source_and_ptx():
     assert ".target sm_80" in ptx and ".entry" in ptx
 
 
+def test_head_dims_that_are_no_multiple_of_64():
+    # d96 runs on 128-column tiles that load and store 96 columns; the backward of d192 on sm_90a on
+    # 256-column ones (the fast dK/dV kernel's); a head dim that is no multiple of 8 is refused.
+    src = flexjit.emit(mask_mod="q_idx >= kv_idx", head_dim=96, head_dim_v=40)
+    assert "d128/64" in src and "io_dims=96/40" in src
+    src = flexjit.emit(family="bwd_dkdv", head_dim=192, arch="sm_90a")
+    assert "d256/256" in src and "io_dims=192/192" in src
+    with pytest.raises(flexjit.UsageError) as e:
+        flexjit.emit(head_dim=100)
+    assert str(e.value) == "head_dim 100 is not supported: head dims are multiples of 8 from 8 to 256"
+
+
 def test_warm_up_fills_the_disk_cache():
     first = flexjit.warm_up(1, 2, 2, 256, 256, mask_mod="q_idx >= kv_idx - 7", backward=False, arch="sm_80",
                             head_dim=64)

@@ -108,7 +108,7 @@ Attention::Attention(AttentionSpec spec) {
   check_learnable_buffers(impl->score, impl->mask);
   attention::check_buffer_grad_reads(impl->score);
   // Validate dtype, head dims and an explicit config now rather than at the first call.
-  codegen::KernelSpec probe = codegen::attention_kernel_spec(codegen::Family::fwd, spec, impl->score, impl->mask);
+  codegen::KernelSpec probe = codegen::attention_kernel_spec(codegen::Family::fwd, spec, impl->score, impl->mask, "");
   if (spec.fwd_config) probe.config = *spec.fwd_config;
   probe.validate();
   // The decode tiles are checked against the call's GQA group and page size when it runs; a config
@@ -141,8 +141,9 @@ namespace {
 // The kernel spec of one attention family for a call of this shape.
 codegen::KernelSpec attention_spec(codegen::Family family, const AttentionSpec& spec, const Expr& score,
                                    const Expr& mask, const attention::ProblemShape& shape,
-                                   const BlockMask* block_mask, const std::optional<BlockConfig>& config) {
-  codegen::KernelSpec ks = codegen::attention_kernel_spec(family, spec, score, mask);
+                                   const BlockMask* block_mask, const std::optional<BlockConfig>& config,
+                                   const std::string& arch) {
+  codegen::KernelSpec ks = codegen::attention_kernel_spec(family, spec, score, mask, arch);
   ks.gqa_group = shape.gqa_group();
   // Only the forward folds the scale into its exp2; the backward recomputes P from the LSE.
   ks.negative_scale = family == codegen::Family::fwd && shape.negative_scale;
@@ -237,7 +238,7 @@ KernelChoice choose_config(codegen::Family family, const std::optional<BlockConf
                            Stream stream) {
   KernelChoice choice;
   choice.family = std::string(codegen::family_name(family));
-  const codegen::KernelSpec base = attention_spec(family, spec, score, mask, shape, block_mask, std::nullopt);
+  const codegen::KernelSpec base = attention_spec(family, spec, score, mask, shape, block_mask, std::nullopt, arch);
   choice.default_config = tune::default_for(base, arch);
   if (fixed) {
     choice.config = *fixed;
@@ -247,7 +248,7 @@ KernelChoice choose_config(codegen::Family family, const std::optional<BlockConf
   const tune::AutotuneKey key = tune::make_autotune_key(base, arch, device, int64_t(shape.batch) * shape.q_heads,
                                                         shape.q_len, shape.kv_len);
   const auto spec_for = [&](const BlockConfig& c) {
-    return attention_spec(family, spec, score, mask, shape, block_mask, c);
+    return attention_spec(family, spec, score, mask, shape, block_mask, c, arch);
   };
   const auto launcher = [&](const tune::Candidate& candidate, const codegen::ReadyKernel& kernel, Stream s) {
     launch(candidate.spec, kernel, s);
@@ -330,7 +331,7 @@ std::shared_ptr<const Attention::Impl::Resolved> resolve(Attention::Impl& impl, 
   auto r = std::make_shared<Attention::Impl::Resolved>();
   r->choice = choose_config(family, fixed, impl.spec, impl.score, impl.mask, shape, block_mask, arch, impl.device(),
                             launch, stream);
-  r->spec = attention_spec(family, impl.spec, impl.score, impl.mask, shape, block_mask, r->choice.config);
+  r->spec = attention_spec(family, impl.spec, impl.score, impl.mask, shape, block_mask, r->choice.config, arch);
   r->kernel = codegen::ready_kernel(r->spec, arch);
   impl.remember(r->choice, *r->kernel, true);
   return impl.resolved.insert(key, std::move(r));
@@ -375,7 +376,7 @@ BackwardPlan plan_backward(const Attention::Impl& impl, const std::string& arch,
   shape.fast_dq = true;
   shape.ordered_dq = asked == BackwardMode::deterministic;
   const auto dkdv_spec = [&](const std::optional<BlockConfig>& config) {
-    return attention_spec(codegen::Family::bwd_dkdv, impl.spec, impl.score, impl.mask, shape, block_mask, config);
+    return attention_spec(codegen::Family::bwd_dkdv, impl.spec, impl.score, impl.mask, shape, block_mask, config, arch);
   };
   if (asked == BackwardMode::deterministic) {
     const DeterministicDq way = deterministic_dq_from_env();
@@ -475,7 +476,8 @@ BackwardPlan measured_deterministic_way(Attention::Impl& impl, attention::Proble
   const std::string& arch = impl.target_arch();
   const auto dkdv_base = [&](bool sums_dq) {
     shape.fast_dq = shape.ordered_dq = sums_dq;
-    return attention_spec(codegen::Family::bwd_dkdv, impl.spec, impl.score, impl.mask, shape, block_mask, std::nullopt);
+    return attention_spec(codegen::Family::bwd_dkdv, impl.spec, impl.score, impl.mask, shape, block_mask, std::nullopt,
+                          arch);
   };
   const codegen::KernelSpec ordered_base = dkdv_base(true), kernel_base = dkdv_base(false);
   tune::AutotuneKey key = tune::make_autotune_key(ordered_base, arch, impl.device(), int64_t(shape.batch) * shape.q_heads,
@@ -655,9 +657,12 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
     shape.tma_ok = shape.tma_ok && codegen::tma_unsupported_reason(*t, name, codegen::kBackwardTmaReader).empty();
 
   using codegen::Family;
+  // The backward kernels' tiles (codegen::tile_head_dims): the dQ sums' rows have tile_d columns.
+  const auto [tile_d, tile_dv] = codegen::tile_head_dims(Family::bwd_dkdv, spec.head_dim, spec.head_dim_v,
+                                                          impl_->target_arch());
   const auto pre_kernel = resolve(*impl_, Family::bwd_preprocess,
-                                  codegen::default_config(Family::bwd_preprocess, spec.head_dim, spec.head_dim_v), shape,
-                                  nullptr, nullptr, stream);
+                                  codegen::default_config(Family::bwd_preprocess, tile_d, tile_dv), shape, nullptr,
+                                  nullptr, stream);
   const std::set<std::string> buffers_read = codegen::names_read({&impl_->score, &impl_->mask});
   const std::vector<unsigned char> mod_args =
       codegen::pack_mod_args(spec.declarations, options.values, buffers_read, "backward");
@@ -721,7 +726,8 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
       // copy is zeroed by the preprocess kernel as it passes each row; the ordered sums store their
       // first share instead (see dq_order below).
       p.dq_chains = plan.dq_chains;
-      accum_floats = size_t(p.dq_chains) * shape.batch * shape.q_heads * shape.q_len * spec.head_dim;
+      // (In the tiles' columns: a head dim narrower than the tiles has zero columns after it.)
+      accum_floats = size_t(p.dq_chains) * shape.batch * shape.q_heads * shape.q_len * tile_d;
       dq_accum.emplace(accum_floats * sizeof(float), stream);
       p.dq_accum = static_cast<float*>(dq_accum->data());
     }
@@ -733,7 +739,7 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
     // depend on the config's kv tiles).
     const size_t counters =
         plan.ordered
-            ? static_cast<size_t>(flexjit_dq_order_counters(p, codegen::ordered_dq_counters_per_tile(spec.head_dim, spec.head_dim_v)))
+            ? static_cast<size_t>(flexjit_dq_order_counters(p, codegen::ordered_dq_counters_per_tile(tile_d, tile_dv)))
             : 0;
     std::optional<attention::StreamScratch> dq_order;
     const auto zero_turns = [&] { zero(p.dq_order, 2 * counters * sizeof(int)); };
@@ -892,22 +898,23 @@ std::vector<WarmedKernel> Attention::warm_up(const ProblemSize& size, bool backw
   attention::ProblemShape family_shape = shape;  // the fast backward's dK/dV kernel: fast_dq set
   const auto add_family = [&](Family family, const std::optional<BlockConfig>& fixed) {
     if (fixed) {
-      specs.push_back(attention_spec(family, spec, impl_->score, impl_->mask, family_shape, mask_ptr, fixed));
+      specs.push_back(attention_spec(family, spec, impl_->score, impl_->mask, family_shape, mask_ptr, fixed, target));
       return;
     }
     const codegen::KernelSpec base =
-        attention_spec(family, spec, impl_->score, impl_->mask, family_shape, mask_ptr, std::nullopt);
+        attention_spec(family, spec, impl_->score, impl_->mask, family_shape, mask_ptr, std::nullopt, target);
     const std::vector<BlockConfig> configs =
         mode == AutotuneMode::off
             ? std::vector<BlockConfig>{tune::default_for(base, target)}
             : tune::candidate_configs(base, mode == AutotuneMode::max ? tune::SearchSpace::full : tune::SearchSpace::small,
                                       target);
     for (const BlockConfig& c : configs)
-      specs.push_back(attention_spec(family, spec, impl_->score, impl_->mask, family_shape, mask_ptr, c));
+      specs.push_back(attention_spec(family, spec, impl_->score, impl_->mask, family_shape, mask_ptr, c, target));
   };
   add_family(Family::fwd, spec.fwd_config);
   if (backward) {
-    specs.push_back(attention_spec(Family::bwd_preprocess, spec, impl_->score, impl_->mask, shape, nullptr, std::nullopt));
+    specs.push_back(
+        attention_spec(Family::bwd_preprocess, spec, impl_->score, impl_->mask, shape, nullptr, std::nullopt, target));
     // The kernels of the mode FLEXJIT_DETERMINISTIC selects (default fast; a call that picks the other mode in
     // CallOptions compiles its kernels on first use).
     const BackwardPlan plan = plan_backward(*impl_, target, shape, mask_ptr, CallOptions{});
@@ -920,7 +927,8 @@ std::vector<WarmedKernel> Attention::warm_up(const ProblemSize& size, bool backw
     if (!plan.fast && (!plan.ordered || plan.measure_way)) {  // the dQ kernel's way (also measured)
       add_family(Family::bwd_dq, spec.bwd_dq_config);
       add_family(Family::bwd_dkdv, spec.bwd_dkdv_config);
-      const codegen::KernelSpec dq = attention_spec(Family::bwd_dq, spec, impl_->score, impl_->mask, shape, mask_ptr, std::nullopt);
+      const codegen::KernelSpec dq =
+          attention_spec(Family::bwd_dq, spec, impl_->score, impl_->mask, shape, mask_ptr, std::nullopt, target);
       if (dq.buffer_grads) specs.push_back(attention::buffer_grad_reduce_spec(dq));
     }
   }

@@ -115,6 +115,8 @@ codegen::KernelSpec buffer_grad_reduce_spec(const codegen::KernelSpec& dq_spec) 
   rs.dtype = dq_spec.dtype;
   rs.head_dim = dq_spec.head_dim;
   rs.head_dim_v = dq_spec.head_dim_v;
+  rs.io_head_dim = dq_spec.io_head_dim;
+  rs.io_head_dim_v = dq_spec.io_head_dim_v;
   rs.config = codegen::default_config(rs.family, rs.head_dim, rs.head_dim_v);
   rs.declarations = dq_spec.declarations;
   rs.score_mod = dq_spec.score_mod;

@@ -192,8 +192,7 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   codegen::KernelSpec ks;
   ks.family = codegen::Family::decode;
   ks.dtype = spec.dtype;
-  ks.head_dim = spec.head_dim;
-  ks.head_dim_v = spec.head_dim_v;
+  ks.set_head_dims(spec.head_dim, spec.head_dim_v);
   ks.gqa_group = group;
   ks.paged = paged;
   ks.negative_scale = scale < 0.f;  // no fold of the scale into exp2 (KernelSpec::negative_scale)
@@ -213,7 +212,7 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
                      "2^31-1; split the queries into calls");
   const std::string arch = variant.arch();
   const BlockConfig default_config = codegen::decode_default_config(
-      codegen::Family::decode, spec.head_dim, spec.head_dim_v, Sq * group, paged, arch,
+      codegen::Family::decode, ks.head_dim, ks.head_dim_v, Sq * group, paged, arch,
       tma_describes_pools ? kv.page_size() : 0);
   ks.config = spec.decode_config.value_or(default_config);
   // A mask whose tiles interval bounds can classify is classified inside the decode kernel where
@@ -317,7 +316,7 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
 
   const int64_t rows = int64_t(B) * Hq * Sq;
   const size_t partial_bytes =
-      split.num_splits > 1 ? size_t(split.num_splits) * rows * (spec.head_dim_v + 1) * sizeof(float) : 0;
+      split.num_splits > 1 ? size_t(split.num_splits) * rows * (ks.head_dim_v + 1) * sizeof(float) : 0;
   const size_t list_bytes = masked && !ks.decode_tile_bounds ? lists.bytes : 0;  // tile bounds list in shared memory
   std::optional<StreamScratch> scratch;
   if (partial_bytes + list_bytes > 0) {
@@ -325,7 +324,7 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
     unsigned char* base = static_cast<unsigned char*>(scratch->data());
     if (partial_bytes > 0) {
       p.o_partial = reinterpret_cast<float*>(base);
-      p.lse_partial = p.o_partial + size_t(split.num_splits) * rows * spec.head_dim_v;
+      p.lse_partial = p.o_partial + size_t(split.num_splits) * rows * ks.head_dim_v;
     }
     if (list_bytes > 0) {
       p.tile_count = reinterpret_cast<int*>(base + partial_bytes);
@@ -349,9 +348,8 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
     codegen::KernelSpec cs;
     cs.family = codegen::Family::decode_combine;
     cs.dtype = spec.dtype;
-    cs.head_dim = spec.head_dim;
-    cs.head_dim_v = spec.head_dim_v;
-    cs.config = codegen::decode_default_config(codegen::Family::decode_combine, spec.head_dim, spec.head_dim_v);
+    cs.set_head_dims(spec.head_dim, spec.head_dim_v);
+    cs.config = codegen::decode_default_config(codegen::Family::decode_combine, cs.head_dim, cs.head_dim_v);
     const auto combine = codegen::ready_kernel(cs, arch);
     FlexjitDecodeCombineParams c;
     std::memset(&c, 0, sizeof(c));

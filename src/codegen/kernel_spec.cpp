@@ -66,6 +66,28 @@ size_t KernelSpec::shared_memory_bytes() const { return descriptor(family).share
 
 bool is_attention_family(Family family) { return descriptor(family).attention; }
 
+int tile_head_dim(int dim) { return dim >= 1 && dim <= 256 ? (dim + 63) / 64 * 64 : dim; }
+
+bool is_backward_family(Family family) {
+  return family == Family::bwd_preprocess || family == Family::bwd_dq || family == Family::bwd_dkdv ||
+         family == Family::bwd_buffer_grad;
+}
+
+std::pair<int, int> tile_head_dims(Family family, int d, int dv, const std::string& arch) {
+  const auto tiles = [&](int dim) {
+    const int t = tile_head_dim(dim);
+    return is_backward_family(family) && arch == "sm_90a" && t == 192 ? 256 : t;
+  };
+  return {tiles(d), tiles(dv)};
+}
+
+void KernelSpec::set_head_dims(int d, int dv, int tile_d, int tile_dv) {
+  head_dim = tile_d != 0 && d >= 1 && d <= 256 ? tile_d : tile_head_dim(d);
+  head_dim_v = tile_dv != 0 && dv >= 1 && dv <= 256 ? tile_dv : tile_head_dim(dv);
+  io_head_dim = d == head_dim ? 0 : d;
+  io_head_dim_v = dv == head_dim_v ? 0 : dv;
+}
+
 int dkdv_splits(int head_dim, int head_dim_v) {
   // dK and dV accumulators of one warp's 16 kv rows take (D + Dv) / 2 registers per thread; keep
   // a slice's under 128 so S, dP and addressing fit beside them in 255.
@@ -76,13 +98,14 @@ int dkdv_splits(int head_dim, int head_dim_v) {
   return 0;
 }
 
-KernelSpec attention_kernel_spec(Family family, const AttentionSpec& spec, const Expr& score, const Expr& mask) {
+KernelSpec attention_kernel_spec(Family family, const AttentionSpec& spec, const Expr& score, const Expr& mask,
+                                 const std::string& arch) {
   KernelSpec ks;
   ks.family = family;
   ks.dtype = spec.dtype;
-  ks.head_dim = spec.head_dim;
-  ks.head_dim_v = spec.head_dim_v;
-  ks.config = default_config(family, spec.head_dim, spec.head_dim_v);
+  const auto [tile_d, tile_dv] = tile_head_dims(family, spec.head_dim, spec.head_dim_v, arch);
+  ks.set_head_dims(spec.head_dim, spec.head_dim_v, tile_d, tile_dv);
+  ks.config = default_config(family, ks.head_dim, ks.head_dim_v);
   ks.declarations = spec.declarations;
   ks.score_mod = score;
   ks.mask_mod = mask;
@@ -103,7 +126,9 @@ KernelSpec block_mask_kernel_spec(const Expr& mask, int q_block, int kv_block, b
 }
 
 std::string KernelSpec::describe() const {
-  return descriptor(family).describe(*this) + (buffer_offsets_32 ? " buffer_offsets=32" : "");
+  const bool narrow = memory_head_dim() != head_dim || memory_head_dim_v() != head_dim_v;
+  return descriptor(family).describe(*this) + (buffer_offsets_32 ? " buffer_offsets=32" : "") +
+         (narrow ? " io_dims=" + std::to_string(memory_head_dim()) + "/" + std::to_string(memory_head_dim_v()) : "");
 }
 
 size_t max_shared_memory_for_arch(const std::string& arch) {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -39,8 +40,14 @@ Family parse_family(std::string_view name);
 struct KernelSpec {
   Family family = Family::fwd;
   DType dtype = DType::bf16;
+  // The head dims of the kernel's tiles: multiples of 64 (wgmma's 128-byte swizzled slabs).
   int head_dim = 128;
   int head_dim_v = 128;
+  // The columns Q and K (V, O) have in memory where they are fewer than the tiles' (0: as many):
+  // the loads fill the tiles' columns past them with zeros, which add nothing to Q·Kᵀ or P·V, and
+  // the stores leave them out. set_head_dims sets both pairs.
+  int io_head_dim = 0;
+  int io_head_dim_v = 0;
   int gqa_group = 1;  // query heads per kv head
   BlockConfig config;
   int sparse_q_block = 128;
@@ -75,6 +82,12 @@ struct KernelSpec {
   Expr mask_mod = Expr::no_mask();
 
   bool has_mask() const { return !mask_mod.is_always_true(); }
+  // The tensors' head dims `d` and `dv` (any multiple of 8 up to 256), and the tiles' (0:
+  // tile_head_dim's; else multiples of 64 at least as large, see tile_head_dims).
+  void set_head_dims(int d, int dv, int tile_d = 0, int tile_dv = 0);
+  // The columns Q and K (V and O) have in memory.
+  int memory_head_dim() const { return io_head_dim != 0 ? io_head_dim : head_dim; }
+  int memory_head_dim_v() const { return io_head_dim_v != 0 ? io_head_dim_v : head_dim_v; }
   // The call's scale is negative (fwd, decode). The identity score_mod then does not fold the scale
   // into the exp2 argument: that fold keeps the row maximum of the raw Q.K, which is the minimum
   // of the scaled scores when the scale is negative. Such calls take the general score path.
@@ -90,6 +103,20 @@ struct KernelSpec {
   // One line naming the family and every specialisation, for generated-source headers and logs.
   std::string describe() const;
 };
+
+// The head dim of the tiles for tensors of `dim` columns: the next multiple of 64 (a dim outside
+// 1 .. 256 is returned as it is, for validate to name).
+int tile_head_dim(int dim);
+
+// The tiles' head dims of `family`'s kernels on `arch` for tensors of head dims d and dv:
+// tile_head_dim's, except that the backward kernels on sm_90a take 256 for 192. The fast dK/dV
+// kernel has tiles at 256 (two 128-column slices) and none at 192, whose backward then runs the
+// dQ kernel's way at a third of the speed (H200, causal d192: 161 TF/s against 414 at d256; notes/
+// perf.md "(zv)"). Every backward kernel of a call takes the same tiles (the dQ sums' rows).
+std::pair<int, int> tile_head_dims(Family family, int d, int dv, const std::string& arch);
+
+// Whether `family` is one of the backward's (preprocess, dQ, dK/dV, buffer gradients).
+bool is_backward_family(Family family);
 
 // Column slices the dK/dV kernel splits its accumulators into so they fit in registers.
 int dkdv_splits(int head_dim, int head_dim_v);
@@ -177,7 +204,9 @@ std::string kernel_name(Family family, int index = 0);
 // The one builder of an attention kernel's spec: family, dtype, head dims, declarations, mods and
 // rows_guaranteed_safe from the variant, the family's default config. Call-dependent fields
 // (gqa_group, block-mask flags, is_divisible, a chosen config) are the caller's to set.
-KernelSpec attention_kernel_spec(Family family, const AttentionSpec& spec, const Expr& score, const Expr& mask);
+// `arch`: the tiles' head dims (tile_head_dims).
+KernelSpec attention_kernel_spec(Family family, const AttentionSpec& spec, const Expr& score, const Expr& mask,
+                                 const std::string& arch);
 
 // The block-mask builder's spec for `mask` and block sizes (with `seq_lens`: per-sequence lengths).
 KernelSpec block_mask_kernel_spec(const Expr& mask, int q_block, int kv_block, bool seq_lens = false);

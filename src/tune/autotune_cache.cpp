@@ -533,8 +533,8 @@ AutotuneKey make_autotune_key(const codegen::KernelSpec& base, const std::string
   key.family = std::string(codegen::family_name(base.family)) + (base.dq_accumulate ? "+dq" : "") +
                (base.dq_ordered ? "+ordered" : "");
   key.dtype = std::string(dtype_name(base.dtype));
-  key.head_dim = base.head_dim;
-  key.head_dim_v = base.head_dim_v;
+  key.head_dim = base.memory_head_dim();  // the tensors' (the tiles' follow from them)
+  key.head_dim_v = base.memory_head_dim_v();
   key.gqa_group = base.gqa_group;
   key.mods_hash = mods_hash(base);
   key.has_block_mask = base.has_block_mask;

@@ -232,6 +232,44 @@ TEST(BwdGpu, HeadDimsAndHalfPrecision) {
     }
 }
 
+// Head dims that are no multiple of 64 (the tiles pad them: KernelSpec::set_head_dims), both
+// modes: the rows of every tensor carry 8 more columns, NaN in the inputs (O and dO included) and
+// poisoned in the gradients, which must stay so; odd lengths, GQA, both layouts and dtypes.
+TEST(BwdGpu, HeadDimsThatAreNoMultipleOf64) {
+  FLEXJIT_REQUIRE_GPU();
+  std::mt19937_64 rng(fresh_seed());
+  const std::pair<int, int> dims[] = {{96, 96}, {80, 80}, {32, 32}, {160, 160}, {96, 64}, {40, 72}, {8, 24}};
+  int i = 0;
+  for (auto [d, dv] : dims)
+    for (BackwardMode mode : {BackwardMode::fast, BackwardMode::deterministic}) {
+      FwdProblem p = base(i % 2 == 0 ? 384 : 333, d);
+      p.Dv = dv;
+      p.Hq = 4, p.Hkv = i % 3 == 0 ? 2 : 4;
+      p.Skv = i % 2 == 0 ? 384 : 271;
+      p.dtype = i % 4 < 2 ? DType::bf16 : DType::f16;
+      p.bshd = i % 4 == 1;
+      p.row_padding = 8;
+      p.backward_mode = mode;
+      p.mask_mod = i % 3 == 2 ? "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx" : "q_idx >= kv_idx";
+      if (i % 3 == 2) p.buffers.push_back(document_ids(std::max(p.Sq, p.Skv), rng));
+      if (i % 2 == 1) p.score_mod = "30.0 * tanh(score / 30.0)";
+      const std::string what = "D=" + std::to_string(d) + " Dv=" + std::to_string(dv) +
+                               (mode == BackwardMode::fast ? " fast" : " deterministic");
+      const BwdOutcome r = run_backward_check(p);
+      const double tol = tolerance(p.dtype);
+      EXPECT_LT(r.dq_error, tol) << what << ": dq error, seed " << r.seed;
+      EXPECT_LT(r.dk_error, tol) << what << ": dk error, seed " << r.seed;
+      EXPECT_LT(r.dv_error, tol) << what << ": dv error, seed " << r.seed;
+      EXPECT_TRUE(r.padding_untouched) << what << ": a gradient's columns past its head dim were written";
+      // The fast mode runs wherever the padded tiles have fast tiles: all of these (D=160's backward
+      // takes 256 columns on sm_90a, codegen::tile_head_dims).
+      if (mode == BackwardMode::fast && current_device().default_arch() == "sm_90a") {
+        EXPECT_EQ(r.mode, "fast") << what << ": " << r.mode_reason;
+      }
+      ++i;
+    }
+}
+
 TEST(BwdGpu, BlockConfigs) {
   FLEXJIT_REQUIRE_GPU();
   const char* dq_configs[] = {"m64n64w4s2", "m64n32w4s3", "m128n64w8s2", "m32n64w2s2", "m16n16w1s2"};
@@ -725,14 +763,26 @@ TEST(BwdGpu, FastModeFallsBackOnlyWhereItMustAndSaysWhy) {
   FLEXJIT_REQUIRE_GPU();
   if (current_device().default_arch() != "sm_90a")
     GTEST_SKIP() << "the fast mode runs on sm_90a GPUs, this is " << current_device().name;
-  {  // head dim 192: no fast tiles (its column slices are not whole 64-column slabs)
-    FwdProblem p = base(200, 192);
+  {  // head dims 64/256: no fast tiles (the default's column slices would not be whole 64-column slabs)
+    FwdProblem p = base(200, 64);
+    p.Dv = 256;
     p.mask_mod = "q_idx >= kv_idx";
     p.backward_mode = BackwardMode::fast;
     const BwdOutcome r = run_backward_check(p);
     EXPECT_EQ(r.mode, "deterministic");
-    EXPECT_EQ(r.mode_reason, "head dims 192/192 have no fast dK/dV tiles (the default m32n64w4s2 has no fast form)");
+    EXPECT_EQ(r.mode_reason, "head dims 64/256 have no fast dK/dV tiles (the default m32n64w4s2 has no fast form)");
     EXPECT_LT(r.dq_error, tolerance(p.dtype)) << "seed " << r.seed;
+  }
+  {  // head dim 192: the backward's tiles are 256 columns wide on sm_90a (codegen::tile_head_dims),
+     // where the fast kernel has tiles; at 192 it has none
+    FwdProblem p = base(200, 192);
+    p.mask_mod = "q_idx >= kv_idx";
+    p.backward_mode = BackwardMode::fast;
+    const BwdOutcome r = run_backward_check(p);
+    EXPECT_EQ(r.mode, "fast") << r.mode_reason;
+    EXPECT_LT(r.dq_error, tolerance(p.dtype)) << "seed " << r.seed;
+    EXPECT_LT(r.dk_error, tolerance(p.dtype)) << "seed " << r.seed;
+    EXPECT_LT(r.dv_error, tolerance(p.dtype)) << "seed " << r.seed;
   }
   {  // head dim 256: fast tiles on the warp-specialised kernel only, and fewer keys than its TMA box
     FwdProblem p = base(200, 256);

@@ -264,6 +264,26 @@ TEST(DecodeGpu, HalfPrecisionAndHeadDims) {
   }
 }
 
+// Head dims that are no multiple of 64 (the tiles pad them with zero columns), contiguous and
+// paged caches (cp.async and TMA tiles), one split and many (the combine kernel).
+TEST(DecodeGpu, HeadDimsThatAreNoMultipleOf64) {
+  FLEXJIT_REQUIRE_GPU();
+  const std::pair<int, int> dims[] = {{96, 96}, {80, 80}, {32, 48}, {160, 96}};
+  int i = 0;
+  for (auto [d, dv] : dims)
+    for (int page_size : {0, 32}) {
+      DecodeProblem p;
+      p.dtype = i % 2 == 0 ? DType::bf16 : DType::f16;
+      p.D = d, p.Dv = dv;
+      p.B = 3, p.Hq = 8, p.Hkv = 2, p.Sq = i % 3 == 0 ? 3 : 1, p.S = 9000;
+      p.lens = {9000, 77, 4099};
+      p.page_size = page_size;
+      p.mask_mod = kCausalDecode;
+      expect_close(p, "d" + std::to_string(d) + "/" + std::to_string(dv) + " page size " + std::to_string(page_size));
+      ++i;
+    }
+}
+
 // The mask classification (a kernel listing each sequence's kept tiles, the splits dividing that
 // list): a window that lies wholly past the end of some sequences, on ragged lengths 0, 1, odd
 // and long (many splits), GQA 7, pages of 64; entirely masked rows are out 0, lse -inf, no NaN;

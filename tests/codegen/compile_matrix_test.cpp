@@ -100,10 +100,9 @@ KernelSpec attention_kernel(Family family, const SuiteVariant& v) {
   KernelSpec s;
   s.family = family;
   s.dtype = v.dtype;
-  s.head_dim = v.head_dim;
-  s.head_dim_v = v.head_dim_v;
+  s.set_head_dims(v.head_dim, v.head_dim_v);  // (head dims no multiple of 64: the next multiple's tiles)
   s.gqa_group = v.q_heads / v.kv_heads;
-  s.config = default_config(family, v.head_dim, v.head_dim_v);
+  s.config = default_config(family, s.head_dim, s.head_dim_v);
   s.declarations = v.declarations;
   if (!v.score_mod.empty()) s.score_mod = Expr::parse(ModKind::score, v.score_mod, v.declarations);
   if (!v.mask_mod.empty()) s.mask_mod = Expr::parse(ModKind::mask, v.mask_mod, v.declarations);
@@ -132,7 +131,7 @@ std::vector<Job> build_jobs() {
     }
   for (const char* arch : {"sm_80", "sm_90a"})
     for (DType dtype : {DType::bf16, DType::f16})
-      for (auto [d, dv] : {std::pair{64, 64}, {128, 128}, {256, 256}, {128, 64}, {192, 128}}) {
+      for (auto [d, dv] : {std::pair{64, 64}, {128, 128}, {256, 256}, {128, 64}, {192, 128}, {96, 96}, {40, 72}}) {
         SuiteVariant v;
         v.name = "causal_" + std::string(dtype_name(dtype)) + "_d" + std::to_string(d) + "_" + std::to_string(dv);
         v.q_heads = v.kv_heads = 2;

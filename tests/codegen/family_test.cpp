@@ -197,10 +197,15 @@ TEST(FamilyGeometry, PreprocessRowsPerCtaFromTheValueHeadDim) {
   expect_dim(g.grid, 128, 5, 2, "preprocess grid d192");
   // ... and the template receives the same numbers as constants.
   const nlohmann::json ctx = template_context(pre);
-  EXPECT_EQ(ctx["constants"][3]["name"], "THREADS_PER_ROW");
-  EXPECT_EQ(ctx["constants"][3]["value"], "32");
-  EXPECT_EQ(ctx["constants"][4]["name"], "ROWS_PER_CTA");
-  EXPECT_EQ(ctx["constants"][4]["value"], "8");
+  const auto constant = [&](const std::string& name) {
+    for (const auto& c : ctx["constants"])
+      if (c["name"] == name) return c["value"].get<std::string>();
+    return std::string("(missing)");
+  };
+  EXPECT_EQ(constant("THREADS_PER_ROW"), "32");
+  EXPECT_EQ(constant("ROWS_PER_CTA"), "8");
+  EXPECT_EQ(constant("DV"), "192");
+  EXPECT_EQ(constant("DV_IO"), "192");  // the tensors' own columns: as many as the tiles'
 }
 
 TEST(FamilyGeometry, BlockMaskClassifiesThenCompacts) {

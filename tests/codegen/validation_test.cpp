@@ -57,13 +57,67 @@ TEST(KernelSpecValidation, BadDtype) {
   EXPECT_EQ(validation_error(s), "attention kernels take bf16 or f16 inputs (got i32)");
 }
 
-TEST(KernelSpecValidation, HeadDim96) {
+TEST(KernelSpecValidation, TheTilesPadHeadDimsToMultiplesOf64) {
+  EXPECT_EQ(tile_head_dim(8), 64);
+  EXPECT_EQ(tile_head_dim(64), 64);
+  EXPECT_EQ(tile_head_dim(72), 128);
+  EXPECT_EQ(tile_head_dim(96), 128);
+  EXPECT_EQ(tile_head_dim(200), 256);
+  EXPECT_EQ(tile_head_dim(256), 256);
+  EXPECT_EQ(tile_head_dim(300), 300);  // out of range: left for validate to name
+  EXPECT_EQ(tile_head_dim(0), 0);
   KernelSpec s = attention_spec(Family::fwd);
-  s.head_dim = 96;
-  EXPECT_EQ(validation_error(s), "head_dim 96 is not supported: the tensor-core path takes 64, 128, 192 or 256");
-  s.head_dim = 128;
-  s.head_dim_v = 320;
-  EXPECT_EQ(validation_error(s), "head_dim_v 320 is not supported: the tensor-core path takes 64, 128, 192 or 256");
+  s.set_head_dims(96, 40);
+  EXPECT_EQ(s.head_dim, 128);
+  EXPECT_EQ(s.head_dim_v, 64);
+  EXPECT_EQ(s.memory_head_dim(), 96);
+  EXPECT_EQ(s.memory_head_dim_v(), 40);
+  s.config = default_config(Family::fwd, s.head_dim, s.head_dim_v);
+  EXPECT_EQ(validation_error(s), "");
+  // The kernel differs from d128/64's (it loads and stores fewer columns): its description, and so
+  // its cache key, says so; a spec whose dims are the tiles' says nothing more than before.
+  EXPECT_NE(s.describe().find(" io_dims=96/40"), std::string::npos) << s.describe();
+  s.set_head_dims(128, 64);
+  EXPECT_EQ(s.describe().find("io_dims"), std::string::npos) << s.describe();
+}
+
+TEST(KernelSpecValidation, TheBackwardOnHopperTakes256ColumnsFor192) {
+  using Dims = std::pair<int, int>;
+  EXPECT_EQ(tile_head_dims(Family::bwd_dkdv, 160, 192, "sm_90a"), Dims(256, 256));
+  EXPECT_EQ(tile_head_dims(Family::bwd_preprocess, 192, 96, "sm_90a"), Dims(256, 128));
+  EXPECT_EQ(tile_head_dims(Family::bwd_dq, 136, 256, "sm_90a"), Dims(256, 256));
+  EXPECT_EQ(tile_head_dims(Family::bwd_buffer_grad, 192, 64, "sm_90a"), Dims(256, 64));
+  // Not the forward, decoding, or other architectures (no fast dK/dV kernel there).
+  EXPECT_EQ(tile_head_dims(Family::fwd, 160, 192, "sm_90a"), Dims(192, 192));
+  EXPECT_EQ(tile_head_dims(Family::decode, 192, 192, "sm_90a"), Dims(192, 192));
+  EXPECT_EQ(tile_head_dims(Family::bwd_dkdv, 192, 192, "sm_80"), Dims(192, 192));
+  EXPECT_EQ(tile_head_dims(Family::bwd_dkdv, 96, 40, "sm_90a"), Dims(128, 64));
+  KernelSpec s = attention_spec(Family::bwd_dkdv);
+  s.set_head_dims(192, 192, 256, 256);
+  s.config = default_config(Family::bwd_dkdv, 256, 256);
+  EXPECT_EQ(validation_error(s), "");
+  EXPECT_EQ(s.memory_head_dim(), 192);
+  s.set_head_dims(192, 192, 128, 256);  // tiles narrower than the tensors
+  EXPECT_EQ(validation_error(s), "the tiles' head dims 128/256 do not pad head dims 192/192 to multiples of 64 "
+                                 "(KernelSpec::set_head_dims sets both)");
+}
+
+TEST(KernelSpecValidation, HeadDimsThatAreNoMultipleOf8OrAbove256) {
+  KernelSpec s = attention_spec(Family::fwd);
+  s.set_head_dims(100, 128);
+  EXPECT_EQ(validation_error(s), "head_dim 100 is not supported: head dims are multiples of 8 from 8 to 256");
+  s.set_head_dims(128, 320);
+  EXPECT_EQ(validation_error(s), "head_dim_v 320 is not supported: head dims are multiples of 8 from 8 to 256");
+  s.set_head_dims(0, 128);
+  EXPECT_EQ(validation_error(s), "head_dim 0 is not supported: head dims are multiples of 8 from 8 to 256");
+  s.family = Family::decode;
+  s.set_head_dims(128, 4);
+  EXPECT_EQ(validation_error(s), "decode: head_dim_v 4 is not supported: head dims are multiples of 8 from 8 to 256");
+  // Tile dims set apart from the tensors' (not through set_head_dims) are a bug of the spec's maker.
+  KernelSpec apart = attention_spec(Family::bwd_dq);
+  apart.head_dim = 96;
+  EXPECT_EQ(validation_error(apart), "the tiles' head dims 96/128 do not pad head dims 96/128 to multiples of 64 "
+                                     "(KernelSpec::set_head_dims sets both)");
 }
 
 TEST(KernelSpecValidation, ThreeWarps) {

@@ -77,30 +77,46 @@ struct DeviceOperand {
   TensorView view;
   bool bshd = false;
   int B = 0, H = 0, S = 0, D = 0;
+  int pad = 0;  // columns after each row's D (row stride D + pad): NaN in inputs, never written in outputs
 
-  static DeviceOperand allocate(int B, int H, int S, int D, DType dtype, bool bshd) {
+  static DeviceOperand allocate(int B, int H, int S, int D, DType dtype, bool bshd, int pad = 0) {
     DeviceOperand op;
     op.bshd = bshd;
-    op.B = B, op.H = H, op.S = S, op.D = D;
-    op.buffer = DeviceBuffer::allocate(size_t(B) * H * S * D * dtype_size(dtype));
+    op.B = B, op.H = H, op.S = S, op.D = D, op.pad = pad;
+    const int64_t L = D + pad;
+    op.buffer = DeviceBuffer::allocate(size_t(B) * H * S * L * dtype_size(dtype));
     if (bshd)
-      op.view = TensorView::strided(op.buffer.data(), dtype, {B, H, S, D},
-                                    {int64_t(S) * H * D, D, int64_t(H) * D, 1});
+      op.view = TensorView::strided(op.buffer.data(), dtype, {B, H, S, D}, {int64_t(S) * H * L, L, int64_t(H) * L, 1});
+    else if (pad > 0)
+      op.view = TensorView::strided(op.buffer.data(), dtype, {B, H, S, D}, {int64_t(H) * S * L, int64_t(S) * L, L, 1});
     else
       op.view = TensorView::contiguous(op.buffer.data(), dtype, {B, H, S, D});
     return op;
   }
   // Memory position of logical element (b, h, s, d).
   size_t memory_index(size_t logical) const {
-    if (!bshd) return logical;
+    if (!bshd && pad == 0) return logical;
     const size_t d = logical % D, s = (logical / D) % S, h = (logical / D / S) % H, b = logical / D / S / H;
-    return ((b * S + s) * H + h) * D + d;
+    const size_t L = size_t(D) + pad;
+    return bshd ? ((b * S + s) * H + h) * L + d : ((b * H + h) * S + s) * L + d;
   }
+  size_t memory_elements() const { return size_t(B) * H * S * (D + pad); }
   void upload(const std::vector<double>& logical) {
-    std::vector<double> memory(logical.size());
+    std::vector<double> memory(memory_elements(), std::nan(""));  // the padding NaN: a kernel that reads it fails
     for (size_t i = 0; i < logical.size(); ++i) memory[memory_index(i)] = logical[i];
     const auto bytes = to_bytes(memory, view.dtype);
     buffer.upload(bytes.data(), bytes.size());
+  }
+  // Whether every padding element is still NaN (as poison_with_nan left it): nothing wrote past D.
+  bool padding_untouched() const {
+    if (pad == 0) return true;
+    std::vector<unsigned char> bytes(buffer.bytes());
+    buffer.download(bytes.data(), bytes.size());
+    const auto memory = from_bytes(bytes, view.dtype);
+    for (size_t row = 0; row < memory.size() / (D + pad); ++row)
+      for (int c = D; c < D + pad; ++c)
+        if (!std::isnan(memory[row * (D + pad) + c])) return false;
+    return true;
   }
   std::vector<double> download() const {
     std::vector<unsigned char> bytes(buffer.bytes());
@@ -120,7 +136,7 @@ struct DeviceOperand {
  private:
   std::vector<double> logical_values(const std::vector<unsigned char>& bytes) const {
     const auto memory = from_bytes(bytes, view.dtype);
-    std::vector<double> logical(memory.size());
+    std::vector<double> logical(size_t(B) * H * S * D);
     for (size_t i = 0; i < logical.size(); ++i) logical[i] = memory[memory_index(i)];
     return logical;
   }
@@ -173,6 +189,9 @@ struct FwdProblem {
   int q_block = 128, kv_block = 128;  // the block mask's blocks
   bool bshd = false;
   std::optional<bool> out_bshd;            // the forward's out in a layout of its own (default: bshd's)
+  // Columns after every row of Q, K, V, O, dO and the gradients (DeviceOperand::pad): the inputs'
+  // are NaN and the outputs' must stay as poisoned (FwdOutcome / BwdOutcome::padding_untouched).
+  int row_padding = 0;
   std::optional<BlockConfig> config;       // forward
   std::optional<BlockConfig> dq_config;    // backward dQ kernel
   std::optional<BlockConfig> dkdv_config;  // backward dK/dV kernel
@@ -215,6 +234,7 @@ struct FwdOutcome {
   double lse_error = 0;
   uint64_t seed = 0;
   std::vector<double> out, lse, ref_out, ref_lse;
+  bool padding_untouched = true;  // FwdProblem::row_padding: no column of out past Dv was written
 };
 
 // Uploads the mods' buffers and returns their device storage (kept alive by the caller) and views.
@@ -266,10 +286,10 @@ inline FwdOutcome run_forward_check(const FwdProblem& p, uint64_t seed = fresh_s
   const auto q = random_values(size_t(p.B) * p.Hq * p.Sq * p.D, rng, p.dtype);
   const auto k = random_values(size_t(p.B) * p.Hkv * p.Skv * p.D, rng, p.dtype);
   const auto v = random_values(size_t(p.B) * p.Hkv * p.Skv * p.Dv, rng, p.dtype);
-  auto dq = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.D, p.dtype, p.bshd);
-  auto dk = DeviceOperand::allocate(p.B, p.Hkv, p.Skv, p.D, p.dtype, p.bshd);
-  auto dv = DeviceOperand::allocate(p.B, p.Hkv, p.Skv, p.Dv, p.dtype, p.bshd);
-  auto dout = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.Dv, p.dtype, p.out_bshd.value_or(p.bshd));
+  auto dq = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.D, p.dtype, p.bshd, p.row_padding);
+  auto dk = DeviceOperand::allocate(p.B, p.Hkv, p.Skv, p.D, p.dtype, p.bshd, p.row_padding);
+  auto dv = DeviceOperand::allocate(p.B, p.Hkv, p.Skv, p.Dv, p.dtype, p.bshd, p.row_padding);
+  auto dout = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.Dv, p.dtype, p.out_bshd.value_or(p.bshd), p.row_padding);
   dq.upload(q);
   dk.upload(k);
   dv.upload(v);
@@ -292,6 +312,7 @@ inline FwdOutcome run_forward_check(const FwdProblem& p, uint64_t seed = fresh_s
   synchronize();
   check_buffer_errors();  // tail positions must never index the mods' buffers out of bounds
   r.out = dout.download();
+  r.padding_untouched = dout.padding_untouched();
   r.lse = from_bytes(lse.to_host<unsigned char>(), DType::f32);
 
   std::vector<std::vector<unsigned char>> host_storage;
@@ -319,6 +340,7 @@ struct BwdOutcome {
   std::vector<double> ref_dq, ref_dk, ref_dv;  // the float64 reference's, same order
   std::string mode, mode_reason;   // the backward mode that ran (KernelChoice of bwd_dkdv)
   std::string dq_path;             // how it summed dQ (KernelChoice::dq_path)
+  bool padding_untouched = true;   // FwdProblem::row_padding: no gradient column past D / Dv was written
 };
 
 // Forward then backward on fresh random inputs; gradients against the float64 reference.
@@ -344,18 +366,20 @@ inline BwdOutcome run_backward_check(const FwdProblem& p, bool repeat = false, u
     const size_t row = ((size_t(nb) * p.Hq + nh) * p.Sq + nq) * p.Dv;
     std::fill(dout.begin() + row, dout.begin() + row + p.Dv, std::nan(""));
   }
-  auto dq_ = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.D, p.dtype, p.bshd);
-  auto dk_ = DeviceOperand::allocate(p.B, p.Hkv, p.Skv, p.D, p.dtype, p.bshd);
-  auto dv_ = DeviceOperand::allocate(p.B, p.Hkv, p.Skv, p.Dv, p.dtype, p.bshd);
-  auto dout_ = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.Dv, p.dtype, p.bshd);
-  auto out_ = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.Dv, p.dtype, p.bshd);
-  auto gq = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.D, p.dtype, p.bshd);
-  auto gk = DeviceOperand::allocate(p.B, p.Hkv, p.Skv, p.D, p.dtype, p.bshd);
-  auto gv = DeviceOperand::allocate(p.B, p.Hkv, p.Skv, p.Dv, p.dtype, p.bshd);
+  const int pad = p.row_padding;
+  auto dq_ = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.D, p.dtype, p.bshd, pad);
+  auto dk_ = DeviceOperand::allocate(p.B, p.Hkv, p.Skv, p.D, p.dtype, p.bshd, pad);
+  auto dv_ = DeviceOperand::allocate(p.B, p.Hkv, p.Skv, p.Dv, p.dtype, p.bshd, pad);
+  auto dout_ = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.Dv, p.dtype, p.bshd, pad);
+  auto out_ = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.Dv, p.dtype, p.bshd, pad);
+  auto gq = DeviceOperand::allocate(p.B, p.Hq, p.Sq, p.D, p.dtype, p.bshd, pad);
+  auto gk = DeviceOperand::allocate(p.B, p.Hkv, p.Skv, p.D, p.dtype, p.bshd, pad);
+  auto gv = DeviceOperand::allocate(p.B, p.Hkv, p.Skv, p.Dv, p.dtype, p.bshd, pad);
   dq_.upload(q);
   dk_.upload(k);
   dv_.upload(v);
   dout_.upload(dout);
+  poison_with_nan(out_.buffer, p.dtype);  // O's padding (row_padding) stays NaN: the backward must not read it
   DeviceBuffer lse = DeviceBuffer::allocate(size_t(p.B) * p.Hq * p.Sq * 4);
   const TensorView lse_view = TensorView::contiguous(lse.data(), DType::f32, {p.B, p.Hq, p.Sq});
 
@@ -400,6 +424,7 @@ inline BwdOutcome run_backward_check(const FwdProblem& p, bool repeat = false, u
     r.dk = gk.download();
     r.dv = gv.download();
   }
+  r.padding_untouched = gq.padding_untouched() && gk.padding_untouched() && gv.padding_untouched();
   for (const KernelChoice& c : attention.last_choices())
     if (c.family == "bwd_dkdv") r.mode = c.backward_mode, r.mode_reason = c.backward_mode_reason, r.dq_path = c.dq_path;
   if (repeat) {

@@ -311,8 +311,7 @@ TEST_F(CliEmitRun, EmitUsageErrors) {
        "--family bwd_dq or --family bwd_dkdv on its own\n"},
       {{"--family", "bwd", "--format", "cubin"}, "error: --format cubin writes binary: give an output file with -o\n"},
       {{"--dtype", "f32"}, "error: --dtype must be bf16 or f16, got 'f32'\n"},
-      {{"--head-dim", "96"},
-       "error: head_dim 96 is not supported: the tensor-core path takes 64, 128, 192 or 256\n"},
+      {{"--head-dim", "100"}, "error: head_dim 100 is not supported: head dims are multiples of 8 from 8 to 256\n"},
       {{"--format", "bin"}, "--format: bin not in {cu,ptx,cubin,context}\nRun with --help for more information.\n"},
       // Issue 17 item 9: every family checks its block-mask blocks, config fields and head dims.
       {{"--q-block", "0", "--kv-block", "0"},
@@ -328,11 +327,11 @@ TEST_F(CliEmitRun, EmitUsageErrors) {
       {{"--config", ""}, "error: --config '': give a block config such as m128n64w4s2, or leave --config out for the "
                          "default\n"},
       {{"--head-dim", "-64"},
-       "error: head_dim -64 is not supported: the tensor-core path takes 64, 128, 192 or 256\n"},
+       "error: head_dim -64 is not supported: head dims are multiples of 8 from 8 to 256\n"},
       {{"--family", "bwd_dkdv", "--head-dim-v", "4096"},
-       "error: head_dim_v 4096 is not supported: the tensor-core path takes 64, 128, 192 or 256\n"},
+       "error: head_dim_v 4096 is not supported: head dims are multiples of 8 from 8 to 256\n"},
       // Given is used as given: a negative one is not replaced by --head-dim.
-      {{"--head-dim-v", "-1"}, "error: head_dim_v -1 is not supported: the tensor-core path takes 64, 128, 192 or 256\n"},
+      {{"--head-dim-v", "-1"}, "error: head_dim_v -1 is not supported: head dims are multiples of 8 from 8 to 256\n"},
       {{"--config", "m999n1w3s9"}, "error: config m999n1w3s9: warps must be 1, 2, 4 or 8\n"},
   };
   for (const Case& c : cases) {

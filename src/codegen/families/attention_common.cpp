@@ -17,14 +17,24 @@ void validate_sparse_blocks(const KernelSpec& s) {
                        " is not supported: use a multiple of 16 between 16 and 1024");
 }
 
+void validate_head_dims(const KernelSpec& s, const std::string& prefix) {
+  const std::pair<const char*, int> dims[] = {{"head_dim", s.memory_head_dim()}, {"head_dim_v", s.memory_head_dim_v()}};
+  for (auto [what, dim] : dims)
+    if (dim < 8 || dim > 256 || dim % 8 != 0)
+      throw UsageError(prefix + what + " " + std::to_string(dim) +
+                       " is not supported: head dims are multiples of 8 from 8 to 256");
+  // The tiles' dims come from set_head_dims; a spec that set them apart is a bug of its maker.
+  const auto holds = [](int tile, int dim) { return tile % 64 == 0 && tile >= tile_head_dim(dim) && tile <= 256; };
+  if (!holds(s.head_dim, s.memory_head_dim()) || !holds(s.head_dim_v, s.memory_head_dim_v()))
+    throw UsageError(prefix + "the tiles' head dims " + std::to_string(s.head_dim) + "/" + std::to_string(s.head_dim_v) +
+                     " do not pad head dims " + std::to_string(s.memory_head_dim()) + "/" +
+                     std::to_string(s.memory_head_dim_v()) + " to multiples of 64 (KernelSpec::set_head_dims sets both)");
+}
+
 void validate_attention_inputs(const KernelSpec& s) {
   if (s.dtype != DType::bf16 && s.dtype != DType::f16)
     throw UsageError("attention kernels take bf16 or f16 inputs (got " + std::string(dtype_name(s.dtype)) + ")");
-  for (auto [what, dim] : {std::pair<const char*, int>{"head_dim", s.head_dim}, {"head_dim_v", s.head_dim_v}}) {
-    if (dim < 64 || dim > 256 || dim % 64 != 0)
-      throw UsageError(std::string(what) + " " + std::to_string(dim) +
-                       " is not supported: the tensor-core path takes 64, 128, 192 or 256");
-  }
+  validate_head_dims(s, "");
   if (s.gqa_group < 1)
     throw UsageError("gqa_group must be at least 1 (query heads per kv head), got " + std::to_string(s.gqa_group));
 }
@@ -99,6 +109,8 @@ void add_tile_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json
   ctx["element_type"] = element_type(s);
   constants.push_back(int_constant("D", s.head_dim));
   constants.push_back(int_constant("DV", s.head_dim_v));
+  constants.push_back(int_constant("D_IO", s.memory_head_dim()));
+  constants.push_back(int_constant("DV_IO", s.memory_head_dim_v()));
   constants.push_back(int_constant("BLOCK_M", s.config.block_m));
   constants.push_back(int_constant("BLOCK_N", s.config.block_n));
   constants.push_back(int_constant("NUM_WARPS", s.config.num_warps));

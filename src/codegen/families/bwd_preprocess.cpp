@@ -38,6 +38,8 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   ctx["convert_kernel_name"] = descriptor(s.family).kernel_names[1];
   constants.push_back(int_constant("D", s.head_dim));
   constants.push_back(int_constant("DV", s.head_dim_v));
+  constants.push_back(int_constant("D_IO", s.memory_head_dim()));
+  constants.push_back(int_constant("DV_IO", s.memory_head_dim_v()));
   constants.push_back(int_constant("THREADS", threads(s, 0)));
   constants.push_back(int_constant("THREADS_PER_ROW", threads_per_row(s)));
   constants.push_back(int_constant("ROWS_PER_CTA", rows_per_cta(s)));
@@ -50,7 +52,7 @@ LaunchGeometry geometry(const KernelSpec& s, const CallShape& shape, int index) 
   LaunchGeometry g;
   g.block = {static_cast<unsigned>(threads(s, 0)), 1, 1};
   if (index == 1) {  // dQ conversion: one thread per 8 columns of a row
-    const long long chunks = static_cast<long long>(shape.q_len) * (s.head_dim / 8);
+    const long long chunks = static_cast<long long>(shape.q_len) * (s.memory_head_dim() / 8);
     g.grid = {ceil_div(chunks, threads(s, 0)), static_cast<unsigned>(shape.heads), static_cast<unsigned>(shape.batch)};
     return g;
   }

@@ -63,10 +63,7 @@ void validate_inputs(const KernelSpec& s, const char* family) {
   if (s.dtype != DType::bf16 && s.dtype != DType::f16)
     throw UsageError(std::string(family) + " kernels take bf16 or f16 inputs (got " +
                      std::string(dtype_name(s.dtype)) + ")");
-  for (auto [what, dim] : {std::pair<const char*, int>{"head_dim", s.head_dim}, {"head_dim_v", s.head_dim_v}})
-    if (dim < 64 || dim > 256 || dim % 64 != 0)
-      throw UsageError(std::string(family) + ": " + what + " " + std::to_string(dim) +
-                       " is not supported: the tensor-core path takes 64, 128, 192 or 256");
+  validate_head_dims(s, std::string(family) + ": ");
 }
 
 void validate_decode(const KernelSpec& s) {
@@ -125,6 +122,8 @@ void add_decode_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::js
   ctx["element_type"] = element_type(s);
   constants.push_back(int_constant("D", s.head_dim));
   constants.push_back(int_constant("DV", s.head_dim_v));
+  constants.push_back(int_constant("D_IO", s.memory_head_dim()));
+  constants.push_back(int_constant("DV_IO", s.memory_head_dim_v()));
   constants.push_back(int_constant("BLOCK_M", s.config.block_m));
   constants.push_back(int_constant("BLOCK_N", s.config.block_n));
   constants.push_back(int_constant("NUM_WARPS", s.config.num_warps));
@@ -148,6 +147,7 @@ void add_decode_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::js
 void add_combine_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& constants) {
   ctx["element_type"] = element_type(s);
   constants.push_back(int_constant("DV", s.head_dim_v));
+  constants.push_back(int_constant("DV_IO", s.memory_head_dim_v()));
   constants.push_back(int_constant("NUM_WARPS", s.config.num_warps));
 }
 

@@ -14,6 +14,8 @@ using T = bf16;
 constexpr int SPLITS = 1;
 constexpr int D = 64;
 constexpr int DV = 64;
+constexpr int D_IO = 64;
+constexpr int DV_IO = 64;
 constexpr int BLOCK_M = 64;
 constexpr int BLOCK_N = 128;
 constexpr int NUM_WARPS = 8;
@@ -123,9 +125,10 @@ constexpr int SMEM_BYTES =
     KTile::kBytes + VTile::kBytes + STAGES * STAGE_BYTES + DO_SINGLE_BYTES + (WGMMA ? 1024 : 0) + DS_BYTES + WS_BYTES;
 static_assert(SMEM_BYTES == EXPECTED_SMEM_BYTES, "host and kernel disagree on the shared-memory size");
 
-template <typename Tile>
+// IO_COLS: the tensor's columns (D_IO or DV_IO; see flexjit::load_tile).
+template <typename Tile, int IO_COLS>
 __device__ __forceinline__ void load_tile(u32 dst, const T* base, long long row0, long long stride, int rows_valid) {
-  flexjit::load_tile<T, THREADS, Tile::kRows, Tile::kCols, !IS_DIVISIBLE, Tile>(dst, base, row0, stride, rows_valid);
+  flexjit::load_tile<T, THREADS, Tile::kRows, Tile::kCols, !IS_DIVISIBLE, Tile, IO_COLS>(dst, base, row0, stride, rows_valid);
 }
 
 using Tiles = TileWalk<BLOCK_M, SPARSE_Q_BLOCK, !HAS_BLOCK_MASK>;
@@ -342,8 +345,8 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
     const int h = kv_h * GQA_GROUP + gi;
     const int q0 = walk.heads[gi].start(local);
     const u32 dst = smem_ring + stage * STAGE_BYTES;
-    load_tile<QTile>(dst, static_cast<const T*>(p.q) + b * p.q_stride_b + h * p.q_stride_h, q0, p.q_stride_s, q_len - q0);
-    load_tile<DOTile>(dst + QTile::kBytes, static_cast<const T*>(p.dout) + b * p.do_stride_b + h * p.do_stride_h,
+    load_tile<QTile, D_IO>(dst, static_cast<const T*>(p.q) + b * p.q_stride_b + h * p.q_stride_h, q0, p.q_stride_s, q_len - q0);
+    load_tile<DOTile, DV_IO>(dst + QTile::kBytes, static_cast<const T*>(p.dout) + b * p.do_stride_b + h * p.do_stride_h,
                            q0, p.do_stride_s, q_len - q0);
     float* stats = reinterpret_cast<float*>(ring_ptr + stage * STAGE_BYTES + QTile::kBytes + DOTile::kBytes);
     load_row_stats<THREADS, BLOCK_M>(stats, p.lse + b * p.lse_stride_b + h * p.lse_stride_h, p.lse_stride_s, q0,
@@ -352,8 +355,8 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
                                      1, q0, q_len - q0, 0.f);
   };
 
-  load_tile<KTile>(smem_k, k_base, kv_start, p.k_stride_s, kv_len - kv_start);
-  load_tile<VTile>(smem_v, v_base, kv_start, p.v_stride_s, kv_len - kv_start);
+  load_tile<KTile, D_IO>(smem_k, k_base, kv_start, p.k_stride_s, kv_len - kv_start);
+  load_tile<VTile, DV_IO>(smem_v, v_base, kv_start, p.v_stride_s, kv_len - kv_start);
   cp_async_commit();
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
@@ -473,7 +476,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
     __syncthreads();
     for (int idx = tid; idx < BLOCK_N * (D / 8); idx += THREADS) {
       const int r = idx / (D / 8), c = idx % (D / 8);
-      if (IS_DIVISIBLE || kv_start + r < (SEQ_LENS ? p.kv_len : kv_len)) {
+      if ((IS_DIVISIBLE || kv_start + r < (SEQ_LENS ? p.kv_len : kv_len)) && (D_IO == D || c * 8 < D_IO)) {
         u32 chunk[4];
         ld_shared_v4(chunk, smem_k + KStage::offset(r, c));
         st_global_v4(dk_base + static_cast<long long>(kv_start + r) * p.dk_stride_s + c * 8, chunk);
@@ -481,7 +484,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
     }
     for (int idx = tid; idx < BLOCK_N * (DV / 8); idx += THREADS) {
       const int r = idx / (DV / 8), c = idx % (DV / 8);
-      if (IS_DIVISIBLE || kv_start + r < (SEQ_LENS ? p.kv_len : kv_len)) {
+      if ((IS_DIVISIBLE || kv_start + r < (SEQ_LENS ? p.kv_len : kv_len)) && (DV_IO == DV || c * 8 < DV_IO)) {
         u32 chunk[4];
         ld_shared_v4(chunk, smem_v + VStage::offset(r, c));
         st_global_v4(dv_base + static_cast<long long>(kv_start + r) * p.dv_stride_s + c * 8, chunk);
@@ -498,11 +501,13 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
         T* dv_row = dv_base + static_cast<long long>(kv_idx) * p.dv_stride_s + split * DV_SLICE + 2 * t4;
 #pragma unroll
         for (int j = 0; j < D_TILES; ++j)
-          *reinterpret_cast<u32*>(dk_row + j * 8) =
-              pack2<T>(acc_dk[mt][j][2 * r] * p.scale, acc_dk[mt][j][2 * r + 1] * p.scale);
+          if (D_IO == D || split * DK_SLICE + j * 8 < D_IO)  // the tensor's columns only
+            *reinterpret_cast<u32*>(dk_row + j * 8) =
+                pack2<T>(acc_dk[mt][j][2 * r] * p.scale, acc_dk[mt][j][2 * r + 1] * p.scale);
 #pragma unroll
         for (int j = 0; j < DV_TILES; ++j)
-          *reinterpret_cast<u32*>(dv_row + j * 8) = pack2<T>(acc_dv[mt][j][2 * r], acc_dv[mt][j][2 * r + 1]);
+          if (DV_IO == DV || split * DV_SLICE + j * 8 < DV_IO)
+            *reinterpret_cast<u32*>(dv_row + j * 8) = pack2<T>(acc_dv[mt][j][2 * r], acc_dv[mt][j][2 * r + 1]);
       }
   }
   flexjit_report_errors(errors, error_word);

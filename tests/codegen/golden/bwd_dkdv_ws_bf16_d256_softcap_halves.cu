@@ -14,6 +14,8 @@ using T = bf16;
 constexpr int SPLITS = 2;
 constexpr int D = 256;
 constexpr int DV = 256;
+constexpr int D_IO = 256;
+constexpr int DV_IO = 256;
 constexpr int BLOCK_M = 64;
 constexpr int BLOCK_N = 64;
 constexpr int NUM_WARPS = 8;
@@ -123,9 +125,10 @@ constexpr int SMEM_BYTES =
     KTile::kBytes + VTile::kBytes + STAGES * STAGE_BYTES + DO_SINGLE_BYTES + (WGMMA ? 1024 : 0) + DS_BYTES + WS_BYTES;
 static_assert(SMEM_BYTES == EXPECTED_SMEM_BYTES, "host and kernel disagree on the shared-memory size");
 
-template <typename Tile>
+// IO_COLS: the tensor's columns (D_IO or DV_IO; see flexjit::load_tile).
+template <typename Tile, int IO_COLS>
 __device__ __forceinline__ void load_tile(u32 dst, const T* base, long long row0, long long stride, int rows_valid) {
-  flexjit::load_tile<T, THREADS, Tile::kRows, Tile::kCols, !IS_DIVISIBLE, Tile>(dst, base, row0, stride, rows_valid);
+  flexjit::load_tile<T, THREADS, Tile::kRows, Tile::kCols, !IS_DIVISIBLE, Tile, IO_COLS>(dst, base, row0, stride, rows_valid);
 }
 
 using Tiles = TileWalk<BLOCK_M, SPARSE_Q_BLOCK, !HAS_BLOCK_MASK>;
@@ -1450,7 +1453,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   const int rows_stored = SEQ_LENS ? p.kv_len : kv_len;
   for (int idx = ctid; idx < BLOCK_N * (D / 8); idx += THREADS) {
     const int r = idx / (D / 8), c = idx % (D / 8);
-    if ((IS_DIVISIBLE && !DQ_PAIRS) || kv_start + r < rows_stored) {  // pairs: the last tile may lie past the keys
+    if (((IS_DIVISIBLE && !DQ_PAIRS) || kv_start + r < rows_stored) && (D_IO == D || c * 8 < D_IO)) {  // pairs: the last tile may lie past the keys
       u32 chunk[4];
       ld_shared_v4(chunk, smem_k + KStage::offset(r, c));
       st_global_v4(dk_base + static_cast<long long>(kv_start + r) * p.dk_stride_s + c * 8, chunk);
@@ -1458,7 +1461,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   }
   for (int idx = ctid; idx < BLOCK_N * (DV / 8); idx += THREADS) {
     const int r = idx / (DV / 8), c = idx % (DV / 8);
-    if ((IS_DIVISIBLE && !DQ_PAIRS) || kv_start + r < rows_stored) {  // pairs: the last tile may lie past the keys
+    if (((IS_DIVISIBLE && !DQ_PAIRS) || kv_start + r < rows_stored) && (DV_IO == DV || c * 8 < DV_IO)) {  // pairs: the last tile may lie past the keys
       u32 chunk[4];
       ld_shared_v4(chunk, smem_v + VStage::offset(r, c));
       st_global_v4(dv_base + static_cast<long long>(kv_start + r) * p.dv_stride_s + c * 8, chunk);

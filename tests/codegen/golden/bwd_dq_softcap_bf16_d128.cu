@@ -11,6 +11,8 @@ using namespace flexjit;
 using T = bf16;
 constexpr int D = 128;
 constexpr int DV = 128;
+constexpr int D_IO = 128;
+constexpr int DV_IO = 128;
 constexpr int BLOCK_M = 64;
 constexpr int BLOCK_N = 64;
 constexpr int NUM_WARPS = 4;
@@ -49,9 +51,10 @@ constexpr int STAGE_BYTES = KTile::kBytes + VTile::kBytes;
 constexpr int SMEM_BYTES = QTile::kBytes + DOTile::kBytes + STAGES * STAGE_BYTES + (WGMMA ? 1024 : 0) + BUFFER_GRAD_SMEM_BYTES;
 static_assert(SMEM_BYTES == EXPECTED_SMEM_BYTES, "host and kernel disagree on the shared-memory size");
 
-template <typename Tile>
+// IO_COLS: the tensor's columns (D_IO or DV_IO; see flexjit::load_tile).
+template <typename Tile, int IO_COLS>
 __device__ __forceinline__ void load_tile(u32 dst, const T* base, long long row0, long long stride, int rows_valid) {
-  flexjit::load_tile<T, THREADS, Tile::kRows, Tile::kCols, !IS_DIVISIBLE, Tile>(dst, base, row0, stride, rows_valid);
+  flexjit::load_tile<T, THREADS, Tile::kRows, Tile::kCols, !IS_DIVISIBLE, Tile, IO_COLS>(dst, base, row0, stride, rows_valid);
 }
 
 using Tiles = TileWalk<BLOCK_N, SPARSE_KV_BLOCK, !HAS_BLOCK_MASK>;
@@ -93,15 +96,15 @@ flexjit_attention_bwd_dq(const FlexjitBwdParams p, const FlexjitModArgs mod,
   const u32 smem_q = WGMMA ? (smem_addr(smem) + 1023u) & ~1023u : smem_addr(smem);
   const u32 smem_do = smem_q + QTile::kBytes;
   const u32 smem_kv = smem_do + DOTile::kBytes;
-  load_tile<QTile>(smem_q, q_base, q_start, p.q_stride_s, q_len - q_start);
-  load_tile<DOTile>(smem_do, do_base, q_start, p.do_stride_s, q_len - q_start);
+  load_tile<QTile, D_IO>(smem_q, q_base, q_start, p.q_stride_s, q_len - q_start);
+  load_tile<DOTile, DV_IO>(smem_do, do_base, q_start, p.do_stride_s, q_len - q_start);
   cp_async_commit();
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
     if (s < tiles.num_tiles) {
       const int kv0 = tiles.start(s);
-      load_tile<KTile>(smem_kv + s * STAGE_BYTES, k_base, kv0, p.k_stride_s, kv_len - kv0);
-      load_tile<VTile>(smem_kv + s * STAGE_BYTES + KTile::kBytes, v_base, kv0, p.v_stride_s, kv_len - kv0);
+      load_tile<KTile, D_IO>(smem_kv + s * STAGE_BYTES, k_base, kv0, p.k_stride_s, kv_len - kv0);
+      load_tile<VTile, DV_IO>(smem_kv + s * STAGE_BYTES + KTile::kBytes, v_base, kv0, p.v_stride_s, kv_len - kv0);
     }
     cp_async_commit();
   }
@@ -149,8 +152,8 @@ flexjit_attention_bwd_dq(const FlexjitBwdParams p, const FlexjitModArgs mod,
     if (tp < tiles.num_tiles) {
       const int kv0 = tiles.start(tp);
       const u32 dst = smem_kv + (tp % STAGES) * STAGE_BYTES;
-      load_tile<KTile>(dst, k_base, kv0, p.k_stride_s, kv_len - kv0);
-      load_tile<VTile>(dst + KTile::kBytes, v_base, kv0, p.v_stride_s, kv_len - kv0);
+      load_tile<KTile, D_IO>(dst, k_base, kv0, p.k_stride_s, kv_len - kv0);
+      load_tile<VTile, DV_IO>(dst + KTile::kBytes, v_base, kv0, p.v_stride_s, kv_len - kv0);
     }
     cp_async_commit();
   };
@@ -242,7 +245,8 @@ flexjit_attention_bwd_dq(const FlexjitBwdParams p, const FlexjitModArgs mod,
   constexpr int CHUNKS = D / 8;
   for (int idx = tid; idx < BLOCK_M * CHUNKS; idx += THREADS) {
     const int r = idx / CHUNKS, c = idx % CHUNKS;
-    if (IS_DIVISIBLE || q_start + r < (SEQ_LENS ? p.q_len : q_len)) {  // rows past a sequence's end: zeros
+    // Rows past a sequence's end: zeros. Columns past dQ's (D_IO): none.
+    if ((IS_DIVISIBLE || q_start + r < (SEQ_LENS ? p.q_len : q_len)) && (D_IO == D || c * 8 < D_IO)) {
       u32 chunk[4];
       ld_shared_v4(chunk, smem_q + StageTile::offset(r, c));
       st_global_v4(dq_base + static_cast<long long>(q_start + r) * p.dq_stride_s + c * 8, chunk);

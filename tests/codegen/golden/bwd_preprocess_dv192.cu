@@ -7,11 +7,13 @@ using namespace flexjit;
 using T = bf16;
 constexpr int D = 128;
 constexpr int DV = 192;
+constexpr int D_IO = 128;
+constexpr int DV_IO = 192;
 constexpr int THREADS = 256;
 constexpr int THREADS_PER_ROW = 32;
 constexpr int ROWS_PER_CTA = 8;
 constexpr int SPLITS = 2;
-constexpr int CHUNKS = DV / 8;  // 16-byte chunks per row
+constexpr int CHUNKS = DV_IO / 8;  // 16-byte chunks of O's and dO's rows
 // THREADS_PER_ROW (lanes per row: the next power of two of CHUNKS, for the shuffle reduction;
 // spare lanes add 0) and ROWS_PER_CTA come from the family descriptor, which launches the grid.
 static_assert(CHUNKS <= THREADS_PER_ROW && THREADS_PER_ROW <= 32 && ROWS_PER_CTA * THREADS_PER_ROW == THREADS,
@@ -83,12 +85,13 @@ flexjit_attention_bwd_preprocess(const FlexjitBwdParams p) {
 extern "C" __global__ void __launch_bounds__(bwd_pre::THREADS)
 flexjit_attention_bwd_dq_convert(const FlexjitBwdParams p) {
   using namespace bwd_pre;
-  static_assert(D % 8 == 0, "dQ rows convert in 8-column chunks");
+  static_assert(D % 8 == 0 && D_IO % 8 == 0, "dQ rows convert in 8-column chunks");
   const int h = static_cast<int>(blockIdx.y), b = static_cast<int>(blockIdx.z);
   const long long chunk = static_cast<long long>(blockIdx.x) * THREADS + threadIdx.x;
-  if (chunk >= static_cast<long long>(p.q_len) * (D / 8)) return;
-  const long long row = chunk / (D / 8);
-  const int col = static_cast<int>(chunk % (D / 8)) * 8;
+  // dQ's columns (D_IO); the accumulator's rows have the tiles' D.
+  if (chunk >= static_cast<long long>(p.q_len) * (D_IO / 8)) return;
+  const long long row = chunk / (D_IO / 8);
+  const int col = static_cast<int>(chunk % (D_IO / 8)) * 8;
   const float* acc = dq_accum_row(p, b, h, row);
   const int r8 = static_cast<int>(row & 7);
   const int lo_col = flexjit_dq_accum_column(r8, col, D), hi_col = flexjit_dq_accum_column(r8, col + 4, D);

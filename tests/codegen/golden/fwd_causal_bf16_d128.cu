@@ -14,6 +14,8 @@ using namespace flexjit;
 using T = bf16;  // element type of Q, K, V and O
 constexpr int D = 128;
 constexpr int DV = 128;
+constexpr int D_IO = 128;
+constexpr int DV_IO = 128;
 constexpr int BLOCK_M = 128;
 constexpr int BLOCK_N = 32;
 constexpr int NUM_WARPS = 4;
@@ -98,10 +100,11 @@ static_assert(!WARP_SPECIALIZED || CONSUMER_WARPGROUPS == 1 ||
               "the warpgroups' registers exceed the SM's 64K");
 static_assert(SMEM_BYTES == EXPECTED_SMEM_BYTES, "host and kernel disagree on the shared-memory size");
 
-template <typename Tile>
+// IO_COLS: the tensor's columns (D_IO or DV_IO; see flexjit::load_tile).
+template <typename Tile, int IO_COLS>
 __device__ __forceinline__ void load_tile(u32 dst, const T* base, long long row0, long long row_stride,
                                           int rows_valid) {
-  flexjit::load_tile<T, THREADS, Tile::kRows, Tile::kCols, !IS_DIVISIBLE, Tile>(dst, base, row0, row_stride, rows_valid);
+  flexjit::load_tile<T, THREADS, Tile::kRows, Tile::kCols, !IS_DIVISIBLE, Tile, IO_COLS>(dst, base, row0, row_stride, rows_valid);
 }
 
 using Tiles = TileWalk<BLOCK_N, SPARSE_KV_BLOCK, !HAS_BLOCK_MASK, TILE_BOUNDS_WALK>;
@@ -179,14 +182,14 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
   const u32 smem_kv = smem_q + Q_REGION;
 
   // Prologue: Q, then the first STAGES-1 K/V tiles, one commit group each.
-  load_tile<QTile>(smem_q, q_base, q_start, p.q_stride_s, q_len - q_start);
+  load_tile<QTile, D_IO>(smem_q, q_base, q_start, p.q_stride_s, q_len - q_start);
   cp_async_commit();
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
     if (s < tiles.num_tiles) {
       const int kv0 = tiles.start(s);
-      load_tile<KTile>(smem_kv + s * STAGE_BYTES, k_base, kv0, p.k_stride_s, kv_len - kv0);
-      load_tile<VTile>(smem_kv + s * STAGE_BYTES + KTile::kBytes, v_base, kv0, p.v_stride_s, kv_len - kv0);
+      load_tile<KTile, D_IO>(smem_kv + s * STAGE_BYTES, k_base, kv0, p.k_stride_s, kv_len - kv0);
+      load_tile<VTile, DV_IO>(smem_kv + s * STAGE_BYTES + KTile::kBytes, v_base, kv0, p.v_stride_s, kv_len - kv0);
     }
     cp_async_commit();
   }
@@ -219,8 +222,8 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
       if (tp < tiles.num_tiles) {
         const int kv0 = tiles.start(tp);
         const u32 dst = smem_kv + (tp % STAGES) * STAGE_BYTES;
-        load_tile<KTile>(dst, k_base, kv0, p.k_stride_s, kv_len - kv0);
-        load_tile<VTile>(dst + KTile::kBytes, v_base, kv0, p.v_stride_s, kv_len - kv0);
+        load_tile<KTile, D_IO>(dst, k_base, kv0, p.k_stride_s, kv_len - kv0);
+        load_tile<VTile, DV_IO>(dst + KTile::kBytes, v_base, kv0, p.v_stride_s, kv_len - kv0);
       }
       cp_async_commit();
     }
@@ -265,7 +268,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
         }
       });
   __syncthreads();
-  store_staged_rows<T, THREADS, BLOCK_M, DV, !IS_DIVISIBLE, OTile>(
+  store_staged_rows<T, THREADS, BLOCK_M, DV, !IS_DIVISIBLE, OTile, DV_IO>(
       smem_q, static_cast<T*>(p.o) + b * p.o_stride_b + h * p.o_stride_h, q_start, p.o_stride_s, q_len);
   flexjit_report_errors(errors, error_word);
 }
