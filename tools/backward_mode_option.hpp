@@ -15,7 +15,7 @@ struct BackwardModeOption {
   void add_option(CLI::App& app) {
     app.add_option("--bwd-mode", text,
                    "backward mode: fast (the default: dQ summed by the dK/dV kernel on sm_90a, head dims up to 128 "
-                   "and 256) or deterministic (the same bits every run: the dK/dV kernel's dQ sums taking turns in a "
+                   "and, on 256-column tiles, to 256) or deterministic (the same bits every run: the dK/dV kernel's dQ sums taking turns in a "
                    "fixed order, or a dQ kernel, whichever is faster for the call; FLEXJIT_DETERMINISTIC=1)")
         ->check(CLI::IsMember({"fast", "deterministic"}));
   }

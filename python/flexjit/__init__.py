@@ -577,7 +577,8 @@ def attention(q, k, v, score_mod=None, mask_mod=None, buffers=None, params=None,
 
     `backward_mode` ("deterministic", "fast" or None: FLEXJIT_DETERMINISTIC decides, fast unless
     it is 1) picks how the GPU backward sums dQ: a separate dQ kernel, the same bits every
-    run, or (sm_90a, head dims up to 128 and 256, no learnable buffers) atomic adds in the dK/dV kernel.
+    run, or (sm_90a, head dims up to 128 and, on 256-column tiles, to 256; no learnable buffers) atomic adds
+    in the dK/dV kernel.
 
     Padded batches: `q_lens` / `kv_lens` ([B] int32 arrays of q's kind, on its device; either may
     be None for the padded length) give sequence b q_lens[b] query rows and kv_lens[b] keys. In

@@ -10,10 +10,11 @@ namespace flexjit::codegen::families {
 // Block-mask block sizes: multiples of 16 between 16 and 1024 (what the block-mask kernels build).
 void validate_sparse_blocks(const KernelSpec& s);
 
-// dtype bf16/f16, head dims 64..256 in steps of 64, gqa_group >= 1.
-// Head dims in memory: multiples of 8 from 8 to 256; the tiles' as set_head_dims pads them. `prefix`
-// starts each message (a family's name and ": ", or nothing).
+// Head dims in memory: multiples of 8 from 8 to 256; the tiles' multiples of 64 that hold them (as
+// set_head_dims pads them). `prefix` starts each message (a family's name and ": ", or nothing).
 void validate_head_dims(const KernelSpec& s, const std::string& prefix);
+
+// dtype bf16/f16, head dims (validate_head_dims), gqa_group >= 1.
 void validate_attention_inputs(const KernelSpec& s);
 
 // The tile checks of a tiled attention kernel. `kv_rows`: the warps split kv rows (block_n) and
