@@ -193,6 +193,16 @@ TEST(ConfigSpace, DefaultsFitEveryDeviceClass) {
   EXPECT_EQ(tune::default_for(causal64, "sm_90a").str(), "m128n128w8s2ws");
   EXPECT_EQ(tune::default_for(spec_of(Family::fwd, 128), "sm_90a").str(), "m128n128w8s2ws");
   EXPECT_EQ(tune::default_for(spec_of(Family::fwd, 256), "sm_90a").str(), "m128n64w8s2ws");
+  // Q and K of 192 beside V of 128 (MLA's prefill) take the 128-key tiles, which fit there; 192 /
+  // 192 does not fit them (241 KiB) and 256 / 128 neither.
+  EXPECT_EQ(tune::default_for(spec_of(Family::fwd, 192, 128), "sm_90a").str(), "m128n128w8s2ws");
+  EXPECT_EQ(tune::default_for(spec_of(Family::fwd, 192, 64), "sm_90a").str(), "m128n128w8s2ws");
+  KernelSpec documents = spec_of(Family::fwd, 192, 128);  // a mask with column values: 64-key tiles
+  documents.declarations.buffers.push_back({"doc", DType::i32, {-1}, false});
+  documents.mask_mod = Expr::parse(ModKind::mask, "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx", documents.declarations);
+  EXPECT_EQ(tune::default_for(documents, "sm_90a").str(), "m128n64w8s2ws");
+  EXPECT_EQ(tune::default_for(spec_of(Family::fwd, 192), "sm_90a").str(), "m128n64w8s2ws");
+  EXPECT_EQ(tune::default_for(spec_of(Family::fwd, 256, 128), "sm_90a").str(), "m128n64w8s2ws");
   // d256 dQ on sm_86: the built-in default needs 128 KiB.
   EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dq, 256), "sm_86").str(), "m32n32w2s2");
   EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dkdv, 256), "sm_80").str(), "m32n64w4s2");

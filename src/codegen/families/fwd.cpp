@@ -212,7 +212,13 @@ std::vector<const char*> curated_configs(HeadClass hc) {
 const char* hopper_default(const KernelSpec& s) {
   const int d = std::max(s.head_dim, s.head_dim_v);
   if (d <= 64 && !s.has_mask() && !s.has_block_mask && s.score_is_identity()) return "m192n128w12s2ws";
-  return d <= 128 ? "m128n128w8s2ws" : "m128n64w8s2ws";
+  // Q and K up to 192 wide beside a V of at most 128 (MLA's prefill: 192 / 128) hold d128's score
+  // and output registers, and 128-key tiles fit in shared memory: H200, 192/128, 1.09-1.19x the
+  // 64-key tiles (noop, causal, GQA, ALiBi, sliding window, 136/72). Not for a mask with column
+  // values (documents), which no longer fit beside them: 0.87x (notes/perf.md "(zv)", zv6).
+  if (d <= 128 || (s.head_dim <= 192 && s.head_dim_v <= 128 && s.mask_mod.column_value_count() == 0))
+    return "m128n128w8s2ws";
+  return "m128n64w8s2ws";
 }
 
 // The warp-specialised kernel overlaps S(t) with P(t-1) V(t-1) where their accumulators and O fit
