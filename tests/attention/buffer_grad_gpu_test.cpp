@@ -139,7 +139,7 @@ TEST(BufferGradGpu, RelativePositionTableCausalGqaOddLengths) {
   FLEXJIT_REQUIRE_GPU();
   std::mt19937_64 rng(fresh_seed());
   for (const char* config : kDqConfigs)
-    for (int D : {64, 128}) {
+    for (int D : {64, 128, 80, 176}) {  // (80, 176: the tiles pad them to 128, and 192 or 256)
       FwdProblem p = problem(2, 4, 2, 333, 333, D, config);
       p.score_mod = "score + rel[h][q_idx - kv_idx + 332]";
       p.mask_mod = "q_idx >= kv_idx";

@@ -269,6 +269,29 @@ TEST(SeqLensGpu, DefaultConfigsBshdSqBelowSkvAndDeterminism) {
   check_varlen(d, lens, "f16 GQA 8 device lengths only", true, true, /*host_copies=*/false);
 }
 
+// Head dims that are no multiple of 64 (padded tiles) with per-sequence lengths, on the defaults:
+// d96 (128-column tiles) and d160 (192 in the forward, 256 in the backward on sm_90a), both modes,
+// a mask by lengths and the indirect one.
+TEST(SeqLensGpu, HeadDimsThatAreNoMultipleOf64) {
+  FLEXJIT_REQUIRE_GPU();
+  std::mt19937_64 rng(fresh_seed());
+  for (auto [d, dv] : {std::pair{96, 96}, {160, 120}})
+    for (BackwardMode mode : {BackwardMode::fast, BackwardMode::deterministic}) {
+      Lengths lens;
+      FwdProblem p = ragged(200, 300, lens);
+      p.D = d, p.Dv = dv;
+      p.backward_mode = mode;
+      const bool indirect = mode == BackwardMode::deterministic;
+      p.mask_mod = indirect ? kIndirect : kCausalByLengths;
+      if (indirect) add_indirect_buffers(p, rng);
+      p.score_mod = "30.0 * tanh(score / 30.0)";
+      check_varlen(p, lens,
+                   "d" + std::to_string(d) + "/" + std::to_string(dv) + (indirect ? " indirect, deterministic" : " fast"),
+                   /*backward=*/true, /*repeat=*/true, /*host_copies=*/true,
+                   indirect ? Tables::padded : Tables::with_lengths);
+    }
+}
+
 TEST(SeqLensGpu, LengthOutsideThePaddedLengthIsClampedAndReported) {
   FLEXJIT_REQUIRE_GPU();
   AttentionSpec spec;
