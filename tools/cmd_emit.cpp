@@ -130,10 +130,7 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
       if (score) spec.score_mod = *score;
       if (mask) spec.mask_mod = *mask;
       spec.dtype = o->variant.element_type();
-      // The tiles a call on `arch` takes (codegen::tile_head_dims).
-      const auto [tile_d, tile_dv] =
-          codegen::tile_head_dims(family, o->variant.head_dim, o->variant.value_head_dim(), o->arch);
-      spec.set_head_dims(o->variant.head_dim, o->variant.value_head_dim(), tile_d, tile_dv);
+      spec.set_head_dims(o->variant.head_dim, o->variant.value_head_dim(), o->arch);  // the tiles a call on `arch` takes
       spec.gqa_group = o->gqa;
       spec.is_divisible = o->divisible;
       spec.has_block_mask = !o->no_block_mask && codegen::descriptor(spec.family).tiled;

@@ -801,8 +801,7 @@ flexjit_status flexjit_emit(const flexjit_variant* variant, const flexjit_emit_o
     spec.score_mod = attention.score_mod();
     spec.mask_mod = attention.mask_mod();
     spec.dtype = a.dtype;
-    const auto [tile_d, tile_dv] = codegen::tile_head_dims(spec.family, a.head_dim, a.head_dim_v, arch);
-    spec.set_head_dims(a.head_dim, a.head_dim_v, tile_d, tile_dv);
+    spec.set_head_dims(a.head_dim, a.head_dim_v, arch);  // the tiles a call on `arch` takes
     spec.gqa_group = o.gqa_group == 0 ? 1 : o.gqa_group;
     spec.is_divisible = o.divisible != 0;
     spec.rows_guaranteed_safe = a.rows_guaranteed_safe;

@@ -61,6 +61,9 @@ struct FamilyDescriptor {
   bool tiled = false;              // walks query / kv tiles: a tuned block config, block-mask tables,
                                    // tail predication (false: row-wise or block-wise kernels)
   bool walks_kv_rows = false;      // warps split kv rows and stream query tiles (dK/dV)
+  // One of the backward's kernels, which share the dQ sums' rows and so their tiles' head dims
+  // (tile_head_dims: 256 columns for 192 on sm_90a).
+  bool backward = false;
 
   // The config when neither the caller nor the autotuner chose one.
   BlockConfig (*default_config)(int head_dim, int head_dim_v) = nullptr;

@@ -5,6 +5,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <utility>
 
 #include "codegen/buffer_grad.hpp"
@@ -68,22 +69,16 @@ bool is_attention_family(Family family) { return descriptor(family).attention; }
 
 int tile_head_dim(int dim) { return dim >= 1 && dim <= 256 ? (dim + 63) / 64 * 64 : dim; }
 
-bool is_backward_family(Family family) {
-  return family == Family::bwd_preprocess || family == Family::bwd_dq || family == Family::bwd_dkdv ||
-         family == Family::bwd_buffer_grad;
-}
-
 std::pair<int, int> tile_head_dims(Family family, int d, int dv, const std::string& arch) {
   const auto tiles = [&](int dim) {
     const int t = tile_head_dim(dim);
-    return is_backward_family(family) && arch == "sm_90a" && t == 192 ? 256 : t;
+    return descriptor(family).backward && arch == "sm_90a" && t == 192 ? 256 : t;
   };
   return {tiles(d), tiles(dv)};
 }
 
-void KernelSpec::set_head_dims(int d, int dv, int tile_d, int tile_dv) {
-  head_dim = tile_d != 0 && d >= 1 && d <= 256 ? tile_d : tile_head_dim(d);
-  head_dim_v = tile_dv != 0 && dv >= 1 && dv <= 256 ? tile_dv : tile_head_dim(dv);
+void KernelSpec::set_head_dims(int d, int dv, const std::string& arch) {
+  std::tie(head_dim, head_dim_v) = tile_head_dims(family, d, dv, arch);
   io_head_dim = d == head_dim ? 0 : d;
   io_head_dim_v = dv == head_dim_v ? 0 : dv;
 }
@@ -103,8 +98,7 @@ KernelSpec attention_kernel_spec(Family family, const AttentionSpec& spec, const
   KernelSpec ks;
   ks.family = family;
   ks.dtype = spec.dtype;
-  const auto [tile_d, tile_dv] = tile_head_dims(family, spec.head_dim, spec.head_dim_v, arch);
-  ks.set_head_dims(spec.head_dim, spec.head_dim_v, tile_d, tile_dv);
+  ks.set_head_dims(spec.head_dim, spec.head_dim_v, arch);
   ks.config = default_config(family, ks.head_dim, ks.head_dim_v);
   ks.declarations = spec.declarations;
   ks.score_mod = score;

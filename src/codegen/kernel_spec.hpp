@@ -82,9 +82,9 @@ struct KernelSpec {
   Expr mask_mod = Expr::no_mask();
 
   bool has_mask() const { return !mask_mod.is_always_true(); }
-  // The tensors' head dims `d` and `dv` (any multiple of 8 up to 256), and the tiles' (0:
-  // tile_head_dim's; else multiples of 64 at least as large, see tile_head_dims).
-  void set_head_dims(int d, int dv, int tile_d = 0, int tile_dv = 0);
+  // The tensors' head dims `d` and `dv` (any multiple of 8 up to 256), and the tiles' the family
+  // (set first) takes on `arch` (tile_head_dims).
+  void set_head_dims(int d, int dv, const std::string& arch = "");
   // The columns Q and K (V and O) have in memory.
   int memory_head_dim() const { return io_head_dim != 0 ? io_head_dim : head_dim; }
   int memory_head_dim_v() const { return io_head_dim_v != 0 ? io_head_dim_v : head_dim_v; }
@@ -114,9 +114,6 @@ int tile_head_dim(int dim);
 // dQ kernel's way at a third of the speed (H200, causal d192: 161 TF/s against 414 at d256; notes/
 // perf.md "(zv)"). Every backward kernel of a call takes the same tiles (the dQ sums' rows).
 std::pair<int, int> tile_head_dims(Family family, int d, int dv, const std::string& arch);
-
-// Whether `family` is one of the backward's (preprocess, dQ, dK/dV, buffer gradients).
-bool is_backward_family(Family family);
 
 // Column slices the dK/dV kernel splits its accumulators into so they fit in registers.
 int dkdv_splits(int head_dim, int head_dim_v);

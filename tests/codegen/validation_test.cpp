@@ -93,11 +93,11 @@ TEST(KernelSpecValidation, TheBackwardOnHopperTakes256ColumnsFor192) {
   EXPECT_EQ(tile_head_dims(Family::bwd_dkdv, 192, 192, "sm_80"), Dims(192, 192));
   EXPECT_EQ(tile_head_dims(Family::bwd_dkdv, 96, 40, "sm_90a"), Dims(128, 64));
   KernelSpec s = attention_spec(Family::bwd_dkdv);
-  s.set_head_dims(192, 192, 256, 256);
+  s.set_head_dims(192, 192, "sm_90a");
   s.config = default_config(Family::bwd_dkdv, 256, 256);
   EXPECT_EQ(validation_error(s), "");
   EXPECT_EQ(s.memory_head_dim(), 192);
-  s.set_head_dims(192, 192, 128, 256);  // tiles narrower than the tensors
+  s.head_dim = 128;  // tiles narrower than the tensors, set by hand (set_head_dims never does)
   EXPECT_EQ(validation_error(s), "the tiles' head dims 128/256 do not pad head dims 192/192 to multiples of 64 "
                                  "(KernelSpec::set_head_dims sets both)");
 }

@@ -37,6 +37,7 @@ LaunchGeometry geometry(const KernelSpec& s, const CallShape& shape, int) {
 FamilyDescriptor bwd_buffer_grad_family() {
   FamilyDescriptor f;
   f.family = Family::bwd_buffer_grad;
+  f.backward = true;
   f.name = "bwd_buffer_grad";
   f.template_name = "buffer_grad_reduce.cu.j2";
   f.source_name = "buffer_grad_reduce.cu";

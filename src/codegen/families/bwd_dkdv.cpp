@@ -423,6 +423,7 @@ FamilyDescriptor bwd_dkdv_family() {
   f.source_name = "attention_bwd_dkdv.cu";
   f.kernel_names = {"flexjit_attention_bwd_dkdv"};
   f.attention = true;
+  f.backward = true;
   f.tiled = true;
   f.score_gradient = true;
   f.reports_errors = true;

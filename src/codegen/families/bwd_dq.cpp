@@ -73,6 +73,7 @@ FamilyDescriptor bwd_dq_family() {
   f.source_name = "attention_bwd_dq.cu";
   f.kernel_names = {"flexjit_attention_bwd_dq"};
   f.attention = true;
+  f.backward = true;
   f.tiled = true;
   f.score_gradient = true;
   f.reports_errors = true;

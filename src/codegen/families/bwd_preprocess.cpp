@@ -73,6 +73,7 @@ FamilyDescriptor bwd_preprocess_family() {
   f.source_name = "attention_bwd_preprocess.cu";
   f.kernel_names = {"flexjit_attention_bwd_preprocess", "flexjit_attention_bwd_dq_convert"};
   f.attention = true;
+  f.backward = true;
   f.default_config = default_config;
   f.validate = validate;
   f.shared_memory_bytes = shared_memory_bytes;
