@@ -93,9 +93,9 @@ enum class BackwardMode {
   /// dQ summed in fp32 by the dK/dV kernel (on sm_90a the warp-specialised one: a writer warp adds
   /// each tile's dQ with bulk reductions), then converted: 5 GEMMs instead of 7. dQ varies in its
   /// last bits from run to run. Runs on sm_90a for head dims up to 128, and up to 256 on
-  /// 256-column tiles (column slices of whole 64-column slabs; calls its TMA reads can take), but
-  /// not mixed pairs without tiles such as 64/256, and without learnable buffers;
-  /// elsewhere the call runs deterministically (KernelChoice says why). The default.
+  /// 256-column tiles (column slices of whole 64-column slabs, so a head dim of 64 or less beside
+  /// one above 128 takes 128-column tiles; calls its TMA reads can take), without learnable
+  /// buffers; elsewhere the call runs deterministically (KernelChoice says why). The default.
   fast,
   /// The same bits on every run and stream. Where the fast mode's warp-specialised kernel runs,
   /// its dQ reductions take turns in a fixed order (each 64-row query tile's sum from the last kv

@@ -70,11 +70,14 @@ bool is_attention_family(Family family) { return descriptor(family).attention; }
 int tile_head_dim(int dim) { return dim >= 1 && dim <= 256 ? (dim + 63) / 64 * 64 : dim; }
 
 std::pair<int, int> tile_head_dims(Family family, int d, int dv, const std::string& arch) {
-  const auto tiles = [&](int dim) {
-    const int t = tile_head_dim(dim);
-    return descriptor(family).backward && arch == "sm_90a" && t == 192 ? 256 : t;
-  };
-  return {tiles(d), tiles(dv)};
+  int td = tile_head_dim(d), tdv = tile_head_dim(dv);
+  if (descriptor(family).backward && arch == "sm_90a") {
+    if (td == 192) td = 256;
+    if (tdv == 192) tdv = 256;
+    // Beside a 256-column one, a 64-column tile would split into 32-column slices: 128.
+    if (std::max(td, tdv) == 256 && std::min(td, tdv) == 64) (td == 64 ? td : tdv) = 128;
+  }
+  return {td, tdv};
 }
 
 void KernelSpec::set_head_dims(int d, int dv, const std::string& arch) {

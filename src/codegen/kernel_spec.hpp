@@ -109,10 +109,13 @@ struct KernelSpec {
 int tile_head_dim(int dim);
 
 // The tiles' head dims of `family`'s kernels on `arch` for tensors of head dims d and dv:
-// tile_head_dim's, except that the backward kernels on sm_90a take 256 for 192. The fast dK/dV
-// kernel has tiles at 256 (two 128-column slices) and none at 192, whose backward then runs the
-// dQ kernel's way at a third of the speed (H200, causal d192: 161 TF/s against 414 at d256; notes/
-// perf.md "(zv)"). Every backward kernel of a call takes the same tiles (the dQ sums' rows).
+// tile_head_dim's, except that the backward kernels on sm_90a take 256 for 192, and 128 for 64
+// beside 256. Above 128 columns the fast dK/dV kernel gives each of two consumer warpgroups one
+// column slice of dK and of dV, which must be whole 64-column slabs: it has tiles at 128 and 256
+// (slices of 64 and 128) and none at 192 or 64 beside 256 (slices of 96 or 32), whose backward
+// then runs the dQ kernel's way at a third to half the speed (H200, causal d192: 161 TF/s against
+// 324 on 256-column tiles, notes/perf.md "(zv)"; causal 192/64: see "(zw)"). Every backward
+// kernel of a call takes the same tiles (the dQ sums' rows).
 std::pair<int, int> tile_head_dims(Family family, int d, int dv, const std::string& arch);
 
 // Column slices the dK/dV kernel splits its accumulators into so they fit in registers.

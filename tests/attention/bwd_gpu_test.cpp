@@ -763,15 +763,19 @@ TEST(BwdGpu, FastModeFallsBackOnlyWhereItMustAndSaysWhy) {
   FLEXJIT_REQUIRE_GPU();
   if (current_device().default_arch() != "sm_90a")
     GTEST_SKIP() << "the fast mode runs on sm_90a GPUs, this is " << current_device().name;
-  {  // head dims 64/256: no fast tiles (the default's column slices would not be whole 64-column slabs)
-    FwdProblem p = base(200, 64);
-    p.Dv = 256;
-    p.mask_mod = "q_idx >= kv_idx";
-    p.backward_mode = BackwardMode::fast;
-    const BwdOutcome r = run_backward_check(p);
-    EXPECT_EQ(r.mode, "deterministic");
-    EXPECT_EQ(r.mode_reason, "head dims 64/256 have no fast dK/dV tiles (the default m32n64w4s2 has no fast form)");
-    EXPECT_LT(r.dq_error, tolerance(p.dtype)) << "seed " << r.seed;
+  {  // head dims 64/256: fast on 128/256 tiles (codegen::tile_head_dims; 64/256 would split into
+     // 32-column slices, no whole 64-column slabs), and 256/40 on 256/128 ones
+    for (auto [d, dv] : {std::pair{64, 256}, std::pair{256, 40}}) {
+      FwdProblem p = base(200, d);
+      p.Dv = dv;
+      p.mask_mod = "q_idx >= kv_idx";
+      p.backward_mode = BackwardMode::fast;
+      const BwdOutcome r = run_backward_check(p);
+      EXPECT_EQ(r.mode, "fast") << d << "/" << dv << ": " << r.mode_reason;
+      EXPECT_LT(r.dq_error, tolerance(p.dtype)) << d << "/" << dv << ", seed " << r.seed;
+      EXPECT_LT(r.dk_error, tolerance(p.dtype)) << d << "/" << dv << ", seed " << r.seed;
+      EXPECT_LT(r.dv_error, tolerance(p.dtype)) << d << "/" << dv << ", seed " << r.seed;
+    }
   }
   {  // head dim 192: the backward's tiles are 256 columns wide on sm_90a (codegen::tile_head_dims),
      // where the fast kernel has tiles; at 192 it has none

@@ -81,12 +81,18 @@ TEST(KernelSpecValidation, TheTilesPadHeadDimsToMultiplesOf64) {
   EXPECT_EQ(s.describe().find("io_dims"), std::string::npos) << s.describe();
 }
 
-TEST(KernelSpecValidation, TheBackwardOnHopperTakes256ColumnsFor192) {
+TEST(KernelSpecValidation, TheBackwardOnHopperTakesTilesItHasFastSlicesFor) {
   using Dims = std::pair<int, int>;
   EXPECT_EQ(tile_head_dims(Family::bwd_dkdv, 160, 192, "sm_90a"), Dims(256, 256));
   EXPECT_EQ(tile_head_dims(Family::bwd_preprocess, 192, 96, "sm_90a"), Dims(256, 128));
   EXPECT_EQ(tile_head_dims(Family::bwd_dq, 136, 256, "sm_90a"), Dims(256, 256));
-  EXPECT_EQ(tile_head_dims(Family::bwd_buffer_grad, 192, 64, "sm_90a"), Dims(256, 64));
+  // A 64-column tile beside a 256-column one takes 128 (slices of 32 columns are no whole slabs).
+  EXPECT_EQ(tile_head_dims(Family::bwd_buffer_grad, 192, 64, "sm_90a"), Dims(256, 128));
+  EXPECT_EQ(tile_head_dims(Family::bwd_dkdv, 40, 256, "sm_90a"), Dims(128, 256));
+  EXPECT_EQ(tile_head_dims(Family::bwd_dq, 256, 8, "sm_90a"), Dims(256, 128));
+  EXPECT_EQ(tile_head_dims(Family::bwd_dkdv, 64, 128, "sm_90a"), Dims(64, 128));
+  EXPECT_EQ(tile_head_dims(Family::bwd_dkdv, 64, 256, "sm_80"), Dims(64, 256));
+  EXPECT_EQ(tile_head_dims(Family::fwd, 64, 256, "sm_90a"), Dims(64, 256));
   // Not the forward, decoding, or other architectures (no fast dK/dV kernel there).
   EXPECT_EQ(tile_head_dims(Family::fwd, 160, 192, "sm_90a"), Dims(192, 192));
   EXPECT_EQ(tile_head_dims(Family::decode, 192, 192, "sm_90a"), Dims(192, 192));

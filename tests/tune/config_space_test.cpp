@@ -223,6 +223,24 @@ TEST(ConfigSpace, DefaultsFitEveryDeviceClass) {
   codegen::KernelSpec fast256 = spec_of(Family::bwd_dkdv, 256);
   fast256.dq_accumulate = true;
   EXPECT_EQ(tune::default_for(fast256, "sm_90a").str(), "m64n64w8s2ws");
+  // ... with a third Q stage where it fits (V up to 128: MLA's tiles), under a mask or a score_mod,
+  // in the fast mode only.
+  codegen::KernelSpec mla = spec_of(Family::bwd_dkdv, 256, 128);
+  mla.dq_accumulate = true;
+  EXPECT_EQ(tune::default_for(mla, "sm_90a").str(), "m64n64w8s2ws");  // no mask, unmodified scores
+  mla.mask_mod = Expr::parse(ModKind::mask, "q_idx >= kv_idx");
+  EXPECT_EQ(tune::default_for(mla, "sm_90a").str(), "m64n64w8s3ws");
+  mla.dq_ordered = true;
+  EXPECT_EQ(tune::default_for(mla, "sm_90a").str(), "m64n64w8s2ws");
+  mla.dq_ordered = false;
+  mla.head_dim = 128, mla.head_dim_v = 256;  // a 256-wide V beside 128-wide Q and K fits three stages too
+  EXPECT_EQ(tune::default_for(mla, "sm_90a").str(), "m64n64w8s3ws");
+  fast256.mask_mod = mla.mask_mod;  // 256 / 256: three stages do not fit
+  EXPECT_EQ(tune::default_for(fast256, "sm_90a").str(), "m64n64w8s2ws");
+  codegen::KernelSpec scored = spec_of(Family::bwd_dkdv, 256, 128);
+  scored.dq_accumulate = true;
+  scored.score_mod = Expr::parse(ModKind::score, "30.0 * tanh(score / 30.0)");
+  EXPECT_EQ(tune::default_for(scored, "sm_90a").str(), "m64n64w8s3ws");
   codegen::KernelSpec fast192 = spec_of(Family::bwd_dkdv, 192);  // slices of 96 columns: no fast tiles
   fast192.dq_accumulate = true;
   EXPECT_EQ(tune::default_for(fast192, "sm_90a").str(), "m32n64w4s2");

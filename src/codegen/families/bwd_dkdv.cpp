@@ -387,8 +387,18 @@ const char* hopper_default(const KernelSpec& s) {
     // 180 TF/s (this default with the dQ kernel) -> 322 (notes/perf.md, "(n)").
     const int splits = dkdv_splits(s.head_dim, s.head_dim_v);
     const bool slabs = splits == 2 && (s.head_dim / splits) % 64 == 0 && (s.head_dim_v / splits) % 64 == 0;
-    if (s.dq_accumulate && slabs) return "m64n64w8s2ws";
-    return "m32n64w4s2g";
+    if (!s.dq_accumulate || !slabs) return "m32n64w4s2g";
+    // A third stage of Q where it fits (V up to 128 beside 256-column Q and K: MLA's 192 / 128),
+    // in the fast mode under a mask or a score_mod. H200, three rounds (notes/perf.md "(zw)", zw1):
+    // MLA causal 1.058x, GQA 4:1 causal 1.055x, sliding window 1.051x, ALiBi 1.024x, documents
+    // 1.020x, 256/128 causal 1.065x, 160/128 1.057x; unmasked unmodified MLA 0.993x; the ordered
+    // mode 0.87-1.00x.
+    KernelSpec three = s;
+    three.config = BlockConfig::parse("m64n64w8s3ws");
+    const bool masked_or_modified = s.has_mask() || s.has_block_mask || !s.score_is_identity();
+    if (!s.dq_ordered && masked_or_modified && shared_memory_bytes(three) <= max_shared_memory_for_arch("sm_90a"))
+      return "m64n64w8s3ws";
+    return "m64n64w8s2ws";
   }
   if (!s.dq_accumulate) return "m64n128w8s2g";
   return d <= 64 ? "m64n128w8s3ws" : "m64n128w8s2ws";  // d64: a third stage, H200 noop 368 -> 386 TF/s
