@@ -146,7 +146,7 @@ template <bool Q_FRAGMENTS, int BLOCK_N, int D, typename QTile, typename KTile, 
 __device__ __forceinline__ void wgmma_issue_scores(float (&acc_s)[BLOCK_N / 8][4], const u32 (&q_fragments)[STEPS][4],
                                                    u32 smem_q, u32 smem_k, int warpgroup) {
   if constexpr (Q_FRAGMENTS) {
-    static_assert(STEPS == D / 16, "one A fragment per 16 columns of Q");
+    static_assert(STEPS * 16 >= D, "an A fragment for each k-step of Q");
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {

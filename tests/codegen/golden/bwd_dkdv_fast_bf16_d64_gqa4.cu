@@ -16,6 +16,8 @@ constexpr int D = 64;
 constexpr int DV = 64;
 constexpr int D_IO = 64;
 constexpr int DV_IO = 64;
+constexpr int D_REDUCE = 64;
+constexpr int DV_REDUCE = 64;
 constexpr int BLOCK_M = 64;
 constexpr int BLOCK_N = 128;
 constexpr int NUM_WARPS = 8;
@@ -419,7 +421,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
     // Sᵀ = K Qᵀ: rows are this warp's kv positions, columns the tile's queries (wgmma: and dPᵀ,
     // still running on return).
     float acc_s[M_TILES][N_TILES][4], acc_dp[M_TILES][N_TILES][4];
-    bwd_dkdv_gemm_s<MMA_PATH, T, M_TILES, BLOCK_M, D, DV, KTile, VTile, QTile, DOTile>(
+    bwd_dkdv_gemm_s<MMA_PATH, T, M_TILES, BLOCK_M, D_REDUCE, DV_REDUCE, KTile, VTile, QTile, DOTile>(
         acc_s, acc_dp, acc_dk, acc_dv, pa, da, smem_k, smem_v, smem_q, smem_do, lanes, load_next, t);
 
     // Pᵀ from the forward's LSE (base 2; -inf rows give 0); the gradient of score_mod is kept in
@@ -435,7 +437,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
 
     // dV += Pᵀ dO; dPᵀ = V dOᵀ is ready on return. Then dSᵀ = Pᵀ (dPᵀ - delta) d(score_mod)/d(score)
     // (into acc_dp).
-    bwd_dkdv_gemm_dv_dp<MMA_PATH, T, M_TILES, BLOCK_M, DV, DV_SLICE, VTile, DOTile>(acc_dv, acc_dp, pa, acc_s, smem_v,
+    bwd_dkdv_gemm_dv_dp<MMA_PATH, T, M_TILES, BLOCK_M, DV_REDUCE, DV_SLICE, VTile, DOTile>(acc_dv, acc_dp, pa, acc_s, smem_v,
                                                                                   smem_do, split, lanes);
     tile_score_gradient(acc_dp, acc_s, grad, stats, t4);
 

@@ -16,6 +16,8 @@ constexpr int D = 128;
 constexpr int DV = 128;
 constexpr int D_IO = 128;
 constexpr int DV_IO = 128;
+constexpr int D_REDUCE = 128;
+constexpr int DV_REDUCE = 128;
 constexpr int BLOCK_M = 64;
 constexpr int BLOCK_N = 128;
 constexpr int NUM_WARPS = 8;
@@ -401,9 +403,9 @@ __device__ __forceinline__ void issue_scores_and_dp(float (&acc_s)[S_TILES][4], 
     wgmma_commit();
     wgmma_issue_rt<SCORE_COLS, V_FRAGMENT_STEPS, DOTile>(acc_dp, v_fragments, smem_do);
   } else {
-    wgmma_issue_nt<SCORE_COLS, D, KTile, QTile>(acc_s, smem_k, wg_rows, smem_q);
+    wgmma_issue_nt<SCORE_COLS, D_REDUCE, KTile, QTile>(acc_s, smem_k, wg_rows, smem_q);
     wgmma_commit();
-    wgmma_issue_nt<SCORE_COLS, DV, VTile, DOTile>(acc_dp, smem_v, wg_rows, smem_do);
+    wgmma_issue_nt<SCORE_COLS, DV_REDUCE, VTile, DOTile>(acc_dp, smem_v, wg_rows, smem_do);
   }
   wgmma_commit();
 }

@@ -13,6 +13,8 @@ constexpr int D = 128;
 constexpr int DV = 128;
 constexpr int D_IO = 128;
 constexpr int DV_IO = 128;
+constexpr int D_REDUCE = 128;
+constexpr int DV_REDUCE = 128;
 constexpr int BLOCK_M = 64;
 constexpr int BLOCK_N = 64;
 constexpr int NUM_WARPS = 4;
@@ -171,7 +173,7 @@ flexjit_attention_bwd_dq(const FlexjitBwdParams p, const FlexjitModArgs mod,
 
     // S = Q K^T and dP = dO V^T for this warp's rows (wgmma: dP may still be running on return).
     float acc_s[M_TILES][N_TILES][4], acc_dp[M_TILES][N_TILES][4];
-    bwd_dq_gemm_s_dp<MMA_PATH, T, M_TILES, BLOCK_N, D, DV, QTile, DOTile, KTile, VTile>(
+    bwd_dq_gemm_s_dp<MMA_PATH, T, M_TILES, BLOCK_N, D_REDUCE, DV_REDUCE, QTile, DOTile, KTile, VTile>(
         acc_s, acc_dp, acc_dq, da, smem_q, smem_do, smem_k, smem_v, warp, lanes, load_next, t);
     // P from S and the forward's LSE (into acc_s), with d(score_mod)/d(score) kept in `grad` when
     // score_mod is not the identity. The mods run branch-free, at positions clamped into range on a

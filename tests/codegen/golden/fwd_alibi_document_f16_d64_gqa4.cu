@@ -16,6 +16,8 @@ constexpr int D = 64;
 constexpr int DV = 64;
 constexpr int D_IO = 64;
 constexpr int DV_IO = 64;
+constexpr int D_REDUCE = 64;
+constexpr int DV_REDUCE = 64;
 constexpr int BLOCK_M = 128;
 constexpr int BLOCK_N = 64;
 constexpr int NUM_WARPS = 4;
@@ -349,7 +351,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
       for (int j = 0; j < N_TILES; ++j)
 #pragma unroll
         for (int i = 0; i < 4; ++i) acc_s[mt][j][i] = 0.f;
-    warp_gemm_qk<MMA_PATH, T, M_TILES, BLOCK_N, D, QTile, KTile>(acc_s, smem_q, smem_k, warp, lanes);
+    warp_gemm_qk<MMA_PATH, T, M_TILES, BLOCK_N, D_REDUCE, QTile, KTile>(acc_s, smem_q, smem_k, warp, lanes);
 
     // score_mod, mask_mod and sequence bounds (apply_tile_mods).
     const bool masked_tile = HAS_MASK && tiles.is_partial(t);

@@ -17,6 +17,8 @@ constexpr int D = 192;
 constexpr int DV = 192;
 constexpr int D_IO = 192;
 constexpr int DV_IO = 192;
+constexpr int D_REDUCE = 192;
+constexpr int DV_REDUCE = 192;
 constexpr int BLOCK_M = 128;
 constexpr int BLOCK_N = 64;
 constexpr int NUM_WARPS = 8;
@@ -240,7 +242,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
       for (int j = 0; j < N_TILES; ++j)
 #pragma unroll
         for (int i = 0; i < 4; ++i) acc_s[mt][j][i] = 0.f;
-    warp_gemm_qk<MMA_PATH, T, M_TILES, BLOCK_N, D, QTile, KTile>(acc_s, smem_q, smem_k, warp, lanes);
+    warp_gemm_qk<MMA_PATH, T, M_TILES, BLOCK_N, D_REDUCE, QTile, KTile>(acc_s, smem_q, smem_k, warp, lanes);
 
     // score_mod, mask_mod and sequence bounds (apply_tile_mods).
     const bool masked_tile = HAS_MASK && tiles.is_partial(t);

@@ -17,6 +17,8 @@ constexpr int D = 128;
 constexpr int DV = 128;
 constexpr int D_IO = 128;
 constexpr int DV_IO = 128;
+constexpr int D_REDUCE = 128;
+constexpr int DV_REDUCE = 128;
 constexpr int BLOCK_M = 128;
 constexpr int BLOCK_N = 128;
 constexpr int NUM_WARPS = 8;
@@ -381,7 +383,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
 
     float acc_s[M_TILES][N_TILES][4];
     auto issue_scores = [&](u32 smem_k) {
-      wgmma_issue_scores<Q_IN_REGISTERS, BLOCK_N, D, QTile, KTile>(acc_s[0], q_fragments, smem_q, smem_k, warpgroup);
+      wgmma_issue_scores<Q_IN_REGISTERS, BLOCK_N, D_REDUCE, QTile, KTile>(acc_s[0], q_fragments, smem_q, smem_k, warpgroup);
     };
     u32 pa[BLOCK_N / 16][4];
     float alpha[M_TILES][2];

@@ -17,6 +17,8 @@ constexpr int D = 64;
 constexpr int DV = 64;
 constexpr int D_IO = 64;
 constexpr int DV_IO = 64;
+constexpr int D_REDUCE = 64;
+constexpr int DV_REDUCE = 64;
 constexpr int BLOCK_M = 192;
 constexpr int BLOCK_N = 128;
 constexpr int NUM_WARPS = 12;
@@ -381,7 +383,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
 
     float acc_s[M_TILES][N_TILES][4];
     auto issue_scores = [&](u32 smem_k) {
-      wgmma_issue_scores<Q_IN_REGISTERS, BLOCK_N, D, QTile, KTile>(acc_s[0], q_fragments, smem_q, smem_k, warpgroup);
+      wgmma_issue_scores<Q_IN_REGISTERS, BLOCK_N, D_REDUCE, QTile, KTile>(acc_s[0], q_fragments, smem_q, smem_k, warpgroup);
     };
     u32 pa[BLOCK_N / 16][4];
     float alpha[M_TILES][2];
