@@ -1077,5 +1077,41 @@ TEST(CodegenCompileMatrix, OrderedBackwardDkdvCompilesForEveryKindOfWalk) {
   }
 }
 
+// Head dims that are no multiple of 64 run on the next multiple's tiles, whose columns past the
+// tensors' hold zeros: S = Q Kᵀ sums over the tensors' columns only (D_REDUCE, to the next 16), so
+// a d96 forward issues 6 of a d128 tile's 8 k-steps per score GEMM, a d40 one 3 of 4. Counted on the
+// score GEMM's own shape (64-key tiles: m64n64k16; O's is m64n128k16).
+TEST(CodegenCompileMatrix, ScoresSumOverTheTensorsColumnsOnly) {
+  std::vector<Job> jobs;
+  for (int d : {128, 96, 64, 40}) {
+    SuiteVariant v;
+    v.name = "d" + std::to_string(d);
+    v.q_heads = v.kv_heads = 2;
+    v.q_len = v.kv_len = 1000;
+    v.head_dim = d;
+    v.head_dim_v = 128;
+    v.mask_mod = "q_idx >= kv_idx";
+    KernelSpec spec = attention_kernel(Family::fwd, v);
+    spec.config = BlockConfig::parse("m128n64w8s2ws");
+    jobs.push_back({v.name, spec, "sm_90a"});
+  }
+  std::vector<std::string> errors;
+  const std::vector<jit::CompiledKernel> compiled = compile_jobs(jobs, errors);
+  std::map<std::string, size_t> score_steps;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    ASSERT_EQ(errors[i], "") << jobs[i].label;
+    const std::string& ptx = compiled[i].ptx;
+    size_t n = 0;
+    for (size_t at = ptx.find("wgmma.mma_async.sync.aligned.m64n64k16"); at != std::string::npos;
+         at = ptx.find("wgmma.mma_async.sync.aligned.m64n64k16", at + 1))
+      ++n;
+    score_steps[jobs[i].label] = n;
+  }
+  ASSERT_GT(score_steps["d128"], 0u);
+  EXPECT_EQ(score_steps["d96"] * 8, score_steps["d128"] * 6) << score_steps["d96"] << " / " << score_steps["d128"];
+  EXPECT_EQ(score_steps["d64"] * 2, score_steps["d128"]);
+  EXPECT_EQ(score_steps["d40"] * 4, score_steps["d64"] * 3) << score_steps["d40"] << " / " << score_steps["d64"];
+}
+
 }  // namespace
 }  // namespace flexjit::codegen
