@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <ostream>
 #include <random>
@@ -151,6 +152,7 @@ std::string describe(const FwdProblem& p, const std::string& mods) {
     << " D=" << p.D << " Dv=" << p.Dv << " " << dtype_name(p.dtype) << (p.bshd ? " [B,S,H,D]" : " [B,H,S,D]")
     << (p.use_block_mask ? "" : ", no block mask") << (p.scale ? ", scale " + std::to_string(*p.scale) : "")
     << (p.reversed_buffers ? ", buffers reversed" : "") << (p.out_bshd ? ", forward out in the other layout" : "")
+    << (p.row_padding ? ", rows padded by " + std::to_string(p.row_padding) : "")
     << (p.backward_mode == BackwardMode::deterministic ? ", deterministic" : ", fast");
   return s.str();
 }
@@ -191,12 +193,14 @@ void check_problem(const FwdProblem& p, const std::string& what, uint64_t inputs
   }
 }
 
-TEST(RandomProblemsGpu, PaddedBatchesForwardAndBackward) {
-  FLEXJIT_REQUIRE_GPU();
+// Draws `count` problems from one fresh seed and checks each: the shapes (then `redraw`, which may
+// change them with draws of its own), the mods and the call options.
+void check_drawn_problems(const std::function<void(FwdProblem&, std::mt19937_64&)>& redraw) {
   const uint64_t seed = fresh_seed();
   std::mt19937_64 rng(seed);
   for (int i = 0, count = random_problem_count(6); i < count; ++i) {
     FwdProblem p = draw_shapes(rng);
+    redraw(p, rng);
     const std::string mods = draw_mods(p, rng);
     const uint64_t inputs_seed = rng();
     draw_call_options(p, inputs_seed);
@@ -205,29 +209,24 @@ TEST(RandomProblemsGpu, PaddedBatchesForwardAndBackward) {
   }
 }
 
+TEST(RandomProblemsGpu, PaddedBatchesForwardAndBackward) {
+  FLEXJIT_REQUIRE_GPU();
+  check_drawn_problems([](FwdProblem&, std::mt19937_64&) {});
+}
+
 // Head dims a model may have that are no multiple of 64 (any multiple of 8 up to 256, Dv drawn
 // apart one time in three: MLA's 192/128 among them), on the tiles of the next multiple of 64 (and
-// on sm_90a the backward of 136-192 on 256-column ones). Half the problems give every tensor's rows
+// on sm_90a the backward's tiles of tile_head_dims). Half the problems give every tensor's rows
 // 8 to 64 columns past the head dim, NaN in the inputs' and poison in the outputs' (the harness's
 // row_padding), so a kernel that reads or writes a column past the head dim fails.
 TEST(RandomProblemsGpu, AnyHeadDimForwardAndBackward) {
   FLEXJIT_REQUIRE_GPU();
-  const uint64_t seed = fresh_seed();
-  std::mt19937_64 rng(seed);
-  for (int i = 0, count = random_problem_count(6); i < count; ++i) {
-    FwdProblem p = draw_shapes(rng);
+  check_drawn_problems([](FwdProblem& p, std::mt19937_64& rng) {
     p.D = 8 * uniform(rng, 1, 32);
     p.Dv = chance(rng, 1.0 / 3) ? 8 * uniform(rng, 1, 32) : p.D;
     if (chance(rng, 0.15)) p.D = 192, p.Dv = 128;  // MLA's prefill
     if (chance(rng, 0.5)) p.row_padding = 8 * uniform(rng, 1, 8);
-    const std::string mods = draw_mods(p, rng);
-    const uint64_t inputs_seed = rng();
-    draw_call_options(p, inputs_seed);
-    check_problem(p,
-                  "problem " + std::to_string(i) + " of seed " + std::to_string(seed) + ": " + describe(p, mods) +
-                      (p.row_padding ? ", rows padded by " + std::to_string(p.row_padding) : ""),
-                  inputs_seed);
-  }
+  });
 }
 
 TEST(RandomProblemsGpu, RaggedBatchesForwardAndBackward) {

@@ -437,8 +437,8 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
 
     // dV += Pᵀ dO; dPᵀ = V dOᵀ is ready on return. Then dSᵀ = Pᵀ (dPᵀ - delta) d(score_mod)/d(score)
     // (into acc_dp).
-    bwd_dkdv_gemm_dv_dp<MMA_PATH, T, M_TILES, BLOCK_M, DV_REDUCE, DV_SLICE, VTile, DOTile>(acc_dv, acc_dp, pa, acc_s, smem_v,
-                                                                                  smem_do, split, lanes);
+    bwd_dkdv_gemm_dv_dp<MMA_PATH, T, M_TILES, BLOCK_M, DV_REDUCE, DV_SLICE, VTile, DOTile>(acc_dv, acc_dp, pa, acc_s,
+                                                                                         smem_v, smem_do, split, lanes);
     tile_score_gradient(acc_dp, acc_s, grad, stats, t4);
 
     if constexpr (DQ_ACCUMULATE) {
