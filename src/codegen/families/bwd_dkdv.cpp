@@ -392,11 +392,12 @@ const char* hopper_default(const KernelSpec& s) {
     // in the fast mode under a mask or a score_mod. H200, three rounds (notes/perf.md "(zw)", zw1):
     // MLA causal 1.058x, GQA 4:1 causal 1.055x, sliding window 1.051x, ALiBi 1.024x, documents
     // 1.020x, 256/128 causal 1.065x, 160/128 1.057x; unmasked unmodified MLA 0.993x; the ordered
-    // mode 0.87-1.00x.
+    // mode 0.87-1.00x. Not measured with GQA pairs (dq_pairs), which keep two.
     KernelSpec three = s;
     three.config = BlockConfig::parse("m64n64w8s3ws");
     const bool masked_or_modified = s.has_mask() || s.has_block_mask || !s.score_is_identity();
-    if (!s.dq_ordered && masked_or_modified && shared_memory_bytes(three) <= max_shared_memory_for_arch("sm_90a"))
+    if (!s.dq_ordered && masked_or_modified && !dq_pairs(three) &&
+        shared_memory_bytes(three) <= max_shared_memory_for_arch("sm_90a"))
       return "m64n64w8s3ws";
     return "m64n64w8s2ws";
   }
