@@ -62,7 +62,7 @@ struct FamilyDescriptor {
                                    // tail predication (false: row-wise or block-wise kernels)
   bool walks_kv_rows = false;      // warps split kv rows and stream query tiles (dK/dV)
   // One of the backward's kernels, which share the dQ sums' rows and so their tiles' head dims
-  // (tile_head_dims: 256 columns for 192 on sm_90a).
+  // (tile_head_dims: on sm_90a 256 columns for 192, and 128 for 64 beside 256).
   bool backward = false;
 
   // The config when neither the caller nor the autotuner chose one.

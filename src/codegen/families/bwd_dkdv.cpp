@@ -393,6 +393,8 @@ const char* hopper_default(const KernelSpec& s) {
     // MLA causal 1.058x, GQA 4:1 causal 1.055x, sliding window 1.051x, ALiBi 1.024x, documents
     // 1.020x, 256/128 causal 1.065x, 160/128 1.057x; unmasked unmodified MLA 0.993x; the ordered
     // mode 0.87-1.00x. Not measured with GQA pairs (dq_pairs), which keep two.
+    // (dq_pairs is asked of `three`: pairs are a warp-specialised config's, and s may hold the
+    // built-in mma.sync one here.)
     KernelSpec three = s;
     three.config = BlockConfig::parse("m64n64w8s3ws");
     const bool masked_or_modified = s.has_mask() || s.has_block_mask || !s.score_is_identity();
