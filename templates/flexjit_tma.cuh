@@ -159,48 +159,6 @@ __device__ __forceinline__ bool wait_for_turn(const int* counter, int rank) {
   return false;
 }
 
-// ---- thread-block clusters (distributed shared memory) ----------------------------------------------
-
-// This CTA's rank in its cluster.
-__device__ __forceinline__ u32 cluster_ctarank() {
-  u32 rank;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
-  return rank;
-}
-// The shared::cluster address of `addr` (a shared::cta address of this CTA) in CTA `rank` of the
-// cluster: the same variable there.
-__device__ __forceinline__ u32 cluster_map(u32 addr, u32 rank) {
-  u32 mapped;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(mapped) : "r"(addr), "r"(rank));
-  return mapped;
-}
-// Every thread of every CTA of the cluster (all of them, none exited): what each did to shared
-// memory before is visible to all after, including initialised mbarriers.
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
-}
-// Two floats stored to shared memory of a CTA of the cluster (a cluster_map address).
-__device__ __forceinline__ void st_cluster_v2_f32(u32 addr, float a, float b) {
-  asm volatile("st.shared::cluster.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(a), "f"(b) : "memory");
-}
-// One arrival on an mbarrier of a CTA of the cluster (a cluster_map address), releasing this
-// thread's earlier stores (remote ones included) at cluster scope.
-__device__ __forceinline__ void mbarrier_arrive_cluster(u32 remote_bar) {
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote_bar) : "memory");
-}
-// mbarrier_wait that also acquires at cluster scope what the arrivals (from other CTAs of the
-// cluster) released.
-__device__ __forceinline__ void mbarrier_wait_cluster(u32 bar, u32 parity) {
-  u32 done;
-  do {
-    asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(bar), "r"(parity)
-        : "memory");
-  } while (!done);
-}
-
 // ---- warpgroup roles --------------------------------------------------------------------------------
 
 // Register reallocation between warpgroups (every warp of the warpgroup executes it): producers

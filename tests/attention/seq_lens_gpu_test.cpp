@@ -153,10 +153,9 @@ TEST(SeqLensGpu, WarpSpecializedForward) {
 // keys walks nothing and stores zeros, K's rows past the keys and each crossing tile's Q and dO
 // rows past the queries are cleared before the GEMMs read them (the padding is NaN), the walk stops
 // at each sequence's queries. Two consumer warpgroups at d128 (two stages) and d64 (three, K and V
-// in registers, dQ by turns a tile late), under each kind of tables; at d256 the column slices,
-// with score halves (GQA 2:1) and as pairs of CTAs (GQA 8:1: a pair's second tile past the keys
-// walks with every key dropped, so the pair's exchanges stay matched); [B, S, H, D] with GQA 8:1
-// and Sq < Skv on the defaults (which take it).
+// in registers, dQ by turns a tile late), under each kind of tables; at d256 the column slices with
+// score halves, GQA 2:1 and 8:1; [B, S, H, D] with GQA 8:1 and Sq < Skv on the defaults (which
+// take it).
 TEST(SeqLensGpu, WarpSpecializedBackward) {
   FLEXJIT_REQUIRE_GPU();
   if (current_device().default_arch() != "sm_90a")
@@ -179,7 +178,7 @@ TEST(SeqLensGpu, WarpSpecializedBackward) {
     p.mask_mod = kCausalByLengths;
     p.config = BlockConfig::parse("m128n64w8s2ws");
     p.dkdv_config = BlockConfig::parse("m64n64w8s2ws");
-    check_varlen(p, lens, "ws dK/dV d256 pairs GQA 8:1", true, true, true, tables);
+    check_varlen(p, lens, "ws dK/dV d256 GQA 8:1", true, true, true, tables);
   }
   Lengths lens;
   FwdProblem p = ragged(129, 517, lens);

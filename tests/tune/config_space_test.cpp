@@ -233,8 +233,8 @@ TEST(ConfigSpace, DefaultsFitEveryDeviceClass) {
   mla.dq_ordered = true;
   EXPECT_EQ(tune::default_for(mla, "sm_90a").str(), "m64n64w8s2ws");
   mla.dq_ordered = false;
-  mla.gqa_group = 8;  // GQA pairs (dq_pairs): not measured with three stages, two
-  EXPECT_EQ(tune::default_for(mla, "sm_90a").str(), "m64n64w8s2ws");
+  mla.gqa_group = 8;  // GQA 8:1 too (no pairs of CTAs since session (zx))
+  EXPECT_EQ(tune::default_for(mla, "sm_90a").str(), "m64n64w8s3ws");
   mla.gqa_group = 4;
   EXPECT_EQ(tune::default_for(mla, "sm_90a").str(), "m64n64w8s3ws");
   mla.head_dim = 128, mla.head_dim_v = 256;  // a 256-wide V beside 128-wide Q and K fits three stages too

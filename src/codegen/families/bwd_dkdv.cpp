@@ -29,26 +29,18 @@ void wgmma_checks(const KernelSpec& s) {
 // 64-column slabs, the whole slice over its own share of the kv rows (more atomics, same GEMM).
 // The warp-specialised kernel above head dim 128: one consumer warpgroup per column slice of dK
 // and dV (the slices that keep the accumulators in registers), each over every kv row of the tile
-// and computing Sᵀ and dPᵀ for half of the tile's queries (score_halves; with GQA pairs the whole
-// tile's, 7 GEMMs' work for 5); its dQ share is its slice's columns, staged
+// and computing Sᵀ and dPᵀ for half of the tile's queries (score_halves); its dQ share is its slice's columns, staged
 // in 64-column pieces for a writer warp's TMA tensor reductions (the room from keeping one dO tile
 // apart from the ring of Q stages).
 bool warpgroup_slices(const KernelSpec& s) {
   return s.config.warp_specialized && dkdv_splits(s.head_dim, s.head_dim_v) > 1;
 }
 
-// With warpgroup slices and GQA groups of 8 or more, kv tiles 2c and 2c + 1 run as a cluster of
-// two CTAs that walk the same query tiles (the same q_* table row: their 128 keys lie in one
-// block), and each CTA adds one slice of the pair's summed dQ share: the other CTA's warpgroup of
-// that slice sends its share over distributed shared memory, so half the reductions reach L2.
-// H100, d256 backward with the staged tensor reductions (notes/perf.md, "(n)", s8): GQA 8:1 causal
-// 213 -> 231 TF/s; below that the pair's coupling costs more than it saves (4:1 causal 273 -> 234,
-// 2:1 noop 333 -> 273, 4:1 soft-capping 246 -> 207, 4:1 documents 204 -> 162).
-bool dq_pairs(const KernelSpec& s) {
-  return warpgroup_slices(s) && s.gqa_group >= 8 && !s.dq_ordered &&
-         (!s.has_block_mask || s.sparse_kv_block % (2 * s.config.block_n) == 0);
-}
-constexpr size_t kDqPairPieceBytes = 64 * 64 * 4;  // one piece of a warpgroup's share: 64 queries x 64 columns
+// (GQA groups of 8 and more once ran as clusters of two CTAs that summed their dQ shares over
+// distributed shared memory before one reduction, which won on an H100 in session (n), before the
+// score halves. On an H200 against the kernel of session (zx) they ran 0.61-0.69x without them
+// (causal d256 8:1 240 -> 350 TF/s, MLA 192/128 8:1 233 -> 377, 64/256 8:1 117 -> 171;
+// notes/perf.md "(zx)"), and were removed.)
 // The ordered form's bytes among the mbarriers, as the kernel's ORDERED_NAME_BYTES: a ring of
 // kTileNames two-word tile names, the extra barriers' 32 bytes and one barrier per name; with
 // warpgroup slices (the kernel's DQ_RANKER) then the ranker's ring of two-word ranks and one
@@ -62,10 +54,10 @@ size_t ordered_name_bytes(const KernelSpec& s) {
 // for half of the tile's queries instead of the whole tile: the halves meet in shared memory (Pᵀ
 // and dSᵀ, double-buffered by tile), where each warpgroup reads the other's half as the A operand
 // of its dV and dK k-steps. That is 5 GEMMs' work for 5 instead of 7, and half the elementwise
-// work per warpgroup. The two Pᵀ tiles do not fit beside the pair's piece (dq_pairs). H100, fast
+// work per warpgroup. H100, fast
 // backward against the whole tile per warpgroup (notes/perf.md, "(z)"): noop d256 1.13x, causal
 // 1.08x, soft-capping 1.16x, ALiBi 1.06x, documents 1.04x, GQA 4:1 1.06x.
-bool score_halves(const KernelSpec& s) { return warpgroup_slices(s) && !dq_pairs(s); }
+bool score_halves(const KernelSpec& s) { return warpgroup_slices(s); }
 
 // The warp-specialised kernel at head dim 64 keeps its warpgroup's K and V rows in registers as
 // the A operands of Sᵀ = K Qᵀ and dPᵀ = V dOᵀ (16 registers each; the kv tile is the CTA's for
@@ -265,7 +257,6 @@ WsLayout ws_layout(const KernelSpec& s) {
             static_cast<size_t>(ds_tiles(s)) * n * m * e + s.config.stages * 2 * m * 4 + 128 +
             (s.dq_ordered ? ordered_name_bytes(s) : 0);
   l.dq_buffer = slices ? m * 64 * 4 : parts * m * d * 4;
-  if (dq_pairs(s)) l.fixed += kDqPairPieceBytes;  // the piece the other CTA of the pair sends
   return l;
 }
 
@@ -313,7 +304,6 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(int_constant("DQ_CHAINS", s.dq_ordered ? ordered_dq_chains(s) : 1));
   constants.push_back(bool_constant("DQ_ASCENDING", ordered_dq_ascending(s)));
   constants.push_back(int_constant("DQ_BUFFERS", s.config.warp_specialized ? ws_dq_buffers(s) : 0));
-  constants.push_back(bool_constant("DQ_PAIRS", dq_pairs(s)));
   constants.push_back(bool_constant("SCORE_HALVES", s.config.warp_specialized && score_halves(s)));
   constants.push_back(bool_constant("KV_IN_REGISTERS", kv_in_registers(s)));
   constants.push_back(bool_constant("DQ_DEFERRED", dq_deferred(s)));
@@ -321,19 +311,16 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(bool_constant("LEAN_REGISTERS", s.lean_registers));
   constants.push_back(bool_constant("FOLD_SCORE_GRAD", dkdv_folds_score_gradient(s)));
   ctx["warp_specialized"] = s.config.warp_specialized;
-  ctx["dq_pairs"] = dq_pairs(s);
 }
 
 // One CTA per (kv tile, column slice), kv head, batch.
 LaunchGeometry geometry(const KernelSpec& s, const CallShape& shape, int) {
   LaunchGeometry g;
   g.tiles = static_cast<int>(ceil_div(shape.kv_len, s.config.block_n));
-  // The warp-specialised kernel's slices are its warpgroups, not CTAs; its clusters of two kv
-  // tiles (dq_pairs) need an even count (the last one may lie wholly past the keys).
+  // The warp-specialised kernel's slices are its warpgroups, not CTAs.
   const unsigned splits =
       s.config.warp_specialized ? 1u : static_cast<unsigned>(dkdv_splits(s.head_dim, s.head_dim_v));
-  const int ctas = dq_pairs(s) ? (g.tiles + 1) / 2 * 2 : g.tiles;
-  g.grid = {static_cast<unsigned>(ctas) * splits, static_cast<unsigned>(shape.kv_heads),
+  g.grid = {static_cast<unsigned>(g.tiles) * splits, static_cast<unsigned>(shape.kv_heads),
             static_cast<unsigned>(shape.batch)};
   g.block = {static_cast<unsigned>(threads(s, 0)), 1, 1};
   g.dynamic_smem = shared_memory_bytes(s);
@@ -392,13 +379,12 @@ const char* hopper_default(const KernelSpec& s) {
     // in the fast mode under a mask or a score_mod. H200, three rounds (notes/perf.md "(zw)", zw1):
     // MLA causal 1.058x, GQA 4:1 causal 1.055x, sliding window 1.051x, ALiBi 1.024x, documents
     // 1.020x, 256/128 causal 1.065x, 160/128 1.057x; unmasked unmodified MLA 0.993x; the ordered
-    // mode 0.87-1.00x. Not measured with GQA pairs (dq_pairs), which keep two.
-    // (dq_pairs is asked of `three`: pairs are a warp-specialised config's, and s may hold the
-    // built-in mma.sync one here.)
+    // mode 0.87-1.00x. GQA 8:1 and 16:1 (MLA 192/128, 64/256) took it with (zx)'s removal of the
+    // pairs, measured against the pairs' two stages only.
     KernelSpec three = s;
     three.config = BlockConfig::parse("m64n64w8s3ws");
     const bool masked_or_modified = s.has_mask() || s.has_block_mask || !s.score_is_identity();
-    if (!s.dq_ordered && masked_or_modified && !dq_pairs(three) &&
+    if (!s.dq_ordered && masked_or_modified &&
         shared_memory_bytes(three) <= max_shared_memory_for_arch("sm_90a"))
       return "m64n64w8s3ws";
     return "m64n64w8s2ws";

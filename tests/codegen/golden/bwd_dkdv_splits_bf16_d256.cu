@@ -47,7 +47,6 @@ constexpr bool DQ_FIRST_STORES = false;
 constexpr int DQ_CHAINS = 1;
 constexpr bool DQ_ASCENDING = false;
 constexpr int DQ_BUFFERS = 0;
-constexpr bool DQ_PAIRS = false;
 constexpr bool SCORE_HALVES = false;
 constexpr bool KV_IN_REGISTERS = false;
 constexpr bool DQ_DEFERRED = false;
@@ -110,14 +109,12 @@ constexpr int DQ_PART_BYTES = BLOCK_M * DQ_ROW_BYTES;
 // Above head dim 128: one buffer per consumer warpgroup, a 64-column piece of its share at a time.
 constexpr int DQ_BUFFER_BYTES = WG_SLICES ? BLOCK_M * 64 * 4 : DQ_PARTS * DQ_PART_BYTES;
 // The ordered mode's ring of tile names (TILE_NAMES entries of two words) among the mbarriers, and
-// one barrier per name past the 32 bytes of the extra barriers (pairs, staged pieces, slices' dO);
+// one barrier per name past the 32 bytes of the extra barriers (staged pieces, slices' dO);
 // with slices (DQ_RANKER, attention_bwd_dkdv_ws.cu.j2) then the ranker's ring of ranks (two words
 // per entry) and one barrier per rank.
 constexpr int TILE_NAMES = 8;
 constexpr int ORDERED_NAME_BYTES = 8 * TILE_NAMES + 32 + 8 * TILE_NAMES + (WG_SLICES ? 16 * TILE_NAMES : 0);
-// DQ_PAIRS: the piece of dQ the other CTA of the pair sends (64 queries x 64 columns, fp32).
-constexpr int DQ_PAIR_BYTES = DQ_PAIRS ? 64 * 64 * 4 : 0;
-constexpr int WS_BYTES = WARP_SPECIALIZED ? STAGES * STATS_BYTES + DQ_BUFFERS * DQ_BUFFER_BYTES + DQ_PAIR_BYTES + 128 +
+constexpr int WS_BYTES = WARP_SPECIALIZED ? STAGES * STATS_BYTES + DQ_BUFFERS * DQ_BUFFER_BYTES + 128 +
                                                 (DQ_ORDERED ? ORDERED_NAME_BYTES : 0)
                                           : 0;
 static_assert(!DQ_ACCUMULATE || (WGMMA && BLOCK_M % 64 == 0 && DQ_N % 8 == 0 && DQ_KV_ROWS % 64 == 0),

@@ -48,7 +48,6 @@ constexpr bool DQ_FIRST_STORES = true;
 constexpr int DQ_CHAINS = 1;
 constexpr bool DQ_ASCENDING = false;
 constexpr int DQ_BUFFERS = 2;
-constexpr bool DQ_PAIRS = false;
 constexpr bool SCORE_HALVES = false;
 constexpr bool KV_IN_REGISTERS = false;
 constexpr bool DQ_DEFERRED = false;
@@ -111,14 +110,12 @@ constexpr int DQ_PART_BYTES = BLOCK_M * DQ_ROW_BYTES;
 // Above head dim 128: one buffer per consumer warpgroup, a 64-column piece of its share at a time.
 constexpr int DQ_BUFFER_BYTES = WG_SLICES ? BLOCK_M * 64 * 4 : DQ_PARTS * DQ_PART_BYTES;
 // The ordered mode's ring of tile names (TILE_NAMES entries of two words) among the mbarriers, and
-// one barrier per name past the 32 bytes of the extra barriers (pairs, staged pieces, slices' dO);
+// one barrier per name past the 32 bytes of the extra barriers (staged pieces, slices' dO);
 // with slices (DQ_RANKER, attention_bwd_dkdv_ws.cu.j2) then the ranker's ring of ranks (two words
 // per entry) and one barrier per rank.
 constexpr int TILE_NAMES = 8;
 constexpr int ORDERED_NAME_BYTES = 8 * TILE_NAMES + 32 + 8 * TILE_NAMES + (WG_SLICES ? 16 * TILE_NAMES : 0);
-// DQ_PAIRS: the piece of dQ the other CTA of the pair sends (64 queries x 64 columns, fp32).
-constexpr int DQ_PAIR_BYTES = DQ_PAIRS ? 64 * 64 * 4 : 0;
-constexpr int WS_BYTES = WARP_SPECIALIZED ? STAGES * STATS_BYTES + DQ_BUFFERS * DQ_BUFFER_BYTES + DQ_PAIR_BYTES + 128 +
+constexpr int WS_BYTES = WARP_SPECIALIZED ? STAGES * STATS_BYTES + DQ_BUFFERS * DQ_BUFFER_BYTES + 128 +
                                                 (DQ_ORDERED ? ORDERED_NAME_BYTES : 0)
                                           : 0;
 static_assert(!DQ_ACCUMULATE || (WGMMA && BLOCK_M % 64 == 0 && DQ_N % 8 == 0 && DQ_KV_ROWS % 64 == 0),
@@ -334,6 +331,14 @@ constexpr int DQ_RING = DQ_BUFFERS > 0 ? DQ_BUFFERS : 1;
 constexpr int DQ_PIECES = WG_SLICES && DQ_N >= 128 ? 2 : 1;
 constexpr int DQ_PIECE_N = DQ_N / DQ_PIECES;
 static_assert(!WG_SLICES || DQ_PIECE_N == 64, "dQ pieces of 64 columns: the accumulator map's box");
+// A piece of warpgroup w's dQ share whose columns lie wholly past the tensor's (D_IO < D: MLA's 192
+// on 256-column tiles, 64 beside 256 on 128-column ones) holds zeros that no one reads (the convert
+// kernel reads D_IO columns): its staging stores and its reduction are skipped, its barriers kept,
+// so every phase count stays the same. Its GEMM still runs: a wgmma issued on a path that depends
+// on the warpgroup has ptxas serialise every wgmma.
+__device__ __forceinline__ bool piece_past_io(int w, int piece) {
+  return D_IO < D && WG_SLICES && w * DK_SLICE + piece * DQ_PIECE_N >= D_IO;
+}
 // SCORE_HALVES (with slices; bwd_dkdv.cpp's score_halves): warpgroup w computes Sᵀ, dPᵀ, Pᵀ and
 // dSᵀ for the tile's queries w * SCORE_COLS .. only, stages its Pᵀ and dSᵀ halves in the tile's
 // buffers (t & 1) and runs its own half's k-steps of dV and dK from registers; once the other
@@ -342,7 +347,7 @@ static_assert(!WG_SLICES || DQ_PIECE_N == 64, "dQ pieces of 64 columns: the accu
 // rewritten in tile t + 2 only: a warpgroup gets there past the other's announcement of tile
 // t + 1, which comes after the other's last read of tile t (every wgmma of a tile is waited for
 // within it).
-static_assert(!SCORE_HALVES || (WG_SLICES && CONSUMER_WARPGROUPS == 2 && !DQ_PAIRS), "halves: two slices, no pairs");
+static_assert(!SCORE_HALVES || (WG_SLICES && CONSUMER_WARPGROUPS == 2), "halves: two slices");
 constexpr int SCORE_COLS = SCORE_HALVES ? BLOCK_M / 2 : BLOCK_M;  // a warpgroup's queries of the tile
 constexpr int S_TILES = SCORE_COLS / 8;
 constexpr int S_STEPS = SCORE_COLS / 16;
@@ -552,7 +557,8 @@ __device__ __forceinline__ void dq_order_rank(const FlexjitBwdParams& p, int b, 
 }
 }  // namespace bwd_dkdv
 
-extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
+extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)
+flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
                   const __grid_constant__ FlexjitBwdTma tma, unsigned* const error_word) {
   using namespace bwd_dkdv;
   extern __shared__ __align__(128) unsigned char smem[];
@@ -563,13 +569,10 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   // under causal-like masks) start before any last ones. Whatever the grouping, a pair's kv tile
   // n - 1 starts before its kv tile n (the ordered dQ sums rely on it), or n + 1 before n in the
   // pairs that ascend (`ascending` below), whose units run in reverse.
-  // With DQ_PAIRS the unit is a cluster of two CTAs (kv tiles 2c + rank).
-  constexpr int CLUSTER = DQ_PAIRS ? 2 : 1;
-  const int rank = static_cast<int>(blockIdx.x) % CLUSTER;
-  const int pairs = static_cast<int>(gridDim.y * gridDim.z), units = static_cast<int>(gridDim.x) / CLUSTER;
-  const int linear = static_cast<int>(blockIdx.x / CLUSTER) + units * static_cast<int>(blockIdx.y + gridDim.y * blockIdx.z);
+  const int pairs = static_cast<int>(gridDim.y * gridDim.z), units = static_cast<int>(gridDim.x);
+  const int linear = static_cast<int>(blockIdx.x) + units * static_cast<int>(blockIdx.y + gridDim.y * blockIdx.z);
   // The pair is blockIdx.y + gridDim.y * blockIdx.z in the plain order (read from blockIdx there).
-  int n_unit = static_cast<int>(blockIdx.x) / CLUSTER, pair = 0;
+  int n_unit = static_cast<int>(blockIdx.x), pair = 0;
   if constexpr (HEAVY_FIRST_CTAS > 0) {
     const int group_size = max(1, min(pairs, HEAVY_FIRST_CTAS / units));
     const int group = linear / (units * group_size);
@@ -586,7 +589,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   static_assert(!DQ_ASCENDING || !PLAIN_ORDER, "the ascending sums take the grouped launch order");
   const bool ascending = DQ_ASCENDING && pair < pairs - max(1, min(pairs, ASCENDING_TAIL_CTAS / units));
   if (ascending) n_unit = units - 1 - n_unit;
-  const int n_tile = n_unit * CLUSTER + rank;
+  const int n_tile = n_unit;
   const int kv_h = PLAIN_ORDER ? static_cast<int>(blockIdx.y) : pair % static_cast<int>(gridDim.y);
   const int b = PLAIN_ORDER ? static_cast<int>(blockIdx.z) : pair / static_cast<int>(gridDim.y);
   const int kv_start = n_tile * BLOCK_N;
@@ -608,7 +611,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     walk.first[gi + 1] = walk.first[gi] + walk.heads[gi].num_tiles;
   }
   const int num_tiles =
-      q_len == 0 || (SEQ_LENS && (DQ_PAIRS ? (n_tile & ~1) * BLOCK_N : kv_start) >= kv_len) ? 0 : walk.total();
+      q_len == 0 || (SEQ_LENS && kv_start >= kv_len) ? 0 : walk.total();
 
   const u32 smem_k = (smem_addr(smem) + 1023u) & ~1023u;
   const u32 smem_v = smem_k + KTile::kBytes;
@@ -618,8 +621,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   const u32 smem_pt = smem_ds + 2 * DsTile::kBytes;     // SCORE_HALVES: two Pᵀ buffers
   const u32 smem_stats = smem_ds + DS_TILES * DsTile::kBytes;  // each stage's LSE (base 2) and delta rows
   const u32 smem_dq = smem_stats + STAGES * STATS_BYTES; // DQ_BUFFERS staging buffers
-  const u32 smem_pair = smem_dq + DQ_BUFFERS * DQ_BUFFER_BYTES;  // DQ_PAIRS: the piece the other CTA sends
-  const u32 kv_full = smem_pair + DQ_PAIR_BYTES;
+  const u32 kv_full = smem_dq + DQ_BUFFERS * DQ_BUFFER_BYTES;
   const QdoRing ring(kv_full + 8);
   // Per dQ buffer: full (one arrival per consumer warp) and empty (the writer).
   const u32 dq_full = kv_full + 8 + QdoRing::kBytes;
@@ -632,16 +634,12 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   // writers, or with DQ_RANKER the ranker, and the writers for its rank barrier (rank_full), which
   // the ranker passes after reading it; every warp reads it in lane 0 (read_tile_name_in_warp).
   const u32 tile_names = dq_empty + 8 * DQ_BUFFERS;
-  // DQ_PAIRS: the piece in smem_pair has landed (the other CTA's sending warpgroup arrives), and
-  // the piece this CTA sent has been read there (the other CTA's adding warpgroup arrives).
   const u32 extra_barriers = tile_names + (DQ_ORDERED ? 8 * TILE_NAMES : 0);
-  const u32 pair_full = extra_barriers, pair_empty = extra_barriers + 8;
-  // DQ_PIECE_IN_STAGE (never with pairs): warpgroup w's second piece is staged (dq_full_stage + 8 w,
-  // one arrival per consumer warp of w), in the pairs' place. Apart from dq_full: the consumers
+  // DQ_PIECE_IN_STAGE: warpgroup w's second piece is staged (dq_full_stage + 8 w, one arrival per
+  // consumer warp of w). Apart from dq_full: the consumers
   // stage it without waiting for the writer, and on one barrier two phases (the tile's two
   // pieces) could then complete before the writer saw the first.
   const u32 dq_full_stage = extra_barriers;
-  static_assert(!(DQ_PIECE_IN_STAGE && DQ_PAIRS), "the staged piece's barriers take the pairs' place");
   // Slices: the dO tile apart from the ring has landed (the producer's expect_tx) / has been
   // read by every consumer warp.
   const u32 do_full = extra_barriers + 16, do_empty = extra_barriers + 24;
@@ -659,7 +657,6 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   static_assert(!DQ_ORDERED || STAGES + 1 + DQ_BUFFERS < TILE_NAMES, "the tile-name ring must outlast the producer's lead");
   static_assert(2 * 8 + QdoRing::kBytes + 16 * DQ_BUFFERS + (WG_SLICES ? 32 : 0) <= 128,
                 "the mbarriers fit in their 128 bytes");
-  static_assert(!DQ_PAIRS || (WG_SLICES && SPLITS == 2 && !DQ_ORDERED), "pairs: two slices, fast mode");
   unsigned char* const base_ptr = smem + (smem_k - smem_addr(smem));
   if (tid == 0) {
     mbarrier_init(kv_full, 1);
@@ -672,10 +669,6 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     if constexpr (WG_SLICES) {
       mbarrier_init(do_full, 1);
       mbarrier_init(do_empty, NUM_WARPS);
-    }
-    if constexpr (DQ_PAIRS) {
-      mbarrier_init(pair_full, 128);
-      mbarrier_init(pair_empty, 128);
     }
     if constexpr (DQ_PIECE_IN_STAGE) {
       mbarrier_init(dq_full_stage, 4);
@@ -690,11 +683,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     }
     mbarrier_init_fence();
   }
-  // With pairs the other CTA arrives on this one's barriers: both have initialised them first.
-  if constexpr (DQ_PAIRS)
-    cluster_sync();
-  else
-    __syncthreads();
+  __syncthreads();
 
   if (warp < 4) {
     if constexpr (CONSUMER_WARPGROUPS > 1) warpgroup_release_registers<PRODUCER_REGISTERS>();
@@ -884,99 +873,96 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
         __syncwarp();
       }
     } else if (WG_SLICES && warp >= 1 && warp <= CONSUMER_WARPGROUPS) {
-      // Slices: warp 1 + w adds warpgroup w's staged pieces (with pairs, only this CTA's adding
-      // warpgroup stages), each one tensor reduction through the accumulator's map (rows past
+      // Slices: warp 1 + w adds warpgroup w's staged pieces, each one tensor reduction through the accumulator's map (rows past
       // the queries dropped by TMA). DQ_ORDERED: a tile's pieces are added once its turn has come
       // on the counter of (query tile, chain, slice), as the whole tiles of the d128 writers are;
       // the turn passes on when both pieces are complete.
       const int w = warp - 1;
-      if (!DQ_PAIRS || w == rank) {
-        if (lane == 0) tma_prefetch_map(&tma.dq);
-        const u32 buffer = smem_dq + w * DQ_BUFFER_BYTES;
-        unsigned order_errors = 0;
-        constexpr int chains = DQ_CHAINS;
-        const int chain = n_tile % chains;
-        QdoRing::Slot stage;  // tile t's Q stage (DQ_PIECE_IN_STAGE: its second piece is there)
-        for (int t = 0; t < num_tiles; ++t, stage.advance()) {
-          int h = 0, q0 = 0, rank_in_chain = 0, adders = 0;
-          int* counter = nullptr;
-          bool turn = false;
-          if constexpr (DQ_ORDERED) {
-            // The tile's name, its rank (the ranker's) and a first look at its counter while the
-            // consumers still compute the tile (the producer named it stages ahead): at head dim
-            // 256 these reads after the staging made the writer the kernel's bottleneck
-            // (notes/perf.md, "(zn)").
-            mbarrier_wait(rank_full + 8 * (t % TILE_NAMES), static_cast<u32>((t / TILE_NAMES) & 1));
-            const TileName name = read_tile_name_in_warp(tile_names, t, lane);
-            h = kv_h * GQA_GROUP + name.gi, q0 = name.q0;
-            read_tile_rank_in_warp(tile_ranks, t, lane, rank_in_chain, adders);
-            if (q0 < q_len) {
-              counter = p.dq_order + flexjit_dq_order_index(p, chains, SPLITS, b, h, q0, chain, w);
-              if (lane == 0) turn = turn_has_come(counter, rank_in_chain);
-            }
+      if (lane == 0) tma_prefetch_map(&tma.dq);
+      const u32 buffer = smem_dq + w * DQ_BUFFER_BYTES;
+      unsigned order_errors = 0;
+      constexpr int chains = DQ_CHAINS;
+      const int chain = n_tile % chains;
+      QdoRing::Slot stage;  // tile t's Q stage (DQ_PIECE_IN_STAGE: its second piece is there)
+      for (int t = 0; t < num_tiles; ++t, stage.advance()) {
+        int h = 0, q0 = 0, rank_in_chain = 0, adders = 0;
+        int* counter = nullptr;
+        bool turn = false;
+        if constexpr (DQ_ORDERED) {
+          // The tile's name, its rank (the ranker's) and a first look at its counter while the
+          // consumers still compute the tile (the producer named it stages ahead): at head dim
+          // 256 these reads after the staging made the writer the kernel's bottleneck
+          // (notes/perf.md, "(zn)").
+          mbarrier_wait(rank_full + 8 * (t % TILE_NAMES), static_cast<u32>((t / TILE_NAMES) & 1));
+          const TileName name = read_tile_name_in_warp(tile_names, t, lane);
+          h = kv_h * GQA_GROUP + name.gi, q0 = name.q0;
+          read_tile_rank_in_warp(tile_ranks, t, lane, rank_in_chain, adders);
+          if (q0 < q_len) {
+            counter = p.dq_order + flexjit_dq_order_index(p, chains, SPLITS, b, h, q0, chain, w);
+            if (lane == 0) turn = turn_has_come(counter, rank_in_chain);
           }
+        }
 #pragma unroll 1
-          for (int piece = 0; piece < DQ_PIECES; ++piece) {
-            const u32 k = static_cast<u32>(t * DQ_PIECES + piece);
-            const bool in_stage = DQ_PIECE_IN_STAGE && piece == 1;
-            // The whole warp waits for the piece and meets at a __syncwarp before lane 0 hands the
-            // buffer back: lanes 1-31 run apart from lane 0 (which took its own path to the turn),
-            // and without the meeting they could still be polling this phase when lane 0 had added
-            // the piece, handed the buffer back and the consumers had staged the next piece: the
-            // barrier a phase on, at the parity they wait for, and they would wait for ever
-            // (notes/perf.md, "(zo)"). The whole-tile writers above let lane 0 alone wait, which
-            // is as safe; here, beside the ranker, that measured 0.83-0.97x (notes/perf.md, "(zp)").
-            if (in_stage)
-              mbarrier_wait(dq_full_stage + 8 * w, static_cast<u32>(t) & 1u);
-            else
-              mbarrier_wait(dq_full + 8 * w, (DQ_PIECE_IN_STAGE ? static_cast<u32>(t) : k) & 1u);
-            __syncwarp();
-            if (piece == 0) {
-              if constexpr (DQ_ORDERED) {
-                if (lane == 0 && q0 < q_len && !turn && !wait_for_turn(counter, rank_in_chain))
-                  order_errors |= FLEXJIT_ERROR_ORDER_LOST;
-              } else {  // the tile, from the walk
-                int gi, local;
-                walk.locate(t, gi, local);
-                h = kv_h * GQA_GROUP + gi, q0 = walk.heads[gi].start(local);
-              }
+        for (int piece = 0; piece < DQ_PIECES; ++piece) {
+          const u32 k = static_cast<u32>(t * DQ_PIECES + piece);
+          const bool in_stage = DQ_PIECE_IN_STAGE && piece == 1;
+          // The whole warp waits for the piece and meets at a __syncwarp before lane 0 hands the
+          // buffer back: lanes 1-31 run apart from lane 0 (which took its own path to the turn),
+          // and without the meeting they could still be polling this phase when lane 0 had added
+          // the piece, handed the buffer back and the consumers had staged the next piece: the
+          // barrier a phase on, at the parity they wait for, and they would wait for ever
+          // (notes/perf.md, "(zo)"). The whole-tile writers above let lane 0 alone wait, which
+          // is as safe; here, beside the ranker, that measured 0.83-0.97x (notes/perf.md, "(zp)").
+          if (in_stage)
+            mbarrier_wait(dq_full_stage + 8 * w, static_cast<u32>(t) & 1u);
+          else
+            mbarrier_wait(dq_full + 8 * w, (DQ_PIECE_IN_STAGE ? static_cast<u32>(t) : k) & 1u);
+          __syncwarp();
+          if (piece == 0) {
+            if constexpr (DQ_ORDERED) {
+              if (lane == 0 && q0 < q_len && !turn && !wait_for_turn(counter, rank_in_chain))
+                order_errors |= FLEXJIT_ERROR_ORDER_LOST;
+            } else {  // the tile, from the walk
+              int gi, local;
+              walk.locate(t, gi, local);
+              h = kv_h * GQA_GROUP + gi, q0 = walk.heads[gi].start(local);
             }
-            if (lane == 0) {
-              const u32 src = in_stage ? smem_ring + stage.index * STAGE_BYTES + w * DQ_BUFFER_BYTES : buffer;
-              if (q0 < q_len) {
-                const int c0 = w * DK_SLICE + piece * DQ_PIECE_N, c3 = b + (DQ_ORDERED ? chain * p.batch : 0);
-                if (DQ_ORDERED && rank_in_chain == 0)  // the chain's first share is stored
-                  tma_store_4d(&tma.dq, src, c0, q0, h, c3);
-                else
-                  tma_reduce_add_4d(&tma.dq, src, c0, q0, h, c3);
-              }
-              bulk_commit_group();
-              // DQ_PIECE_IN_STAGE: the buffer (first piece) is handed back with the stage, once
-              // both are read, so that the consumers never run two tiles' pieces ahead of this
-              // writer; they stage the next first piece a tile's work later, when it has long been read.
-              if (!DQ_PIECE_IN_STAGE || in_stage) {
-                bulk_wait_group_read<0>();
-                if (in_stage) mbarrier_arrive(ring.empty(stage.index));
-                mbarrier_arrive(dq_empty + 8 * w);
-              }
+          }
+          if (lane == 0) {
+            const u32 src = in_stage ? smem_ring + stage.index * STAGE_BYTES + w * DQ_BUFFER_BYTES : buffer;
+            if (q0 < q_len && !piece_past_io(w, piece)) {
+              const int c0 = w * DK_SLICE + piece * DQ_PIECE_N, c3 = b + (DQ_ORDERED ? chain * p.batch : 0);
+              if (DQ_ORDERED && rank_in_chain == 0)  // the chain's first share is stored
+                tma_store_4d(&tma.dq, src, c0, q0, h, c3);
+              else
+                tma_reduce_add_4d(&tma.dq, src, c0, q0, h, c3);
             }
-            __syncwarp();
+            bulk_commit_group();
+            // DQ_PIECE_IN_STAGE: the buffer (first piece) is handed back with the stage, once
+            // both are read, so that the consumers never run two tiles' pieces ahead of this
+            // writer; they stage the next first piece a tile's work later, when it has long been read.
+            if (!DQ_PIECE_IN_STAGE || in_stage) {
+              bulk_wait_group_read<0>();
+              if (in_stage) mbarrier_arrive(ring.empty(stage.index));
+              mbarrier_arrive(dq_empty + 8 * w);
+            }
           }
-          if (DQ_ORDERED && lane == 0 && q0 < q_len) {
-            bulk_wait_group<0>();
-            if (rank_in_chain == 0) counter[flexjit_dq_order_counters(p, SPLITS)] = 1;  // its written word
-            fence_proxy_async_global();
-            // The last adder leaves the counter as it found it, for the next launch.
-            if (rank_in_chain == adders - 1)
-              st_release_gpu(counter, 0);
-            else
-              red_release_gpu_add(counter, 1);
-          }
+          __syncwarp();
         }
-        if (lane == 0) {
-          bulk_wait_group<0>();  // the reductions are done before the CTA's shared memory goes away
-          if constexpr (DQ_ORDERED) flexjit_report_errors(order_errors, error_word);
+        if (DQ_ORDERED && lane == 0 && q0 < q_len) {
+          bulk_wait_group<0>();
+          if (rank_in_chain == 0) counter[flexjit_dq_order_counters(p, SPLITS)] = 1;  // its written word
+          fence_proxy_async_global();
+          // The last adder leaves the counter as it found it, for the next launch.
+          if (rank_in_chain == adders - 1)
+            st_release_gpu(counter, 0);
+          else
+            red_release_gpu_add(counter, 1);
         }
+      }
+      if (lane == 0) {
+        bulk_wait_group<0>();  // the reductions are done before the CTA's shared memory goes away
+        if constexpr (DQ_ORDERED) flexjit_report_errors(order_errors, error_word);
       }
     } else if (!DQ_ORDERED && !WG_SLICES && warp == 1 && lane == 0) {
       // dQ writer: tile t's staged rows (buffer t % DQ_BUFFERS, in the accumulator's layout), one
@@ -1125,11 +1111,12 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   };
   // This warp's rows of a dQ share (columns col0 .. of its 16 rows of the tile) into a staging
   // buffer of row_bytes-long rows in the accumulator's layout, then the share's full barrier.
+  // `stored` false (a piece wholly past the tensor's columns, PIECE_PAST_IO): the barrier only.
   const auto store_dq_share = [&](const float (&acc_dq)[DQ_PIECE_N / 8][4], u32 stage, u32 row_bytes, int col0,
-                                  u32 full) {
+                                  u32 full, bool stored) {
     const u32 swizzle = dq_staging_swizzle(g8);
 #pragma unroll
-    for (int r = 0; r < 2; ++r) {
+    for (int r = 0; r < 2 && stored; ++r) {
       const int row = (cw % 4) * 16 + g8 + 8 * r;  // row % 8 == g8: the warp's 8 rows on different banks
       const u32 row_addr = stage + static_cast<u32>(row) * row_bytes;
 #pragma unroll
@@ -1150,7 +1137,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   const auto stage_dq = [&](const float (&acc_dq)[DQ_PIECE_N / 8][4], int u) {
     const int buffer = u % DQ_RING;
     mbarrier_wait(dq_empty + 8 * buffer, static_cast<u32>(((u / DQ_RING) & 1) ^ 1));
-    store_dq_share(acc_dq, dq_part + buffer * DQ_BUFFER_BYTES, DQ_ROW_BYTES, dq_col0, dq_full + 8 * buffer);
+    store_dq_share(acc_dq, dq_part + buffer * DQ_BUFFER_BYTES, DQ_ROW_BYTES, dq_col0, dq_full + 8 * buffer, true);
   };
   // DQ_DEFERRED: tile u's share, this warpgroup's turn (u % 2 == wg), computed in tile u + 1 (or
   // after the walk) once the other warpgroup has announced its dSᵀ rows of tile u; the dK k-steps
@@ -1363,36 +1350,6 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
           wgmma_fence_operands(acc_dq);
           wgmma_fence_operands(acc_dk[0]);
         }
-        if constexpr (DQ_PAIRS) {
-          // The pair's k-th exchange: the piece goes to (or comes from) the other CTA, in the
-          // layout [row half][column octet][thread] of float pairs (conflict-free both ways).
-          const u32 k = static_cast<u32>(t * DQ_PIECES + piece);
-          const u32 wg_thread = static_cast<u32>((cw % 4) * 32 + lane);
-          const u32 peer = static_cast<u32>(rank ^ 1);
-          if (wg != rank) {  // send: the other CTA adds this slice
-            mbarrier_wait_cluster(pair_empty, (k & 1u) ^ 1u);
-            const u32 dst = cluster_map(smem_pair, peer);
-#pragma unroll
-            for (int r = 0; r < 2; ++r)
-#pragma unroll
-              for (int j = 0; j < DQ_PIECE_N / 8; ++j)
-                st_cluster_v2_f32(dst + ((r * (DQ_PIECE_N / 8) + j) * 128 + wg_thread) * 8, acc_dq[j][2 * r],
-                                  acc_dq[j][2 * r + 1]);
-            mbarrier_arrive_cluster(cluster_map(pair_full, peer));
-            continue;
-          }
-          mbarrier_wait_cluster(pair_full, k & 1u);
-#pragma unroll
-          for (int r = 0; r < 2; ++r)
-#pragma unroll
-            for (int j = 0; j < DQ_PIECE_N / 8; ++j) {
-              float x, y;
-              ld_shared_v2_f32(x, y, smem_pair + ((r * (DQ_PIECE_N / 8) + j) * 128 + wg_thread) * 8);
-              acc_dq[j][2 * r] += x;
-              acc_dq[j][2 * r + 1] += y;
-            }
-          mbarrier_arrive_cluster(cluster_map(pair_empty, peer));
-        }
         // The piece into this warpgroup's buffer (rows of DQ_PIECE_N columns in the accumulator's
         // permuted layout, which keeps whole 32-column groups in place), once the writer has read
         // the last one; the writer adds its rows that exist. DQ_PIECE_IN_STAGE: the second piece
@@ -1402,7 +1359,8 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
         const u32 buffer = in_stage ? smem_q + wg * DQ_BUFFER_BYTES : smem_dq + wg * DQ_BUFFER_BYTES;
         const u32 buffer_uses = DQ_PIECE_IN_STAGE ? static_cast<u32>(t) : k;  // the buffer's fills before this one
         if (!in_stage) mbarrier_wait(dq_empty + 8 * wg, (buffer_uses & 1u) ^ 1u);
-        store_dq_share(acc_dq, buffer, DQ_PIECE_N * 4, 0, (in_stage ? dq_full_stage : dq_full) + 8 * wg);
+        store_dq_share(acc_dq, buffer, DQ_PIECE_N * 4, 0, (in_stage ? dq_full_stage : dq_full) + 8 * wg,
+                       !piece_past_io(wg, piece));
       }
     } else if (dq_here) {
       stage_dq(acc_dq, t);
@@ -1428,10 +1386,6 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
     wgmma_wait<0>();
     wgmma_fence_operands(acc_dk[0]);
     wgmma_fence_operands(da);
-    // The sender stays until the other CTA has read its last piece (that CTA arrives on this
-    // one's pair_empty); the adder has waited for every piece sent to it.
-    if (DQ_PAIRS && wg != rank && num_tiles > 0)
-      mbarrier_wait_cluster(pair_empty, static_cast<u32>(num_tiles * DQ_PIECES - 1) & 1u);
   } else {
     bwd_dkdv_drain<MmaPath::wgmma>(acc_dk, acc_dv, pa, da);
   }
@@ -1455,7 +1409,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   const int rows_stored = SEQ_LENS ? p.kv_len : kv_len;
   for (int idx = ctid; idx < BLOCK_N * (D / 8); idx += THREADS) {
     const int r = idx / (D / 8), c = idx % (D / 8);
-    if (((IS_DIVISIBLE && !DQ_PAIRS) || kv_start + r < rows_stored) && (D_IO == D || c * 8 < D_IO)) {  // pairs: the last tile may lie past the keys
+    if ((IS_DIVISIBLE || kv_start + r < rows_stored) && (D_IO == D || c * 8 < D_IO)) {
       u32 chunk[4];
       ld_shared_v4(chunk, smem_k + KStage::offset(r, c));
       st_global_v4(dk_base + static_cast<long long>(kv_start + r) * p.dk_stride_s + c * 8, chunk);
@@ -1463,7 +1417,7 @@ extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)flexjit
   }
   for (int idx = ctid; idx < BLOCK_N * (DV / 8); idx += THREADS) {
     const int r = idx / (DV / 8), c = idx % (DV / 8);
-    if (((IS_DIVISIBLE && !DQ_PAIRS) || kv_start + r < rows_stored) && (DV_IO == DV || c * 8 < DV_IO)) {  // pairs: the last tile may lie past the keys
+    if ((IS_DIVISIBLE || kv_start + r < rows_stored) && (DV_IO == DV || c * 8 < DV_IO)) {
       u32 chunk[4];
       ld_shared_v4(chunk, smem_v + VStage::offset(r, c));
       st_global_v4(dv_base + static_cast<long long>(kv_start + r) * p.dv_stride_s + c * 8, chunk);
