@@ -51,6 +51,21 @@ void expect_fast_backward_close(const FwdProblem& p, const std::string& what) {
   EXPECT_LT(r.dv_error, tolerance(p.dtype)) << what << ": dv, seed " << r.seed;
 }
 
+// The backward of `p` (rows padded: FwdProblem::row_padding) against the float64 reference: every
+// gradient within tolerance, no column past its head dim written, and on sm_90a the fast mode
+// wherever it was asked (every head-dim pair has fast tiles there, codegen::tile_head_dims).
+void expect_padded_backward_close(const FwdProblem& p, const std::string& what) {
+  const BwdOutcome r = run_backward_check(p);
+  const double tol = tolerance(p.dtype);
+  EXPECT_LT(r.dq_error, tol) << what << ": dq error, seed " << r.seed;
+  EXPECT_LT(r.dk_error, tol) << what << ": dk error, seed " << r.seed;
+  EXPECT_LT(r.dv_error, tol) << what << ": dv error, seed " << r.seed;
+  EXPECT_TRUE(r.padding_untouched) << what << ": a gradient's columns past its head dim were written";
+  if (p.backward_mode == BackwardMode::fast && current_device().default_arch() == "sm_90a") {
+    EXPECT_EQ(r.mode, "fast") << what << ": " << r.mode_reason;
+  }
+}
+
 TEST(BwdGpu, SuiteMods) {
   FLEXJIT_REQUIRE_GPU();
   std::mt19937_64 rng(fresh_seed());
@@ -255,25 +270,15 @@ TEST(BwdGpu, HeadDimsThatAreNoMultipleOf64) {
       if (i % 2 == 1) p.score_mod = "30.0 * tanh(score / 30.0)";
       const std::string what = "D=" + std::to_string(d) + " Dv=" + std::to_string(dv) +
                                (mode == BackwardMode::fast ? " fast" : " deterministic");
-      const BwdOutcome r = run_backward_check(p);
-      const double tol = tolerance(p.dtype);
-      EXPECT_LT(r.dq_error, tol) << what << ": dq error, seed " << r.seed;
-      EXPECT_LT(r.dk_error, tol) << what << ": dk error, seed " << r.seed;
-      EXPECT_LT(r.dv_error, tol) << what << ": dv error, seed " << r.seed;
-      EXPECT_TRUE(r.padding_untouched) << what << ": a gradient's columns past its head dim were written";
-      // The fast mode runs wherever the padded tiles have fast tiles: all of these (D=160's backward
-      // takes 256 columns on sm_90a, codegen::tile_head_dims).
-      if (mode == BackwardMode::fast && current_device().default_arch() == "sm_90a") {
-        EXPECT_EQ(r.mode, "fast") << what << ": " << r.mode_reason;
-      }
+      expect_padded_backward_close(p, what);  // (D=160's backward takes 256 columns on sm_90a)
       ++i;
     }
 }
 
 // Head dims whose backward tiles hold a whole 64-column slab past the tensor's columns (MLA's
-// 192/128 on 256-column tiles, 64 beside 256 on 128 columns, 192/64 with V on 128): the producer
-// loads only the slabs that hold columns, and a dQ piece wholly past them is neither staged nor
-// added. GQA 8:1 and 2:1; rows padded with NaN, odd lengths, a mask and a score_mod.
+// 192/128 on 256-column tiles, 64 beside 256 on 128 columns, 192/64 with V on 128): a dQ piece
+// wholly past the columns is neither staged nor added. GQA 8:1 and 2:1; rows padded with NaN,
+// odd lengths, a mask and a score_mod.
 TEST(BwdGpu, TilesWithAWholeSlabPastTheHeadDim) {
   FLEXJIT_REQUIRE_GPU();
   const std::pair<int, int> dims[] = {{192, 128}, {64, 256}, {192, 64}};
@@ -294,15 +299,7 @@ TEST(BwdGpu, TilesWithAWholeSlabPastTheHeadDim) {
         if (i % 2 == 1) p.score_mod = "30.0 * tanh(score / 30.0)";
         const std::string what = "D=" + std::to_string(d) + " Dv=" + std::to_string(dv) + " Hq=" + std::to_string(p.Hq) +
                                  " Hkv=" + std::to_string(hkv) + (mode == BackwardMode::fast ? " fast" : " deterministic");
-        const BwdOutcome r = run_backward_check(p);
-        const double tol = tolerance(p.dtype);
-        EXPECT_LT(r.dq_error, tol) << what << ": dq error, seed " << r.seed;
-        EXPECT_LT(r.dk_error, tol) << what << ": dk error, seed " << r.seed;
-        EXPECT_LT(r.dv_error, tol) << what << ": dv error, seed " << r.seed;
-        EXPECT_TRUE(r.padding_untouched) << what << ": a gradient's columns past its head dim were written";
-        if (mode == BackwardMode::fast && current_device().default_arch() == "sm_90a") {
-          EXPECT_EQ(r.mode, "fast") << what << ": " << r.mode_reason;
-        }
+        expect_padded_backward_close(p, what);
         ++i;
       }
 }
