@@ -29,9 +29,17 @@ void wgmma_checks(const KernelSpec& s) {
 // 64-column slabs, the whole slice over its own share of the kv rows (more atomics, same GEMM).
 // The warp-specialised kernel above head dim 128: one consumer warpgroup per column slice of dK
 // and dV (the slices that keep the accumulators in registers), each over every kv row of the tile
-// and computing Sᵀ and dPᵀ for half of the tile's queries (score_halves); its dQ share is its slice's columns, staged
-// in 64-column pieces for a writer warp's TMA tensor reductions (the room from keeping one dO tile
-// apart from the ring of Q stages).
+// and computing Sᵀ and dPᵀ for half of the tile's queries (the score halves, below); its dQ share
+// is its slice's columns, staged in 64-column pieces for a writer warp's TMA tensor reductions
+// (the room from keeping one dO tile apart from the ring of Q stages).
+//
+// The score halves (the kernel's SCORE_HALVES): each consumer warpgroup computes Sᵀ and dPᵀ, and
+// their softmax and dS, for half of the tile's queries instead of the whole tile: the halves meet
+// in shared memory (Pᵀ and dSᵀ, double-buffered by tile), where each warpgroup reads the other's
+// half as the A operand of its dV and dK k-steps. That is 5 GEMMs' work for 5 instead of 7, and
+// half the elementwise work per warpgroup. H100, fast backward against the whole tile per
+// warpgroup (notes/perf.md, "(z)"): noop d256 1.13x, causal 1.08x, soft-capping 1.16x, ALiBi
+// 1.06x, documents 1.04x, GQA 4:1 1.06x.
 bool warpgroup_slices(const KernelSpec& s) {
   return s.config.warp_specialized && dkdv_splits(s.head_dim, s.head_dim_v) > 1;
 }
@@ -49,15 +57,6 @@ constexpr size_t kTileNames = 8;  // the kernel's TILE_NAMES
 size_t ordered_name_bytes(const KernelSpec& s) {
   return 8 * kTileNames + 32 + 8 * kTileNames + (warpgroup_slices(s) ? 16 * kTileNames : 0);
 }
-
-// With warpgroup slices each consumer warpgroup computes Sᵀ and dPᵀ, and their softmax and dS,
-// for half of the tile's queries instead of the whole tile: the halves meet in shared memory (Pᵀ
-// and dSᵀ, double-buffered by tile), where each warpgroup reads the other's half as the A operand
-// of its dV and dK k-steps. That is 5 GEMMs' work for 5 instead of 7, and half the elementwise
-// work per warpgroup. H100, fast
-// backward against the whole tile per warpgroup (notes/perf.md, "(z)"): noop d256 1.13x, causal
-// 1.08x, soft-capping 1.16x, ALiBi 1.06x, documents 1.04x, GQA 4:1 1.06x.
-bool score_halves(const KernelSpec& s) { return warpgroup_slices(s); }
 
 // The warp-specialised kernel at head dim 64 keeps its warpgroup's K and V rows in registers as
 // the A operands of Sᵀ = K Qᵀ and dPᵀ = V dOᵀ (16 registers each; the kv tile is the CTA's for
@@ -152,7 +151,7 @@ bool dq_deferred(const KernelSpec& s) {
 int ds_tiles(const KernelSpec& s) {
   if (!s.dq_accumulate) return 0;
   if (!s.config.warp_specialized) return 1;
-  if (score_halves(s)) return 4;
+  if (warpgroup_slices(s)) return 4;  // the score halves
   return dq_deferred(s) ? s.config.stages + 1 : 2;
 }
 
@@ -245,7 +244,7 @@ WsLayout ws_layout(const KernelSpec& s) {
   const DqPlan plan = dq_plan(s);
   const size_t parts = static_cast<size_t>(plan.parts());
   // K, V; the ring of (Q, dO) stages, each 1024-aligned for wgmma; the alignment slack; the dSᵀ
-  // tiles (ds_tiles: with score_halves two of them Pᵀ); the ring's LSE / delta rows (apart, so that the
+  // tiles (ds_tiles: with the score halves two of them Pᵀ); the ring's LSE / delta rows (apart, so that the
   // stages stay whole 1024-byte blocks); the mbarriers; in the ordered form, the ring of 8 two-word
   // tile names, the extra barriers' 32 bytes, one barrier per name, and with slices the ranks (ordered_name_bytes).
   // With warpgroup slices the stages hold Q only and one dO tile lies apart (the kernel's
@@ -304,7 +303,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(int_constant("DQ_CHAINS", s.dq_ordered ? ordered_dq_chains(s) : 1));
   constants.push_back(bool_constant("DQ_ASCENDING", ordered_dq_ascending(s)));
   constants.push_back(int_constant("DQ_BUFFERS", s.config.warp_specialized ? ws_dq_buffers(s) : 0));
-  constants.push_back(bool_constant("SCORE_HALVES", s.config.warp_specialized && score_halves(s)));
+  constants.push_back(bool_constant("SCORE_HALVES", warpgroup_slices(s)));
   constants.push_back(bool_constant("KV_IN_REGISTERS", kv_in_registers(s)));
   constants.push_back(bool_constant("DQ_DEFERRED", dq_deferred(s)));
   constants.push_back(int_constant("DS_TILES", ds_tiles(s)));
@@ -403,7 +402,7 @@ std::vector<WgmmaShape> wgmma_shapes(const KernelSpec& s) {
     shapes.push_back({warpgroup_slices(s) && n >= 128 ? n / 2 : n, false, true, true});
   }
   if (kv_in_registers(s)) shapes.push_back({s.config.block_m, true, false});  // Sᵀ and dPᵀ with A in registers
-  if (score_halves(s)) {
+  if (warpgroup_slices(s)) {  // the score halves
     shapes.push_back({s.config.block_m / 2, false, false});  // Sᵀ and dPᵀ of half the queries
     // dV's and dK's k-steps over the other warpgroup's half, A from the staged Pᵀ and dSᵀ.
     shapes.push_back({s.head_dim_v / splits, false, true});

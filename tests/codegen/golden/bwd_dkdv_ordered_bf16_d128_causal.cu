@@ -339,7 +339,7 @@ static_assert(!WG_SLICES || DQ_PIECE_N == 64, "dQ pieces of 64 columns: the accu
 __device__ __forceinline__ bool piece_past_io(int w, int piece) {
   return D_IO < D && WG_SLICES && w * DK_SLICE + piece * DQ_PIECE_N >= D_IO;
 }
-// SCORE_HALVES (with slices; bwd_dkdv.cpp's score_halves): warpgroup w computes Sᵀ, dPᵀ, Pᵀ and
+// SCORE_HALVES (every kernel with slices; bwd_dkdv.cpp's warpgroup_slices): warpgroup w computes Sᵀ, dPᵀ, Pᵀ and
 // dSᵀ for the tile's queries w * SCORE_COLS .. only, stages its Pᵀ and dSᵀ halves in the tile's
 // buffers (t & 1) and runs its own half's k-steps of dV and dK from registers; once the other
 // warpgroup has announced its halves (the pair of named barriers as in DS_EXCHANGE), the other
@@ -572,13 +572,13 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   const int pairs = static_cast<int>(gridDim.y * gridDim.z), units = static_cast<int>(gridDim.x);
   const int linear = static_cast<int>(blockIdx.x) + units * static_cast<int>(blockIdx.y + gridDim.y * blockIdx.z);
   // The pair is blockIdx.y + gridDim.y * blockIdx.z in the plain order (read from blockIdx there).
-  int n_unit = static_cast<int>(blockIdx.x), pair = 0;
+  int n_tile = static_cast<int>(blockIdx.x), pair = 0;
   if constexpr (HEAVY_FIRST_CTAS > 0) {
     const int group_size = max(1, min(pairs, HEAVY_FIRST_CTAS / units));
     const int group = linear / (units * group_size);
     const int in_group = min(group_size, pairs - group * group_size);  // the last group may be smaller
     const int within = linear - group * units * group_size;
-    n_unit = within / in_group, pair = group * group_size + within % in_group;
+    n_tile = within / in_group, pair = group * group_size + within % in_group;
   }
   constexpr bool PLAIN_ORDER = HEAVY_FIRST_CTAS == 0;
   // DQ_ASCENDING: every pair but the last wave's (about ASCENDING_TAIL_CTAS units) sums from its
@@ -588,8 +588,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   // Only masked kernels ascend (codegen::ordered_dq_ascending), so `pair` is the grouped order's.
   static_assert(!DQ_ASCENDING || !PLAIN_ORDER, "the ascending sums take the grouped launch order");
   const bool ascending = DQ_ASCENDING && pair < pairs - max(1, min(pairs, ASCENDING_TAIL_CTAS / units));
-  if (ascending) n_unit = units - 1 - n_unit;
-  const int n_tile = n_unit;
+  if (ascending) n_tile = units - 1 - n_tile;
   const int kv_h = PLAIN_ORDER ? static_cast<int>(blockIdx.y) : pair % static_cast<int>(gridDim.y);
   const int b = PLAIN_ORDER ? static_cast<int>(blockIdx.z) : pair / static_cast<int>(gridDim.y);
   const int kv_start = n_tile * BLOCK_N;
@@ -636,9 +635,9 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   const u32 tile_names = dq_empty + 8 * DQ_BUFFERS;
   const u32 extra_barriers = tile_names + (DQ_ORDERED ? 8 * TILE_NAMES : 0);
   // DQ_PIECE_IN_STAGE: warpgroup w's second piece is staged (dq_full_stage + 8 w, one arrival per
-  // consumer warp of w). Apart from dq_full: the consumers
-  // stage it without waiting for the writer, and on one barrier two phases (the tile's two
-  // pieces) could then complete before the writer saw the first.
+  // consumer warp of w). Apart from dq_full: the consumers stage it without waiting for the writer,
+  // and on one barrier two phases (the tile's two pieces) could then complete before the writer
+  // saw the first.
   const u32 dq_full_stage = extra_barriers;
   // Slices: the dO tile apart from the ring has landed (the producer's expect_tx) / has been
   // read by every consumer warp.
@@ -873,8 +872,8 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
         __syncwarp();
       }
     } else if (WG_SLICES && warp >= 1 && warp <= CONSUMER_WARPGROUPS) {
-      // Slices: warp 1 + w adds warpgroup w's staged pieces, each one tensor reduction through the accumulator's map (rows past
-      // the queries dropped by TMA). DQ_ORDERED: a tile's pieces are added once its turn has come
+      // Slices: warp 1 + w adds warpgroup w's staged pieces, each one tensor reduction through the
+      // accumulator's map (rows past the queries dropped by TMA). DQ_ORDERED: a tile's pieces are added once its turn has come
       // on the counter of (query tile, chain, slice), as the whole tiles of the d128 writers are;
       // the turn passes on when both pieces are complete.
       const int w = warp - 1;
@@ -1111,7 +1110,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   };
   // This warp's rows of a dQ share (columns col0 .. of its 16 rows of the tile) into a staging
   // buffer of row_bytes-long rows in the accumulator's layout, then the share's full barrier.
-  // `stored` false (a piece wholly past the tensor's columns, PIECE_PAST_IO): the barrier only.
+  // `stored` false (a piece wholly past the tensor's columns, piece_past_io): the barrier only.
   const auto store_dq_share = [&](const float (&acc_dq)[DQ_PIECE_N / 8][4], u32 stage, u32 row_bytes, int col0,
                                   u32 full, bool stored) {
     const u32 swizzle = dq_staging_swizzle(g8);
