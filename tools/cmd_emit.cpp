@@ -159,6 +159,7 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
                                               spec.paged ? o->page_size : 0)
               : tune::default_for(spec, o->arch);
       spec.config = o->variant.block_config(launched).value_or(launched);
+      codegen::set_dkdv_half_slab_tiles(spec, o->variant.head_dim, o->variant.value_head_dim(), o->arch);
       // Tile bounds as a call whose cache fits the in-kernel list would take them.
       spec.decode_tile_bounds =
           family == codegen::Family::decode && codegen::decode_classifies_by_bounds(spec, 0, o->arch);

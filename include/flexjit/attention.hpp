@@ -75,6 +75,11 @@ struct KernelChoice {
   /// The kernel's lean form ran: its full form (more values live, for overlap) spilled registers
   /// beside this call's mods, so the one with fewer live values was compiled instead.
   bool lean_registers = false;
+  /// The launched kernel's tiles' head dims (q and k, v and o): the call's head dims rounded up
+  /// to whole 64-column slabs, or where the family's kernel takes others on the GPU (the backward
+  /// on sm_90a: 256 for 192; the fast dK/dV kernel 192 for 129 to 192 beside a v of 65 to 192).
+  int tile_head_dim = 0;
+  int tile_head_dim_v = 0;  ///< see tile_head_dim
   /// bwd_dkdv only: "fast" (dQ summed by the dK/dV kernel in whatever order its CTAs run) or
   /// "deterministic" (the same bits every run; dq_path says how).
   std::string backward_mode;
@@ -92,16 +97,17 @@ struct KernelChoice {
 enum class BackwardMode {
   /// dQ summed in fp32 by the dK/dV kernel (on sm_90a the warp-specialised one: a writer warp adds
   /// each tile's dQ with bulk reductions), then converted: 5 GEMMs instead of 7. dQ varies in its
-  /// last bits from run to run. Runs on sm_90a for head dims up to 128, and up to 256 on
-  /// 256-column tiles (column slices of whole 64-column slabs, so a head dim of 64 or less beside
-  /// one above 128 takes 128-column tiles; calls its TMA reads can take), without learnable
-  /// buffers; elsewhere the call runs deterministically (KernelChoice says why). The default.
+  /// last bits from run to run. Runs on sm_90a for head dims up to 256 (129 to 192 on 192-column
+  /// tiles beside a v of 65 to 192, else 256-column ones; a head dim of 64 or less beside one above
+  /// 128 takes 128-column tiles: KernelChoice::tile_head_dim) on calls its TMA reads can take,
+  /// without learnable buffers; elsewhere the call runs deterministically (KernelChoice says why).
+  /// The default.
   fast,
   /// The same bits on every run and stream. Where the fast mode's warp-specialised kernel runs,
   /// its dQ reductions take turns in a fixed order (each 64-row query tile's sum from the last kv
-  /// tile down); elsewhere (other GPUs, head dims without its tiles such as 192, learnable
-  /// buffers, per-sequence lengths) a separate dQ kernel recomputes the scores (7 GEMMs instead
-  /// of 5). See DeterministicDq.
+  /// tile down); elsewhere (other GPUs, tensors its TMA reads cannot take, learnable buffers,
+  /// and where DeterministicDq picks it) a separate dQ kernel recomputes the scores (7 GEMMs
+  /// instead of 5).
   deterministic,
 };
 

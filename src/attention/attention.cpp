@@ -84,6 +84,8 @@ struct Attention::Impl {
     choice.from_disk_cache = kernel.compiled.from_disk_cache;
     choice.load_ms = first_use ? kernel.ready_ms : 0.0;
     choice.lean_registers = kernel.spec.lean_registers;
+    choice.tile_head_dim = kernel.spec.head_dim;
+    choice.tile_head_dim_v = kernel.spec.head_dim_v;
     std::lock_guard<std::mutex> lock(choices_mutex);
     choices[choice.family] = choice;
   }
@@ -164,6 +166,8 @@ codegen::KernelSpec attention_spec(codegen::Family family, const AttentionSpec& 
     ks.sparse_q_block = block_mask->shape().q_block;
     ks.sparse_kv_block = block_mask->shape().kv_block;
   }
+  // The warp-specialised dK/dV kernel's own tiles at head dims 129..192 (the dQ sums keep the call's).
+  codegen::set_dkdv_half_slab_tiles(ks, spec.head_dim, spec.head_dim_v, arch);
   // Without tables, a mask whose tiles interval bounds can class has the forward walk only the
   // key tiles they keep (and skip mask_mod where they find every position kept).
   ks.tile_bounds_walk = family == codegen::Family::fwd && ks.config.warp_specialized && !ks.has_block_mask &&
@@ -789,7 +793,7 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
         FlexjitBwdTma maps = codegen::encode_backward_tma(q, k, v, dout, ks.config);
         if (codegen::dkdv_adds_dq_through_tensor_map(ks) && shape.q_len > 0)
           maps.dq = codegen::encode_dq_accum_tma(call.dq_accum, call.dq_chains * shape.batch, shape.q_heads, shape.q_len,
-                                                 ks.head_dim);  // the chains' copies one after another
+                                                 tile_d);  // the chains' copies one after another
         if (ks.seq_lens)
           configured.launch(s, stream, {&call, const_cast<unsigned char*>(mod_args.data()), &call_lens, &maps});
         else

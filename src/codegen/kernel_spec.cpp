@@ -86,6 +86,20 @@ void KernelSpec::set_head_dims(int d, int dv, const std::string& arch) {
   io_head_dim_v = dv == head_dim_v ? 0 : dv;
 }
 
+void set_dkdv_half_slab_tiles(KernelSpec& spec, int d, int dv, const std::string& arch) {
+  if (spec.family != Family::bwd_dkdv || !spec.dq_accumulate || !spec.config.warp_specialized || arch != "sm_90a" ||
+      tile_head_dim(d) != 192 || tile_head_dim(dv) > 192 || dkdv_splits(192, tile_head_dim(dv)) != 2)
+    return;  // (192 / 64 needs no slices: one warpgroup's dK and dV would hold 128 columns of 64 rows)
+  // The ordered sums without a mask or a score_mod keep 256 columns: there MLA's backward ran
+  // 0.90x on 192 (H200, two rounds, notes/perf.md "(zy)", zy4), where masked and modified ones ran
+  // 1.03-1.06x.
+  if (spec.dq_ordered && !spec.has_mask() && !spec.has_block_mask && spec.score_is_identity()) return;
+  spec.head_dim = 192;
+  spec.head_dim_v = tile_head_dim(dv);
+  spec.io_head_dim = d == spec.head_dim ? 0 : d;
+  spec.io_head_dim_v = dv == spec.head_dim_v ? 0 : dv;
+}
+
 int dkdv_splits(int head_dim, int head_dim_v) {
   // dK and dV accumulators of one warp's 16 kv rows take (D + Dv) / 2 registers per thread; keep
   // a slice's under 128 so S, dP and addressing fit beside them in 255.

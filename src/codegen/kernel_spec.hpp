@@ -111,12 +111,22 @@ int tile_head_dim(int dim);
 // The tiles' head dims of `family`'s kernels on `arch` for tensors of head dims d and dv:
 // tile_head_dim's, except that the backward kernels on sm_90a take 256 for 192, and 128 for 64
 // beside 256. Above 128 columns the fast dK/dV kernel gives each of two consumer warpgroups one
-// column slice of dK and of dV, which must be whole 64-column slabs: it has tiles at 128 and 256
-// (slices of 64 and 128) and none at 192 or 64 beside 256 (slices of 96 or 32), whose backward
-// then runs the dQ kernel's way at a third to half the speed (H200, causal d192: 161 TF/s against
-// 324 on 256-column tiles, notes/perf.md "(zv)"; causal 192/64: see "(zw)"). Every backward
-// kernel of a call takes the same tiles (the dQ sums' rows).
+// column slice of dK and of dV: the dQ kernel, the synchronous kernels and the sums' rows need
+// slices of whole 64-column slabs (before session (zv) a 192's backward ran the dQ kernel's way at
+// half the speed, notes/perf.md "(zv)"; causal 192/64: see "(zw)"). Every backward kernel of a
+// call takes the same tiles (the dQ sums' rows), except the warp-specialised dK/dV kernel, which
+// has its own 192-column tiles (set_dkdv_half_slab_tiles).
 std::pair<int, int> tile_head_dims(Family family, int d, int dv, const std::string& arch);
+
+// The warp-specialised dK/dV kernel of the fast and ordered modes on sm_90a takes 192-column tiles
+// where tile_head_dims gives the call 256 for a head dim of 129 to 192 (beside a dv of 65 to
+// 192): each consumer warpgroup's slice is 96 columns (half-slab slices, attention_bwd_dkdv_ws.cu.j2),
+// so its dK and dQ GEMMs run over no zero columns. The call's other backward kernels, and the dQ
+// sums' rows that kernel adds into, keep tile_head_dims' 256 columns; so does the ordered form
+// without a mask or a score_mod, which measured slower on them. Sets `spec`'s head dims to those
+// tiles where `spec` (family, dq_accumulate, dq_ordered, config, mods and has_block_mask set) is
+// that kernel for tensors of head dims d and dv on `arch`; leaves them as they are otherwise.
+void set_dkdv_half_slab_tiles(KernelSpec& spec, int d, int dv, const std::string& arch);
 
 // Column slices the dK/dV kernel splits its accumulators into so they fit in registers.
 int dkdv_splits(int head_dim, int head_dim_v);

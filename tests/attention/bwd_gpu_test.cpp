@@ -275,10 +275,10 @@ TEST(BwdGpu, HeadDimsThatAreNoMultipleOf64) {
     }
 }
 
-// Head dims whose backward tiles hold a whole 64-column slab past the tensor's columns (MLA's
-// 192/128 on 256-column tiles, 64 beside 256 on 128 columns, 192/64 with V on 128): a dQ piece
-// wholly past the columns is neither staged nor added. GQA 8:1 and 2:1; rows padded with NaN,
-// odd lengths, a mask and a score_mod.
+// Head dims whose backward tiles hold a whole 64-column slab past the tensor's columns (64 beside
+// 256 on 128 columns, 192/64 with V on 128; MLA's 192/128, on 256-column tiles until session (zy),
+// now takes the dK/dV kernel's 192-column ones): a dQ piece wholly past the columns is neither
+// staged nor added. GQA 8:1 and 2:1; rows padded with NaN, odd lengths, a mask and a score_mod.
 TEST(BwdGpu, TilesWithAWholeSlabPastTheHeadDim) {
   FLEXJIT_REQUIRE_GPU();
   const std::pair<int, int> dims[] = {{192, 128}, {64, 256}, {192, 64}};
@@ -302,6 +302,58 @@ TEST(BwdGpu, TilesWithAWholeSlabPastTheHeadDim) {
         expect_padded_backward_close(p, what);
         ++i;
       }
+}
+
+// Head dims of 129 to 192 beside a v of 65 to 192: the fast and ordered dK/dV kernel on
+// 192-column tiles (codegen::set_dkdv_half_slab_tiles), each consumer warpgroup a slice of 96
+// columns (wgmmas of 64 and 32), both warpgroups' 32-column dQ pieces added from one buffer. MLA's
+// 192/128, 160/128, 192/192, 136/72 and 176/96; GQA 1:1, 3:1 and 8:1; both modes (the
+// deterministic one run twice for its bits; its ordered sums keep 256 columns without a mask,
+// tables or a score_mod), both layouts and dtypes, odd lengths, rows padded with NaN, four masks
+// (none: no tables) and a score_mod.
+TEST(BwdGpu, HalfSlabSlicesAtHeadDimsAbove128) {
+  FLEXJIT_REQUIRE_GPU();
+  const ScopedEnv ordered("FLEXJIT_DETERMINISTIC_DQ", "ordered");  // also where the dQ kernel is faster
+  std::mt19937_64 rng(fresh_seed());
+  const std::pair<int, int> dims[] = {{192, 128}, {160, 128}, {192, 192}, {136, 72}, {176, 96}};
+  const char* const masks[] = {"q_idx >= kv_idx", "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx",
+                               "q_idx >= kv_idx && q_idx - kv_idx <= 100", ""};
+  const int groups[] = {1, 3, 8};
+  int i = 0;
+  for (auto [d, dv] : dims)
+    for (BackwardMode mode : {BackwardMode::fast, BackwardMode::deterministic}) {
+      FwdProblem p = base(i % 2 == 0 ? 333 : 256, d);
+      p.Dv = dv;
+      p.Hkv = i % 2 == 0 ? 1 : 2;
+      p.Hq = groups[i % 3] * p.Hkv;
+      p.Skv = i % 2 == 0 ? 271 : 384;
+      p.dtype = i % 4 < 2 ? DType::bf16 : DType::f16;
+      p.bshd = i % 3 == 1;
+      p.row_padding = 8;
+      p.backward_mode = mode;
+      p.mask_mod = masks[i % 4];
+      p.use_block_mask = !p.mask_mod.empty();  // without a mask, no tables either
+      if (i % 4 == 1) p.buffers.push_back(document_ids(std::max(p.Sq, p.Skv), rng));
+      if (i % 3 == 2) p.score_mod = "30.0 * tanh(score / 30.0)";
+      const bool fast = mode == BackwardMode::fast;
+      const std::string what = "D=" + std::to_string(d) + " Dv=" + std::to_string(dv) + " Hq=" + std::to_string(p.Hq) +
+                               " Hkv=" + std::to_string(p.Hkv) + " mask '" + p.mask_mod + "'" +
+                               (fast ? " fast" : " deterministic");
+      const BwdOutcome r = run_backward_check(p, /*repeat=*/!fast);
+      const double tol = tolerance(p.dtype);
+      EXPECT_LT(r.dq_error, tol) << what << ": dq error, seed " << r.seed;
+      EXPECT_LT(r.dk_error, tol) << what << ": dk error, seed " << r.seed;
+      EXPECT_LT(r.dv_error, tol) << what << ": dv error, seed " << r.seed;
+      EXPECT_TRUE(r.padding_untouched) << what << ": a gradient's columns past its head dim were written";
+      if (current_device().default_arch() == "sm_90a") {
+        EXPECT_EQ(r.dq_path, fast ? "reductions" : "ordered reductions") << what << ": " << r.mode_reason;
+        // (The ordered sums without a mask, tables or a score_mod keep the call's 256 columns.)
+        const bool plain_ordered = !fast && p.mask_mod.empty() && p.score_mod.empty();
+        EXPECT_EQ(r.dkdv_tile_d, plain_ordered ? 256 : 192) << what;
+        EXPECT_EQ(r.dkdv_tile_dv, plain_ordered ? (dv <= 128 ? 128 : 256) : (dv <= 128 ? 128 : 192)) << what;
+      }
+      ++i;
+    }
 }
 
 TEST(BwdGpu, BlockConfigs) {
@@ -731,6 +783,7 @@ TEST(BwdGpu, FastModeOnePerHeadDim) {
     GTEST_SKIP() << "the fast mode runs on sm_90a GPUs, this is " << current_device().name;
   const auto check = [](int D, const char* dkdv, int q_heads, int kv_heads) {
     FwdProblem p = base(200, D);
+    p.Dv = D == 192 ? 128 : D;  // MLA's
     p.B = 1, p.Hq = q_heads, p.Hkv = kv_heads, p.Sq = 200, p.Skv = 150;
     p.mask_mod = "q_idx >= kv_idx";
     p.config = BlockConfig::parse(D > 128 ? "m128n64w8s2g" : "m128n128w8s2g");
@@ -753,6 +806,8 @@ TEST(BwdGpu, FastModeOnePerHeadDim) {
   // Without GQA the ws kernel at d128 stores each query tile's first dQ share instead of adding it
   // to zeroed sums (codegen::dkdv_first_stores).
   check(128, "m64n128w8s2ws", 4, 4);
+  // MLA's 192 / 128: 192-column tiles, slices of 96 columns (codegen::set_dkdv_half_slab_tiles).
+  check(192, "m64n64w8s2ws", 4, 2);
 }
 
 // The deterministic mode's ordered dQ sums, small problems per head dim: the sanitizers' test
@@ -767,10 +822,11 @@ TEST(BwdGpu, OrderedModeOnePerHeadDim) {
     GTEST_SKIP() << "the ordered dQ sums run on sm_90a GPUs, this is " << current_device().name;
   const ScopedEnv ordered("FLEXJIT_DETERMINISTIC_DQ", "ordered");  // also where the dQ kernel is faster
   std::mt19937_64 rng(fresh_seed());
-  for (int D : {64, 128, 256})
+  for (int D : {64, 128, 192, 256})
     for (const char* kind : {"masked", "unmasked", "documents"}) {
       const std::string k = kind;
       FwdProblem p = base(200, D);
+      p.Dv = D == 192 ? 128 : D;  // MLA's (192-column tiles, slices of 96 columns)
       p.B = 1, p.Hq = 4, p.Hkv = k == "documents" ? 4 : 2, p.Sq = k == "unmasked" ? 140 : 200, p.Skv = 330;
       p.mask_mod = k == "masked"      ? "kv_idx <= q_idx + (kv_len - q_len)"
                    : k == "documents" ? "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx"

@@ -989,6 +989,82 @@ TEST(CodegenCompileMatrix, WarpSpecializedBackwardDkdvCompilesAboveHeadDim128) {
   }
 }
 
+// The same kernel on its own 192-column tiles (codegen::set_dkdv_half_slab_tiles: head dims 136-192
+// beside a V of 72-192): slices of 96 columns run as wgmmas of 64 and 32 columns. Every suite mod
+// at MLA's 192/128 at two and three stages, and 160/128, 192/192, 136/72 in f16 with odd lengths,
+// dense masks and GQA 8:1, fast and ordered: NVRTC compiles it with no serialised wgmma (the 32-column
+// dQ piece in rows of the 64-column one's accumulator had ptxas serialise every wgmma for
+// registers, C7511) and the spills of 256-column tiles; the PTX holds the 32-column parts and the
+// shared dQ buffer's barriers.
+TEST(CodegenCompileMatrix, WarpSpecializedBackwardDkdvCompilesOn192ColumnTiles) {
+  const TempCacheDir cache;
+  std::vector<Job> jobs;
+  std::set<std::string> seen;
+  auto add = [&](const std::string& label, KernelSpec spec, int d, int dv, const char* config, bool ordered) {
+    spec.config = BlockConfig::parse(config);
+    spec.dq_accumulate = true;
+    spec.dq_ordered = ordered;
+    set_dkdv_half_slab_tiles(spec, d, dv, "sm_90a");
+    ASSERT_EQ(spec.head_dim, 192) << label;
+    if (seen.insert(spec.describe() + "|" + emit_mod_args_struct(spec.declarations)).second)
+      jobs.push_back({label, spec, "sm_90a"});
+  };
+  for (SuiteVariant v : read_suite(FLEXJIT_SOURCE_DIR "/bench/suite.json")) {
+    if (v.name.rfind("decode", 0) == 0 || v.name.find("learnable") != std::string::npos) continue;
+    v.head_dim = 192, v.head_dim_v = 128;
+    const KernelSpec spec = attention_kernel(Family::bwd_dkdv, v);
+    add(v.name, spec, 192, 128, "m64n64w8s2ws", false);
+    add(v.name + "_s3", spec, 192, 128, "m64n64w8s3ws", false);
+    if (spec.has_mask() || !spec.score_is_identity()) add(v.name + "_ordered", spec, 192, 128, "m64n64w8s2ws", true);
+  }
+  for (auto [d, dv] : {std::pair{160, 128}, {192, 192}, {136, 72}}) {
+    SuiteVariant v;
+    v.name = "half_slab_f16_d" + std::to_string(d) + "_" + std::to_string(dv);
+    v.q_len = 1000, v.kv_len = 777;
+    v.head_dim = d, v.head_dim_v = dv, v.dtype = DType::f16;
+    v.q_heads = 8, v.kv_heads = 1;
+    v.mask_mod = "q_idx >= kv_idx";
+    KernelSpec spec = attention_kernel(Family::bwd_dkdv, v);
+    spec.is_divisible = false;
+    spec.gqa_group = 8;
+    add(v.name, spec, d, dv, "m64n64w8s3ws", false);
+    add(v.name + "_ordered", spec, d, dv, "m64n64w8s2ws", true);
+    spec.has_block_mask = spec.has_full_blocks = false;  // mask_mod on every tile
+    add(v.name + "_dense", spec, d, dv, "m64n64w8s2ws", false);
+  }
+  ASSERT_GE(jobs.size(), 25u);
+  std::vector<std::string> errors;
+  const std::vector<jit::CompiledKernel> compiled = compile_jobs(jobs, errors);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const std::string what = jobs[i].label + " " + jobs[i].spec.describe();
+    ASSERT_EQ(errors[i], "") << what;
+    const jit::CompiledKernel& c = compiled[i];
+    EXPECT_EQ(c.log.find("C75"), std::string::npos) << what << ": ptxas warned about the wgmma pipeline or setmaxnreg:\n"
+                                                   << c.log;
+    ASSERT_EQ(c.resources.count("flexjit_attention_bwd_dkdv"), 1u) << what;
+    // (As on 256 columns: the fast form with GQA spills 8 bytes of the prologue's walk state, the
+    // ordered form's writers, in the producers' 24 registers, up to 92 bytes with GQA, off the
+    // consumers' path.)
+    const KernelSpec& spec = jobs[i].spec;
+    EXPECT_LE(c.resources.at("flexjit_attention_bwd_dkdv").spill_store_bytes,
+              spec.dq_ordered ? 128 : spec.gqa_group > 1 ? 8 : 0)
+        << what << ":\n" << c.log;
+    // dK's and dQ's 32-column parts (B N-major, half a slab in), and the 64-column ones.
+    EXPECT_NE(c.ptx.find(".m64n32k16.f32"), std::string::npos) << what;
+    EXPECT_NE(c.ptx.find(".m64n64k16.f32"), std::string::npos) << what;
+    EXPECT_NE(c.ptx.find("cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group"), std::string::npos)
+        << what;
+    // The slices' 11 mbarriers at two stages (as on 256 columns without the piece in the stage; a
+    // third stage's full and empty two more; the ordered form's 8 name and 8 rank barriers), and
+    // the shared dQ buffer's full and empty ones.
+    size_t inits = 0;
+    for (size_t at = c.ptx.find("mbarrier.init.shared::cta.b64"); at != std::string::npos;
+         at = c.ptx.find("mbarrier.init.shared::cta.b64", at + 1))
+      ++inits;
+    EXPECT_EQ(inits, 13u + 2u * (spec.config.stages - 2) + (spec.dq_ordered ? 16u : 0u)) << what;
+  }
+}
+
 // The deterministic mode's ordered form of that kernel (KernelSpec::dq_ordered): the writer warp
 // counts its rank in each query tile's sum from the kv_* tables (with tables) or the grid (without),
 // waits for the tile's counter to reach it and passes it on. For the kinds of walk there are

@@ -298,8 +298,7 @@ std::vector<GoldenCase> golden_cases() {
          return s;
        }},
       // The same kernel at d256, GQA 8:1, causal: one column slice of dK, dV and dQ per consumer
-      // warpgroup, dQ staged for tensor reductions, kv tiles in pairs (a cluster of two CTAs
-      // handing each other dQ pieces).
+      // warpgroup, dQ staged for tensor reductions (no pairs of CTAs since session (zx)).
       {"bwd_dkdv_ws_bf16_d256_gqa8_causal",
        [] {
          KernelSpec s;
@@ -336,6 +335,21 @@ std::vector<GoldenCase> golden_cases() {
          s.gqa_group = 2;
          s.config = BlockConfig::parse("m64n64w8s2ws");
          s.score_mod = Expr::parse(ModKind::score, "30.0 * tanh(score / 30.0)");
+         s.mask_mod = Expr::parse(ModKind::mask, mods::causal());
+         s.has_block_mask = s.has_full_blocks = true;
+         s.dq_accumulate = true;
+         return s;
+       }},
+      // MLA's 192 / 128 on 192-column tiles (codegen::set_dkdv_half_slab_tiles), causal: slices of 96
+      // columns (wgmmas of 64 and 32), dQ pieces of 64 columns into each warpgroup's buffer and of
+      // 32 into the shared one, which warp 3 adds (HALF_SLAB_SLICES).
+      {"bwd_dkdv_ws_bf16_d192_128_causal_half_slab",
+       [] {
+         KernelSpec s;
+         s.family = Family::bwd_dkdv;
+         s.head_dim = 192;
+         s.head_dim_v = 128;
+         s.config = BlockConfig::parse("m64n64w8s3ws");
          s.mask_mod = Expr::parse(ModKind::mask, mods::causal());
          s.has_block_mask = s.has_full_blocks = true;
          s.dq_accumulate = true;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 
 #include "codegen/kernel_spec.hpp"
 #include "flexjit/error.hpp"
@@ -79,6 +80,43 @@ TEST(KernelSpecValidation, TheTilesPadHeadDimsToMultiplesOf64) {
   EXPECT_NE(s.describe().find(" io_dims=96/40"), std::string::npos) << s.describe();
   s.set_head_dims(128, 64);
   EXPECT_EQ(s.describe().find("io_dims"), std::string::npos) << s.describe();
+}
+
+// The warp-specialised dK/dV kernel of the fast and ordered modes takes 192-column tiles for head
+// dims 129..192 beside a v of 65..192 on sm_90a (slices of 96 columns); every other kernel, config,
+// mode or architecture keeps the call's tiles.
+TEST(KernelSpecValidation, TheFastDkdvKernelTakes192ColumnTilesWhereItsSlicesAre96Columns) {
+  const auto tiles = [](Family family, int d, int dv, const char* config, bool sums_dq, const char* arch,
+                        bool ordered = false, const char* mask = "true") {
+    KernelSpec s;
+    s.family = family;
+    s.dq_accumulate = sums_dq;
+    s.dq_ordered = ordered;
+    s.mask_mod = Expr::parse(ModKind::mask, mask);
+    s.config = BlockConfig::parse(config);
+    s.set_head_dims(d, dv, arch);
+    set_dkdv_half_slab_tiles(s, d, dv, arch);
+    return std::tuple<int, int, int, int>(s.head_dim, s.head_dim_v, s.io_head_dim, s.io_head_dim_v);
+  };
+  using Tiles = std::tuple<int, int, int, int>;
+  EXPECT_EQ(tiles(Family::bwd_dkdv, 192, 128, "m64n64w8s2ws", true, "sm_90a"), Tiles(192, 128, 0, 0));
+  EXPECT_EQ(tiles(Family::bwd_dkdv, 160, 128, "m64n64w8s3ws", true, "sm_90a"), Tiles(192, 128, 160, 0));
+  EXPECT_EQ(tiles(Family::bwd_dkdv, 136, 72, "m64n64w8s2ws", true, "sm_90a"), Tiles(192, 128, 136, 72));
+  EXPECT_EQ(tiles(Family::bwd_dkdv, 192, 192, "m64n64w8s2ws", true, "sm_90a"), Tiles(192, 192, 0, 0));
+  // The ordered sums under a mask (or a score_mod, or tables) take them; without, 256 columns.
+  EXPECT_EQ(tiles(Family::bwd_dkdv, 192, 128, "m64n64w8s2ws", true, "sm_90a", true, "q_idx >= kv_idx"),
+            Tiles(192, 128, 0, 0));
+  EXPECT_EQ(tiles(Family::bwd_dkdv, 192, 128, "m64n64w8s2ws", true, "sm_90a", true), Tiles(256, 128, 192, 0));
+  // 192 / 64 splits into no slices (one warpgroup's 128 columns): the 256 / 128 tiles stay.
+  EXPECT_EQ(tiles(Family::bwd_dkdv, 192, 64, "m64n64w8s2ws", true, "sm_90a"), Tiles(256, 128, 192, 64));
+  // V above 192, or Q and K at most 128: the call's tiles.
+  EXPECT_EQ(tiles(Family::bwd_dkdv, 192, 256, "m64n64w8s2ws", true, "sm_90a"), Tiles(256, 256, 192, 0));
+  EXPECT_EQ(tiles(Family::bwd_dkdv, 128, 192, "m64n64w8s2ws", true, "sm_90a"), Tiles(128, 256, 0, 192));
+  // Other configs, the dQ kernel's mode, other families and architectures.
+  EXPECT_EQ(tiles(Family::bwd_dkdv, 192, 128, "m32n64w4s2g", true, "sm_90a"), Tiles(256, 128, 192, 0));
+  EXPECT_EQ(tiles(Family::bwd_dkdv, 192, 128, "m64n64w8s2ws", false, "sm_90a"), Tiles(256, 128, 192, 0));
+  EXPECT_EQ(tiles(Family::bwd_dq, 192, 128, "m64n64w8s2ws", true, "sm_90a"), Tiles(256, 128, 192, 0));
+  EXPECT_EQ(tiles(Family::bwd_dkdv, 192, 128, "m64n64w8s2ws", true, "sm_80"), Tiles(192, 128, 0, 0));
 }
 
 TEST(KernelSpecValidation, TheBackwardOnHopperTakesTilesItHasFastSlicesFor) {

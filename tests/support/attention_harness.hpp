@@ -340,6 +340,7 @@ struct BwdOutcome {
   std::vector<double> ref_dq, ref_dk, ref_dv;  // the float64 reference's, same order
   std::string mode, mode_reason;   // the backward mode that ran (KernelChoice of bwd_dkdv)
   std::string dq_path;             // how it summed dQ (KernelChoice::dq_path)
+  int dkdv_tile_d = 0, dkdv_tile_dv = 0;  // the dK/dV kernel's tiles (KernelChoice::tile_head_dim)
   bool padding_untouched = true;   // FwdProblem::row_padding: no gradient column past D / Dv was written
 };
 
@@ -426,7 +427,10 @@ inline BwdOutcome run_backward_check(const FwdProblem& p, bool repeat = false, u
   }
   r.padding_untouched = gq.padding_untouched() && gk.padding_untouched() && gv.padding_untouched();
   for (const KernelChoice& c : attention.last_choices())
-    if (c.family == "bwd_dkdv") r.mode = c.backward_mode, r.mode_reason = c.backward_mode_reason, r.dq_path = c.dq_path;
+    if (c.family == "bwd_dkdv") {
+      r.mode = c.backward_mode, r.mode_reason = c.backward_mode_reason, r.dq_path = c.dq_path;
+      r.dkdv_tile_d = c.tile_head_dim, r.dkdv_tile_dv = c.tile_head_dim_v;
+    }
   if (repeat) {
     std::vector<unsigned char> first_q(gq.buffer.bytes()), first_k(gk.buffer.bytes()), first_v(gv.buffer.bytes());
     gq.buffer.download(first_q.data(), first_q.size());

@@ -245,9 +245,14 @@ TEST(ConfigSpace, DefaultsFitEveryDeviceClass) {
   scored.dq_accumulate = true;
   scored.score_mod = Expr::parse(ModKind::score, "30.0 * tanh(score / 30.0)");
   EXPECT_EQ(tune::default_for(scored, "sm_90a").str(), "m64n64w8s3ws");
-  codegen::KernelSpec fast192 = spec_of(Family::bwd_dkdv, 192);  // slices of 96 columns: no fast tiles
+  // 192-column tiles (codegen::set_dkdv_half_slab_tiles): the warp-specialised kernel's slices of 96
+  // columns, three stages under a mask as on 256-column tiles; the other modes' kernels have no
+  // such slices (the mma.sync path).
+  codegen::KernelSpec fast192 = spec_of(Family::bwd_dkdv, 192, 128);
   fast192.dq_accumulate = true;
-  EXPECT_EQ(tune::default_for(fast192, "sm_90a").str(), "m32n64w4s2");
+  EXPECT_EQ(tune::default_for(fast192, "sm_90a").str(), "m64n64w8s2ws");
+  fast192.mask_mod = mla.mask_mod;
+  EXPECT_EQ(tune::default_for(fast192, "sm_90a").str(), "m64n64w8s3ws");
   EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dq, 192), "sm_90a").str(), "m64n32w4s2g");
   EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dkdv, 192), "sm_90a").str(), "m32n64w4s2");
   // Families without a search space keep their built-in default: 8 warps, no tiles.

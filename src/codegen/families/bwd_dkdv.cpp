@@ -17,9 +17,19 @@ BlockConfig default_config(int head_dim, int head_dim_v) {
   return d <= 128 ? BlockConfig{64, 64, 4, 2} : BlockConfig{32, 64, 4, 2};  // fits sm_80's 163 KiB
 }
 
+// The warp-specialised kernel's tiles at head dim 192 (codegen::set_dkdv_half_slab_tiles): two
+// slices of 96 columns, each run as wgmmas of 64 and 32 columns (the kernel's HALF_SLAB_SLICES);
+// dV's slices beside them are 32, 64 or 96 columns. H200, fast backward against the 256-column
+// tiles: notes/perf.md "(zy)".
+bool half_slab_slices(const KernelSpec& s) {
+  return s.config.warp_specialized && s.head_dim == 192 && s.head_dim_v <= 192 &&
+         dkdv_splits(s.head_dim, s.head_dim_v) == 2;
+}
+
 void wgmma_checks(const KernelSpec& s) {
   const int splits = dkdv_splits(s.head_dim, s.head_dim_v);
-  if (splits == 0 || (s.head_dim / splits) % 64 != 0 || (s.head_dim_v / splits) % 64 != 0)
+  if (splits == 0 || half_slab_slices(s)) return;  // (no splits: split_checks names it)
+  if ((s.head_dim / splits) % 64 != 0 || (s.head_dim_v / splits) % 64 != 0)
     throw UsageError("config " + s.config.str() + ": the wgmma dK/dV kernel needs head dims that split into "
                      "64-column slices (use the mma.sync path: drop the trailing 'g')");
 }
@@ -248,13 +258,14 @@ WsLayout ws_layout(const KernelSpec& s) {
   // stages stay whole 1024-byte blocks); the mbarriers; in the ordered form, the ring of 8 two-word
   // tile names, the extra barriers' 32 bytes, one barrier per name, and with slices the ranks (ordered_name_bytes).
   // With warpgroup slices the stages hold Q only and one dO tile lies apart (the kernel's
-  // smem_do_single), and each warpgroup stages 64-column pieces of its dQ share.
+  // smem_do_single), and each warpgroup stages 64-column pieces of its dQ share; half-slab slices
+  // add the buffer both fill with their 32-column pieces (the kernel's DQ_SHARED_BYTES).
   const bool slices = warpgroup_slices(s);
   const size_t stage = (m * (slices ? d : d + dv) * e + 1023) / 1024 * 1024;
   WsLayout l;
   l.fixed = n * (d + dv) * e + s.config.stages * stage + (slices ? m * dv * e : 0) + 1024 +
             static_cast<size_t>(ds_tiles(s)) * n * m * e + s.config.stages * 2 * m * 4 + 128 +
-            (s.dq_ordered ? ordered_name_bytes(s) : 0);
+            (s.dq_ordered ? ordered_name_bytes(s) : 0) + (half_slab_slices(s) ? m * 64 * 4 : 0);
   l.dq_buffer = slices ? m * 64 * 4 : parts * m * d * 4;
   return l;
 }
@@ -373,7 +384,9 @@ const char* hopper_default(const KernelSpec& s) {
     // 180 TF/s (this default with the dQ kernel) -> 322 (notes/perf.md, "(n)").
     const int splits = dkdv_splits(s.head_dim, s.head_dim_v);
     const bool slabs = splits == 2 && (s.head_dim / splits) % 64 == 0 && (s.head_dim_v / splits) % 64 == 0;
-    if (!s.dq_accumulate || !slabs) return "m32n64w4s2g";
+    // (192-column tiles are the warp-specialised kernel's only: set_dkdv_half_slab_tiles.)
+    if (s.head_dim == 192 && !s.dq_accumulate) return "m32n64w4s2";
+    if (!s.dq_accumulate || (!slabs && s.head_dim != 192)) return "m32n64w4s2g";
     // A third stage of Q where it fits (V up to 128 beside 256-column Q and K: MLA's 192 / 128),
     // in the fast mode under a mask or a score_mod. H200, three rounds (notes/perf.md "(zw)", zw1):
     // MLA causal 1.058x, GQA 4:1 causal 1.055x, sliding window 1.051x, ALiBi 1.024x, documents
@@ -392,21 +405,32 @@ const char* hopper_default(const KernelSpec& s) {
   return d <= 64 ? "m64n128w8s3ws" : "m64n128w8s2ws";  // d64: a third stage, H200 noop 368 -> 386 TF/s
 }
 
+// The wgmmas' widths over a column slice of n columns (the kernel's SliceParts): one, or 64 and 32
+// for a half-slab slice of 96.
+std::vector<int> slice_parts(int n) { return n == 96 ? std::vector<int>{64, 32} : std::vector<int>{n}; }
+
 std::vector<WgmmaShape> wgmma_shapes(const KernelSpec& s) {
   const int splits = dkdv_splits(s.head_dim, s.head_dim_v);
-  std::vector<WgmmaShape> shapes = {
-      {s.config.block_m, false, false}, {s.head_dim_v / splits, true, true}, {s.head_dim / splits, true, true}};
-  // dQ's share; with warpgroup slices of 128 columns or more in two pieces (the kernel's DQ_PIECES).
+  std::vector<WgmmaShape> shapes = {{s.config.block_m, false, false}};
+  for (const int n : slice_parts(s.head_dim_v / splits)) shapes.push_back({n, true, true});
+  for (const int n : slice_parts(s.head_dim / splits)) shapes.push_back({n, true, true});
+  // dQ's share; with warpgroup slices of 128 columns or more in two pieces (the kernel's DQ_PIECES),
+  // with half-slab slices pieces of 64 and 32 columns.
   if (s.dq_accumulate) {
     const int n = dq_plan(s).n;
-    shapes.push_back({warpgroup_slices(s) && n >= 128 ? n / 2 : n, false, true, true});
+    if (half_slab_slices(s)) {
+      shapes.push_back({64, false, true, true});
+      shapes.push_back({32, false, true, true});
+    } else {
+      shapes.push_back({warpgroup_slices(s) && n >= 128 ? n / 2 : n, false, true, true});
+    }
   }
   if (kv_in_registers(s)) shapes.push_back({s.config.block_m, true, false});  // Sᵀ and dPᵀ with A in registers
   if (warpgroup_slices(s)) {  // the score halves
     shapes.push_back({s.config.block_m / 2, false, false});  // Sᵀ and dPᵀ of half the queries
     // dV's and dK's k-steps over the other warpgroup's half, A from the staged Pᵀ and dSᵀ.
-    shapes.push_back({s.head_dim_v / splits, false, true});
-    shapes.push_back({s.head_dim / splits, false, true});
+    for (const int n : slice_parts(s.head_dim_v / splits)) shapes.push_back({n, false, true});
+    for (const int n : slice_parts(s.head_dim / splits)) shapes.push_back({n, false, true});
   }
   return shapes;
 }

@@ -76,7 +76,12 @@ static_assert(ROWS_PER_WARP % 16 == 0 && M_TILES >= 1, "BLOCK_N must be a multip
 static_assert(STAGES >= 2, "the Q/dO ring needs at least two stages");
 
 static_assert(!WGMMA || (M_TILES == 1 && NUM_WARPS % 4 == 0), "wgmma: warpgroups of 4 warps, 16 rows per warp");
-static_assert(!WGMMA || (DK_SLICE % 64 == 0 && DV_SLICE % 64 == 0), "wgmma: column slices of whole 64-column slabs");
+// HALF_SLAB_SLICES (the warp-specialised kernel at head dim 192; bwd_dkdv.cpp's half_slab_slices):
+// slices of 96 columns (and dV's of 32 or 96 beside them), which end in the middle of a 64-column
+// slab; attention_bwd_dkdv_ws.cu.j2 (SliceParts) says how their GEMMs and dQ pieces are cut.
+constexpr bool HALF_SLAB_SLICES = WG_SLICES && D == 192 && SPLITS == 2;
+static_assert(!WGMMA || (DK_SLICE % 64 == 0 && DV_SLICE % 64 == 0) || HALF_SLAB_SLICES,
+              "wgmma: column slices of whole 64-column slabs, or the half-slab slices of head dim 192");
 using KTile = Select<WGMMA, WgmmaTile<BLOCK_N, D>, SwizzledTile<BLOCK_N, D>>::type;
 using VTile = Select<WGMMA, WgmmaTile<BLOCK_N, DV>, SwizzledTile<BLOCK_N, DV>>::type;
 using QTile = Select<WGMMA, WgmmaTile<BLOCK_M, D>, SwizzledTile<BLOCK_M, D>>::type;
@@ -115,7 +120,9 @@ constexpr int DQ_BUFFER_BYTES = WG_SLICES ? BLOCK_M * 64 * 4 : DQ_PARTS * DQ_PAR
 // per entry) and one barrier per rank.
 constexpr int TILE_NAMES = 8;
 constexpr int ORDERED_NAME_BYTES = 8 * TILE_NAMES + 32 + 8 * TILE_NAMES + (WG_SLICES ? 16 * TILE_NAMES : 0);
-constexpr int WS_BYTES = WARP_SPECIALIZED ? STAGES * STATS_BYTES + DQ_BUFFERS * DQ_BUFFER_BYTES + 128 +
+// HALF_SLAB_SLICES: one more buffer, the 64-column group that both warpgroups' 32-column pieces fill.
+constexpr int DQ_SHARED_BYTES = HALF_SLAB_SLICES ? DQ_BUFFER_BYTES : 0;
+constexpr int WS_BYTES = WARP_SPECIALIZED ? STAGES * STATS_BYTES + DQ_BUFFERS * DQ_BUFFER_BYTES + DQ_SHARED_BYTES + 128 +
                                                 (DQ_ORDERED ? ORDERED_NAME_BYTES : 0)
                                           : 0;
 static_assert(!DQ_ACCUMULATE || (WGMMA && BLOCK_M % 64 == 0 && DQ_N % 8 == 0 && DQ_KV_ROWS % 64 == 0),
@@ -322,22 +329,104 @@ constexpr int CONSUMER_WARPGROUPS = NUM_WARPS / 4;
 // (notes/perf.md, "(zp)").
 constexpr bool DQ_RANKER = DQ_ORDERED && WG_SLICES;
 constexpr int RANKER_WARP = 3;
+// HALF_SLAB_SLICES: the writer of the shared buffer (both warpgroups' 32-column dQ pieces). The
+// ordered mode's writer warp 1 adds it within its turn; the fast mode's warp 3 (the ranker's,
+// idle there), so that warp 1's reductions of its own pieces never wait behind it.
+constexpr int SHARED_WRITER_WARP = DQ_ORDERED ? 1 : 3;
 static_assert(!DQ_RANKER || CONSUMER_WARPGROUPS < RANKER_WARP, "the ranker's warp is none of the writers'");
 // WG_SLICES (attention_bwd_dkdv.cu.j2): one column slice of dK and dV per consumer warpgroup (see
 // the top); dQ staged in pieces.
 constexpr int DQ_RING = DQ_BUFFERS > 0 ? DQ_BUFFERS : 1;
 // With slices a warpgroup's dQ share (its slice's columns) runs as two wgmmas of half the columns,
 // one after the other: dQ's 128 columns beside dK and dV had ptxas serialise every wgmma.
-constexpr int DQ_PIECES = WG_SLICES && DQ_N >= 128 ? 2 : 1;
-constexpr int DQ_PIECE_N = DQ_N / DQ_PIECES;
+// With half-slab slices (96 columns) the pieces are 64 columns (slab 2w of K) and 32 (half w of
+// slab 1), the second staged in the shared buffer (see SliceParts).
+constexpr int DQ_PIECES = WG_SLICES && (DQ_N >= 128 || HALF_SLAB_SLICES) ? 2 : 1;
+constexpr int DQ_PIECE_N = HALF_SLAB_SLICES ? 64 : DQ_N / DQ_PIECES;
 static_assert(!WG_SLICES || DQ_PIECE_N == 64, "dQ pieces of 64 columns: the accumulator map's box");
 // A piece of warpgroup w's dQ share whose columns lie wholly past the tensor's (D_IO < D: MLA's 192
 // on 256-column tiles, 64 beside 256 on 128-column ones) holds zeros that no one reads (the convert
 // kernel reads D_IO columns): its staging stores and its reduction are skipped, its barriers kept,
 // so every phase count stays the same. Its GEMM still runs: a wgmma issued on a path that depends
 // on the warpgroup has ptxas serialise every wgmma.
+// (Half-slab slices have none: their tiles are for head dims above 128.)
 __device__ __forceinline__ bool piece_past_io(int w, int piece) {
-  return D_IO < D && WG_SLICES && w * DK_SLICE + piece * DQ_PIECE_N >= D_IO;
+  return D_IO < D && WG_SLICES && !HALF_SLAB_SLICES && w * DK_SLICE + piece * DQ_PIECE_N >= D_IO;
+}
+// A warpgroup's column slice of a tile as the B operand of its GEMMs (dK's and dQ's of Q and K,
+// dV's of dO), in at most two parts of whole wgmmas. Slices of whole 64-column slabs are one part
+// (warpgroup w's slabs). Half-slab slices: 96 columns in two parts, 64 (slab 2w: columns
+// 128 w ..) and 32 (half w of slab 1: columns 64 + 32 w ..), and 32 columns (dV's beside 192) in
+// one (half w of slab 0). A wgmma's B operand, N-major, walks its columns from the start address
+// within a 128-byte row and then by whole slabs (the descriptor's leading offset), so a part that
+// starts mid-slab must end at that slab's end; the swizzle is a function of the address, so a start
+// 64 bytes into the row reads the columns TMA put there.
+template <int N_SLICE>
+struct SliceParts {
+  static_assert(N_SLICE % 64 == 0 || N_SLICE == 32 || N_SLICE == 96, "slices of whole slabs, 32 or 96 columns");
+  static constexpr int FIRST_N = N_SLICE == 96 ? 64 : N_SLICE;
+  static constexpr int SECOND_N = N_SLICE - FIRST_N;
+  __device__ static int first_col(int w) { return N_SLICE == 96 ? 128 * w : N_SLICE * w; }
+  __device__ static int second_col(int w) { return 64 + 32 * w; }
+  // Accumulator tile j's first column (8-column tiles: the first part's, then the second's).
+  __device__ static int column(int w, int j) {
+    return j < FIRST_N / 8 ? first_col(w) + 8 * j : second_col(w) + 8 * (j - FIRST_N / 8);
+  }
+  // The same as an 8-column chunk index.
+  __device__ static int chunk(int w, int j) {
+    if constexpr (N_SLICE % 64 == 0) return w * (N_SLICE / 8) + j;
+    return column(w, j) / 8;
+  }
+  // Byte offsets of the parts in a WgmmaTile.
+  template <typename Tile>
+  __device__ static u32 first_offset(int w) {
+    if constexpr (N_SLICE % 64 == 0) return static_cast<u32>(w * (N_SLICE / 64)) * Tile::kSlabBytes;
+    return N_SLICE == 96 ? static_cast<u32>(2 * w) * Tile::kSlabBytes : static_cast<u32>(w) * 64u;
+  }
+  template <typename Tile>
+  __device__ static u32 second_offset(int w) {
+    return Tile::kSlabBytes + static_cast<u32>(w) * 64u;
+  }
+};
+// dQ = dS K over N columns of K from smem_k_cols (half-slab slices' pieces: every kv row of the
+// tile, dSᵀ read transposed), one commit group.
+template <int N>
+__device__ __forceinline__ void issue_dq_columns(float (&acc)[N / 8][4], u32 ds_tile, u32 smem_k_cols) {
+  static_assert(DQ_KV_ROWS == BLOCK_N, "the pieces run over the tile's kv rows");
+  const u64 a_desc = wgmma_desc_origin(ds_tile, DsTile::kSlabBytes, 1024);
+  const u64 b_desc = wgmma_desc_origin(smem_k_cols, KTile::kSlabBytes, 1024);
+#pragma unroll
+  for (int kk = 0; kk < DQ_KV_ROWS / 16; ++kk)
+    WgmmaSSTa<N, true>::run(acc, wgmma_desc_advance(a_desc, kk * 16 * 128), wgmma_desc_advance(b_desc, kk * 16 * 128),
+                            kk > 0);
+  wgmma_commit();
+}
+// Rows FIRST .. FIRST + COUNT - 1 of an accumulator, as an accumulator of COUNT 8-column tiles.
+template <int FIRST, int COUNT, int ROWS>
+__device__ __forceinline__ float (&acc_rows(float (&acc)[ROWS][4]))[COUNT][4] {
+  static_assert(FIRST + COUNT <= ROWS, "rows within the accumulator");
+  return *reinterpret_cast<float(*)[COUNT][4]>(&acc[FIRST]);
+}
+// wgmma_issue_rn / wgmma_issue_sn over warpgroup w's slice of a tile (smem_tile: at the k-steps'
+// first row), part by part.
+template <int N_SLICE, int STEPS, typename Tile>
+__device__ __forceinline__ void slice_issue_rn(float (&acc)[N_SLICE / 8][4], const u32 (&a)[STEPS][4], u32 smem_tile,
+                                               int w) {
+  using S = SliceParts<N_SLICE>;
+  wgmma_issue_rn<S::FIRST_N, STEPS, Tile>(acc_rows<0, S::FIRST_N / 8>(acc), a,
+                                          smem_tile + S::template first_offset<Tile>(w));
+  if constexpr (S::SECOND_N > 0)
+    wgmma_issue_rn<S::SECOND_N, STEPS, Tile>(acc_rows<S::FIRST_N / 8, S::SECOND_N / 8>(acc), a,
+                                             smem_tile + S::template second_offset<Tile>(w));
+}
+template <int N_SLICE, int STEPS, typename Tile>
+__device__ __forceinline__ void slice_issue_sn(float (&acc)[N_SLICE / 8][4], u32 smem_a, u32 smem_tile, int w) {
+  using S = SliceParts<N_SLICE>;
+  wgmma_issue_sn<S::FIRST_N, STEPS, Tile>(acc_rows<0, S::FIRST_N / 8>(acc), smem_a,
+                                          smem_tile + S::template first_offset<Tile>(w));
+  if constexpr (S::SECOND_N > 0)
+    wgmma_issue_sn<S::SECOND_N, STEPS, Tile>(acc_rows<S::FIRST_N / 8, S::SECOND_N / 8>(acc), smem_a,
+                                             smem_tile + S::template second_offset<Tile>(w));
 }
 // SCORE_HALVES (every kernel with slices; bwd_dkdv.cpp's warpgroup_slices): warpgroup w computes Sᵀ, dPᵀ, Pᵀ and
 // dSᵀ for the tile's queries w * SCORE_COLS .. only, stages its Pᵀ and dSᵀ halves in the tile's
@@ -368,7 +457,7 @@ constexpr int S_STEPS = SCORE_COLS / 16;
 // H200, deterministic backward, two rounds (notes/perf.md "(zj)", zj1): causal d256 1.098x,
 // soft-capping 1.098x, documents 1.090x, ALiBi 1.072x; GQA 4:1 and noop (the buffer) level.
 constexpr bool DQ_PIECE_IN_STAGE =
-    SCORE_HALVES && DQ_PIECES == 2 && (HAS_MASK || HAS_BLOCK_MASK || !SCORE_IS_IDENTITY);
+    SCORE_HALVES && DQ_PIECES == 2 && !HALF_SLAB_SLICES && (HAS_MASK || HAS_BLOCK_MASK || !SCORE_IS_IDENTITY);
 static_assert(!DQ_PIECE_IN_STAGE ||
                   (DK_SLICE == 128 && QTile::kBytes == 2 * DQ_BUFFER_BYTES && STAGE_BYTES >= QTile::kBytes),
               "the second piece in the stage: a warpgroup's slice of a 64 x 256 Q tile is one 16 KB piece");
@@ -383,7 +472,8 @@ static_assert(!KV_IN_REGISTERS || (!WG_SLICES && D == 64 && DV == 64), "K and V 
 // first + 8 j with `first` = col0 + 2 t4 (col0 a multiple of 64, j a compile-time index), so the
 // byte offset is 4 (first + 8 (j & ~7)) + 32 ((j & 7) ^ row % 8): one XOR of an immediate with
 // `swizzle`, which each tile takes from an opaque move.
-static_assert(!LEAN_REGISTERS || (D % 64 == 0 && DQ_PIECE_N % 64 == 0 && (!DQ_SPLIT_COLUMNS || DQ_N % 64 == 0)),
+static_assert(!LEAN_REGISTERS ||
+                  (D % 64 == 0 && DQ_PIECE_N % 64 == 0 && (!DQ_SPLIT_COLUMNS || DQ_N % 64 == 0 || HALF_SLAB_SLICES)),
               "the lean form's staging offsets: 64-column groups");
 __device__ __forceinline__ u32 dq_staging_swizzle(int g8) {
   u32 swizzle = static_cast<u32>(g8) << 5;
@@ -620,7 +710,8 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   const u32 smem_pt = smem_ds + 2 * DsTile::kBytes;     // SCORE_HALVES: two Pᵀ buffers
   const u32 smem_stats = smem_ds + DS_TILES * DsTile::kBytes;  // each stage's LSE (base 2) and delta rows
   const u32 smem_dq = smem_stats + STAGES * STATS_BYTES; // DQ_BUFFERS staging buffers
-  const u32 kv_full = smem_dq + DQ_BUFFERS * DQ_BUFFER_BYTES;
+  const u32 smem_dq_shared = smem_dq + DQ_BUFFERS * DQ_BUFFER_BYTES;  // HALF_SLAB_SLICES: the pieces' shared buffer
+  const u32 kv_full = smem_dq_shared + DQ_SHARED_BYTES;
   const QdoRing ring(kv_full + 8);
   // Per dQ buffer: full (one arrival per consumer warp) and empty (the writer).
   const u32 dq_full = kv_full + 8 + QdoRing::kBytes;
@@ -639,6 +730,10 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   // and on one barrier two phases (the tile's two pieces) could then complete before the writer
   // saw the first.
   const u32 dq_full_stage = extra_barriers;
+  // HALF_SLAB_SLICES (no piece in the stage): the shared buffer's full barrier (one arrival per
+  // consumer warp of both warpgroups) and its empty one (SHARED_WRITER_WARP, which adds it).
+  const u32 dq_full_shared = extra_barriers, dq_empty_shared = extra_barriers + 8;
+  static_assert(!(HALF_SLAB_SLICES && DQ_PIECE_IN_STAGE), "the shared buffer's barriers are the staged pieces'");
   // Slices: the dO tile apart from the ring has landed (the producer's expect_tx) / has been
   // read by every consumer warp.
   const u32 do_full = extra_barriers + 16, do_empty = extra_barriers + 24;
@@ -672,6 +767,10 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
     if constexpr (DQ_PIECE_IN_STAGE) {
       mbarrier_init(dq_full_stage, 4);
       mbarrier_init(dq_full_stage + 8, 4);
+    }
+    if constexpr (HALF_SLAB_SLICES) {
+      mbarrier_init(dq_full_shared, NUM_WARPS);
+      mbarrier_init(dq_empty_shared, 1);
     }
     if constexpr (DQ_ORDERED) {
 #pragma unroll
@@ -875,7 +974,9 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
       // Slices: warp 1 + w adds warpgroup w's staged pieces, each one tensor reduction through the
       // accumulator's map (rows past the queries dropped by TMA). DQ_ORDERED: a tile's pieces are added once its turn has come
       // on the counter of (query tile, chain, slice), as the whole tiles of the d128 writers are;
-      // the turn passes on when both pieces are complete.
+      // the turn passes on when both pieces are complete. HALF_SLAB_SLICES: warp 1 also adds the
+      // shared buffer (both warpgroups' 32-column pieces, columns 64..127) within its turn, and
+      // warp 2 has one piece a tile.
       const int w = warp - 1;
       if (lane == 0) tma_prefetch_map(&tma.dq);
       const u32 buffer = smem_dq + w * DQ_BUFFER_BYTES;
@@ -901,10 +1002,12 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
             if (lane == 0) turn = turn_has_come(counter, rank_in_chain);
           }
         }
+        const int pieces = HALF_SLAB_SLICES && (w == 1 || SHARED_WRITER_WARP != 1) ? 1 : DQ_PIECES;
 #pragma unroll 1
-        for (int piece = 0; piece < DQ_PIECES; ++piece) {
+        for (int piece = 0; piece < pieces; ++piece) {
           const u32 k = static_cast<u32>(t * DQ_PIECES + piece);
           const bool in_stage = DQ_PIECE_IN_STAGE && piece == 1;
+          const bool shared = HALF_SLAB_SLICES && piece == 1;
           // The whole warp waits for the piece and meets at a __syncwarp before lane 0 hands the
           // buffer back: lanes 1-31 run apart from lane 0 (which took its own path to the turn),
           // and without the meeting they could still be polling this phase when lane 0 had added
@@ -914,8 +1017,10 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
           // is as safe; here, beside the ranker, that measured 0.83-0.97x (notes/perf.md, "(zp)").
           if (in_stage)
             mbarrier_wait(dq_full_stage + 8 * w, static_cast<u32>(t) & 1u);
+          else if (shared)
+            mbarrier_wait(dq_full_shared, static_cast<u32>(t) & 1u);
           else
-            mbarrier_wait(dq_full + 8 * w, (DQ_PIECE_IN_STAGE ? static_cast<u32>(t) : k) & 1u);
+            mbarrier_wait(dq_full + 8 * w, (DQ_PIECE_IN_STAGE || HALF_SLAB_SLICES ? static_cast<u32>(t) : k) & 1u);
           __syncwarp();
           if (piece == 0) {
             if constexpr (DQ_ORDERED) {
@@ -928,9 +1033,12 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
             }
           }
           if (lane == 0) {
-            const u32 src = in_stage ? smem_ring + stage.index * STAGE_BYTES + w * DQ_BUFFER_BYTES : buffer;
+            const u32 src = in_stage ? smem_ring + stage.index * STAGE_BYTES + w * DQ_BUFFER_BYTES
+                            : shared ? smem_dq_shared : buffer;
             if (q0 < q_len && !piece_past_io(w, piece)) {
-              const int c0 = w * DK_SLICE + piece * DQ_PIECE_N, c3 = b + (DQ_ORDERED ? chain * p.batch : 0);
+              const int c0 = HALF_SLAB_SLICES ? (shared ? 64 : SliceParts<DK_SLICE>::first_col(w))
+                                              : w * DK_SLICE + piece * DQ_PIECE_N;
+              const int c3 = b + (DQ_ORDERED ? chain * p.batch : 0);
               if (DQ_ORDERED && rank_in_chain == 0)  // the chain's first share is stored
                 tma_store_4d(&tma.dq, src, c0, q0, h, c3);
               else
@@ -943,7 +1051,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
             if (!DQ_PIECE_IN_STAGE || in_stage) {
               bulk_wait_group_read<0>();
               if (in_stage) mbarrier_arrive(ring.empty(stage.index));
-              mbarrier_arrive(dq_empty + 8 * w);
+              mbarrier_arrive(shared ? dq_empty_shared : dq_empty + 8 * w);
             }
           }
           __syncwarp();
@@ -963,6 +1071,24 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
         bulk_wait_group<0>();  // the reductions are done before the CTA's shared memory goes away
         if constexpr (DQ_ORDERED) flexjit_report_errors(order_errors, error_word);
       }
+    } else if (HALF_SLAB_SLICES && SHARED_WRITER_WARP != 1 && warp == SHARED_WRITER_WARP) {
+      // The fast mode's writer of the shared buffer (half-slab slices): both warpgroups' 32-column
+      // pieces of each tile, columns 64..127, one tensor reduction.
+      for (int t = 0; t < num_tiles; ++t) {
+        mbarrier_wait(dq_full_shared, static_cast<u32>(t) & 1u);
+        __syncwarp();  // (the whole warp meets before lane 0 hands the buffer back: see the writers above)
+        if (lane == 0) {
+          int gi, local;
+          walk.locate(t, gi, local);
+          const int h = kv_h * GQA_GROUP + gi, q0 = walk.heads[gi].start(local);
+          if (q0 < q_len) tma_reduce_add_4d(&tma.dq, smem_dq_shared, 64, q0, h, b);
+          bulk_commit_group();
+          bulk_wait_group_read<0>();
+          mbarrier_arrive(dq_empty_shared);
+        }
+        __syncwarp();
+      }
+      if (lane == 0) bulk_wait_group<0>();  // the reductions are done before the CTA's shared memory goes away
     } else if (!DQ_ORDERED && !WG_SLICES && warp == 1 && lane == 0) {
       // dQ writer: tile t's staged rows (buffer t % DQ_BUFFERS, in the accumulator's layout), one
       // bulk reduction per part over the tile's rows that exist, into the head's fp32
@@ -1055,9 +1181,9 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   const int dq_col0 = DQ_SPLIT_COLUMNS ? part * DQ_N : 0;
   const int dq_kv0 = DQ_PARTS > 1 ? part * DQ_KV_ROWS : 0;  // parts: the warpgroups' kv rows
   const u32 dq_part = smem_dq + (DQ_PARTS > 1 ? part * DQ_PART_BYTES : 0);
-  // The slice's columns of Q (dK's B operand) and dO (dV's).
+  // The slice's columns of Q, dK's B operand, on the paths without slices (where it is 0); with
+  // slices the GEMMs take their parts from SliceParts.
   const u32 dk_cols = static_cast<u32>(slice * (DK_SLICE / 64)) * QTile::kSlabBytes;
-  const u32 dv_cols = static_cast<u32>(slice * (DV_SLICE / 64)) * DOTile::kSlabBytes;
   // SCORE_HALVES: this warpgroup's queries of each tile (half_q0 ..; half_rows: their byte offset in
   // a Q or dO slab), and the other warpgroup's.
   const int half_q0 = SCORE_HALVES ? wg * SCORE_COLS : 0;
@@ -1098,6 +1224,10 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   };
   // dQ's share (piece `piece` of its columns) from the dSᵀ tile at ds_tile, one commit group.
   const auto issue_dq_from = [&](float (&acc_dq)[DQ_PIECE_N / 8][4], u32 ds_tile, int piece) {
+    if constexpr (HALF_SLAB_SLICES) {  // piece 0: 64 columns from slab 2w of K (its second: see the tile loop)
+      issue_dq_columns<64>(acc_dq, ds_tile, smem_k + SliceParts<DK_SLICE>::template first_offset<KTile>(wg));
+      return;
+    }
     const u32 dq_a = ds_tile + dq_kv0 * 128;
     const u32 dq_b = smem_k + ((dq_col0 + piece * DQ_PIECE_N) / 64) * KTile::kSlabBytes + dq_kv0 * 128;
     const u64 dq_a_desc = wgmma_desc_origin(dq_a, DsTile::kSlabBytes, 1024);
@@ -1111,21 +1241,26 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   // This warp's rows of a dQ share (columns col0 .. of its 16 rows of the tile) into a staging
   // buffer of row_bytes-long rows in the accumulator's layout, then the share's full barrier.
   // `stored` false (a piece wholly past the tensor's columns, piece_past_io): the barrier only.
-  const auto store_dq_share = [&](const float (&acc_dq)[DQ_PIECE_N / 8][4], u32 stage, u32 row_bytes, int col0,
-                                  u32 full, bool stored) {
-    const u32 swizzle = dq_staging_swizzle(g8);
+  // acc_dq: DQ_PIECE_N columns, or half-slab slices' second piece's 32 (at col0 = 32 w in the
+  // shared buffer's 64-column group).
+  const auto store_dq_share = [&](const auto& acc_dq, u32 stage, u32 row_bytes, int col0, u32 full, bool stored) {
+    constexpr int J = static_cast<int>(sizeof(acc_dq) / sizeof(acc_dq[0]));
+    // The lean form's offsets take col0's place within its 64-column group into the swizzle
+    // (chunk c + j of the group is chunk c ^ j where c's and j's bits do not meet).
+    const u32 swizzle = dq_staging_swizzle(g8) ^ static_cast<u32>((col0 & 63) * 4);
 #pragma unroll
     for (int r = 0; r < 2 && stored; ++r) {
       const int row = (cw % 4) * 16 + g8 + 8 * r;  // row % 8 == g8: the warp's 8 rows on different banks
       const u32 row_addr = stage + static_cast<u32>(row) * row_bytes;
 #pragma unroll
-      for (int j = 0; j < DQ_PIECE_N / 8; ++j)
+      for (int j = 0; j < J; ++j) {
         if constexpr (LEAN_REGISTERS)
-          st_shared_v2_f32(row_addr + dq_staging_offset(swizzle, col0 + 2 * t4, j), acc_dq[j][2 * r],
+          st_shared_v2_f32(row_addr + dq_staging_offset(swizzle, (col0 & ~63) + 2 * t4, j), acc_dq[j][2 * r],
                            acc_dq[j][2 * r + 1]);
         else
           st_shared_v2_f32(row_addr + flexjit_dq_accum_column(row, col0 + j * 8 + 2 * t4, D) * 4, acc_dq[j][2 * r],
                            acc_dq[j][2 * r + 1]);
+      }
     }
     fence_proxy_async_shared();  // the bulk copies (async proxy) read what st.shared wrote
     __syncwarp();
@@ -1231,7 +1366,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
       store_a_fragments<DsTile>(pt, pa, warp_row0, half_q0 / 16, g8, t4);
       wgmma_fence_operands(acc_dv[0]);
       wgmma_fence();
-      wgmma_issue_rn<DV_SLICE, S_STEPS, DOTile>(acc_dv[0], pa, smem_do + dv_cols + half_rows);
+      slice_issue_rn<DV_SLICE, S_STEPS, DOTile>(acc_dv[0], pa, smem_do + half_rows, slice);
       wgmma_commit();
       wgmma_wait<1>();  // dPᵀ; dV may still be running
       wgmma_fence_operands(acc_dp[0]);
@@ -1303,10 +1438,10 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
         named_barrier_arrive(pair + wg, THREADS);
         wgmma_fence_operands(acc_dk[0]);
         wgmma_fence();
-        wgmma_issue_rn<DK_SLICE, S_STEPS, QTile>(acc_dk[0], da, smem_q + dk_cols + half_rows);
+        slice_issue_rn<DK_SLICE, S_STEPS, QTile>(acc_dk[0], da, smem_q + half_rows, slice);
         wgmma_commit();
         named_barrier_sync(pair + (wg ^ 1), THREADS);
-        wgmma_issue_sn<DV_SLICE, S_STEPS, DOTile>(acc_dv[0], pt + other_q0 * 2, smem_do + dv_cols + other_q0 * 128);
+        slice_issue_sn<DV_SLICE, S_STEPS, DOTile>(acc_dv[0], pt + other_q0 * 2, smem_do + other_q0 * 128, slice);
         wgmma_commit();
       } else {
         named_barrier_sync(NAMED_BARRIER_DS + wg, 128);
@@ -1328,7 +1463,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
       wgmma_fence();
       issue_dq(0);
       if constexpr (SCORE_HALVES)
-        wgmma_issue_sn<DK_SLICE, S_STEPS, QTile>(acc_dk[0], ds + other_q0 * 2, smem_q + dk_cols + other_q0 * 128);
+        slice_issue_sn<DK_SLICE, S_STEPS, QTile>(acc_dk[0], ds + other_q0 * 2, smem_q + other_q0 * 128, slice);
       else
         wgmma_issue_rn<DK_SLICE, S_STEPS, QTile>(acc_dk[0], da, smem_q + dk_cols);
       wgmma_commit();
@@ -1340,7 +1475,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
       // Each piece's rows that exist, added to the head's accumulator; the second piece is issued
       // once the first's registers are read, and waited for with dK.
 #pragma unroll
-      for (int piece = 0; piece < DQ_PIECES; ++piece) {
+      for (int piece = 0; piece < (HALF_SLAB_SLICES ? 1 : DQ_PIECES); ++piece) {
         if (piece > 0) {
           wgmma_fence_operands(acc_dq);
           wgmma_fence();
@@ -1353,13 +1488,30 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
         // permuted layout, which keeps whole 32-column groups in place), once the writer has read
         // the last one; the writer adds its rows that exist. DQ_PIECE_IN_STAGE: the second piece
         // into this warpgroup's slice of the tile's Q stage, which needs no wait.
+        // HALF_SLAB_SLICES: the first piece only here (its second below).
         const u32 k = static_cast<u32>(t * DQ_PIECES + piece);
         const bool in_stage = DQ_PIECE_IN_STAGE && piece == 1;
         const u32 buffer = in_stage ? smem_q + wg * DQ_BUFFER_BYTES : smem_dq + wg * DQ_BUFFER_BYTES;
-        const u32 buffer_uses = DQ_PIECE_IN_STAGE ? static_cast<u32>(t) : k;  // the buffer's fills before this one
+        // The buffer's fills before this one.
+        const u32 buffer_uses = DQ_PIECE_IN_STAGE || HALF_SLAB_SLICES ? static_cast<u32>(t) : k;
         if (!in_stage) mbarrier_wait(dq_empty + 8 * wg, (buffer_uses & 1u) ^ 1u);
         store_dq_share(acc_dq, buffer, DQ_PIECE_N * 4, 0, (in_stage ? dq_full_stage : dq_full) + 8 * wg,
                        !piece_past_io(wg, piece));
+      }
+      if constexpr (HALF_SLAB_SLICES) {
+        // The second piece, 32 columns, in registers of its own (issued into rows of acc_dq, whose
+        // other rows stayed pinned, ptxas serialised every wgmma for registers: C7511), into the
+        // shared buffer at columns 32 w of its 64-column group once its writer has read the last
+        // tile's.
+        float acc_dq_half[4][4];
+        wgmma_fence_operands(acc_dq_half);
+        wgmma_fence();
+        issue_dq_columns<32>(acc_dq_half, ds, smem_k + SliceParts<DK_SLICE>::template second_offset<KTile>(wg));
+        wgmma_wait<0>();
+        wgmma_fence_operands(acc_dq_half);
+        wgmma_fence_operands(acc_dk[0]);
+        mbarrier_wait(dq_empty_shared, (static_cast<u32>(t) & 1u) ^ 1u);
+        store_dq_share(acc_dq_half, smem_dq_shared, 64 * 4, 32 * wg, dq_full_shared, true);
       }
     } else if (dq_here) {
       stage_dq(acc_dq, t);
@@ -1394,11 +1546,11 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
     const int row = warp_row0 + g8 + 8 * r;
 #pragma unroll
     for (int j = 0; j < D_TILES; ++j)
-      st_shared_b32(smem_k + KStage::offset(row, slice * D_TILES + j) + t4 * 4,
+      st_shared_b32(smem_k + KStage::offset(row, SliceParts<DK_SLICE>::chunk(slice, j)) + t4 * 4,
                     pack2<T>(acc_dk[0][j][2 * r] * p.scale, acc_dk[0][j][2 * r + 1] * p.scale));
 #pragma unroll
     for (int j = 0; j < DV_TILES; ++j)
-      st_shared_b32(smem_v + VStage::offset(row, slice * DV_TILES + j) + t4 * 4,
+      st_shared_b32(smem_v + VStage::offset(row, SliceParts<DV_SLICE>::chunk(slice, j)) + t4 * 4,
                     pack2<T>(acc_dv[0][j][2 * r], acc_dv[0][j][2 * r + 1]));
   }
   named_barrier_sync(NAMED_BARRIER_EPILOGUE, THREADS);

@@ -76,7 +76,12 @@ static_assert(ROWS_PER_WARP % 16 == 0 && M_TILES >= 1, "BLOCK_N must be a multip
 static_assert(STAGES >= 2, "the Q/dO ring needs at least two stages");
 
 static_assert(!WGMMA || (M_TILES == 1 && NUM_WARPS % 4 == 0), "wgmma: warpgroups of 4 warps, 16 rows per warp");
-static_assert(!WGMMA || (DK_SLICE % 64 == 0 && DV_SLICE % 64 == 0), "wgmma: column slices of whole 64-column slabs");
+// HALF_SLAB_SLICES (the warp-specialised kernel at head dim 192; bwd_dkdv.cpp's half_slab_slices):
+// slices of 96 columns (and dV's of 32 or 96 beside them), which end in the middle of a 64-column
+// slab; attention_bwd_dkdv_ws.cu.j2 (SliceParts) says how their GEMMs and dQ pieces are cut.
+constexpr bool HALF_SLAB_SLICES = WG_SLICES && D == 192 && SPLITS == 2;
+static_assert(!WGMMA || (DK_SLICE % 64 == 0 && DV_SLICE % 64 == 0) || HALF_SLAB_SLICES,
+              "wgmma: column slices of whole 64-column slabs, or the half-slab slices of head dim 192");
 using KTile = Select<WGMMA, WgmmaTile<BLOCK_N, D>, SwizzledTile<BLOCK_N, D>>::type;
 using VTile = Select<WGMMA, WgmmaTile<BLOCK_N, DV>, SwizzledTile<BLOCK_N, DV>>::type;
 using QTile = Select<WGMMA, WgmmaTile<BLOCK_M, D>, SwizzledTile<BLOCK_M, D>>::type;
@@ -115,7 +120,9 @@ constexpr int DQ_BUFFER_BYTES = WG_SLICES ? BLOCK_M * 64 * 4 : DQ_PARTS * DQ_PAR
 // per entry) and one barrier per rank.
 constexpr int TILE_NAMES = 8;
 constexpr int ORDERED_NAME_BYTES = 8 * TILE_NAMES + 32 + 8 * TILE_NAMES + (WG_SLICES ? 16 * TILE_NAMES : 0);
-constexpr int WS_BYTES = WARP_SPECIALIZED ? STAGES * STATS_BYTES + DQ_BUFFERS * DQ_BUFFER_BYTES + 128 +
+// HALF_SLAB_SLICES: one more buffer, the 64-column group that both warpgroups' 32-column pieces fill.
+constexpr int DQ_SHARED_BYTES = HALF_SLAB_SLICES ? DQ_BUFFER_BYTES : 0;
+constexpr int WS_BYTES = WARP_SPECIALIZED ? STAGES * STATS_BYTES + DQ_BUFFERS * DQ_BUFFER_BYTES + DQ_SHARED_BYTES + 128 +
                                                 (DQ_ORDERED ? ORDERED_NAME_BYTES : 0)
                                           : 0;
 static_assert(!DQ_ACCUMULATE || (WGMMA && BLOCK_M % 64 == 0 && DQ_N % 8 == 0 && DQ_KV_ROWS % 64 == 0),
