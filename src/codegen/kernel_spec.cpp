@@ -86,10 +86,15 @@ void KernelSpec::set_head_dims(int d, int dv, const std::string& arch) {
   io_head_dim_v = dv == head_dim_v ? 0 : dv;
 }
 
+bool dkdv_half_slab_dims(int head_dim, int head_dim_v) {
+  // (192 / 64 needs no slices: one warpgroup's dK and dV hold 128 columns of 64 rows.)
+  return head_dim == 192 && head_dim_v <= 192 && dkdv_splits(head_dim, head_dim_v) == 2;
+}
+
 void set_dkdv_half_slab_tiles(KernelSpec& spec, int d, int dv, const std::string& arch) {
   if (spec.family != Family::bwd_dkdv || !spec.dq_accumulate || !spec.config.warp_specialized || arch != "sm_90a" ||
-      tile_head_dim(d) != 192 || tile_head_dim(dv) > 192 || dkdv_splits(192, tile_head_dim(dv)) != 2)
-    return;  // (192 / 64 needs no slices: one warpgroup's dK and dV would hold 128 columns of 64 rows)
+      !dkdv_half_slab_dims(tile_head_dim(d), tile_head_dim(dv)))
+    return;
   // The ordered sums without a mask or a score_mod keep 256 columns: there MLA's backward ran
   // 0.90x on 192 (H200, two rounds, notes/perf.md "(zy)", zy4), where masked and modified ones ran
   // 1.03-1.06x.

@@ -131,6 +131,10 @@ void set_dkdv_half_slab_tiles(KernelSpec& spec, int d, int dv, const std::string
 // Column slices the dK/dV kernel splits its accumulators into so they fit in registers.
 int dkdv_splits(int head_dim, int head_dim_v);
 
+// Tiles' head dims whose two column slices the warp-specialised dK/dV kernel runs as half-slab
+// slices (96 columns: set_dkdv_half_slab_tiles): 192 beside a dv of at most 192 that splits in two.
+bool dkdv_half_slab_dims(int head_dim, int head_dim_v);
+
 // Whether mask_mod's walks are cut by data rather than by positions: a mask without tile bounds
 // (documents: where a walk starts and ends depends on buffer values). The ordered dQ sums' rules
 // ask it (ordered_dq_ascending, ordered_long_chains). An AST walk: for building specs, not per

@@ -22,8 +22,7 @@ BlockConfig default_config(int head_dim, int head_dim_v) {
 // dV's slices beside them are 32, 64 or 96 columns. H200, fast backward against the 256-column
 // tiles: notes/perf.md "(zy)".
 bool half_slab_slices(const KernelSpec& s) {
-  return s.config.warp_specialized && s.head_dim == 192 && s.head_dim_v <= 192 &&
-         dkdv_splits(s.head_dim, s.head_dim_v) == 2;
+  return s.config.warp_specialized && dkdv_half_slab_dims(s.head_dim, s.head_dim_v);
 }
 
 void wgmma_checks(const KernelSpec& s) {
@@ -315,6 +314,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(bool_constant("DQ_ASCENDING", ordered_dq_ascending(s)));
   constants.push_back(int_constant("DQ_BUFFERS", s.config.warp_specialized ? ws_dq_buffers(s) : 0));
   constants.push_back(bool_constant("SCORE_HALVES", warpgroup_slices(s)));
+  constants.push_back(bool_constant("HALF_SLAB_SLICES", half_slab_slices(s)));
   constants.push_back(bool_constant("KV_IN_REGISTERS", kv_in_registers(s)));
   constants.push_back(bool_constant("DQ_DEFERRED", dq_deferred(s)));
   constants.push_back(int_constant("DS_TILES", ds_tiles(s)));
@@ -383,10 +383,11 @@ const char* hopper_default(const KernelSpec& s) {
     // (warpgroup_slices), where the slices are whole 64-column slabs. H100, causal d256 backward:
     // 180 TF/s (this default with the dQ kernel) -> 322 (notes/perf.md, "(n)").
     const int splits = dkdv_splits(s.head_dim, s.head_dim_v);
-    const bool slabs = splits == 2 && (s.head_dim / splits) % 64 == 0 && (s.head_dim_v / splits) % 64 == 0;
-    // (192-column tiles are the warp-specialised kernel's only: set_dkdv_half_slab_tiles.)
-    if (s.head_dim == 192 && !s.dq_accumulate) return "m32n64w4s2";
-    if (!s.dq_accumulate || (!slabs && s.head_dim != 192)) return "m32n64w4s2g";
+    // (Half-slab slices are the warp-specialised kernel's only; without it, 192 takes default_for's
+    // fallback, the mma.sync default.)
+    const bool slabs = splits == 2 && (((s.head_dim / splits) % 64 == 0 && (s.head_dim_v / splits) % 64 == 0) ||
+                                       dkdv_half_slab_dims(s.head_dim, s.head_dim_v));
+    if (!s.dq_accumulate || !slabs) return "m32n64w4s2g";
     // A third stage of Q where it fits (V up to 128 beside 256-column Q and K: MLA's 192 / 128),
     // in the fast mode under a mask or a score_mod. H200, three rounds (notes/perf.md "(zw)", zw1):
     // MLA causal 1.058x, GQA 4:1 causal 1.055x, sliding window 1.051x, ALiBi 1.024x, documents

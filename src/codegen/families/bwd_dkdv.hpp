@@ -7,8 +7,9 @@
 namespace flexjit::codegen {
 
 // The kv length the kernel's tail-free form (KernelSpec::is_divisible) needs a multiple of: its
-// kv tiles, or with column slices two of them (kv tiles 2c and 2c + 1 may run as a cluster, and
-// an odd count adds a tile wholly past the keys, whose rows only the range test drops).
+// kv tiles, or with column slices two of them. (The reason, kv tiles 2c and 2c + 1 running as a
+// cluster, went with the GQA pairs in session (zx); one tile would do, but the slices' tail-free
+// form over an odd count of kv tiles has not run on a GPU since, so the rule stays until it has.)
 int dkdv_kv_len_multiple(const KernelSpec& spec);
 
 // The kernel adds its dQ shares through a TMA map of the fp32 accumulator (FlexjitBwdTma::dq,

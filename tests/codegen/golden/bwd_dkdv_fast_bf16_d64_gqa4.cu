@@ -49,6 +49,7 @@ constexpr int DQ_CHAINS = 1;
 constexpr bool DQ_ASCENDING = false;
 constexpr int DQ_BUFFERS = 0;
 constexpr bool SCORE_HALVES = false;
+constexpr bool HALF_SLAB_SLICES = false;
 constexpr bool KV_IN_REGISTERS = false;
 constexpr bool DQ_DEFERRED = false;
 constexpr int DS_TILES = 1;
@@ -79,7 +80,7 @@ static_assert(!WGMMA || (M_TILES == 1 && NUM_WARPS % 4 == 0), "wgmma: warpgroups
 // HALF_SLAB_SLICES (the warp-specialised kernel at head dim 192; bwd_dkdv.cpp's half_slab_slices):
 // slices of 96 columns (and dV's of 32 or 96 beside them), which end in the middle of a 64-column
 // slab; attention_bwd_dkdv_ws.cu.j2 (SliceParts) says how their GEMMs and dQ pieces are cut.
-constexpr bool HALF_SLAB_SLICES = WG_SLICES && D == 192 && SPLITS == 2;
+static_assert(!HALF_SLAB_SLICES || (WG_SLICES && D == 192 && SPLITS == 2), "half-slab slices: head dim 192, two slices");
 static_assert(!WGMMA || (DK_SLICE % 64 == 0 && DV_SLICE % 64 == 0) || HALF_SLAB_SLICES,
               "wgmma: column slices of whole 64-column slabs, or the half-slab slices of head dim 192");
 using KTile = Select<WGMMA, WgmmaTile<BLOCK_N, D>, SwizzledTile<BLOCK_N, D>>::type;

@@ -49,6 +49,7 @@ constexpr int DQ_CHAINS = 1;
 constexpr bool DQ_ASCENDING = false;
 constexpr int DQ_BUFFERS = 2;
 constexpr bool SCORE_HALVES = false;
+constexpr bool HALF_SLAB_SLICES = false;
 constexpr bool KV_IN_REGISTERS = false;
 constexpr bool DQ_DEFERRED = false;
 constexpr int DS_TILES = 2;
@@ -79,7 +80,7 @@ static_assert(!WGMMA || (M_TILES == 1 && NUM_WARPS % 4 == 0), "wgmma: warpgroups
 // HALF_SLAB_SLICES (the warp-specialised kernel at head dim 192; bwd_dkdv.cpp's half_slab_slices):
 // slices of 96 columns (and dV's of 32 or 96 beside them), which end in the middle of a 64-column
 // slab; attention_bwd_dkdv_ws.cu.j2 (SliceParts) says how their GEMMs and dQ pieces are cut.
-constexpr bool HALF_SLAB_SLICES = WG_SLICES && D == 192 && SPLITS == 2;
+static_assert(!HALF_SLAB_SLICES || (WG_SLICES && D == 192 && SPLITS == 2), "half-slab slices: head dim 192, two slices");
 static_assert(!WGMMA || (DK_SLICE % 64 == 0 && DV_SLICE % 64 == 0) || HALF_SLAB_SLICES,
               "wgmma: column slices of whole 64-column slabs, or the half-slab slices of head dim 192");
 using KTile = Select<WGMMA, WgmmaTile<BLOCK_N, D>, SwizzledTile<BLOCK_N, D>>::type;
@@ -388,12 +389,11 @@ struct SliceParts {
     return Tile::kSlabBytes + static_cast<u32>(w) * 64u;
   }
 };
-// dQ = dS K over N columns of K from smem_k_cols (half-slab slices' pieces: every kv row of the
-// tile, dSᵀ read transposed), one commit group.
+// dQ = dS K over N columns of K, DQ_KV_ROWS kv rows (dSᵀ from ds_rows read transposed, K from
+// smem_k_cols, both at the first of those rows), one commit group.
 template <int N>
-__device__ __forceinline__ void issue_dq_columns(float (&acc)[N / 8][4], u32 ds_tile, u32 smem_k_cols) {
-  static_assert(DQ_KV_ROWS == BLOCK_N, "the pieces run over the tile's kv rows");
-  const u64 a_desc = wgmma_desc_origin(ds_tile, DsTile::kSlabBytes, 1024);
+__device__ __forceinline__ void issue_dq_columns(float (&acc)[N / 8][4], u32 ds_rows, u32 smem_k_cols) {
+  const u64 a_desc = wgmma_desc_origin(ds_rows, DsTile::kSlabBytes, 1024);
   const u64 b_desc = wgmma_desc_origin(smem_k_cols, KTile::kSlabBytes, 1024);
 #pragma unroll
   for (int kk = 0; kk < DQ_KV_ROWS / 16; ++kk)
@@ -1181,9 +1181,6 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   const int dq_col0 = DQ_SPLIT_COLUMNS ? part * DQ_N : 0;
   const int dq_kv0 = DQ_PARTS > 1 ? part * DQ_KV_ROWS : 0;  // parts: the warpgroups' kv rows
   const u32 dq_part = smem_dq + (DQ_PARTS > 1 ? part * DQ_PART_BYTES : 0);
-  // The slice's columns of Q, dK's B operand, on the paths without slices (where it is 0); with
-  // slices the GEMMs take their parts from SliceParts.
-  const u32 dk_cols = static_cast<u32>(slice * (DK_SLICE / 64)) * QTile::kSlabBytes;
   // SCORE_HALVES: this warpgroup's queries of each tile (half_q0 ..; half_rows: their byte offset in
   // a Q or dO slab), and the other warpgroup's.
   const int half_q0 = SCORE_HALVES ? wg * SCORE_COLS : 0;
@@ -1223,20 +1220,11 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
     }
   };
   // dQ's share (piece `piece` of its columns) from the dSᵀ tile at ds_tile, one commit group.
+  // HALF_SLAB_SLICES: piece 0 is 64 columns from slab 2w of K (its second: see the tile loop).
   const auto issue_dq_from = [&](float (&acc_dq)[DQ_PIECE_N / 8][4], u32 ds_tile, int piece) {
-    if constexpr (HALF_SLAB_SLICES) {  // piece 0: 64 columns from slab 2w of K (its second: see the tile loop)
-      issue_dq_columns<64>(acc_dq, ds_tile, smem_k + SliceParts<DK_SLICE>::template first_offset<KTile>(wg));
-      return;
-    }
-    const u32 dq_a = ds_tile + dq_kv0 * 128;
-    const u32 dq_b = smem_k + ((dq_col0 + piece * DQ_PIECE_N) / 64) * KTile::kSlabBytes + dq_kv0 * 128;
-    const u64 dq_a_desc = wgmma_desc_origin(dq_a, DsTile::kSlabBytes, 1024);
-    const u64 dq_b_desc = wgmma_desc_origin(dq_b, KTile::kSlabBytes, 1024);
-#pragma unroll
-    for (int kk = 0; kk < DQ_KV_ROWS / 16; ++kk)
-      WgmmaSSTa<DQ_PIECE_N, true>::run(acc_dq, wgmma_desc_advance(dq_a_desc, kk * 16 * 128),
-                                       wgmma_desc_advance(dq_b_desc, kk * 16 * 128), kk > 0);
-    wgmma_commit();
+    const u32 k_cols = HALF_SLAB_SLICES ? SliceParts<DK_SLICE>::template first_offset<KTile>(wg)
+                                        : ((dq_col0 + piece * DQ_PIECE_N) / 64) * KTile::kSlabBytes;
+    issue_dq_columns<DQ_PIECE_N>(acc_dq, ds_tile + dq_kv0 * 128, smem_k + k_cols + dq_kv0 * 128);
   };
   // This warp's rows of a dQ share (columns col0 .. of its 16 rows of the tile) into a staging
   // buffer of row_bytes-long rows in the accumulator's layout, then the share's full barrier.
@@ -1398,7 +1386,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
       if (announce) named_barrier_arrive(NAMED_BARRIER_DS + 2 * (t % DS_RING) + wg, THREADS);
       wgmma_fence_operands(acc_dk[0]);
       wgmma_fence();
-      wgmma_issue_rn<DK_SLICE, DK_STEPS, QTile>(acc_dk[0], da, smem_q + dk_cols);
+      wgmma_issue_rn<DK_SLICE, DK_STEPS, QTile>(acc_dk[0], da, smem_q);
       wgmma_commit();
       if (announce && t > 0) deferred_dq(t - 1);
     } else if constexpr (DS_EXCHANGE || DQ_ALTERNATE) {
@@ -1413,7 +1401,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
       if (!DQ_ALTERNATE || !dq_here) named_barrier_arrive(pair + wg, THREADS);
       wgmma_fence_operands(acc_dk[0]);
       wgmma_fence();
-      wgmma_issue_rn<DK_SLICE, DK_STEPS, QTile, 0, DK_EARLY>(acc_dk[0], da, smem_q + dk_cols);
+      wgmma_issue_rn<DK_SLICE, DK_STEPS, QTile, 0, DK_EARLY>(acc_dk[0], da, smem_q);
       wgmma_commit();
       if (dq_here) {
         named_barrier_sync(pair + (wg ^ 1), THREADS);
@@ -1421,7 +1409,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
         wgmma_fence();
         issue_dq(0);
         if constexpr (DK_EARLY < DK_STEPS) {
-          wgmma_issue_rn<DK_SLICE, DK_STEPS, QTile, DK_EARLY, DK_STEPS>(acc_dk[0], da, smem_q + dk_cols);
+          wgmma_issue_rn<DK_SLICE, DK_STEPS, QTile, DK_EARLY, DK_STEPS>(acc_dk[0], da, smem_q);
           wgmma_commit();
           wgmma_wait<1>();  // dQ (and the k-steps before it); the rest of dK runs on
         } else {
@@ -1465,7 +1453,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
       if constexpr (SCORE_HALVES)
         slice_issue_sn<DK_SLICE, S_STEPS, QTile>(acc_dk[0], ds + other_q0 * 2, smem_q + other_q0 * 128, slice);
       else
-        wgmma_issue_rn<DK_SLICE, S_STEPS, QTile>(acc_dk[0], da, smem_q + dk_cols);
+        wgmma_issue_rn<DK_SLICE, S_STEPS, QTile>(acc_dk[0], da, smem_q);
       wgmma_commit();
       wgmma_wait<1>();  // dQ (and dV)
     }
