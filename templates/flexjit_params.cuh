@@ -48,6 +48,9 @@ struct FlexjitFwdParams {
   int num_q_tiles;
   float scale;       // multiplies Q.K^T before score_mod
   float scale_log2;  // scale * log2(e), used when score_mod is the identity
+  // scale * the score_mod's prescale (Expr::score_prescale): what flexjit_score_mod_log2 and
+  // flexjit_score_grad take, so that the product is a kernel parameter, not a register.
+  float score_scale;
   // Warp-specialised (persistent) kernel: the next work tile's ticket, zeroed for each call; null
   // when the grid has a CTA per work tile.
   unsigned* tile_counter;
@@ -150,6 +153,7 @@ struct FlexjitBwdParams {
   int num_kv_tiles;
   float scale;
   float scale_log2;
+  float score_scale;  // scale * the score_mod's prescale, as in FlexjitFwdParams
   // The warp-specialised dK/dV kernel's row statistics, [B, Hq, 2, row_stats_len] fp32: per row
   // the LSE in base 2 (+inf for a row with no key, so its probabilities are 0) and delta, rows
   // padded to whole 64-row tiles (padding: +inf and 0), so that a tile's rows are one aligned
@@ -246,6 +250,7 @@ struct FlexjitDecodeParams {
   int tiles_per_split;   // BLOCK_N tiles of a sequence each split walks (without a mask_mod)
   float scale;
   float scale_log2;
+  float score_scale;     // scale * the score_mod's prescale, as in FlexjitFwdParams
   // With a mask_mod: the classification kernel's lists of kept tiles, one per (b, list head,
   // packed-row tile) unit. A unit's T = ceil(kv_len / BLOCK_N) tiles are classified in
   // classify_parts parts of pt = ceil(T / parts) tiles (part j by its own CTA): part j's kept

@@ -198,6 +198,23 @@ class Expr {
   /// Needs `flexjit_expr.cuh` and the struct from `emit_mod_args_struct`.
   std::string emit_cuda(const std::string& function_name, const std::string& line_file = "") const;
 
+  /// For a score_mod: the constant by which it and its derivative multiply every `score`, the 1/30
+  /// of `30 * tanh(score / 30)` (forms `score * k`, `k * score`, `score / c`, k a literal); 1 where
+  /// the two have no one such factor in common (or for a mask_mod). A kernel folds it into the
+  /// softmax scale it multiplies by already (emit_cuda_prescaled).
+  double score_prescale() const;
+  /// For a score_mod: emits `float NAME(float flexjit_acc, float flexjit_score_scale, int b, int h,
+  /// int q_idx, int kv_idx, int q_len, int kv_len, const FlexjitModArgs& args, unsigned&
+  /// flexjit_errors)`, the expression's value at score = acc * scale times `output_factor`, where
+  /// the caller passes score_scale = scale * prescale: every `score * prescale` is acc *
+  /// score_scale, and the root's literal factors are multiplied into output_factor (the same
+  /// value up to float rounding, in fewer multiplies).
+  /// `prescale` must be score_prescale() of this expression or of the one it is the gradient of
+  /// (UsageError otherwise); the two functions then compute their shared subexpressions from the
+  /// same float, so a compiler keeps one copy (one tanh for soft-capping's value and derivative).
+  std::string emit_cuda_prescaled(const std::string& function_name, double prescale, double output_factor,
+                                  const std::string& line_file = "") const;
+
   /// For a mask_mod: how many column values it has, its largest subexpressions that read a
   /// buffer and depend on kv_idx but not on q_idx (`doc[kv_idx]`); 0 for a score_mod. A kernel
   /// can compute them once per key of a tile instead of once per score (emit_cuda_columns).

@@ -42,6 +42,8 @@ struct Attention::Impl {
   AttentionSpec spec;
   Expr score = Expr::identity_score();
   Expr mask = Expr::no_mask();
+  // score.score_prescale(): the kernels take scale times it (FlexjitFwdParams::score_scale).
+  float score_prescale = 1.f;
   std::string arch;  // resolved on first launch
   std::mutex arch_mutex;
 
@@ -106,6 +108,7 @@ Attention::Attention(AttentionSpec spec) {
   if (spec.head_dim_v == 0) spec.head_dim_v = spec.head_dim;
   auto impl = std::make_shared<Impl>();
   impl->score = parse_or_default(ModKind::score, spec.score_mod, spec.declarations);
+  impl->score_prescale = static_cast<float>(impl->score.score_prescale());
   impl->mask = parse_or_default(ModKind::mask, spec.mask_mod, spec.declarations);
   check_learnable_buffers(impl->score, impl->mask);
   attention::check_buffer_grad_reads(impl->score);
@@ -584,6 +587,7 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
   p.kv_len = shape.kv_len;
   p.scale = scale;
   p.scale_log2 = scale * FLEXJIT_LOG2E;
+  p.score_scale = scale * impl_->score_prescale;
 
   const auto launch = [&](const codegen::KernelSpec& ks, const codegen::ReadyKernel& kernel, Stream s) {
     codegen::CallShape geometry_shape = call_shape(shape);
@@ -704,6 +708,7 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
   p.kv_len = shape.kv_len;
   p.scale = scale;
   p.scale_log2 = scale * FLEXJIT_LOG2E;
+  p.score_scale = scale * impl_->score_prescale;
 
   // The fast mode's warp-specialised dK/dV kernel (its default on sm_90a, and a tuning candidate)
   // copies each query tile's LSE and delta rows in one piece: the preprocess kernel also writes them
@@ -850,7 +855,8 @@ void Attention::decode(const TensorView& q, const KVCache& kv, const TensorView&
   if (!options.seq_lens.empty())
     throw UsageError("decode takes each sequence's length from the cache (KVCache::seq_lens); "
                      "CallOptions::seq_lens is for forward and backward");
-  const attention::DecodeVariant variant{impl_->spec, impl_->score, impl_->mask, [this] { return impl_->target_arch(); }};
+  const attention::DecodeVariant variant{impl_->spec, impl_->score, impl_->mask, impl_->score_prescale,
+                                         [this] { return impl_->target_arch(); }};
   KernelChoice choice = attention::run_decode(variant, q, kv, out, lse, stream, options);
   std::lock_guard<std::mutex> lock(impl_->choices_mutex);
   impl_->choices[choice.family] = choice;

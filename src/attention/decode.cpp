@@ -300,6 +300,7 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   p.tail_tiles_per_split = split.tail_tiles_per_split;
   p.scale = scale;
   p.scale_log2 = scale * FLEXJIT_LOG2E;
+  p.score_scale = scale * variant.score_prescale;
 
   // With a mask_mod, the classification kernel lists each unit's kept tiles (room for every tile
   // of the capacity, so no length can overflow a list) and the splits divide the kept tiles; the

@@ -16,6 +16,7 @@ struct DecodeVariant {
   const AttentionSpec& spec;
   const Expr& score;
   const Expr& mask;
+  float score_prescale;  // score.score_prescale(), computed once per Attention
   std::function<std::string()> arch;
 };
 

@@ -223,7 +223,12 @@ std::string variant_header(const KernelSpec& spec) {
   // The emitted reads are flexjit_read calls; where the call's buffers all fit 31-bit offsets they
   // take the 32-bit form (a 64-bit address per read was about 12 instructions: notes/perf.md "(t)").
   if (spec.buffer_offsets_32) out += "#define flexjit_read flexjit_read_32  // KernelSpec::buffer_offsets_32\n\n";
-  out += spec.score_mod.emit_cuda("flexjit_score_mod");
+  // The kernels call score_mod as flexjit_score_mod_log2(acc, score_scale, ...): its value at acc * scale
+  // in base 2, with its constant factors folded into the scale and log2(e) (Expr::emit_cuda_prescaled;
+  // soft-capping's forward 1.04-1.12x, notes/perf.md "(zz)"). Its derivative takes the same prescale.
+  const double prescale = spec.score_mod.score_prescale();
+  constexpr double kLog2e = 1.4426950408889634074;
+  out += spec.score_mod.emit_cuda_prescaled("flexjit_score_mod_log2", prescale, kLog2e);
   out += "\n";
   out += spec.mask_mod.emit_cuda("flexjit_mask_mod");
   out += "\n";
@@ -236,7 +241,7 @@ std::string variant_header(const KernelSpec& spec) {
     out += "\n";
   }
   if (descriptor(spec.family).score_gradient) {
-    out += spec.score_mod.gradient().emit_cuda("flexjit_score_grad", "score_mod_gradient");
+    out += spec.score_mod.gradient().emit_cuda_prescaled("flexjit_score_grad", prescale, 1.0, "score_mod_gradient");
     out += "\n";
   }
   if ((spec.family == Family::bwd_dq && spec.buffer_grads) || spec.family == Family::bwd_buffer_grad)

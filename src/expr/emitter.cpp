@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -450,6 +451,123 @@ std::string emit_cuda_function(const Node& root, ModKind kind, const std::string
            "(int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, "
            "const FlexjitModArgs& args, unsigned& flexjit_errors) {\n";
   return out + emit_function_body(root, kind, file, nullptr);
+}
+
+namespace {
+
+// A number literal's value.
+std::optional<double> literal(const Node& n) {
+  if (n.kind != NodeKind::literal || n.type == ScalarType::boolean) return std::nullopt;
+  return n.type == ScalarType::floating ? n.float_value : static_cast<double>(n.int_value);
+}
+
+// The constant of `score * k`, `k * score` or `score / c` (1 / c) at `node`, if it is one of those.
+std::optional<double> score_factor_at(const Node& node) {
+  if (node.kind != NodeKind::binary || node.type != ScalarType::floating || node.operands.size() != 2) return std::nullopt;
+  const Node& lhs = *node.operands[0];
+  const Node& rhs = *node.operands[1];
+  auto is_score = [](const Node& n) { return n.kind == NodeKind::variable && n.variable == Variable::score; };
+  std::optional<double> k;
+  if (node.binary_op == BinaryOp::mul) {
+    if (is_score(lhs)) k = literal(rhs);
+    else if (is_score(rhs)) k = literal(lhs);
+  } else if (node.binary_op == BinaryOp::div && is_score(lhs)) {
+    if (const auto c = literal(rhs); c && *c != 0.0) k = 1.0 / *c;
+  }
+  // Far from the float range's ends, so that scale * k stays a normal float.
+  if (k && !(std::fabs(*k) >= 0x1p-100 && std::fabs(*k) <= 0x1p100)) return std::nullopt;
+  return k;
+}
+
+void collect_score_factors(const Node& node, std::vector<double>& factors) {
+  if (const auto k = score_factor_at(node)) {
+    factors.push_back(*k);
+    return;
+  }
+  if (node.kind == NodeKind::variable && node.variable == Variable::score) {
+    factors.push_back(1.0);
+    return;
+  }
+  for (const auto& operand : node.operands) collect_score_factors(*operand, factors);
+}
+
+// The tree with every `score * prescale` form replaced by `score` (which then stands for the
+// prescaled score); throws where a score is in another form and prescale is not 1.
+NodePtr prescale_scores(const NodePtr& node, double prescale) {
+  // (A form with another factor is walked into: its score then counts as a bare one.)
+  if (const auto k = score_factor_at(*node); k && *k == prescale) return make_variable(Variable::score, node->span);
+  if (node->kind == NodeKind::variable && node->variable == Variable::score) {
+    if (prescale != 1.0)
+      throw UsageError("internal: a score_mod's score is not multiplied by the prescale it was emitted with");
+    return node;
+  }
+  std::vector<NodePtr> operands;
+  bool changed = false;
+  for (const auto& operand : node->operands) {
+    operands.push_back(prescale_scores(operand, prescale));
+    changed = changed || operands.back() != operand;
+  }
+  if (!changed) return node;
+  auto copy = std::make_shared<Node>(*node);
+  copy->operands = std::move(operands);
+  return copy;
+}
+
+}  // namespace
+
+std::optional<double> uniform_score_factor(const Node& root) {
+  std::vector<double> factors;
+  collect_score_factors(root, factors);
+  if (factors.empty()) return 1.0;
+  for (double k : factors)
+    if (k != factors.front()) return std::nullopt;
+  return factors.front();
+}
+
+std::string emit_cuda_prescaled_function(const Node& root, double prescale, double output_factor,
+                                         const std::string& function_name, const std::string& line_file) {
+  require_identifier("function name", function_name);
+  const std::string file = line_file.empty() ? std::string(mod_name(ModKind::score)) : line_file;
+  require_line_file(file);
+  const NodePtr borrowed(&root, [](const Node*) {});  // the caller owns the tree
+  NodePtr body = prescale_scores(borrowed, prescale);
+  // The root's literal factors join output_factor (float operands only: an int product wraps).
+  for (;;) {
+    const Node& n = *body;
+    if (n.type != ScalarType::floating) break;
+    if (n.kind == NodeKind::unary && n.unary_op == UnaryOp::negate && n.operands[0]->type == ScalarType::floating) {
+      output_factor = -output_factor;
+      body = n.operands[0];
+      continue;
+    }
+    if (n.kind != NodeKind::binary || (n.binary_op != BinaryOp::mul && n.binary_op != BinaryOp::div)) break;
+    const NodePtr& lhs = n.operands[0];
+    const NodePtr& rhs = n.operands[1];
+    const auto right = literal(*rhs);
+    const auto left = n.binary_op == BinaryOp::mul ? literal(*lhs) : std::nullopt;
+    double factor;
+    NodePtr rest;
+    if (right && lhs->type == ScalarType::floating) {
+      factor = n.binary_op == BinaryOp::mul ? *right : 1.0 / *right;
+      rest = lhs;
+    } else if (left && rhs->type == ScalarType::floating) {
+      factor = *left;
+      rest = rhs;
+    } else {
+      break;
+    }
+    const double folded = output_factor * factor;
+    if (!std::isfinite(folded) || folded == 0.0 || std::fabs(folded) < 0x1p-100 || std::fabs(folded) > 0x1p100) break;
+    output_factor = folded;
+    body = rest;
+  }
+  if (output_factor != 1.0) body = make_binary(BinaryOp::mul, body, make_float(output_factor));
+  std::string out = "__device__ __forceinline__ float " + function_name +
+                    "(float flexjit_acc, float flexjit_score_scale, int b, int h, int q_idx, int kv_idx, "
+                    "int q_len, int kv_len, const FlexjitModArgs& args, unsigned& flexjit_errors) {\n";
+  // score: the score times the prescale (the caller's score_scale holds the product).
+  if (tree_uses(*body, Variable::score)) out += "  const float score = flexjit_acc * flexjit_score_scale;\n";
+  return out + emit_function_body(*body, ModKind::score, file, nullptr);
 }
 
 std::string emit_cuda_column_functions(const Node& root, const std::string& values_name,

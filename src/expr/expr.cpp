@@ -179,6 +179,25 @@ std::string Expr::emit_cuda(const std::string& function_name, const std::string&
   return expr::emit_cuda_function(*emitted, kind_, function_name, line_file);
 }
 
+double Expr::score_prescale() const {
+  if (kind_ != ModKind::score) return 1.0;
+  // On the trees emit_cuda_prescaled emits (this one's and its gradient's).
+  const auto own = expr::uniform_score_factor(*expr::propagate_equalities(root_));
+  if (!own) return 1.0;
+  // The derivative is emitted with the same prescale, so it must fit as well (or read no score).
+  const NodePtr derivative = expr::propagate_equalities(expr::differentiate_by_score(root_));
+  if (!expr::tree_uses(*derivative, expr::Variable::score)) return *own;
+  const auto its = expr::uniform_score_factor(*derivative);
+  return its && *its == *own ? *own : 1.0;
+}
+
+std::string Expr::emit_cuda_prescaled(const std::string& function_name, double prescale, double output_factor,
+                                      const std::string& line_file) const {
+  if (kind_ != ModKind::score) throw UsageError("emit_cuda_prescaled needs a score_mod; a mask_mod has no score");
+  const NodePtr emitted = expr::propagate_equalities(root_);
+  return expr::emit_cuda_prescaled_function(*emitted, prescale, output_factor, function_name, line_file);
+}
+
 int Expr::column_value_count() const { return column_values_; }
 
 std::string Expr::emit_cuda_columns(const std::string& values_name, const std::string& mask_name) const {

@@ -92,6 +92,24 @@ TEST(BwdGpu, SuiteMods) {
   }
 }
 
+// FwdGpu.ScoreModsWithConstantFactors through the backward, both modes: the derivative is emitted
+// with the score_mod's prescale (one tanh for both), and the recomputed probabilities must match
+// the forward's LSE.
+TEST(BwdGpu, ScoreModsWithConstantFactors) {
+  FLEXJIT_REQUIRE_GPU();
+  for (const std::string& score : score_mods_with_constant_factors())
+    for (int D : {64, 128})
+      for (BackwardMode mode : {BackwardMode::fast, BackwardMode::deterministic}) {
+        FwdProblem p = base(333, D);
+        p.score_mod = score;
+        p.mask_mod = "q_idx >= kv_idx";
+        p.backward_mode = mode;
+        if (score.find("slope") != std::string::npos) p.buffers.push_back(alibi_slopes(p.Hq));
+        expect_close(p, score + " d" + std::to_string(D) +
+                            (mode == BackwardMode::fast ? ", fast" : ", deterministic"));
+      }
+}
+
 // The backward's buffer reads in both forms (FwdGpu.BufferReadsWithThirtyTwoAndSixtyFourBitOffsets):
 // contiguous buffers (32-bit offsets, except in the fast mode's dK/dV kernel) and reversed views
 // (64-bit), in both backward modes.

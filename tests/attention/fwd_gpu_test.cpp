@@ -51,6 +51,20 @@ TEST(FwdGpu, SuiteMods) {
   }
 }
 
+// score_mods whose constants the kernels fold into the softmax scale and log2(e), at both head
+// dims of the forward's paths.
+TEST(FwdGpu, ScoreModsWithConstantFactors) {
+  FLEXJIT_REQUIRE_GPU();
+  for (const std::string& score : score_mods_with_constant_factors())
+    for (int D : {64, 128}) {
+      FwdProblem p = base(333, D);
+      p.score_mod = score;
+      p.mask_mod = "q_idx >= kv_idx";
+      if (score.find("slope") != std::string::npos) p.buffers.push_back(alibi_slopes(p.Hq));
+      expect_close(p, score + " d" + std::to_string(D));
+    }
+}
+
 TEST(FwdGpu, GqaCausal) {
   FLEXJIT_REQUIRE_GPU();
   FwdProblem p = base(512);

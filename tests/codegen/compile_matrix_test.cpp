@@ -824,8 +824,10 @@ TEST(CodegenCompileMatrix, WarpSpecializedBackwardDkdvCompilesForEverySuiteModAn
 // here): the kernel of the suite's documents mask at d128 spills 32 bytes and its lean form none;
 // the causal mask's fits and keeps its full form. The deterministic mode's ordered kernels have
 // the lean form too: the documents mask's spills 80 bytes, its lean form 60, and keeps the lean
-// one; soft-capping's (its derivative folded into Pᵀ since session (zp): 264 and 176 bytes before)
-// spills 76 bytes and its lean form 80, so it keeps the full one.
+// one; ALiBi's spills 44 bytes and its lean form 60, so it keeps the full one. Soft-capping's (its
+// derivative folded into Pᵀ since session (zp): 264 and 176 bytes before) spilled 76 and 80 and
+// kept the full form until its constants were folded into the scale (session (zz)): 76 and 72,
+// so it takes the lean one.
 TEST(CodegenCompileMatrix, BackwardDkdvTakesItsLeanFormWhereTheFullOneSpills) {
   const TempCacheDir cache;
   struct Case {
@@ -836,7 +838,8 @@ TEST(CodegenCompileMatrix, BackwardDkdvTakesItsLeanFormWhereTheFullOneSpills) {
   const std::vector<Case> cases = {{"document_causal_d128", false, true},
                                    {"causal_d128", false, false},
                                    {"document_causal_d128", true, true},
-                                   {"softcap_causal_d128", true, false}};
+                                   {"softcap_causal_d128", true, true},
+                                   {"alibi_causal_d128", true, false}};
   const std::vector<SuiteVariant> suite = read_suite(FLEXJIT_SOURCE_DIR "/bench/suite.json");
   std::vector<Job> jobs;
   for (const Case& c : cases) {

@@ -253,6 +253,79 @@ TEST(Emitter, SharedSubexpressionsBecomeLocalsInOrder) {
       << twice;
 }
 
+// The kernels' form of score_mod: its value at acc * scale times log2(e), the constants folded.
+constexpr double kLog2e = 1.4426950408889634074;
+
+TEST(Emitter, PrescaledScoreFoldsSoftCappingsConstants) {
+  const Expr softcap = score_mod("30.0 * tanh(score / 30.0)");
+  EXPECT_EQ(softcap.score_prescale(), 1.0 / 30.0);
+  EXPECT_EQ(softcap.emit_cuda_prescaled("f", softcap.score_prescale(), kLog2e),
+            "__device__ __forceinline__ float f(float flexjit_acc, float flexjit_score_scale, int b, int h, int q_idx, "
+            "int kv_idx, int q_len, int kv_len, const FlexjitModArgs& args, unsigned& flexjit_errors) {\n"
+            "  const float score = flexjit_acc * flexjit_score_scale;\n"
+            "#line 1 \"score_mod\"\n"
+            "  return (flexjit_tanh(score) * 43.2808495f);\n"
+            "}\n");
+  // Its derivative takes the same prescale, so both compute tanh of the same float.
+  const std::string grad = softcap.gradient().emit_cuda_prescaled("g", softcap.score_prescale(), 1.0, "score_mod_gradient");
+  EXPECT_NE(grad.find("  const float score = flexjit_acc * flexjit_score_scale;\n"
+                      "#line 1 \"score_mod_gradient\"\n"
+                      "  const float flexjit_t0 = flexjit_tanh(score);\n"
+                      "  return (1.0f - (flexjit_t0 * flexjit_t0));\n"),
+            std::string::npos)
+      << grad;
+}
+
+std::string prescaled_body(const Expr& expr) {
+  const std::string cuda = expr.emit_cuda_prescaled("f", expr.score_prescale(), kLog2e);
+  const size_t start = cuda.find(") {\n") + 4;
+  return cuda.substr(start, cuda.find(";\n}", start) - start);
+}
+
+TEST(Emitter, PrescaledScoreTakesOneFactorCommonToEveryScore) {
+  // A temperature: folded into the scale, the output is the score times log2(e).
+  EXPECT_EQ(score_mod("score / 2.0").score_prescale(), 0.5);
+  EXPECT_EQ(prescaled_body(score_mod("score / 2.0")),
+            "  const float score = flexjit_acc * flexjit_score_scale;\n#line 1 \"score_mod\"\n  return (score * 1.44269502f)");
+  EXPECT_EQ(score_mod("2 * score + score * 2.0").score_prescale(), 2.0);  // int and float literals alike
+  // Factors that differ, or a bare score beside a factor: no prescale, the forms stay as written.
+  EXPECT_EQ(score_mod("score * 2.0 + score * 3.0").score_prescale(), 1.0);
+  EXPECT_EQ(score_mod("where(score > 0.0, score / 4.0, score * 0.25)").score_prescale(), 1.0);
+  EXPECT_EQ(prescaled_body(score_mod("where(score > 0.0, score / 4.0, score * 0.25)")),
+            "  const float score = flexjit_acc * flexjit_score_scale;\n#line 1 \"score_mod\"\n"
+            "  return (((score > 0.0f) ? __fdividef(score, 4.0f) : (score * 0.25f)) * 1.44269502f)");
+  // The derivative must fit too: that of (score * 0.5) * (score * 0.5) is 0.25 * score + ...
+  EXPECT_EQ(score_mod("score * 0.5 * (score * 0.5)").score_prescale(), 1.0);
+  EXPECT_EQ(score_mod("pow(score * 0.5, 2.0)").score_prescale(), 0.5);  // its derivative: score * 0.5
+  // A derivative that reads no score (ALiBi's 1) leaves the score_mod's own factor.
+  EXPECT_EQ(score_mod("score * 0.5 + slope[h] * (kv_idx - q_idx)").score_prescale(), 0.5);
+  // A mask_mod has no score.
+  EXPECT_EQ(mask_mod("q_idx >= kv_idx").score_prescale(), 1.0);
+}
+
+TEST(Emitter, PrescaledScoreFoldsOnlyTheRootsFloatFactors) {
+  // Negation and division by a literal join log2(e); the product of an int stays (it wraps).
+  EXPECT_EQ(prescaled_body(score_mod("-(score * score) / 8.0")),
+            "  const float score = flexjit_acc * flexjit_score_scale;\n#line 1 \"score_mod\"\n"
+            "  return ((score * score) * (-0.180336878f))");
+  EXPECT_EQ(prescaled_body(score_mod("h * 2")),
+            "#line 1 \"score_mod\"\n  return (static_cast<float>(flexjit_imul(h, 2)) * 1.44269502f)");
+  EXPECT_EQ(prescaled_body(score_mod("float(h) * 2.0")),
+            "#line 1 \"score_mod\"\n  return (static_cast<float>(h) * 2.88539004f)");
+  // A factor inside a sum is not the root's.
+  EXPECT_EQ(prescaled_body(score_mod("score + 2.0 * slope[h]")),
+            "  const float score = flexjit_acc * flexjit_score_scale;\n#line 1 \"score_mod\"\n"
+            "  return ((score + (2.0f * flexjit_read(args.buf_slope, flexjit_errors, h))) * 1.44269502f)");
+  // Factors far outside the float range stay in the expression.
+  EXPECT_EQ(score_mod("score * 1e-35").score_prescale(), 1.0);
+}
+
+TEST(Emitter, PrescaledScoreRejectsAPrescaleThatDoesNotFit) {
+  EXPECT_THROW(score_mod("score * 2.0 + score").emit_cuda_prescaled("f", 2.0, kLog2e), UsageError);
+  EXPECT_THROW(mask_mod("q_idx >= kv_idx").emit_cuda_prescaled("f", 1.0, 1.0), UsageError);
+  EXPECT_THROW(score_mod("score").emit_cuda_prescaled("bad name", 1.0, 1.0), UsageError);
+}
+
 TEST(Emitter, BufferReadsAreNeverHoistedOutOfABranch) {
   // Evaluated eagerly, doc[kv_idx] would flag an out-of-bounds read for positions the condition
   // excludes; it stays inside the select, read where the branch is taken.

@@ -178,6 +178,20 @@ inline TestBuffer alibi_slopes(int heads) {
   return b;
 }
 
+// score_mods whose constants the kernels fold into the softmax scale and log2(e)
+// (Expr::emit_cuda_prescaled): a temperature, soft-capping beside ALiBi's `slope` buffer, a quotient
+// and a negation at the root, factors that differ (none folded).
+inline const std::vector<std::string>& score_mods_with_constant_factors() {
+  static const std::vector<std::string> mods = {
+      "score * 1.5",
+      "8.0 * tanh(score * 0.125) + slope[h] * (kv_idx - q_idx)",
+      "exp2(score * 0.5) / 4.0",
+      "-(score * score) / 64.0",
+      "where(score > 0.0, score / 4.0, score * 0.25)",
+  };
+  return mods;
+}
+
 struct FwdProblem {
   std::string score_mod, mask_mod;
   std::vector<TestBuffer> buffers;

@@ -207,6 +207,7 @@ void launch_attention(const Candidate& c, const codegen::ReadyKernel& ready, Att
     f.num_q_tiles = tiles;
     f.tile_section = 1;
     f.scale = scale, f.scale_log2 = scale * FLEXJIT_LOG2E;
+    f.score_scale = scale * static_cast<float>(c.spec.score_mod.score_prescale());
     if (c.spec.config.warp_specialized) {
       // The warp-specialised kernel also takes its TMA maps (its grid covers every work tile here,
       // so it needs no ticket counter).
@@ -233,6 +234,7 @@ void launch_attention(const Candidate& c, const codegen::ReadyKernel& ready, Att
   b.batch = p.B, b.num_q_heads = p.H, b.num_kv_heads = p.H, b.q_len = p.S, b.kv_len = p.S;
   b.num_q_tiles = tiles;
   b.scale = scale, b.scale_log2 = scale * FLEXJIT_LOG2E;
+  b.score_scale = scale * static_cast<float>(c.spec.score_mod.score_prescale());
   configured.launch(stream, {&b, const_cast<unsigned char*>(mod_args.data())});
 }
 

@@ -4,7 +4,7 @@
 #include "flexjit_bwd_gemm.cuh"   // Sᵀ = K Qᵀ, dPᵀ = V dOᵀ, dV += Pᵀ dO, dK += dSᵀ Q on the MMA_PATH
 #include "flexjit_expr.cuh"
 #include "flexjit_params.cuh"
-#include "flexjit_variant.cuh"  // FlexjitModArgs, flexjit_score_mod, flexjit_mask_mod, flexjit_score_grad
+#include "flexjit_variant.cuh"  // FlexjitModArgs, flexjit_score_mod_log2, flexjit_mask_mod, flexjit_score_grad
 #include "flexjit_tma.cuh"      // TMA, mbarrier rings, warpgroup roles (warp-specialised path)
 #include "flexjit_wgmma.cuh"    // warpgroup MMA wrappers for this kernel's shapes (sm_90a)
 
@@ -201,9 +201,8 @@ __device__ __forceinline__ void tile_probabilities(float (&acc_s)[M_TILES][NT][4
         if constexpr (SCORE_IS_IDENTITY) {
           s2 = acc * p.scale_log2;
         } else {
-          const float score = acc * p.scale;
-          s2 = flexjit_score_mod(score, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors) * LOG2E;
-          g = flexjit_score_grad(score, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
+          s2 = flexjit_score_mod_log2(acc, p.score_scale, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
+          g = flexjit_score_grad(acc, p.score_scale, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
           if constexpr (!FOLD_SCORE_GRAD) grad[mt][j][i] = g;
         }
         probs[i] = keep ? exp2_approx(s2 - lse2) : 0.f;
@@ -262,9 +261,8 @@ __device__ __forceinline__ void tile_probabilities_from_bits(float (&acc_s)[M_TI
       if constexpr (SCORE_IS_IDENTITY) {
         s2 = acc * p.scale_log2;
       } else {
-        const float score = acc * p.scale;
-        s2 = flexjit_score_mod(score, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors) * LOG2E;
-        g = flexjit_score_grad(score, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
+        s2 = flexjit_score_mod_log2(acc, p.score_scale, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
+        g = flexjit_score_grad(acc, p.score_scale, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
         if constexpr (!FOLD_SCORE_GRAD) grad[0][j][i] = g;
       }
       probs[i] = (keep_bits >> (j * 4 + i)) & 1u ? exp2_approx(s2 - lse2) : 0.f;

@@ -4,7 +4,7 @@
 #include "flexjit_bwd_gemm.cuh"   // S = Q K^T, dP = dO V^T, dQ += dS K on the MMA_PATH
 #include "flexjit_expr.cuh"
 #include "flexjit_params.cuh"
-#include "flexjit_variant.cuh"  // FlexjitModArgs, flexjit_score_mod, flexjit_mask_mod, flexjit_score_grad
+#include "flexjit_variant.cuh"  // FlexjitModArgs, flexjit_score_mod_log2, flexjit_mask_mod, flexjit_score_grad
 
 namespace bwd_dq {
 using namespace flexjit;
@@ -201,9 +201,8 @@ flexjit_attention_bwd_dq(const FlexjitBwdParams p, const FlexjitModArgs mod,
             if constexpr (SCORE_IS_IDENTITY) {
               s2 = acc * p.scale_log2;
             } else {
-              const float score = acc * p.scale;
-              s2 = flexjit_score_mod(score, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors) * LOG2E;
-              grad[mt][j][i] = flexjit_score_grad(score, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
+              s2 = flexjit_score_mod_log2(acc, p.score_scale, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
+              grad[mt][j][i] = flexjit_score_grad(acc, p.score_scale, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
             }
             acc_s[mt][j][i] = keep ? exp2_approx(s2 - lse2[mt][r]) : 0.f;
           }

@@ -4,9 +4,10 @@ struct FlexjitModArgs {
   int unused;
 };
 
-__device__ __forceinline__ float flexjit_score_mod(float score, int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, const FlexjitModArgs& args, unsigned& flexjit_errors) {
+__device__ __forceinline__ float flexjit_score_mod_log2(float flexjit_acc, float flexjit_score_scale, int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, const FlexjitModArgs& args, unsigned& flexjit_errors) {
+  const float score = flexjit_acc * flexjit_score_scale;
 #line 1 "score_mod"
-  return (30.0f * flexjit_tanh(__fdividef(score, 30.0f)));
+  return (flexjit_tanh(score) * 43.2808495f);
 }
 
 __device__ __forceinline__ bool flexjit_mask_mod(int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, const FlexjitModArgs& args, unsigned& flexjit_errors) {
@@ -14,9 +15,10 @@ __device__ __forceinline__ bool flexjit_mask_mod(int b, int h, int q_idx, int kv
   return true;
 }
 
-__device__ __forceinline__ float flexjit_score_grad(float score, int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, const FlexjitModArgs& args, unsigned& flexjit_errors) {
+__device__ __forceinline__ float flexjit_score_grad(float flexjit_acc, float flexjit_score_scale, int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, const FlexjitModArgs& args, unsigned& flexjit_errors) {
+  const float score = flexjit_acc * flexjit_score_scale;
 #line 1 "score_mod_gradient"
-  const float flexjit_t0 = flexjit_tanh(__fdividef(score, 30.0f));
+  const float flexjit_t0 = flexjit_tanh(score);
   return (1.0f - (flexjit_t0 * flexjit_t0));
 }
 

@@ -6,7 +6,7 @@
 #include "flexjit_epilogue.cuh"   // normalise, stage and store O
 #include "flexjit_expr.cuh"
 #include "flexjit_params.cuh"
-#include "flexjit_variant.cuh"  // FlexjitModArgs, flexjit_score_mod, flexjit_mask_mod for this variant
+#include "flexjit_variant.cuh"  // FlexjitModArgs, flexjit_score_mod_log2, flexjit_mask_mod for this variant
 #include "flexjit_tma.cuh"      // TMA, mbarrier rings, warpgroup roles (warp-specialised path)
 
 namespace fwd {
@@ -133,7 +133,7 @@ __device__ __forceinline__ void apply_tile_mods(float (&acc_s)[M_TILES][N_TILES]
         const int kv_eval = BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx;
         float s = acc_s[mt][j][i];
         if constexpr (!SCORE_IS_IDENTITY)
-          s = flexjit_score_mod(s * p.scale, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors) * LOG2E;
+          s = flexjit_score_mod_log2(s, p.score_scale, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
         bool keep = !BOUNDS || (q_idx < q_len && kv_idx < kv_len);
         if constexpr (MASKED) keep = keep & flexjit_mask_mod(b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
         acc_s[mt][j][i] = keep ? s : neg_inf();
@@ -227,8 +227,8 @@ __device__ __forceinline__ void apply_tile_mods_with_columns(float (&acc_s)[M_TI
         const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
         float s = acc_s[mt][j][i];
         if constexpr (!SCORE_IS_IDENTITY)
-          s = flexjit_score_mod(s * p.scale, b, h, BOUNDS || CLAMP_ROWS ? min(q_idx, q_len - 1) : q_idx,
-                                BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx, q_len, kv_len, mod, errors) * LOG2E;
+          s = flexjit_score_mod_log2(s, p.score_scale, b, h, BOUNDS || CLAMP_ROWS ? min(q_idx, q_len - 1) : q_idx,
+                                     BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx, q_len, kv_len, mod, errors);
         bool keep = !BOUNDS || (q_idx < q_len && kv_idx < kv_len);
         keep = keep & mask_at(mt, j, i, pair, no_errors, errors);
         acc_s[mt][j][i] = keep ? s : neg_inf();

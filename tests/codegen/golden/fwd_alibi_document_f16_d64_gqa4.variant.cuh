@@ -5,9 +5,10 @@ struct FlexjitModArgs {
   FlexjitBuffer<int, 1> buf_doc;
 };
 
-__device__ __forceinline__ float flexjit_score_mod(float score, int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, const FlexjitModArgs& args, unsigned& flexjit_errors) {
+__device__ __forceinline__ float flexjit_score_mod_log2(float flexjit_acc, float flexjit_score_scale, int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, const FlexjitModArgs& args, unsigned& flexjit_errors) {
+  const float score = flexjit_acc * flexjit_score_scale;
 #line 1 "score_mod"
-  return (score + (flexjit_read(args.buf_slope, flexjit_errors, h) * static_cast<float>(flexjit_isub(kv_idx, q_idx))));
+  return ((score + (flexjit_read(args.buf_slope, flexjit_errors, h) * static_cast<float>(flexjit_isub(kv_idx, q_idx)))) * 1.44269502f);
 }
 
 __device__ __forceinline__ bool flexjit_mask_mod(int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, const FlexjitModArgs& args, unsigned& flexjit_errors) {

@@ -6,7 +6,7 @@
 #include "flexjit_epilogue.cuh"   // normalise, stage and store O
 #include "flexjit_expr.cuh"
 #include "flexjit_params.cuh"
-#include "flexjit_variant.cuh"  // FlexjitModArgs, flexjit_score_mod, flexjit_mask_mod for this variant
+#include "flexjit_variant.cuh"  // FlexjitModArgs, flexjit_score_mod_log2, flexjit_mask_mod for this variant
 #include "flexjit_tma.cuh"      // TMA, mbarrier rings, warpgroup roles (warp-specialised path)
 #include "flexjit_wgmma.cuh"    // warpgroup MMA wrappers for this kernel's shapes (sm_90a)
 
@@ -134,7 +134,7 @@ __device__ __forceinline__ void apply_tile_mods(float (&acc_s)[M_TILES][N_TILES]
         const int kv_eval = BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx;
         float s = acc_s[mt][j][i];
         if constexpr (!SCORE_IS_IDENTITY)
-          s = flexjit_score_mod(s * p.scale, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors) * LOG2E;
+          s = flexjit_score_mod_log2(s, p.score_scale, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
         bool keep = !BOUNDS || (q_idx < q_len && kv_idx < kv_len);
         if constexpr (MASKED) keep = keep & flexjit_mask_mod(b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
         acc_s[mt][j][i] = keep ? s : neg_inf();
