@@ -274,6 +274,11 @@ bool same_tree(const Node& a, const Node& b) noexcept {
   return true;
 }
 
+std::optional<double> number_literal(const Node& node) noexcept {
+  if (node.kind != NodeKind::literal || node.type == ScalarType::boolean) return std::nullopt;
+  return node.type == ScalarType::floating ? node.float_value : static_cast<double>(node.int_value);
+}
+
 bool tree_uses(const Node& node, Variable variable) noexcept {
   if (node.kind == NodeKind::variable && node.variable == variable) return true;
   for (const auto& operand : node.operands)

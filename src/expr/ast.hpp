@@ -5,6 +5,7 @@
 // needed) is converted implicitly by every consumer, see `operand_type`.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,8 @@ NodePtr make_call(Function function, std::vector<NodePtr> args, SourceSpan span 
 
 /// Structural equality (ignores spans).
 bool same_tree(const Node& a, const Node& b) noexcept;
+/// A number literal's value (int or float); nullopt for a bool literal or any other node.
+std::optional<double> number_literal(const Node& node) noexcept;
 /// True when the tree reads `variable` anywhere.
 bool tree_uses(const Node& node, Variable variable) noexcept;
 

@@ -132,9 +132,8 @@ void emit_binary(const Node& node, std::string& out) {
       default: return;
     }
   }
-  if (op == BinaryOp::div && rhs.kind == NodeKind::literal) {
-    const double divisor = rhs.type == ScalarType::floating ? rhs.float_value : rhs.int_value;
-    const double magnitude = std::fabs(divisor);
+  if (const auto divisor = number_literal(rhs); op == BinaryOp::div && divisor) {
+    const double magnitude = std::fabs(*divisor);
     if (magnitude > 0x1p-126 && magnitude < 0x1p126) return emit_call("__fdividef", node, out);
   }
   return infix(binary_op_text(op));
@@ -455,12 +454,6 @@ std::string emit_cuda_function(const Node& root, ModKind kind, const std::string
 
 namespace {
 
-// A number literal's value.
-std::optional<double> literal(const Node& n) {
-  if (n.kind != NodeKind::literal || n.type == ScalarType::boolean) return std::nullopt;
-  return n.type == ScalarType::floating ? n.float_value : static_cast<double>(n.int_value);
-}
-
 // The constant of `score * k`, `k * score` or `score / c` (1 / c) at `node`, if it is one of those.
 std::optional<double> score_factor_at(const Node& node) {
   if (node.kind != NodeKind::binary || node.type != ScalarType::floating || node.operands.size() != 2) return std::nullopt;
@@ -469,10 +462,10 @@ std::optional<double> score_factor_at(const Node& node) {
   auto is_score = [](const Node& n) { return n.kind == NodeKind::variable && n.variable == Variable::score; };
   std::optional<double> k;
   if (node.binary_op == BinaryOp::mul) {
-    if (is_score(lhs)) k = literal(rhs);
-    else if (is_score(rhs)) k = literal(lhs);
+    if (is_score(lhs)) k = number_literal(rhs);
+    else if (is_score(rhs)) k = number_literal(lhs);
   } else if (node.binary_op == BinaryOp::div && is_score(lhs)) {
-    if (const auto c = literal(rhs); c && *c != 0.0) k = 1.0 / *c;
+    if (const auto c = number_literal(rhs); c && *c != 0.0) k = 1.0 / *c;
   }
   // Far from the float range's ends, so that scale * k stays a normal float.
   if (k && !(std::fabs(*k) >= 0x1p-100 && std::fabs(*k) <= 0x1p100)) return std::nullopt;
@@ -543,8 +536,8 @@ std::string emit_cuda_prescaled_function(const Node& root, double prescale, doub
     if (n.kind != NodeKind::binary || (n.binary_op != BinaryOp::mul && n.binary_op != BinaryOp::div)) break;
     const NodePtr& lhs = n.operands[0];
     const NodePtr& rhs = n.operands[1];
-    const auto right = literal(*rhs);
-    const auto left = n.binary_op == BinaryOp::mul ? literal(*lhs) : std::nullopt;
+    const auto right = number_literal(*rhs);
+    const auto left = n.binary_op == BinaryOp::mul ? number_literal(*lhs) : std::nullopt;
     double factor;
     NodePtr rest;
     if (right && lhs->type == ScalarType::floating) {
