@@ -126,6 +126,7 @@ enum class IndexPattern {
 std::string_view index_pattern_name(IndexPattern pattern) noexcept;
 
 struct BufferReadGradient;
+struct ScoreKvAffineForm;
 
 /// A parsed, type-checked score_mod or mask_mod. Immutable and cheap to copy (shares its AST).
 class Expr {
@@ -215,6 +216,12 @@ class Expr {
   std::string emit_cuda_prescaled(const std::string& function_name, double prescale, double output_factor,
                                   const std::string& line_file = "") const;
 
+  /// For a score_mod of the form `g * score + P` whose P changes by the same amount from one key
+  /// to the next along a row (ALiBi's `score + slope[h] * (kv_idx - q_idx)`): g, that amount and
+  /// the longest length at which the form holds (see ScoreKvAffineForm); nullopt for any other
+  /// expression. A kernel then evaluates P once per row and each score in two fused multiply-adds.
+  std::optional<ScoreKvAffineForm> kv_affine_form() const;
+
   /// For a mask_mod: how many column values it has, its largest subexpressions that read a
   /// buffer and depend on kv_idx but not on q_idx (`doc[kv_idx]`); 0 for a score_mod. A kernel
   /// can compute them once per key of a tile instead of once per score (emit_cuda_columns).
@@ -288,6 +295,17 @@ class BoundEvaluator {
   std::shared_ptr<const State> state_;
 };
 }  // namespace expr
+
+/// A score_mod's affine form in kv_idx (Expr::kv_affine_form): score_mod = score_factor * score + P
+/// with P(q_idx, kv_idx + 1) = P(q_idx, kv_idx) + kv_slope, exactly in the integer sums and up to
+/// float rounding in the rest.
+struct ScoreKvAffineForm {
+  double score_factor = 0.0;  ///< d(score_mod)/d(score), a nonzero constant
+  Expr kv_slope;              ///< d(P)/d(kv_idx): a float score_mod-kind expression without score or kv_idx
+  /// Every int sum that carries kv_idx is a sum of positions and literals; at lengths up to this
+  /// value none of them can pass 2^31 - 1, so the form is exact there.
+  int max_len = 0;
+};
 
 /// The partial derivative of a score_mod with respect to one read `buf[i...]` of a learnable
 /// buffer: d(loss)/d(buf[e]) = sum over the scores s where the read's indices equal e of

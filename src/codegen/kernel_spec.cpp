@@ -1,6 +1,7 @@
 #include "codegen/kernel_spec.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <regex>
 #include <set>
@@ -216,6 +217,15 @@ nlohmann::json template_context(const KernelSpec& spec) {
   return ctx;
 }
 
+namespace {
+// A float's value as CUDA source, to the last bit ("1.442695022e+00f").
+std::string cuda_float_literal(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9ef", static_cast<double>(static_cast<float>(value)));
+  return text;
+}
+}  // namespace
+
 std::string variant_header(const KernelSpec& spec) {
   std::string out = "// Per-variant code emitted by flexjit's expression compiler.\n#pragma once\n";
   out += emit_mod_args_struct(spec.declarations);
@@ -230,6 +240,16 @@ std::string variant_header(const KernelSpec& spec) {
   constexpr double kLog2e = 1.4426950408889634074;
   out += spec.score_mod.emit_cuda_prescaled("flexjit_score_mod_log2", prescale, kLog2e);
   out += "\n";
+  if (const auto affine = forward_kv_affine(spec)) {
+    // score_mod's affine form in kv_idx (Expr::kv_affine_form), in the same base-2 units:
+    // flexjit_score_mod_log2(acc, score_scale, ...) = acc * score_scale * ACC_FACTOR + P, where P
+    // grows by flexjit_score_mod_log2_kv_slope(...) from one key to the next.
+    out += "constexpr float FLEXJIT_SCORE_KV_AFFINE_ACC_FACTOR = " +
+           cuda_float_literal(affine->score_factor / prescale * kLog2e) + ";\n";
+    out += "constexpr int FLEXJIT_SCORE_KV_AFFINE_MAX_LEN = " + std::to_string(affine->max_len) + ";\n";
+    out += affine->kv_slope.emit_cuda_prescaled("flexjit_score_mod_log2_kv_slope", 1.0, kLog2e, "score_mod_kv_slope");
+    out += "\n";
+  }
   out += spec.mask_mod.emit_cuda("flexjit_mask_mod");
   out += "\n";
   if (forward_mask_column_values(spec) > 0) {

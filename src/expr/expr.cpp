@@ -15,6 +15,7 @@
 #include "expr/equalities.hpp"
 #include "expr/gradient.hpp"
 #include "expr/interpreter.hpp"
+#include "expr/kv_affine.hpp"
 #include "expr/lexer.hpp"
 #include "expr/parser.hpp"
 #include "expr/printer.hpp"
@@ -196,6 +197,15 @@ std::string Expr::emit_cuda_prescaled(const std::string& function_name, double p
   if (kind_ != ModKind::score) throw UsageError("emit_cuda_prescaled needs a score_mod; a mask_mod has no score");
   const NodePtr emitted = expr::propagate_equalities(root_);
   return expr::emit_cuda_prescaled_function(*emitted, prescale, output_factor, function_name, line_file);
+}
+
+std::optional<ScoreKvAffineForm> Expr::kv_affine_form() const {
+  if (kind_ != ModKind::score) return std::nullopt;
+  const auto parts = expr::kv_affine_form(expr::propagate_equalities(root_));  // the tree emit_cuda emits
+  if (!parts) return std::nullopt;
+  std::string text = expr::print_canonical(*parts->kv_slope);
+  return ScoreKvAffineForm{parts->score_factor, Expr(ModKind::score, parts->kv_slope, *declarations_, std::move(text)),
+                           parts->max_len};
 }
 
 int Expr::column_value_count() const { return column_values_; }

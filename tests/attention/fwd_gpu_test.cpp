@@ -65,6 +65,47 @@ TEST(FwdGpu, ScoreModsWithConstantFactors) {
     }
 }
 
+// score_mods affine in kv_idx (Expr::kv_affine_form), which the forward evaluates once per row
+// of a tile and then in two FFMAs per score on tiles that cross no key end: ALiBi under each kind
+// of mask (documents take the mask's column values), with odd and unequal lengths (tiles that
+// cross the ends keep the per-score form), GQA, a score factor, a row-dependent slope and the
+// decode suite's form with the lengths in it.
+TEST(FwdGpu, ScoreModsAffineInKeys) {
+  FLEXJIT_REQUIRE_GPU();
+  std::mt19937_64 rng(fresh_seed());
+  const char* alibi = "score + slope[h] * (kv_idx - q_idx)";
+  struct Case {
+    const char* score;
+    const char* mask;
+    int sq, skv, hq, hkv;
+  };
+  const Case cases[] = {
+      {alibi, "", 640, 640, 3, 3},
+      {alibi, "q_idx >= kv_idx", 1000, 1000, 4, 2},
+      {alibi, "q_idx >= kv_idx && q_idx - kv_idx <= 200", 777, 777, 3, 3},
+      {alibi, "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx", 640, 640, 3, 3},
+      {alibi, "kv_idx <= 100 || q_idx >= kv_idx", 300, 1000, 3, 1},
+      {"score * 0.5 - (q_idx - kv_idx + 7) * slope[h]", "q_idx >= kv_idx", 513, 513, 3, 3},
+      {"-(score + float(kv_idx) * 0.01) / 2.0", "", 257, 385, 2, 2},
+      {"score + float(q_idx) * 0.0001 * float(kv_idx) + slope[h]", "q_idx >= kv_idx", 640, 640, 3, 3},
+      {"score + slope[h] * (kv_idx - q_idx - kv_len + q_len)", "kv_idx <= q_idx + (kv_len - q_len)", 200, 1100, 4, 4},
+  };
+  for (const Case& c : cases)
+    for (int D : {64, 128}) {
+      FwdProblem p = base(c.sq, D);
+      p.Sq = c.sq;
+      p.Skv = c.skv;
+      p.Hq = c.hq;
+      p.Hkv = c.hkv;
+      p.score_mod = c.score;
+      p.mask_mod = c.mask;
+      if (std::string(c.mask).find("doc") != std::string::npos) p.buffers.push_back(document_ids(p.Skv, rng));
+      if (std::string(c.score).find("slope") != std::string::npos) p.buffers.push_back(alibi_slopes(p.Hq));
+      expect_close(p, std::string(c.score) + " | " + c.mask + " " + std::to_string(c.sq) + "x" +
+                          std::to_string(c.skv) + " d" + std::to_string(D));
+    }
+}
+
 TEST(FwdGpu, GqaCausal) {
   FLEXJIT_REQUIRE_GPU();
   FwdProblem p = base(512);

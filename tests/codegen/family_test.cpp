@@ -180,6 +180,36 @@ TEST(FamilyFacts, ScoreGradientFoldedOnlyWhereItSpilled) {
   EXPECT_FALSE(dkdv_folds_score_gradient(ws(128, softcap, "m64n128w8s2g")));  // not warp-specialised
 }
 
+// The forward's affine pass (forward_kv_affine): ALiBi-like score_mods at head dims up to 128,
+// in the forward only; the variant header then holds the slope function and the render the pass.
+TEST(FamilyFacts, ForwardTakesTheAffineScorePassUpToHeadDim128) {
+  const auto fwd = [](Family family, int head_dim, const std::string& score, const char* config) {
+    KernelSpec s;
+    s.family = family;
+    s.head_dim = s.head_dim_v = head_dim;
+    s.config = BlockConfig::parse(config);
+    s.declarations.buffers.push_back(BufferDecl::parse("slope:f32:?"));
+    s.score_mod = Expr::parse(ModKind::score, score, s.declarations);
+    s.mask_mod = Expr::parse(ModKind::mask, "q_idx >= kv_idx");
+    s.has_block_mask = s.has_full_blocks = true;
+    return s;
+  };
+  const std::string alibi = "score + slope[h] * (kv_idx - q_idx)";
+  EXPECT_TRUE(forward_kv_affine(fwd(Family::fwd, 128, alibi, "m128n128w8s2ws")));
+  EXPECT_TRUE(forward_kv_affine(fwd(Family::fwd, 64, alibi, "m192n128w12s2ws")));
+  EXPECT_TRUE(forward_kv_affine(fwd(Family::fwd, 128, alibi, "m128n32w4s2")));  // the synchronous kernel too
+  EXPECT_FALSE(forward_kv_affine(fwd(Family::fwd, 256, alibi, "m128n64w8s2ws")));
+  EXPECT_FALSE(forward_kv_affine(fwd(Family::fwd, 128, "30.0 * tanh(score / 30.0)", "m128n128w8s2ws")));
+  EXPECT_FALSE(forward_kv_affine(fwd(Family::fwd, 128, "score", "m128n128w8s2ws")));
+  EXPECT_FALSE(forward_kv_affine(fwd(Family::decode, 128, alibi, "m16n64w4s3")));
+  const KernelSpec on = fwd(Family::fwd, 128, alibi, "m128n128w8s2ws");
+  EXPECT_NE(variant_header(on).find("flexjit_score_mod_log2_kv_slope"), std::string::npos);
+  EXPECT_NE(render(on).text.find("apply_tile_mods_affine<"), std::string::npos);
+  const KernelSpec off = fwd(Family::fwd, 256, alibi, "m128n64w8s2ws");
+  EXPECT_EQ(variant_header(off).find("flexjit_score_mod_log2_kv_slope"), std::string::npos);
+  EXPECT_EQ(render(off).text.find("apply_tile_mods_affine"), std::string::npos);
+}
+
 TEST(FamilyGeometry, PreprocessRowsPerCtaFromTheValueHeadDim) {
   // Dv 128: 16 chunks of 16 bytes, 16 lanes a row, 256 threads: 16 rows a CTA. The grid covers the
   // rows up to whole 64-row tiles (the row statistics' padding): 1000 -> 1024 rows, 64 CTAs.

@@ -150,6 +150,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   ctx["warp_specialized"] = s.config.warp_specialized;
   ctx["mask_columns"] = column_values > 0;
   ctx["tile_bounds_walk"] = s.tile_bounds_walk;  // flexjit_mask_mod_bounds exists only then
+  ctx["score_kv_affine"] = forward_kv_affine(s).has_value();  // flexjit_score_mod_log2_kv_slope exists only then
 }
 
 // The warp-specialised kernel is persistent: one CTA per SM (or per work tile when there are
@@ -279,6 +280,15 @@ FamilyDescriptor fwd_family() {
 }  // namespace flexjit::codegen::families
 
 namespace flexjit::codegen {
+
+std::optional<ScoreKvAffineForm> forward_kv_affine(const KernelSpec& spec) {
+  if (spec.family != Family::fwd || spec.score_mod.is_identity()) return std::nullopt;
+  // Measured at head dims 64 and 128. Above, the full form's registers are tight already: with
+  // the affine pass beside the per-score one, ALiBi's d256 kernel (its tail's range test too)
+  // spilled 8 bytes where it spills none without.
+  if (spec.head_dim > 128 || spec.head_dim_v > 128) return std::nullopt;
+  return spec.score_mod.kv_affine_form();
+}
 
 int forward_mask_column_values(const KernelSpec& spec) {
   constexpr int kMaxColumnValues = 4;

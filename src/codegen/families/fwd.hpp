@@ -1,6 +1,8 @@
 #pragma once
 // What the forward's host code (src/attention/attention.cpp) needs of the fwd family beyond its
 // descriptor: the persistent warp-specialised kernel's walk over its work tiles.
+#include <optional>
+
 #include "codegen/kernel_spec.hpp"
 
 namespace flexjit::codegen {
@@ -20,5 +22,11 @@ int forward_tile_section(const KernelSpec& spec, int heads, int tiles_per_head, 
 // than four of them, or where their buffers would not fit beside the rest of the kernel's shared
 // memory (the synchronous kernel: on every GPU it runs on).
 int forward_mask_column_values(const KernelSpec& spec);
+
+// The score_mod's affine form in kv_idx (Expr::kv_affine_form) where the forward takes it: its
+// tiles that cross no key end then evaluate the mod's position part once per row and each score
+// in two FFMAs (ALiBi's forward 1.04-1.09x on an H200, notes/perf.md "(zza)"). nullopt for other
+// families and mods, and above head dim 128 (see fwd.cpp).
+std::optional<ScoreKvAffineForm> forward_kv_affine(const KernelSpec& spec);
 
 }  // namespace flexjit::codegen

@@ -117,10 +117,58 @@ using Tiles = TileWalk<BLOCK_N, SPARSE_KV_BLOCK, !HAS_BLOCK_MASK, TILE_BOUNDS_WA
 // the range test), so their buffer reads stay plain loads that rows and columns share.
 // CLAMP_ROWS (the warp-specialised kernel, a tile whose rows alone cross the queries' end): the
 // mods see clamped rows and nothing is range-tested, since the rows past the end are never stored.
+// score_mod's affine form in kv_idx (codegen::forward_kv_affine): on a tile that crosses no key
+// end, the mod's position part at each of this thread's rows (at its first key, with the slope
+// per key there), then two FFMAs per score. Returns false, having done nothing, where the call's
+// lengths could take an int sum past 2^31 - 1 or a row's part or slope is not finite (inf - inf
+// would give NaN where the mod gives +-inf): the caller then evaluates the mod per score.
+template <bool MASKED, bool CLAMP_ROWS>
+__device__ __forceinline__ bool apply_tile_mods_affine(float (&acc_s)[M_TILES][N_TILES][4], const FlexjitFwdParams& p,
+                                                       const FlexjitModArgs& mod, int b, int h, int q_row0,
+                                                       int kv_start, int q_len, int kv_len, int g, int t4,
+                                                       unsigned& errors) {
+  if (max(q_len, kv_len) > FLEXJIT_SCORE_KV_AFFINE_MAX_LEN) return false;
+  float base[M_TILES][2], slope[M_TILES][2];
+  bool finite = true;
+#pragma unroll
+  for (int mt = 0; mt < M_TILES; ++mt)
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const int q_idx = q_row0 + mt * 16 + g + 8 * r;
+      const int q_eval = CLAMP_ROWS ? min(q_idx, q_len - 1) : q_idx;
+      const int kv0 = kv_start + 2 * t4;
+      base[mt][r] = flexjit_score_mod_log2(0.f, p.score_scale, b, h, q_eval, kv0, q_len, kv_len, mod, errors);
+      slope[mt][r] = flexjit_score_mod_log2_kv_slope(0.f, p.score_scale, b, h, q_eval, kv0, q_len, kv_len, mod, errors);
+      finite = finite && isfinite(base[mt][r]) && isfinite(slope[mt][r]);
+    }
+  if (!__all_sync(0xffffffffu, finite)) return false;
+  const float acc_factor = p.score_scale * FLEXJIT_SCORE_KV_AFFINE_ACC_FACTOR;
+#pragma unroll
+  for (int mt = 0; mt < M_TILES; ++mt)
+#pragma unroll
+    for (int j = 0; j < N_TILES; ++j)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const float part = fmaf(slope[mt][i / 2], static_cast<float>(j * 8 + (i & 1)), base[mt][i / 2]);
+        const float s = fmaf(acc_s[mt][j][i], acc_factor, part);
+        bool keep = true;
+        if constexpr (MASKED) {
+          const int q_idx = q_row0 + mt * 16 + g + (i >= 2 ? 8 : 0);
+          const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
+          keep = flexjit_mask_mod(b, h, CLAMP_ROWS ? min(q_idx, q_len - 1) : q_idx, kv_idx, q_len, kv_len, mod, errors);
+        }
+        acc_s[mt][j][i] = keep ? s : neg_inf();
+      }
+  return true;
+}
+
 template <bool MASKED, bool BOUNDS, bool CLAMP_ROWS = false>
 __device__ __forceinline__ void apply_tile_mods(float (&acc_s)[M_TILES][N_TILES][4], const FlexjitFwdParams& p,
                                                 const FlexjitModArgs& mod, int b, int h, int q_row0, int kv_start,
                                                 int q_len, int kv_len, int g, int t4, unsigned& errors) {
+  if constexpr (!BOUNDS)
+    if (apply_tile_mods_affine<MASKED, CLAMP_ROWS>(acc_s, p, mod, b, h, q_row0, kv_start, q_len, kv_len, g, t4, errors))
+      return;
 #pragma unroll
   for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll
