@@ -106,6 +106,30 @@ TEST(FwdGpu, ScoreModsAffineInKeys) {
     }
 }
 
+// An infinite slope (hostile input) under a strict causal mask: every kept score of its head is
+// -inf, so its rows are empty (output 0, LSE -inf) as the mod evaluated per score gives them; the
+// affine pass would meet -inf + inf there, so such rows take the per-score form. The other heads
+// stay exact.
+TEST(FwdGpu, AffineScoreModWithAnInfiniteSlopeGivesEmptyRows) {
+  FLEXJIT_REQUIRE_GPU();
+  for (int D : {64, 128}) {
+    FwdProblem p = base(640, D);
+    p.score_mod = "score + slope[h] * (kv_idx - q_idx)";
+    p.mask_mod = "q_idx > kv_idx";
+    TestBuffer slopes = alibi_slopes(p.Hq);
+    slopes.values[1] = INFINITY;
+    p.buffers.push_back(slopes);
+    const FwdOutcome r = run_forward_check(p);
+    EXPECT_LT(r.out_error, tolerance(p.dtype)) << "d" << D << ", seed " << r.seed;
+    for (int b = 0; b < p.B; ++b)
+      for (int i = 0; i < p.Sq; ++i) {
+        const size_t row = (size_t(b) * p.Hq + 1) * p.Sq + i;
+        ASSERT_EQ(r.lse[row], -INFINITY) << "d" << D << " batch " << b << " row " << i;
+        for (int d = 0; d < p.Dv; ++d) ASSERT_EQ(r.out[row * p.Dv + d], 0.0) << "d" << D << " batch " << b << " row " << i;
+      }
+  }
+}
+
 TEST(FwdGpu, GqaCausal) {
   FLEXJIT_REQUIRE_GPU();
   FwdProblem p = base(512);

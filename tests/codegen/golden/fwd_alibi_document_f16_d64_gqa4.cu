@@ -118,18 +118,35 @@ using Tiles = TileWalk<BLOCK_N, SPARSE_KV_BLOCK, !HAS_BLOCK_MASK, TILE_BOUNDS_WA
 // CLAMP_ROWS (the warp-specialised kernel, a tile whose rows alone cross the queries' end): the
 // mods see clamped rows and nothing is range-tested, since the rows past the end are never stored.
 // score_mod's affine form in kv_idx (codegen::forward_kv_affine): on a tile that crosses no key
-// end, the mod's position part at each of this thread's rows (at its first key, with the slope
-// per key there), then two FFMAs per score. Returns false, having done nothing, where the call's
-// lengths could take an int sum past 2^31 - 1 or a row's part or slope is not finite (inf - inf
-// would give NaN where the mod gives +-inf): the caller then evaluates the mod per score.
+// end, the mod's position part at each of this thread's rows (at its first key, beside the slope
+// per key), then two FFMAs per score.
+// Whether a warp's rows take that pass for a whole work tile (rows_take_affine_pass, once per work
+// tile: a vote per key tile cost 2-5 %, notes/perf.md "(zza)"): not where the call's lengths could
+// take an int sum past 2^31 - 1, nor where a row's slope is not finite (an infinite slope would
+// meet an infinite part as inf - inf, NaN where the mod gives +-inf). The slope reads no kv_idx,
+// so it is the same on every key tile; with it finite, a part that is not finite (an infinite bias)
+// gives what the mod gives.
+__device__ __forceinline__ bool rows_take_affine_pass(const FlexjitFwdParams& p, const FlexjitModArgs& mod, int b,
+                                                      int h, int q_row0, int q_len, int kv_len, int g,
+                                                      unsigned& errors) {
+  bool finite = max(q_len, kv_len) <= FLEXJIT_SCORE_KV_AFFINE_MAX_LEN;
+#pragma unroll
+  for (int mt = 0; mt < M_TILES; ++mt)
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const int q_eval = min(q_row0 + mt * 16 + g + 8 * r, q_len - 1);  // rows past the end: as clamped
+      finite = finite && isfinite(flexjit_score_mod_log2_kv_slope(0.f, p.score_scale, b, h, q_eval, 0, q_len, kv_len,
+                                                                  mod, errors));
+    }
+  return __all_sync(0xffffffffu, finite);
+}
+
 template <bool MASKED, bool CLAMP_ROWS>
-__device__ __forceinline__ bool apply_tile_mods_affine(float (&acc_s)[M_TILES][N_TILES][4], const FlexjitFwdParams& p,
+__device__ __forceinline__ void apply_tile_mods_affine(float (&acc_s)[M_TILES][N_TILES][4], const FlexjitFwdParams& p,
                                                        const FlexjitModArgs& mod, int b, int h, int q_row0,
                                                        int kv_start, int q_len, int kv_len, int g, int t4,
                                                        unsigned& errors) {
-  if (max(q_len, kv_len) > FLEXJIT_SCORE_KV_AFFINE_MAX_LEN) return false;
   float base[M_TILES][2], slope[M_TILES][2];
-  bool finite = true;
 #pragma unroll
   for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll
@@ -139,9 +156,7 @@ __device__ __forceinline__ bool apply_tile_mods_affine(float (&acc_s)[M_TILES][N
       const int kv0 = kv_start + 2 * t4;
       base[mt][r] = flexjit_score_mod_log2(0.f, p.score_scale, b, h, q_eval, kv0, q_len, kv_len, mod, errors);
       slope[mt][r] = flexjit_score_mod_log2_kv_slope(0.f, p.score_scale, b, h, q_eval, kv0, q_len, kv_len, mod, errors);
-      finite = finite && isfinite(base[mt][r]) && isfinite(slope[mt][r]);
     }
-  if (!__all_sync(0xffffffffu, finite)) return false;
   const float acc_factor = p.score_scale * FLEXJIT_SCORE_KV_AFFINE_ACC_FACTOR;
 #pragma unroll
   for (int mt = 0; mt < M_TILES; ++mt)
@@ -159,16 +174,18 @@ __device__ __forceinline__ bool apply_tile_mods_affine(float (&acc_s)[M_TILES][N
         }
         acc_s[mt][j][i] = keep ? s : neg_inf();
       }
-  return true;
 }
 
 template <bool MASKED, bool BOUNDS, bool CLAMP_ROWS = false>
 __device__ __forceinline__ void apply_tile_mods(float (&acc_s)[M_TILES][N_TILES][4], const FlexjitFwdParams& p,
                                                 const FlexjitModArgs& mod, int b, int h, int q_row0, int kv_start,
-                                                int q_len, int kv_len, int g, int t4, unsigned& errors) {
+                                                int q_len, int kv_len, int g, int t4, unsigned& errors,
+                                                bool affine_rows) {
   if constexpr (!BOUNDS)
-    if (apply_tile_mods_affine<MASKED, CLAMP_ROWS>(acc_s, p, mod, b, h, q_row0, kv_start, q_len, kv_len, g, t4, errors))
+    if (affine_rows) {
+      apply_tile_mods_affine<MASKED, CLAMP_ROWS>(acc_s, p, mod, b, h, q_row0, kv_start, q_len, kv_len, g, t4, errors);
       return;
+    }
 #pragma unroll
   for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll
@@ -361,6 +378,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
   // The column values' two buffers, after the stages (tile t's in buffer t % 2: a thread writes
   // one only after every thread passed the barrier of the tile before, which read the other).
   unsigned* const column_buffers = reinterpret_cast<unsigned*>(smem + (smem_kv + STAGES * STAGE_BYTES - smem_addr(smem)));
+  const bool affine_rows = rows_take_affine_pass(p, mod, b, h, q_start + warp_row0, q_len, kv_len, g, errors);
   for (int t = 0; t < tiles.num_tiles; ++t) {
     // Tile t's column values, where its mods take the mask (a partial tile, or one that crosses
     // an end), computed by the CTA's threads before the barrier below, which publishes them too.
@@ -409,8 +427,8 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
         apply_tile_mods_with_columns<decltype(bounds)::value>(acc_s, p, mod, b, h, q_start + warp_row0, kv_start, q_len,
                                                               kv_len, g, t4, errors, columns, any_column_error);
       else
-      apply_tile_mods<decltype(masked)::value, decltype(bounds)::value>(acc_s, p, mod, b, h, q_start + warp_row0,
-                                                                         kv_start, q_len, kv_len, g, t4, errors);
+      apply_tile_mods<decltype(masked)::value, decltype(bounds)::value>(
+          acc_s, p, mod, b, h, q_start + warp_row0, kv_start, q_len, kv_len, g, t4, errors, affine_rows);
     };
     run_tile_pass<HAS_MASK, IS_DIVISIBLE>(bounds_tile, masked_tile, /*plain=*/!SCORE_IS_IDENTITY, apply_mods);
 

@@ -121,7 +121,9 @@ using Tiles = TileWalk<BLOCK_N, SPARSE_KV_BLOCK, !HAS_BLOCK_MASK, TILE_BOUNDS_WA
 template <bool MASKED, bool BOUNDS, bool CLAMP_ROWS = false>
 __device__ __forceinline__ void apply_tile_mods(float (&acc_s)[M_TILES][N_TILES][4], const FlexjitFwdParams& p,
                                                 const FlexjitModArgs& mod, int b, int h, int q_row0, int kv_start,
-                                                int q_len, int kv_len, int g, int t4, unsigned& errors) {
+                                                int q_len, int kv_len, int g, int t4, unsigned& errors,
+                                                bool affine_rows) {
+  (void)affine_rows;  // (no affine form)
 #pragma unroll
   for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll
@@ -216,6 +218,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
   const int warp_row0 = warp * ROWS_PER_WARP;
   const LaneFragments<MMA_PATH, QTile, KTile, VTile> lanes(lane, warp_row0);  // mma.sync addressing
 
+  constexpr bool affine_rows = false;
   for (int t = 0; t < tiles.num_tiles; ++t) {
     cp_async_wait<STAGES - 2>();
     if constexpr (MMA_PATH == MmaPath::wgmma) fence_proxy_async();  // the tensor cores read what cp.async wrote
@@ -248,8 +251,8 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
     const bool masked_tile = HAS_MASK && tiles.is_partial(t);
     const bool bounds_tile = !IS_DIVISIBLE && (kv_start + BLOCK_N > kv_len || q_start + BLOCK_M > q_len);
     auto apply_mods = [&](auto masked, auto bounds) {
-      apply_tile_mods<decltype(masked)::value, decltype(bounds)::value>(acc_s, p, mod, b, h, q_start + warp_row0,
-                                                                         kv_start, q_len, kv_len, g, t4, errors);
+      apply_tile_mods<decltype(masked)::value, decltype(bounds)::value>(
+          acc_s, p, mod, b, h, q_start + warp_row0, kv_start, q_len, kv_len, g, t4, errors, affine_rows);
     };
     run_tile_pass<HAS_MASK, IS_DIVISIBLE>(bounds_tile, masked_tile, /*plain=*/!SCORE_IS_IDENTITY, apply_mods);
 

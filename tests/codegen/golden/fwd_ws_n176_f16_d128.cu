@@ -121,7 +121,9 @@ using Tiles = TileWalk<BLOCK_N, SPARSE_KV_BLOCK, !HAS_BLOCK_MASK, TILE_BOUNDS_WA
 template <bool MASKED, bool BOUNDS, bool CLAMP_ROWS = false>
 __device__ __forceinline__ void apply_tile_mods(float (&acc_s)[M_TILES][N_TILES][4], const FlexjitFwdParams& p,
                                                 const FlexjitModArgs& mod, int b, int h, int q_row0, int kv_start,
-                                                int q_len, int kv_len, int g, int t4, unsigned& errors) {
+                                                int q_len, int kv_len, int g, int t4, unsigned& errors,
+                                                bool affine_rows) {
+  (void)affine_rows;  // (no affine form)
 #pragma unroll
   for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll
@@ -371,6 +373,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
     const int h = w.h, b = w.b;
     const int q_start = w.m_tile * BLOCK_M;
     const int n_tiles = tiles.num_tiles;
+    constexpr bool affine_rows = false;
 
     float row_max[M_TILES][2], row_sum[M_TILES][2];
     float acc_o[M_TILES][DV_TILES][4];
@@ -403,7 +406,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
       auto apply_mods_clamping = [&](auto masked, auto bounds, auto clamp_rows) {
         constexpr bool CLAMP = decltype(clamp_rows)::value;
         apply_tile_mods<decltype(masked)::value, decltype(bounds)::value, CLAMP>(
-            acc_s, p, mod, b, h, q_start + warp_row0, kv_start, q_len, kv_len, g, t4, errors);
+            acc_s, p, mod, b, h, q_start + warp_row0, kv_start, q_len, kv_len, g, t4, errors, affine_rows);
       };
       if (rows_cross && !bounds_tile) {
         auto apply_mods = [&](auto masked, auto bounds) { apply_mods_clamping(masked, bounds, BoolConstant<true>()); };
