@@ -56,6 +56,15 @@ std::string describe(const Expr& mod, const Declarations& declarations) {
   if (mod.kind() == ModKind::score) {
     out += std::string("  identity:       ") + (mod.is_identity() ? "yes" : "no") + "\n";
     out += "  d/d(score):     " + mod.gradient().canonical() + "\n";
+    if (const auto affine = mod.kv_affine_form()) {
+      char factor[32];
+      std::snprintf(factor, sizeof factor, "%.17g", affine->score_factor);
+      out += "  affine in keys: yes, " + std::string(factor) + " * score + P with P growing by " +
+             affine->kv_slope.canonical() + " per key, at lengths up to " + std::to_string(affine->max_len) +
+             " (the forward: two FFMAs per score up to head dim 128)\n";
+    } else {
+      out += "  affine in keys: no\n";
+    }
     out += describe_buffer_gradients(mod);
   } else {
     const char* constant = mod.is_always_true() ? "always true" : mod.is_always_false() ? "always false" : "no";

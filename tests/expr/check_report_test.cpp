@@ -23,6 +23,10 @@ TEST(CheckReport, DescribesBothModsAndTheGeneratedCode) {
       << report;
   EXPECT_TRUE(contains(report, "  identity:       no\n  d/d(score):     1.0\n")) << report;
   EXPECT_TRUE(contains(report,
+                       "  affine in keys: yes, 1 * score + P with P growing by slope[h] per key, at lengths up to "
+                       "1073741823 (the forward: two FFMAs per score up to head dim 128)\n"))
+      << report;
+  EXPECT_TRUE(contains(report,
                        "mask_mod: q_idx >= kv_idx\n"
                        "  type:           bool\n"
                        "  free variables: q_idx, kv_idx\n"
@@ -48,6 +52,7 @@ TEST(CheckReport, OneModIsEnough) {
                                                Declarations{{}, {ParamDecl::parse("cap:float")}});
   EXPECT_TRUE(contains(score, "  params read:    cap (float)\n")) << score;
   EXPECT_TRUE(contains(score, "  d/d(score):     cap\n")) << score;
+  EXPECT_TRUE(contains(score, "  affine in keys: no\n")) << score;
 }
 
 TEST(CheckReport, NamesWhatKeepsAMaskFromTileBounds) {
