@@ -1,6 +1,7 @@
 #pragma once
-// What the forward's host code (src/attention/attention.cpp) needs of the fwd family beyond its
-// descriptor: the persistent warp-specialised kernel's walk over its work tiles.
+// What the forward's host code (src/attention/attention.cpp) and the variant header
+// (kernel_spec.cpp) need of the fwd family beyond its descriptor: the persistent warp-specialised
+// kernel's walk over its work tiles, the mask's column values and the score_mod's affine form.
 #include <optional>
 
 #include "codegen/kernel_spec.hpp"
