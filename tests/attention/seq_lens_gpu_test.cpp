@@ -125,8 +125,11 @@ TEST(SeqLensGpu, WarpSpecializedForward) {
   FLEXJIT_REQUIRE_GPU();
   if (current_device().default_arch() != "sm_90a")
     GTEST_SKIP() << "the warp-specialised path needs an sm_90a GPU, this is " << current_device().name;
+  // The last: an affine score_mod whose slope reads a buffer by the query (the affine pass's
+  // slope is read per row, never for the empty sequence's).
   run_mods("m128n128w8s2ws", "m64n64w4s2g", "m64n128w8s2g", "ws",
-           every_table_kind({{"", kCausalByLengths, Tables::none}}));
+           every_table_kind({{"", kCausalByLengths, Tables::none},
+                             {"score + float(ids[q_idx]) * 0.01 * float(kv_idx)", kIndirect, Tables::with_lengths}}));
   run_mods("m128n176w8s2ws", "m64n64w4s2g", "m64n128w8s2g", "ws n176",
            {{"", "", Tables::none}, {"score - 0.01 * (kv_len - kv_idx)", kCausalByLengths, Tables::none}});
   run_mods("m192n128w12s2ws", "m64n64w4s2g", "m64n128w8s2g", "ws m192 d64",

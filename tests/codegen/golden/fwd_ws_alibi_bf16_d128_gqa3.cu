@@ -436,7 +436,11 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
     const int h = w.h, b = w.b;
     const int q_start = w.m_tile * BLOCK_M;
     const int n_tiles = tiles.num_tiles;
-    const bool affine_rows = rows_take_affine_pass(p, mod, b, h, q_start + warp_row0, q_len, kv_len, g, errors);
+    // (Not for a work tile past its sequence's queries, an empty sequence's among them, should the
+    // walk hand one over: its rows clamped to q_len - 1 = -1 would have the slope read its buffers
+    // there. The producer hands none over today: zza8 passed on the form without this test too.)
+    const bool affine_rows = n_tiles > 0 && q_start < q_len &&
+                             rows_take_affine_pass(p, mod, b, h, q_start + warp_row0, q_len, kv_len, g, errors);
 
     float row_max[M_TILES][2], row_sum[M_TILES][2];
     float acc_o[M_TILES][DV_TILES][4];
