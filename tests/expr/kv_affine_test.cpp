@@ -3,8 +3,11 @@
 // written out by hand.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <optional>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "expr_test_util.hpp"
 
@@ -83,10 +86,63 @@ TEST(KvAffine, FormsThatAreNotAffine) {
   EXPECT_FALSE(affine("score + slope[h]"));
   EXPECT_FALSE(affine("score"));
   EXPECT_FALSE(affine("slope[h] * float(kv_idx - q_idx)"));
-  // A score_mod whose score factor is zero.
+  // A score_mod whose score factor is zero, or not a literal (a parameter's value).
   EXPECT_FALSE(affine("score * 0.0 + float(kv_idx)"));
+  EXPECT_FALSE(affine("cap * score + float(kv_idx)"));
   // A mask_mod has no such form.
   EXPECT_FALSE(mask_mod("q_idx >= kv_idx").kv_affine_form());
+}
+
+// The form against the interpreter (float64): at random points, score_mod(s, q, kv) equals
+// g * s + score_mod(0, q, kv0) + slope(q) * (kv - kv0) for keys kv0 <= kv in one row, as the
+// kernel computes it (P at a row's first key, the slope times the column offset).
+TEST(KvAffine, TheFormAgreesWithTheInterpreter) {
+  std::vector<float> slope(16), bias(16 * 8191);
+  std::vector<int32_t> doc(4096);
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<float> unit(-1.f, 1.f);
+  for (float& v : slope) v = unit(rng);
+  for (float& v : bias) v = unit(rng);
+  for (size_t i = 0; i < doc.size(); ++i) doc[i] = static_cast<int32_t>(i / 300);
+  EvalInputs inputs;
+  inputs.buffers["slope"] = {slope.data(), DType::f32, {16}};
+  inputs.buffers["bias"] = {bias.data(), DType::f32, {16, 8191}};
+  inputs.buffers["doc"] = {doc.data(), DType::i32, {4096}};
+  inputs.params["cap"] = 2.5;
+  const char* mods[] = {
+      "score + slope[h] * (kv_idx - q_idx)",
+      "score + slope[h] * (kv_idx - q_idx - kv_len + q_len)",
+      "score * 0.5 - (q_idx - kv_idx + 7) * slope[h]",
+      "-(score + kv_idx) / 8.0",
+      "score + float(q_idx) * 0.001 * float(kv_idx) + bias[h][q_idx]",
+      "2.0 * score + float(doc[q_idx]) * (float(kv_idx) - 3.5) / cap",
+      "score / 4.0 - 0.01 * (kv_len - kv_idx) + slope[h] * float(q_idx)",
+  };
+  std::uniform_int_distribution<int> head(0, 15), pos(0, 4000), offset(0, 127);
+  for (const char* text : mods) {
+    const Expr mod = score_mod(text);
+    const auto form = mod.kv_affine_form();
+    ASSERT_TRUE(form) << text;
+    for (int trial = 0; trial < 200; ++trial) {
+      EvalPoint at;
+      at.b = 0;
+      at.h = head(rng);
+      at.q_len = 4096;
+      at.kv_len = 4096;
+      at.q_idx = pos(rng);
+      at.kv_idx = pos(rng) / 2;  // kv0, the row's first key
+      at.score = 0.0;
+      const double part = mod.evaluate(at, inputs);
+      const double slope_here = form->kv_slope.evaluate(at, inputs);
+      const int k = offset(rng);
+      at.kv_idx += k;
+      at.score = 4.0 * unit(rng);
+      const double want = mod.evaluate(at, inputs);
+      const double got = form->score_factor * at.score + part + slope_here * k;
+      EXPECT_NEAR(got, want, 1e-9 * (1.0 + std::fabs(want))) << text << " at h " << at.h << " q " << at.q_idx
+                                                              << " kv " << at.kv_idx;
+    }
+  }
 }
 
 }  // namespace
