@@ -35,10 +35,11 @@ bool linear_in_score(const Node& node) {
   }
 }
 
-// The bound of an int sum that carries kv_idx: its position terms and the sum of its literals.
-struct IntSumBound {
-  int64_t positions = 0;
-  int64_t literals = 0;
+// An int sum that carries kv_idx: the bound of its size and d(sum)/d(kv_idx).
+struct IntSum {
+  int64_t positions = 0;  // terms that are positions (each at most the longer length)
+  int64_t literals = 0;   // the sum of the literals' magnitudes
+  int64_t kv_coefficient = 0;
 };
 
 bool is_position(const Node& n) {
@@ -46,47 +47,40 @@ bool is_position(const Node& n) {
                                           n.variable == Variable::q_len || n.variable == Variable::kv_len);
 }
 
-// An int sum of positions and literals (see kv_affine_form); its bound is added to `bound`.
-bool int_position_sum(const Node& node, IntSumBound& bound) {
+// Whether `node` is an int sum of positions and literals (see kv_affine_form); its terms, with
+// `sign` (+1 or -1) for the negations and subtractions above it, are added to `sum`.
+bool int_position_sum(const Node& node, int sign, IntSum& sum) {
   if (node.type != ScalarType::integer) return false;
   if (is_position(node)) {
-    ++bound.positions;
+    ++sum.positions;
+    if (node.variable == Variable::kv_idx) sum.kv_coefficient += sign;
     return true;
   }
   if (node.kind == NodeKind::literal) {
-    bound.literals += std::llabs(static_cast<long long>(node.int_value));
+    sum.literals += std::llabs(static_cast<long long>(node.int_value));
     return true;
   }
-  if (node.kind == NodeKind::unary) return node.unary_op == UnaryOp::negate && int_position_sum(*node.operands[0], bound);
+  if (node.kind == NodeKind::unary)
+    return node.unary_op == UnaryOp::negate && int_position_sum(*node.operands[0], -sign, sum);
   if (node.kind == NodeKind::binary && (node.binary_op == BinaryOp::add || node.binary_op == BinaryOp::sub))
-    return int_position_sum(*node.operands[0], bound) && int_position_sum(*node.operands[1], bound);
+    return int_position_sum(*node.operands[0], sign, sum) &&
+           int_position_sum(*node.operands[1], node.binary_op == BinaryOp::add ? sign : -sign, sum);
   return false;
 }
 
-// d(node)/d(kv_idx) for an int sum of positions: kv_idx counts +1 or -1 per appearance.
-int64_t int_kv_coefficient(const Node& node) {
-  if (is_variable(node, Variable::kv_idx)) return 1;
-  if (node.kind == NodeKind::unary) return -int_kv_coefficient(*node.operands[0]);
-  if (node.kind == NodeKind::binary) {
-    const int64_t a = int_kv_coefficient(*node.operands[0]), b = int_kv_coefficient(*node.operands[1]);
-    return node.binary_op == BinaryOp::add ? a + b : a - b;
-  }
-  return 0;
-}
-
-// d(node)/d(kv_idx) as a tree (nullptr: not affine in kv_idx); every int sum met widens `bound`.
+// d(node)/d(kv_idx) as a tree (nullptr: not affine in kv_idx); every int sum met widens `bound`
+// (the largest position count and literal sum of any of them: a bound for each).
 // score counts as a constant here (linear_in_score keeps it out of every product with kv_idx).
-NodePtr kv_slope(const NodePtr& node, IntSumBound& bound) {
+NodePtr kv_slope(const NodePtr& node, IntSum& bound) {
   const Node& n = *node;
   if (!tree_uses(n, Variable::kv_idx)) return make_int(0);
   if (n.type == ScalarType::integer) {
-    IntSumBound own;
-    if (!int_position_sum(n, own)) return nullptr;
+    IntSum own;
+    if (!int_position_sum(n, 1, own)) return nullptr;
     bound.positions = std::max(bound.positions, own.positions);
     bound.literals = std::max(bound.literals, own.literals);
-    const int64_t c = int_kv_coefficient(n);
-    if (c < INT32_MIN || c > INT32_MAX) return nullptr;
-    return make_int(static_cast<int32_t>(c));
+    // (At most the sum's position count in magnitude: far inside an int.)
+    return make_int(static_cast<int32_t>(own.kv_coefficient));
   }
   if (n.type != ScalarType::floating) return nullptr;
   if (n.kind == NodeKind::call && n.function == Function::to_float) return kv_slope(n.operands[0], bound);
@@ -137,7 +131,7 @@ std::optional<KvAffineParts> kv_affine_form(const NodePtr& root) {
   const NodePtr derivative = differentiate_by_score(root);
   const auto g = number_literal(*derivative);
   if (!g || *g == 0.0 || !std::isfinite(*g)) return std::nullopt;
-  IntSumBound bound;
+  IntSum bound;
   NodePtr slope = kv_slope(root, bound);
   if (!slope) return std::nullopt;
   slope = simplify(make_call(Function::to_float, {slope}));

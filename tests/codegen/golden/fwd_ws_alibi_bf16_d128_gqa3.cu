@@ -112,12 +112,6 @@ __device__ __forceinline__ void load_tile(u32 dst, const T* base, long long row0
 
 using Tiles = TileWalk<BLOCK_N, SPARSE_KV_BLOCK, !HAS_BLOCK_MASK, TILE_BOUNDS_WALK>;
 
-// score_mod, mask_mod and sequence bounds, element by element, on a warp's score tile (rows from
-// q_row0, keys from kv_start; q_len / kv_len are the sequence's, per sequence with SEQ_LENS). The mods run without branches; on a tile that crosses a sequence
-// end (BOUNDS) they run at positions clamped into range (a result past the end is discarded by
-// the range test), so their buffer reads stay plain loads that rows and columns share.
-// CLAMP_ROWS (the warp-specialised kernel, a tile whose rows alone cross the queries' end): the
-// mods see clamped rows and nothing is range-tested, since the rows past the end are never stored.
 // score_mod's affine form in kv_idx (codegen::forward_kv_affine): on a tile that crosses no key
 // end, the mod's position part at each of this thread's rows (at its first key, beside the slope
 // per key), then two FFMAs per score.
@@ -130,16 +124,16 @@ using Tiles = TileWalk<BLOCK_N, SPARSE_KV_BLOCK, !HAS_BLOCK_MASK, TILE_BOUNDS_WA
 __device__ __forceinline__ bool rows_take_affine_pass(const FlexjitFwdParams& p, const FlexjitModArgs& mod, int b,
                                                       int h, int q_row0, int q_len, int kv_len, int g,
                                                       unsigned& errors) {
-  bool finite = max(q_len, kv_len) <= FLEXJIT_SCORE_KV_AFFINE_MAX_LEN;
+  bool take = max(q_len, kv_len) <= FLEXJIT_SCORE_KV_AFFINE_MAX_LEN;
 #pragma unroll
   for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
       const int q_eval = min(q_row0 + mt * 16 + g + 8 * r, q_len - 1);  // rows past the end: as clamped
-      finite = finite && isfinite(flexjit_score_mod_log2_kv_slope(0.f, p.score_scale, b, h, q_eval, 0, q_len, kv_len,
-                                                                  mod, errors));
+      take = take && isfinite(flexjit_score_mod_log2_kv_slope(0.f, p.score_scale, b, h, q_eval, 0, q_len, kv_len, mod,
+                                                              errors));
     }
-  return __all_sync(0xffffffffu, finite);
+  return __all_sync(0xffffffffu, take);
 }
 
 template <bool MASKED, bool CLAMP_ROWS>
@@ -177,6 +171,14 @@ __device__ __forceinline__ void apply_tile_mods_affine(float (&acc_s)[M_TILES][N
       }
 }
 
+// score_mod, mask_mod and sequence bounds, element by element, on a warp's score tile (rows from
+// q_row0, keys from kv_start; q_len / kv_len are the sequence's, per sequence with SEQ_LENS). The mods run without branches; on a tile that crosses a sequence
+// end (BOUNDS) they run at positions clamped into range (a result past the end is discarded by
+// the range test), so their buffer reads stay plain loads that rows and columns share.
+// CLAMP_ROWS (the warp-specialised kernel, a tile whose rows alone cross the queries' end): the
+// mods see clamped rows and nothing is range-tested, since the rows past the end are never stored.
+// affine_rows: whether this work tile's rows take the affine pass (rendered only for a score_mod
+// with an affine form in kv_idx: on the tiles that cross no key end).
 template <bool MASKED, bool BOUNDS, bool CLAMP_ROWS = false>
 __device__ __forceinline__ void apply_tile_mods(float (&acc_s)[M_TILES][N_TILES][4], const FlexjitFwdParams& p,
                                                 const FlexjitModArgs& mod, int b, int h, int q_row0, int kv_start,

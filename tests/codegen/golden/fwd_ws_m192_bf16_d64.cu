@@ -118,6 +118,8 @@ using Tiles = TileWalk<BLOCK_N, SPARSE_KV_BLOCK, !HAS_BLOCK_MASK, TILE_BOUNDS_WA
 // the range test), so their buffer reads stay plain loads that rows and columns share.
 // CLAMP_ROWS (the warp-specialised kernel, a tile whose rows alone cross the queries' end): the
 // mods see clamped rows and nothing is range-tested, since the rows past the end are never stored.
+// affine_rows: whether this work tile's rows take the affine pass (rendered only for a score_mod
+// with an affine form in kv_idx: on the tiles that cross no key end).
 template <bool MASKED, bool BOUNDS, bool CLAMP_ROWS = false>
 __device__ __forceinline__ void apply_tile_mods(float (&acc_s)[M_TILES][N_TILES][4], const FlexjitFwdParams& p,
                                                 const FlexjitModArgs& mod, int b, int h, int q_row0, int kv_start,
