@@ -135,12 +135,12 @@ __device__ __forceinline__ bool rows_take_affine_pass(const FlexjitFwdParams& p,
   return __all_sync(0xffffffffu, take);
 }
 
-template <bool MASKED, bool CLAMP_ROWS>
-__device__ __forceinline__ void apply_tile_mods_affine(float (&acc_s)[M_TILES][N_TILES][4], const FlexjitFwdParams& p,
-                                                       const FlexjitModArgs& mod, int b, int h, int q_row0,
-                                                       int kv_start, int q_len, int kv_len, int g, int t4,
-                                                       unsigned& errors) {
-  float base[M_TILES][2], slope[M_TILES][2];
+// Each of this thread's rows' position part at its first key of the tile, and the slope per key.
+template <bool CLAMP_ROWS>
+__device__ __forceinline__ void affine_row_parts(float (&base)[M_TILES][2], float (&slope)[M_TILES][2],
+                                                 const FlexjitFwdParams& p, const FlexjitModArgs& mod, int b, int h,
+                                                 int q_row0, int kv_start, int q_len, int kv_len, int g, int t4,
+                                                 unsigned& errors) {
 #pragma unroll
   for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll
@@ -151,6 +151,15 @@ __device__ __forceinline__ void apply_tile_mods_affine(float (&acc_s)[M_TILES][N
       base[mt][r] = flexjit_score_mod_log2(0.f, p.score_scale, b, h, q_eval, kv0, q_len, kv_len, mod, errors);
       slope[mt][r] = flexjit_score_mod_log2_kv_slope(0.f, p.score_scale, b, h, q_eval, kv0, q_len, kv_len, mod, errors);
     }
+}
+
+template <bool MASKED, bool CLAMP_ROWS>
+__device__ __forceinline__ void apply_tile_mods_affine(float (&acc_s)[M_TILES][N_TILES][4], const FlexjitFwdParams& p,
+                                                       const FlexjitModArgs& mod, int b, int h, int q_row0,
+                                                       int kv_start, int q_len, int kv_len, int g, int t4,
+                                                       unsigned& errors) {
+  float base[M_TILES][2], slope[M_TILES][2];
+  affine_row_parts<CLAMP_ROWS>(base, slope, p, mod, b, h, q_row0, kv_start, q_len, kv_len, g, t4, errors);
   const float acc_factor = p.score_scale * FLEXJIT_SCORE_KV_AFFINE_ACC_FACTOR;
 #pragma unroll
   for (int mt = 0; mt < M_TILES; ++mt)
@@ -246,7 +255,8 @@ __device__ __forceinline__ void apply_tile_mods_with_columns(float (&acc_s)[M_TI
                                                              const FlexjitFwdParams& p, const FlexjitModArgs& mod,
                                                              int b, int h, int q_row0, int kv_start, int q_len,
                                                              int kv_len, int g, int t4, unsigned& errors,
-                                                             const unsigned* columns, bool any_error) {
+                                                             const unsigned* columns, bool any_error,
+                                                             bool affine_rows) {
   constexpr int VALUES = MASK_COLUMN_VALUES;
   // The mask at score (mt, j, i) of the thread's tile, from its key's values and the errors given.
   auto mask_at = [&](int mt, int j, int i, const uint2 (&pair)[VALUES], const unsigned (&value_errors)[VALUES],
@@ -281,26 +291,43 @@ __device__ __forceinline__ void apply_tile_mods_with_columns(float (&acc_s)[M_TI
     }
   }
   const unsigned no_errors[VALUES] = {};
+  // The scores with the mask from the column values; score_at(mt, j, i, acc) gives a kept score.
+  const auto apply = [&](auto score_at) {
 #pragma unroll
-  for (int j = 0; j < N_TILES; ++j) {
-    uint2 pair[VALUES];
+    for (int j = 0; j < N_TILES; ++j) {
+      uint2 pair[VALUES];
 #pragma unroll
-    for (int k = 0; k < VALUES; ++k) pair[k] = *reinterpret_cast<const uint2*>(columns + k * BLOCK_N + j * 8 + 2 * t4);
+      for (int k = 0; k < VALUES; ++k) pair[k] = *reinterpret_cast<const uint2*>(columns + k * BLOCK_N + j * 8 + 2 * t4);
 #pragma unroll
-    for (int mt = 0; mt < M_TILES; ++mt)
+      for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const int q_idx = q_row0 + mt * 16 + g + (i >= 2 ? 8 : 0);
-        const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
-        float s = acc_s[mt][j][i];
-        if constexpr (!SCORE_IS_IDENTITY)
-          s = flexjit_score_mod_log2(s, p.score_scale, b, h, BOUNDS || CLAMP_ROWS ? min(q_idx, q_len - 1) : q_idx,
-                                     BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx, q_len, kv_len, mod, errors);
-        bool keep = !BOUNDS || (q_idx < q_len && kv_idx < kv_len);
-        keep = keep & mask_at(mt, j, i, pair, no_errors, errors);
-        acc_s[mt][j][i] = keep ? s : neg_inf();
-      }
-  }
+        for (int i = 0; i < 4; ++i) {
+          const int q_idx = q_row0 + mt * 16 + g + (i >= 2 ? 8 : 0);
+          const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
+          const float s = score_at(mt, j, i, acc_s[mt][j][i]);
+          bool keep = !BOUNDS || (q_idx < q_len && kv_idx < kv_len);
+          keep = keep & mask_at(mt, j, i, pair, no_errors, errors);
+          acc_s[mt][j][i] = keep ? s : neg_inf();
+        }
+    }
+  };
+  if constexpr (!BOUNDS)
+    if (affine_rows) {  // see apply_tile_mods_affine
+      float base[M_TILES][2], slope[M_TILES][2];
+      affine_row_parts<CLAMP_ROWS>(base, slope, p, mod, b, h, q_row0, kv_start, q_len, kv_len, g, t4, errors);
+      const float acc_factor = p.score_scale * FLEXJIT_SCORE_KV_AFFINE_ACC_FACTOR;
+      apply([&](int mt, int j, int i, float acc) {
+        return fmaf(acc, acc_factor, fmaf(slope[mt][i / 2], static_cast<float>(j * 8 + (i & 1)), base[mt][i / 2]));
+      });
+      return;
+    }
+  apply([&](int mt, int j, int i, float acc) {
+    if constexpr (SCORE_IS_IDENTITY) return acc;
+    const int q_idx = q_row0 + mt * 16 + g + (i >= 2 ? 8 : 0);
+    const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
+    return flexjit_score_mod_log2(acc, p.score_scale, b, h, BOUNDS || CLAMP_ROWS ? min(q_idx, q_len - 1) : q_idx,
+                                  BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx, q_len, kv_len, mod, errors);
+  });
 }
 
 }  // namespace fwd
@@ -427,7 +454,8 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
     auto apply_mods = [&](auto masked, auto bounds) {
       if constexpr (decltype(masked)::value)
         apply_tile_mods_with_columns<decltype(bounds)::value>(acc_s, p, mod, b, h, q_start + warp_row0, kv_start, q_len,
-                                                              kv_len, g, t4, errors, columns, any_column_error);
+                                                              kv_len, g, t4, errors, columns, any_column_error,
+                                                              affine_rows);
       else
       apply_tile_mods<decltype(masked)::value, decltype(bounds)::value>(
           acc_s, p, mod, b, h, q_start + warp_row0, kv_start, q_len, kv_len, g, t4, errors, affine_rows);

@@ -136,12 +136,12 @@ __device__ __forceinline__ bool rows_take_affine_pass(const FlexjitFwdParams& p,
   return __all_sync(0xffffffffu, take);
 }
 
-template <bool MASKED, bool CLAMP_ROWS>
-__device__ __forceinline__ void apply_tile_mods_affine(float (&acc_s)[M_TILES][N_TILES][4], const FlexjitFwdParams& p,
-                                                       const FlexjitModArgs& mod, int b, int h, int q_row0,
-                                                       int kv_start, int q_len, int kv_len, int g, int t4,
-                                                       unsigned& errors) {
-  float base[M_TILES][2], slope[M_TILES][2];
+// Each of this thread's rows' position part at its first key of the tile, and the slope per key.
+template <bool CLAMP_ROWS>
+__device__ __forceinline__ void affine_row_parts(float (&base)[M_TILES][2], float (&slope)[M_TILES][2],
+                                                 const FlexjitFwdParams& p, const FlexjitModArgs& mod, int b, int h,
+                                                 int q_row0, int kv_start, int q_len, int kv_len, int g, int t4,
+                                                 unsigned& errors) {
 #pragma unroll
   for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll
@@ -152,6 +152,15 @@ __device__ __forceinline__ void apply_tile_mods_affine(float (&acc_s)[M_TILES][N
       base[mt][r] = flexjit_score_mod_log2(0.f, p.score_scale, b, h, q_eval, kv0, q_len, kv_len, mod, errors);
       slope[mt][r] = flexjit_score_mod_log2_kv_slope(0.f, p.score_scale, b, h, q_eval, kv0, q_len, kv_len, mod, errors);
     }
+}
+
+template <bool MASKED, bool CLAMP_ROWS>
+__device__ __forceinline__ void apply_tile_mods_affine(float (&acc_s)[M_TILES][N_TILES][4], const FlexjitFwdParams& p,
+                                                       const FlexjitModArgs& mod, int b, int h, int q_row0,
+                                                       int kv_start, int q_len, int kv_len, int g, int t4,
+                                                       unsigned& errors) {
+  float base[M_TILES][2], slope[M_TILES][2];
+  affine_row_parts<CLAMP_ROWS>(base, slope, p, mod, b, h, q_row0, kv_start, q_len, kv_len, g, t4, errors);
   const float acc_factor = p.score_scale * FLEXJIT_SCORE_KV_AFFINE_ACC_FACTOR;
 #pragma unroll
   for (int mt = 0; mt < M_TILES; ++mt)

@@ -184,7 +184,8 @@ __device__ __forceinline__ void apply_tile_mods_with_columns(float (&acc_s)[M_TI
                                                              const FlexjitFwdParams& p, const FlexjitModArgs& mod,
                                                              int b, int h, int q_row0, int kv_start, int q_len,
                                                              int kv_len, int g, int t4, unsigned& errors,
-                                                             const unsigned* columns, bool any_error) {
+                                                             const unsigned* columns, bool any_error,
+                                                             bool affine_rows) {
   constexpr int VALUES = MASK_COLUMN_VALUES;
   // The mask at score (mt, j, i) of the thread's tile, from its key's values and the errors given.
   auto mask_at = [&](int mt, int j, int i, const uint2 (&pair)[VALUES], const unsigned (&value_errors)[VALUES],
@@ -219,26 +220,34 @@ __device__ __forceinline__ void apply_tile_mods_with_columns(float (&acc_s)[M_TI
     }
   }
   const unsigned no_errors[VALUES] = {};
+  // The scores with the mask from the column values; score_at(mt, j, i, acc) gives a kept score.
+  const auto apply = [&](auto score_at) {
 #pragma unroll
-  for (int j = 0; j < N_TILES; ++j) {
-    uint2 pair[VALUES];
+    for (int j = 0; j < N_TILES; ++j) {
+      uint2 pair[VALUES];
 #pragma unroll
-    for (int k = 0; k < VALUES; ++k) pair[k] = *reinterpret_cast<const uint2*>(columns + k * BLOCK_N + j * 8 + 2 * t4);
+      for (int k = 0; k < VALUES; ++k) pair[k] = *reinterpret_cast<const uint2*>(columns + k * BLOCK_N + j * 8 + 2 * t4);
 #pragma unroll
-    for (int mt = 0; mt < M_TILES; ++mt)
+      for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const int q_idx = q_row0 + mt * 16 + g + (i >= 2 ? 8 : 0);
-        const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
-        float s = acc_s[mt][j][i];
-        if constexpr (!SCORE_IS_IDENTITY)
-          s = flexjit_score_mod_log2(s, p.score_scale, b, h, BOUNDS || CLAMP_ROWS ? min(q_idx, q_len - 1) : q_idx,
-                                     BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx, q_len, kv_len, mod, errors);
-        bool keep = !BOUNDS || (q_idx < q_len && kv_idx < kv_len);
-        keep = keep & mask_at(mt, j, i, pair, no_errors, errors);
-        acc_s[mt][j][i] = keep ? s : neg_inf();
-      }
-  }
+        for (int i = 0; i < 4; ++i) {
+          const int q_idx = q_row0 + mt * 16 + g + (i >= 2 ? 8 : 0);
+          const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
+          const float s = score_at(mt, j, i, acc_s[mt][j][i]);
+          bool keep = !BOUNDS || (q_idx < q_len && kv_idx < kv_len);
+          keep = keep & mask_at(mt, j, i, pair, no_errors, errors);
+          acc_s[mt][j][i] = keep ? s : neg_inf();
+        }
+    }
+  };
+  (void)affine_rows;  // (no affine form)
+  apply([&](int mt, int j, int i, float acc) {
+    if constexpr (SCORE_IS_IDENTITY) return acc;
+    const int q_idx = q_row0 + mt * 16 + g + (i >= 2 ? 8 : 0);
+    const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
+    return flexjit_score_mod_log2(acc, p.score_scale, b, h, BOUNDS || CLAMP_ROWS ? min(q_idx, q_len - 1) : q_idx,
+                                  BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx, q_len, kv_len, mod, errors);
+  });
 }
 
 }  // namespace fwd
@@ -306,7 +315,7 @@ template <bool BOUNDS, bool CLAMP_ROWS>
 __device__ __forceinline__ void apply_tile_mods_by_columns(float (&acc_s)[M_TILES][N_TILES][4], const FlexjitFwdParams& p,
                                                            const FlexjitModArgs& mod, int b, int h, int q_row0,
                                                            int kv_start, int q_len, int kv_len, int g, int t4,
-                                                           unsigned& errors, int parity) {
+                                                           unsigned& errors, int parity, bool affine_rows) {
   // The buffer and the barrier from a fresh thread index (kept live across the tile loop, they
   // spilled beside the ping-pong's barrier ids).
   extern __shared__ __align__(128) unsigned char column_smem[];
@@ -320,7 +329,7 @@ __device__ __forceinline__ void apply_tile_mods_by_columns(float (&acc_s)[M_TILE
       stage_column_values<BOUNDS>(columns, mod, b, h, kv_start, q_len, kv_len, warpgroup_thread, 128);
   const bool any_error = named_barrier_sync_or(COLUMN_BARRIER + warpgroup, 128, column_errors != 0u);
   apply_tile_mods_with_columns<BOUNDS, CLAMP_ROWS>(acc_s, p, mod, b, h, q_row0, kv_start, q_len, kv_len, g, t4, errors,
-                                                   columns, any_error);
+                                                   columns, any_error, affine_rows);
 }
 }  // namespace fwd
 
@@ -530,7 +539,8 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
         constexpr bool CLAMP = decltype(clamp_rows)::value;
         if constexpr (decltype(masked)::value) {
           apply_tile_mods_by_columns<decltype(bounds)::value, CLAMP>(acc_s, p, mod, b, h, q_start + warp_row0, kv_start,
-                                                                     q_len, kv_len, g, t4, errors, column_round & 1);
+                                                                     q_len, kv_len, g, t4, errors, column_round & 1,
+                                                                     affine_rows);
           ++column_round;
         } else
         apply_tile_mods<decltype(masked)::value, decltype(bounds)::value, CLAMP>(
