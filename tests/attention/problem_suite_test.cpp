@@ -284,5 +284,21 @@ TEST(ProblemSuiteFiles, TheStandardSuiteParses) {
   EXPECT_GT(problems.size(), 10u);
 }
 
+// Every suite the repository ships (bench/*.json: head dims, GQA groups, MLA, tails, combined
+// mods...) loads, so a `bench --suite` a note names never fails on its file.
+TEST(ProblemSuiteFiles, EveryShippedSuiteParses) {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(FLEXJIT_SOURCE_DIR "/bench"))
+    if (entry.path().extension() == ".json") files.push_back(entry.path().string());
+  std::sort(files.begin(), files.end());
+  EXPECT_GE(files.size(), 7u);
+  for (const std::string& file : files) {
+    SCOPED_TRACE(file);
+    size_t count = 0;
+    EXPECT_NO_THROW(count = load_suite(file).size());
+    EXPECT_GE(count, 1u);
+  }
+}
+
 }  // namespace
 }  // namespace flexjit
