@@ -156,7 +156,7 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
       const BlockConfig launched =
           family == codegen::Family::decode
               ? codegen::decode_default_config(family, spec.head_dim, spec.head_dim_v, spec.gqa_group, spec.paged, o->arch,
-                                              spec.paged ? o->page_size : 0)
+                                              !spec.paged || o->page_size > 0, spec.paged ? o->page_size : 0)
               : tune::default_for(spec, o->arch);
       spec.config = o->variant.block_config(launched).value_or(launched);
       codegen::set_dkdv_half_slab_tiles(spec, o->variant.head_dim, o->variant.value_head_dim(), o->arch);

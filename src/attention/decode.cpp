@@ -202,18 +202,16 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   // Buffers whose offsets fit 31 bits are read with 32-bit offset math (the decode kernel and its
   // classification kernel alike; KernelSpec::buffer_offsets_32).
   ks.buffer_offsets_32 = codegen::buffer_offsets_fit_32_bits(options.values, mods_read);
-  // The default reads a paged pool through TMA where TMA can describe both pools (aligned bases,
-  // 16-byte strides); otherwise its default is the cp.async tiles.
-  const bool tma_describes_pools =
-      paged && codegen::tma_unsupported_reason(kv.k, "k_pages", codegen::kDecodeTmaReader).empty() &&
-      codegen::tma_unsupported_reason(kv.v, "v_pages", codegen::kDecodeTmaReader).empty();
+  // The default reads the cache through TMA where TMA can describe K and V (aligned bases, 16-byte
+  // strides: not a stride of 0); otherwise its default is the cp.async tiles.
+  const bool tma_reads_cache = codegen::tma_unsupported_reason(kv.k, "k", codegen::kDecodeTmaReader).empty() &&
+                               codegen::tma_unsupported_reason(kv.v, "v", codegen::kDecodeTmaReader).empty();
   if (int64_t(Sq) * group > INT32_MAX)
     throw ShapeError("decode: " + extent(int64_t(Sq) * group) + " query rows per kv head (Sq x Hq/Hkv) are beyond "
                      "2^31-1; split the queries into calls");
   const std::string arch = variant.arch();
   const BlockConfig default_config = codegen::decode_default_config(
-      codegen::Family::decode, ks.head_dim, ks.head_dim_v, Sq * group, paged, arch,
-      tma_describes_pools ? kv.page_size() : 0);
+      codegen::Family::decode, ks.head_dim, ks.head_dim_v, Sq * group, paged, arch, tma_reads_cache, kv.page_size());
   ks.config = spec.decode_config.value_or(default_config);
   // A mask whose tiles interval bounds can classify is classified inside the decode kernel where
   // its list fits in shared memory; others (float math, buffers indexed by kv_idx, caches of more

@@ -17,9 +17,10 @@ namespace {
 
 constexpr int kBoxColumns = 64;  // 128 bytes of 16-bit elements: one 128-byte-swizzle row
 
-// The map of one [B, H, S, D] view with boxes of 64 x `rows`.
+// The map of one [B, H, S, D] view with boxes of 64 x `rows`. `promotion`: how much the L2 fetches
+// from DRAM around a box row's 128 bytes (see encode_decode_tma).
 CUtensorMap encode(const TensorView& t, const char* name, int rows, const TmaReader& reader = kForwardTmaReader,
-                   bool written = false) {
+                   bool written = false, CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B) {
   const std::string why = tma_unsupported_reason(t, name, reader, written);
   if (!why.empty()) throw UsageError(why);
   const jit::Driver& d = jit::driver();
@@ -42,7 +43,7 @@ CUtensorMap encode(const TensorView& t, const char* name, int rows, const TmaRea
       t.dtype == DType::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   FLEXJIT_CU(d.cuTensorMapEncodeTiled(&map, type, 4, t.data, dims, strides, box, element_strides,
                                       CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                                      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+                                      promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
   return map;
 }
 
@@ -143,9 +144,15 @@ FlexjitDecodeTma encode_decode_tma(const TensorView& k, const TensorView& v, boo
   // map still has to be valid.
   const int64_t extent = k_rows.shape[2];
   const int map_rows = extent < rows ? static_cast<int>(std::max<int64_t>(extent, 1)) : rows;
+  // Decoding streams the whole cache once and is bound by DRAM and the L2: with the forward's
+  // 256-byte promotion its TMA tiles ran at 84 % of DRAM bandwidth against 88 % for the same tiles
+  // by cp.async (ncu), and 128-byte promotion (a box row's own line) made them 1.04-1.11x faster
+  // (H200, notes/perf.md "(zzb)"; 64 bytes and none measured the same as 128).
   FlexjitDecodeTma maps;
-  copy_map(maps.k, encode(k_rows, paged ? "k_pages" : "k", map_rows, kDecodeTmaReader));
-  copy_map(maps.v, encode(v_rows, paged ? "v_pages" : "v", map_rows, kDecodeTmaReader));
+  copy_map(maps.k, encode(k_rows, paged ? "k_pages" : "k", map_rows, kDecodeTmaReader, false,
+                          CU_TENSOR_MAP_L2_PROMOTION_L2_128B));
+  copy_map(maps.v, encode(v_rows, paged ? "v_pages" : "v", map_rows, kDecodeTmaReader, false,
+                          CU_TENSOR_MAP_L2_PROMOTION_L2_128B));
   box_rows = rows;
   return maps;
 }

@@ -596,6 +596,31 @@ TEST(DecodeGpu, HopperPagedDefaultReadsThroughTmaWherePagesAllow) {
   }
 }
 
+// The Hopper default for a contiguous d128 cache reads it through TMA at the cp.async tiles'
+// shape (64 keys, 4 warps): GQA 4 and 7, Sq 1 and 3, odd lengths, an empty sequence, a mask; the
+// same bits as those tiles by cp.async (same tiles, same order) and on a second run.
+TEST(DecodeGpu, HopperContiguousDefaultReadsThroughTma) {
+  FLEXJIT_REQUIRE_HOPPER_DECODE();
+  for (auto [hq, hkv, sq, mask] : {std::tuple<int, int, int, const char*>{16, 4, 1, ""}, {28, 4, 1, ""},
+                                   {12, 4, 3, kCausalDecode}}) {
+    DecodeProblem p;
+    p.B = 3, p.Hq = hq, p.Hkv = hkv, p.Sq = sq, p.S = 2051;
+    p.lens = {2051, 0, 777};
+    p.mask_mod = mask;
+    const std::string what = "Hq " + std::to_string(hq) + " Hkv " + std::to_string(hkv) + " Sq " + std::to_string(sq);
+    const DecodeOutcome r = run_decode_check(p, /*rerun=*/true);
+    EXPECT_EQ(r.config, "m16n64w4s3t") << what;
+    EXPECT_LT(r.out_error, tolerance(p.dtype)) << what << ": output, seed " << r.seed;
+    EXPECT_LT(r.lse_error, tolerance(p.dtype)) << what << ": LSE, seed " << r.seed;
+    EXPECT_TRUE(r.rerun_identical) << what << ": a second run gave other bits";
+    DecodeProblem plain = p;
+    plain.config = BlockConfig::parse("m16n64w4s3");
+    const DecodeOutcome q = run_decode_check(plain, false, r.seed);
+    EXPECT_EQ(q.out, r.out) << what << ": TMA and cp.async tiles disagree, seed " << r.seed;
+    EXPECT_EQ(q.lse, r.lse) << what << ": TMA and cp.async tiles disagree on the LSE, seed " << r.seed;
+  }
+}
+
 // NaN in, NaN out: a NaN in a query row makes that row's output and LSE NaN; a NaN in a kept key
 // of a sequence makes every row of that sequence and kv head NaN; other rows stay finite and right.
 // Contiguous and paged (on Hopper: the TMA default), with and without a mask_mod (the NaN key is

@@ -24,7 +24,8 @@ KernelSpec decode_spec(int d, int gqa, bool paged, const std::string& score, con
   s.paged = paged;
   if (!score.empty()) s.score_mod = Expr::parse(ModKind::score, score);
   if (!mask.empty()) s.mask_mod = Expr::parse(ModKind::mask, mask);
-  s.config = decode_default_config(Family::decode, d, d, gqa, paged, arch);
+  // The tiles a call with aligned tensors (pages of 64) takes.
+  s.config = decode_default_config(Family::decode, d, d, gqa, paged, arch, /*tma_reads_cache=*/true, paged ? 64 : 0);
   return s;
 }
 
@@ -186,7 +187,7 @@ TEST(DecodeCompile, DefaultTilesFollowTheCacheAndTheArchitecture) {
   // ... and 4 warps over 128 keys through TMA when the pools and the page size allow it: boxes
   // of gcd(page, 128) rows, whole 8-row swizzle atoms.
   auto paged_with = [](int page, const char* arch) {
-    return decode_default_config(Family::decode, 128, 128, 4, true, arch, page).str();
+    return decode_default_config(Family::decode, 128, 128, 4, true, arch, true, page).str();
   };
   EXPECT_EQ(paged_with(64, "sm_90a"), "m16n128w4s3t");
   EXPECT_EQ(paged_with(16, "sm_90a"), "m16n128w4s3t");
@@ -195,7 +196,20 @@ TEST(DecodeCompile, DefaultTilesFollowTheCacheAndTheArchitecture) {
   EXPECT_EQ(paged_with(20, "sm_90a"), "m16n128w8s3");
   EXPECT_EQ(paged_with(12, "sm_90a"), "m16n128w8s3");
   EXPECT_EQ(paged_with(64, "sm_80"), "m16n64w4s3");
-  EXPECT_EQ(decode_default_config(Family::decode, 128, 128, 4, false, "sm_90a", 64).str(), "m16n64w4s3");
+  // Pools TMA cannot describe (a stride of 0, a base off 16 bytes) keep the cp.async tiles.
+  EXPECT_EQ(decode_default_config(Family::decode, 128, 128, 4, true, "sm_90a", false, 64).str(), "m16n128w8s3");
+  // A contiguous cache TMA can describe: the same 64-key tiles through TMA on Hopper, at head dims
+  // 65-128 and up to 16 packed rows; elsewhere, or when TMA cannot describe it, by cp.async.
+  auto contiguous_tma = [](int d, int rows, const char* arch) {
+    return decode_default_config(Family::decode, d, d, rows, false, arch, true, 0).str();
+  };
+  EXPECT_EQ(contiguous_tma(128, 4, "sm_90a"), "m16n64w4s3t");
+  EXPECT_EQ(contiguous_tma(96, 16, "sm_90a"), "m16n64w4s3t");
+  EXPECT_EQ(contiguous_tma(128, 17, "sm_90a"), "m32n64w4s3");
+  EXPECT_EQ(contiguous_tma(64, 4, "sm_90a"), "m16n128w4s3");
+  EXPECT_EQ(contiguous_tma(256, 4, "sm_90a"), "m16n32w2s3");
+  EXPECT_EQ(contiguous_tma(128, 4, "sm_80"), "m16n64w4s3");
+  EXPECT_EQ(decode_default_config(Family::decode, 128, 128, 4, false, "sm_90a", true, 64).str(), "m16n64w4s3t");
   EXPECT_EQ(config(128, false, "sm_90a"), "m16n64w4s3");
   // sm_80 allows 163 KiB a block: the paged cache keeps the 100 KiB tiles.
   EXPECT_EQ(config(128, true, "sm_80"), "m16n64w4s3");

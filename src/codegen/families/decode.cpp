@@ -30,7 +30,7 @@ size_t decode_smem_bytes(const BlockConfig& c, int head_dim, int head_dim_v) {
 }  // namespace
 
 BlockConfig decode_default_config(Family family, int head_dim, int head_dim_v, int packed_rows, bool paged,
-                                  const std::string& arch, int tma_page_size) {
+                                  const std::string& arch, bool tma_reads_cache, int page_size) {
   if (family == Family::decode_combine) return {0, 0, 4, 0};
   const int d = head_dim > head_dim_v ? head_dim : head_dim_v;
   const size_t limit = max_shared_memory_for_arch(arch);
@@ -41,8 +41,15 @@ BlockConfig decode_default_config(Family family, int head_dim, int head_dim_v, i
   // row is its own page-table lookup and address for cp.async. On Hopper, TMA copies a page (or
   // the part of one inside a tile) per box instead (H100, page 64, B=16 32k: 4 warps x 128 keys
   // through TMA 3001-3011 GB/s, 8 warps x 128 keys by cp.async 2972-2974, contiguous 3084).
+  // A contiguous cache through TMA, the same tiles (H200, B=16 32k: 4490 GB/s against 4384 by
+  // cp.async; GQA 7:1 64k 4195 against 4097; notes/perf.md "(zzb)").
+  if (d <= 128 && d > 64 && !paged && m == 16 && arch == "sm_90a" && tma_reads_cache) {
+    BlockConfig tma_contiguous{16, 64, 4, 3};
+    tma_contiguous.tma = true;
+    if (decode_smem_bytes(tma_contiguous, head_dim, head_dim_v) <= limit) return tma_contiguous;
+  }
   if (d <= 128 && d > 64 && paged && m == 16) {
-    if (arch == "sm_90a" && tma_page_size > 0 && std::gcd(tma_page_size, 128) % 8 == 0) {
+    if (arch == "sm_90a" && tma_reads_cache && page_size > 0 && std::gcd(page_size, 128) % 8 == 0) {
       BlockConfig tma_paged{16, 128, 4, 3};
       tma_paged.tma = true;
       if (decode_smem_bytes(tma_paged, head_dim, head_dim_v) <= limit) return tma_paged;

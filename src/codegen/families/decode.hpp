@@ -15,11 +15,13 @@ constexpr int kDecodeBoundsMaxTiles = 1024;
 
 // Tiles for `packed_rows` query rows per kv head (Sq x GQA group; 0 means "typical decode") read
 // from a contiguous or a paged (`paged`) cache, within the shared memory of `arch`.
-// `tma_page_size`: the page size of a paged cache whose pools TMA can describe (0 when unknown or
-// when it cannot); on sm_90a such a cache, with a page size whose boxes are whole swizzle atoms,
-// takes the TMA tiles.
+// `tma_reads_cache`: TMA can describe the call's K and V (contiguous cache or pools: aligned bases,
+// 16-byte strides; false when unknown). On sm_90a such a cache takes the TMA tiles at head dims
+// 65-128 and up to 16 packed rows: a contiguous one always, a paged one when `page_size` makes
+// boxes of whole swizzle atoms.
 BlockConfig decode_default_config(Family family, int head_dim, int head_dim_v, int packed_rows = 0,
-                                  bool paged = false, const std::string& arch = "sm_90a", int tma_page_size = 0);
+                                  bool paged = false, const std::string& arch = "sm_90a", bool tma_reads_cache = false,
+                                  int page_size = 0);
 
 // True when a decode kernel of `spec` (its mask, tiles and head dims) classifies its key tiles by the
 // mask's interval bounds (KernelSpec::decode_tile_bounds) instead of running the classification
