@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <numeric>
+#include <optional>
 #include <string>
 
 #include "codegen/families/attention_common.hpp"
@@ -43,17 +44,19 @@ BlockConfig decode_default_config(Family family, int head_dim, int head_dim_v, i
   // through TMA 3001-3011 GB/s, 8 warps x 128 keys by cp.async 2972-2974, contiguous 3084).
   // A contiguous cache through TMA, the same tiles (H200, B=16 32k: 4490 GB/s against 4384 by
   // cp.async; GQA 7:1 64k 4195 against 4097; notes/perf.md "(zzb)").
-  if (d <= 128 && d > 64 && !paged && m == 16 && arch == "sm_90a" && tma_reads_cache) {
-    BlockConfig tma_contiguous{16, 64, 4, 3};
-    tma_contiguous.tma = true;
-    if (decode_smem_bytes(tma_contiguous, head_dim, head_dim_v) <= limit) return tma_contiguous;
-  }
+  // 16 rows and 4 warps over `keys` keys through TMA, where shared memory allows.
+  const auto tma_tiles = [&](int keys) -> std::optional<BlockConfig> {
+    BlockConfig c{16, keys, 4, 3};
+    c.tma = true;
+    if (decode_smem_bytes(c, head_dim, head_dim_v) <= limit) return c;
+    return std::nullopt;
+  };
+  const bool hopper_tma = d <= 128 && d > 64 && m == 16 && arch == "sm_90a" && tma_reads_cache;
+  if (hopper_tma && !paged)
+    if (const auto c = tma_tiles(64)) return *c;
   if (d <= 128 && d > 64 && paged && m == 16) {
-    if (arch == "sm_90a" && tma_reads_cache && page_size > 0 && std::gcd(page_size, 128) % 8 == 0) {
-      BlockConfig tma_paged{16, 128, 4, 3};
-      tma_paged.tma = true;
-      if (decode_smem_bytes(tma_paged, head_dim, head_dim_v) <= limit) return tma_paged;
-    }
+    if (hopper_tma && page_size > 0 && std::gcd(page_size, 128) % 8 == 0)
+      if (const auto c = tma_tiles(128)) return *c;
     const BlockConfig wide_paged{16, 128, 8, 3};
     if (decode_smem_bytes(wide_paged, head_dim, head_dim_v) <= limit) return wide_paged;
   }

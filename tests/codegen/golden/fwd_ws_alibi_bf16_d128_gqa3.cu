@@ -154,6 +154,11 @@ __device__ __forceinline__ void affine_row_parts(float (&base)[M_TILES][2], floa
     }
 }
 
+// The score at accumulator element (mt, j, i) of a row with that position part and slope: two FFMAs.
+__device__ __forceinline__ float affine_score(float acc, float acc_factor, float slope, float base, int j, int i) {
+  return fmaf(acc, acc_factor, fmaf(slope, static_cast<float>(j * 8 + (i & 1)), base));
+}
+
 template <bool MASKED, bool CLAMP_ROWS>
 __device__ __forceinline__ void apply_tile_mods_affine(float (&acc_s)[M_TILES][N_TILES][4], const FlexjitFwdParams& p,
                                                        const FlexjitModArgs& mod, int b, int h, int q_row0,
@@ -168,8 +173,7 @@ __device__ __forceinline__ void apply_tile_mods_affine(float (&acc_s)[M_TILES][N
     for (int j = 0; j < N_TILES; ++j)
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
-        const float part = fmaf(slope[mt][i / 2], static_cast<float>(j * 8 + (i & 1)), base[mt][i / 2]);
-        const float s = fmaf(acc_s[mt][j][i], acc_factor, part);
+        const float s = affine_score(acc_s[mt][j][i], acc_factor, slope[mt][i / 2], base[mt][i / 2], j, i);
         bool keep = true;
         if constexpr (MASKED) {
           const int q_idx = q_row0 + mt * 16 + g + (i >= 2 ? 8 : 0);
