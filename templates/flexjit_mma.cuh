@@ -63,6 +63,24 @@ __device__ __forceinline__ float log2_approx(float x) {
   asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
   return r;
 }
+// ---- programmatic dependent launch (sm_90+; nothing on older targets) ------------------------
+
+// A kernel the host launches as a programmatic dependent (LaunchGeometry::programmatic) calls this
+// before its first global load or store: it returns once the stream's previous kernel has finished
+// and its writes are visible (at once when that kernel was not launched as its prerequisite).
+__device__ __forceinline__ void wait_for_previous_grid() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+// Lets the stream's next kernel, if launched as a programmatic dependent, start its CTAs (which
+// then wait in wait_for_previous_grid): its launch overlaps this kernel instead of following it.
+__device__ __forceinline__ void let_next_grid_start() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 __device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
 __device__ __forceinline__ float pos_inf() { return __int_as_float(0x7f800000); }
 // The larger of a and b, NaN when either is: fmaxf drops a NaN, so a row whose every score is NaN

@@ -210,8 +210,22 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
     throw ShapeError("decode: " + extent(int64_t(Sq) * group) + " query rows per kv head (Sq x Hq/Hkv) are beyond "
                      "2^31-1; split the queries into calls");
   const std::string arch = variant.arch();
-  const BlockConfig default_config = codegen::decode_default_config(
-      codegen::Family::decode, ks.head_dim, ks.head_dim_v, Sq * group, paged, arch, tma_reads_cache, kv.page_size());
+  // The SM count of the current context's device, read once per thread and context (a device query
+  // per decode step would cost more than the launch).
+  static thread_local std::pair<CUcontext, int> sm_cache{nullptr, 0};
+  const CUcontext context = jit::ensure_context();
+  if (sm_cache.first != context) sm_cache = {context, current_device().sm_count};
+  int64_t longest = kv.max_seq_len > 0 ? std::min<int64_t>(kv.max_seq_len, capacity) : capacity;
+  if (kv.host_seq_lens != nullptr) {
+    longest = 0;
+    for (int b = 0; b < B; ++b) longest = std::max<int64_t>(longest, kv.host_seq_lens[b]);
+  }
+  // Short CTAs in waves: two (sequence, kv head, 16-row tile) units per SM, short sequences.
+  const bool short_waves = int64_t(B) * Hkv * ceil_div(int64_t(Sq) * group, 16) >= 2 * int64_t(sm_cache.second) &&
+                           longest <= codegen::kDecodeShortKeys;
+  const BlockConfig default_config =
+      codegen::decode_default_config(codegen::Family::decode, ks.head_dim, ks.head_dim_v, Sq * group, paged, arch,
+                                     tma_reads_cache, kv.page_size(), short_waves, std::max<int64_t>(longest, 1));
   ks.config = spec.decode_config.value_or(default_config);
   // A mask whose tiles interval bounds can classify is classified inside the decode kernel where
   // its list fits in shared memory; others (float math, buffers indexed by kv_idx, caches of more
@@ -234,26 +248,16 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   if (row_tiles > 65535)
     throw ShapeError("decode: " + extent(int64_t(Sq) * group) + " query rows per kv head (Sq x Hq/Hkv) need " +
                      std::to_string(row_tiles) + " row tiles, beyond the grid's 65535; split the queries into calls");
-  int64_t longest = kv.max_seq_len > 0 ? std::min<int64_t>(kv.max_seq_len, capacity) : capacity;
   std::vector<int> seq_tiles;
   if (kv.host_seq_lens != nullptr) {
     seq_tiles.reserve(B);
-    longest = 0;
-    for (int b = 0; b < B; ++b) {
-      longest = std::max<int64_t>(longest, kv.host_seq_lens[b]);
-      seq_tiles.push_back(ceil_div(kv.host_seq_lens[b], block_n));
-    }
+    for (int b = 0; b < B; ++b) seq_tiles.push_back(ceil_div(kv.host_seq_lens[b], block_n));
   }
   const jit::LoadedKernel fn = kernel->kernel();
   const size_t smem_bytes = ks.shared_memory_bytes();
   fn.set_max_dynamic_smem(smem_bytes);
   int per_sm = 0;
   FLEXJIT_CU(jit::driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn.function, ks.threads(), smem_bytes));
-  // The SM count of the current context's device, read once per thread and context (a device query
-  // per decode step would cost more than the launch).
-  static thread_local std::pair<CUcontext, int> sm_cache{nullptr, 0};
-  const CUcontext context = jit::ensure_context();
-  if (sm_cache.first != context) sm_cache = {context, current_device().sm_count};
   // A contiguous cache keeps memory busy with one CTA per SM; a paged one needs every slot busy
   // (its rows are 256-byte pieces scattered over the pool: H100, B=16, page 64: one CTA per SM
   // 2.64-2.71 TB/s whatever the stages, two 2.92-2.96).

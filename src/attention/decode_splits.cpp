@@ -51,8 +51,13 @@ DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<
     }
   } else {
     double best = 0;
-    int best_splits = 1;
-    for (int s = 1; s <= std::min(max_tiles, 64); ++s) {
+    int best_splits = 1, last_splits = 0;
+    for (int asked = 1; asked <= std::min(max_tiles, 64); ++asked) {
+      // The splits `asked` gives once the tiles are dealt out whole (64 tiles asked into 15 splits
+      // are 13 splits of 5): the fill is the real CTAs'.
+      const int s = (max_tiles + (max_tiles + asked - 1) / asked - 1) / ((max_tiles + asked - 1) / asked);
+      if (s == last_splits) continue;
+      last_splits = s;
       const int64_t ctas = units * s;
       const int64_t waves = (ctas + cover - 1) / cover;
       const double fill = double(ctas) / double(waves * cover);

@@ -41,6 +41,10 @@ struct LaunchGeometry {
   jit::Dim3 block;
   size_t dynamic_smem = 0;
   int tiles = 0;
+  // Launched as the previous kernel's programmatic dependent on sm_90+ (PDL): its CTAs may start
+  // while that kernel still runs, and the kernel waits (griddepcontrol.wait) for it before reading
+  // anything it wrote. The launch's latency hides behind the previous kernel.
+  bool programmatic = false;
 };
 
 // Head-dim classes the curated config lists are written for (the larger of D and DV decides).

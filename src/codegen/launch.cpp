@@ -1,10 +1,24 @@
 #include "codegen/launch.hpp"
 
+#include <string>
 #include <vector>
 
 #include "codegen/error_words.hpp"
 
 namespace flexjit::codegen {
+namespace {
+
+// 90 for "sm_90a", 100 for "sm_100"; 0 for a name without a number.
+int arch_number(const std::string& arch) {
+  const size_t underscore = arch.find('_');
+  int number = 0;
+  for (size_t i = underscore == std::string::npos ? arch.size() : underscore + 1;
+       i < arch.size() && arch[i] >= '0' && arch[i] <= '9'; ++i)
+    number = number * 10 + (arch[i] - '0');
+  return number;
+}
+
+}  // namespace
 
 ConfiguredKernel::ConfiguredKernel(const ReadyKernel& kernel, const CallShape& shape, int index)
     : kernel_(kernel),
@@ -24,7 +38,10 @@ void ConfiguredKernel::launch(Stream stream, Stream owner, std::initializer_list
     word = error_word(owner, kernel_.description);
     all.push_back(&word);
   }
-  kernel_.kernel(index_).launch(geometry_.grid, geometry_.block, geometry_.dynamic_smem, stream, all.data());
+  // Programmatic dependents need sm_90+ (griddepcontrol); the kernels test __CUDA_ARCH__ alike.
+  const bool programmatic = geometry_.programmatic && arch_number(kernel_.compiled.arch) >= 90;
+  kernel_.kernel(index_).launch(geometry_.grid, geometry_.block, geometry_.dynamic_smem, stream, all.data(),
+                                programmatic);
 }
 
 }  // namespace flexjit::codegen

@@ -1,5 +1,7 @@
 #include "jit/module.hpp"
 
+#include <cstring>
+
 #include "flexjit/error.hpp"
 #include "jit/driver.hpp"
 #include "jit/memo.hpp"
@@ -117,8 +119,8 @@ void LoadedKernel::set_max_dynamic_smem(size_t bytes) const {
   state->dynamic_smem_limit = bytes;
 }
 
-void LoadedKernel::launch(Dim3 grid, Dim3 block, size_t dynamic_smem, Stream stream,
-                          void** args) const {
+void LoadedKernel::launch(Dim3 grid, Dim3 block, size_t dynamic_smem, Stream stream, void** args,
+                          bool programmatic) const {
   if (!state) throw UsageError("LoadedKernel used before LoadedModule::kernel() set it up");
   const unsigned long long threads =
       static_cast<unsigned long long>(block.x) * block.y * block.z;
@@ -134,12 +136,29 @@ void LoadedKernel::launch(Dim3 grid, Dim3 block, size_t dynamic_smem, Stream str
   CUcontext current = nullptr;
   FLEXJIT_CU(d.cuCtxGetCurrent(&current));
   if (!current) FLEXJIT_CU(d.cuCtxSetCurrent(module->context()));
-  const CUresult rc =
-      d.cuLaunchKernel(function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-                       static_cast<unsigned>(dynamic_smem), stream, args, nullptr);
+  CUresult rc = CUDA_SUCCESS;
+  if (programmatic && d.cuLaunchKernelEx != nullptr) {
+    CUlaunchAttribute attribute;
+    std::memset(&attribute, 0, sizeof attribute);
+    attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attribute.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig config;
+    std::memset(&config, 0, sizeof config);
+    config.gridDimX = grid.x, config.gridDimY = grid.y, config.gridDimZ = grid.z;
+    config.blockDimX = block.x, config.blockDimY = block.y, config.blockDimZ = block.z;
+    config.sharedMemBytes = static_cast<unsigned>(dynamic_smem);
+    config.hStream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    rc = d.cuLaunchKernelEx(&config, function, args, nullptr);
+  } else {
+    rc = d.cuLaunchKernel(function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                          static_cast<unsigned>(dynamic_smem), stream, args, nullptr);
+  }
   if (rc != CUDA_SUCCESS)
     throw_driver_error(rc,
-                       "cuLaunchKernel(" + name + ", grid " + shape(grid) + ", block " +
+                       std::string(programmatic && d.cuLaunchKernelEx != nullptr ? "cuLaunchKernelEx" : "cuLaunchKernel") +
+                           "(" + name + (programmatic ? ", programmatic dependent" : "") + ", grid " + shape(grid) + ", block " +
                            shape(block) + ", " + std::to_string(dynamic_smem) +
                            " bytes dynamic shared memory)",
                        __FILE__, __LINE__);

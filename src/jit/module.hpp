@@ -52,8 +52,12 @@ struct LoadedKernel {
   // (an array of pointers to each argument). Raises the dynamic shared memory limit when
   // `dynamic_smem` needs it. Throws UsageError for a block larger than max_threads, DriverError
   // when the launch fails (the message names the kernel and the launch shape). Asynchronous:
-  // errors inside the kernel surface at the next synchronisation.
-  void launch(Dim3 grid, Dim3 block, size_t dynamic_smem, Stream stream, void** args) const;
+  // errors inside the kernel surface at the next synchronisation. `programmatic`: launched as the
+  // stream's previous kernel's programmatic dependent (cuLaunchKernelEx with programmatic stream
+  // serialization, sm_90+): the kernel must wait for that kernel (griddepcontrol.wait) before it
+  // reads what that kernel wrote. A driver without cuLaunchKernelEx launches it plainly, after
+  // the previous kernel, which gives the same results.
+  void launch(Dim3 grid, Dim3 block, size_t dynamic_smem, Stream stream, void** args, bool programmatic = false) const;
 
   std::shared_ptr<const LoadedModule> module;  // keeps the CUmodule alive
   FunctionState* state = nullptr;              // owned by `module`

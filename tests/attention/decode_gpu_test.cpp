@@ -594,18 +594,42 @@ TEST(DecodeGpu, HopperPagedDefaultReadsThroughTmaWherePagesAllow) {
     EXPECT_LT(r.out_error, tolerance(p.dtype)) << "page " << page << ": output, seed " << r.seed;
     EXPECT_LT(r.lse_error, tolerance(p.dtype)) << "page " << page << ": LSE, seed " << r.seed;
   }
+  // Short sequences in waves: at least two (sequence, kv head) units per SM, none longer than 2048
+  // keys, take 64-key TMA tiles (two CTAs per SM); one sequence past 2048 keys keeps 128.
+  const int sms = current_device().sm_count;
+  for (int longest : {2048, 2049}) {
+    DecodeProblem p;
+    p.Hq = 8, p.Hkv = 2, p.S = longest;
+    p.B = sms + 1;  // 2 x SMs + 2 units
+    p.lens.clear();
+    for (int b = 0; b < p.B; ++b) p.lens.push_back(b == 1 ? longest : 1 + (b * 389) % 1500);
+    p.page_size = 16;
+    const DecodeOutcome r = run_decode_check(p);
+    EXPECT_EQ(r.config, longest <= 2048 ? "m16n64w4s3t" : "m16n128w4s3t") << "longest " << longest;
+    EXPECT_LT(r.out_error, tolerance(p.dtype)) << "longest " << longest << ": output, seed " << r.seed;
+    EXPECT_LT(r.lse_error, tolerance(p.dtype)) << "longest " << longest << ": LSE, seed " << r.seed;
+  }
 }
 
-// The Hopper default for a contiguous d128 cache reads it through TMA at the cp.async tiles'
-// shape (64 keys, 4 warps): GQA 4 and 7, Sq 1 and 3, odd lengths, an empty sequence, a mask; the
-// same bits as those tiles by cp.async (same tiles, same order) and on a second run.
+// The Hopper default for a contiguous d128 cache whose longest sequence passes 16384 keys reads it
+// through TMA at the cp.async tiles' shape (64 keys, 4 warps): GQA 4 and 7, Sq 1 and 3, odd
+// lengths, an empty sequence, a mask; the same bits as those tiles by cp.async (same tiles, same
+// order) and on a second run. Shorter caches take the cp.async tiles.
 TEST(DecodeGpu, HopperContiguousDefaultReadsThroughTma) {
   FLEXJIT_REQUIRE_HOPPER_DECODE();
+  for (int longest : {16384, 16385}) {
+    DecodeProblem p;
+    p.B = 2, p.Hq = 8, p.Hkv = 2, p.S = longest;
+    p.lens = {longest, 1000};
+    const DecodeOutcome r = run_decode_check(p);
+    EXPECT_EQ(r.config, longest > 16384 ? "m16n64w4s3t" : "m16n64w4s3") << "longest " << longest;
+    EXPECT_LT(r.out_error, tolerance(p.dtype)) << "longest " << longest << ": output, seed " << r.seed;
+  }
   for (auto [hq, hkv, sq, mask] : {std::tuple<int, int, int, const char*>{16, 4, 1, ""}, {28, 4, 1, ""},
                                    {12, 4, 3, kCausalDecode}}) {
     DecodeProblem p;
-    p.B = 3, p.Hq = hq, p.Hkv = hkv, p.Sq = sq, p.S = 2051;
-    p.lens = {2051, 0, 777};
+    p.B = 3, p.Hq = hq, p.Hkv = hkv, p.Sq = sq, p.S = 16411;
+    p.lens = {16411, 0, 777};
     p.mask_mod = mask;
     const std::string what = "Hq " + std::to_string(hq) + " Hkv " + std::to_string(hkv) + " Sq " + std::to_string(sq);
     const DecodeOutcome r = run_decode_check(p, /*rerun=*/true);
@@ -618,6 +642,99 @@ TEST(DecodeGpu, HopperContiguousDefaultReadsThroughTma) {
     const DecodeOutcome q = run_decode_check(plain, false, r.seed);
     EXPECT_EQ(q.out, r.out) << what << ": TMA and cp.async tiles disagree, seed " << r.seed;
     EXPECT_EQ(q.lse, r.lse) << what << ": TMA and cp.async tiles disagree on the LSE, seed " << r.seed;
+  }
+}
+
+// Steps that read each other's outputs: step i's q is step i-1's out, four steps on one stream.
+// On sm_90+ the decode, classification and combine kernels are launched as programmatic
+// dependents (their CTAs start while the previous kernel runs) and must wait for that kernel
+// before reading q. Cases: one split (the decode kernel writes out), many splits (the combine
+// writes it), and a mask the classification kernel lists. Run three ways: one step at a time with
+// the stream synchronised between steps (each step checked against the float64 reference from the
+// previous step's output), the four steps back to back without synchronisation, and the four
+// captured in a CUDA graph and replayed; the last two give the first one's bits.
+TEST(DecodeGpu, StepsThatReadEachOthersOutputsOnOneStreamAndInAGraph) {
+  FLEXJIT_REQUIRE_GPU();
+  const jit::Driver& d = jit::driver();
+  if (!d.cuStreamBeginCapture || !d.cuStreamEndCapture || !d.cuGraphInstantiate || !d.cuGraphLaunch)
+    GTEST_SKIP() << "this driver has no stream capture entry points";
+  const OwnedStream owned;
+  const CUstream stream = owned.stream;
+  constexpr int kSteps = 4;
+  struct Case {
+    const char* what;
+    std::vector<int32_t> lens;
+    const char* mask;
+  };
+  for (const Case& c : {Case{"one split", {64, 37}, ""}, Case{"many splits", {3001, 1700}, ""},
+                        Case{"classified mask", {2900, 643}, "kv_idx % 3 != 1 && q_idx + kv_len - q_len >= kv_idx"}}) {
+    const uint64_t seed = fresh_seed();
+    std::mt19937_64 rng(seed);
+    const int B = 2, Hq = 8, Hkv = 2, Sq = 1, D = 128, S = c.lens[0];
+    AttentionSpec spec;
+    spec.mask_mod = c.mask;
+    spec.head_dim = spec.head_dim_v = D;
+    const Attention attention(spec);
+    const auto q = random_values(size_t(B) * Hq * Sq * D, rng, spec.dtype);
+    const auto k = random_values(size_t(B) * Hkv * S * D, rng, spec.dtype);
+    const auto v = random_values(size_t(B) * Hkv * S * D, rng, spec.dtype);
+    auto dk = DeviceOperand::allocate(B, Hkv, S, D, spec.dtype, false);
+    auto dv = DeviceOperand::allocate(B, Hkv, S, D, spec.dtype, false);
+    dk.upload(k);
+    dv.upload(v);
+    DeviceBuffer lens = DeviceBuffer::from_host(c.lens);
+    KVCache kv = KVCache::contiguous(dk.view, dv.view, TensorView::contiguous(lens.data(), DType::i32, {B}));
+    kv.host_seq_lens = c.lens.data();
+    std::vector<DeviceOperand> ops;  // ops[0] = q, ops[i] = step i's out
+    for (int i = 0; i <= kSteps; ++i) ops.push_back(DeviceOperand::allocate(B, Hq, Sq, D, spec.dtype, false));
+    ops[0].upload(q);
+    const TensorView no_lse;
+    auto poison_outputs = [&] {
+      for (int i = 1; i <= kSteps; ++i) poison_with_nan(ops[i].buffer, spec.dtype);
+    };
+    auto run_steps = [&](bool synchronise_each) {
+      for (int i = 1; i <= kSteps; ++i) {
+        attention.decode(ops[i - 1].view, kv, ops[i].view, no_lse, stream);
+        if (synchronise_each) FLEXJIT_CU(d.cuStreamSynchronize(stream));
+      }
+    };
+    auto output_bits = [&] {
+      std::vector<std::vector<unsigned char>> bits;
+      for (int i = 1; i <= kSteps; ++i) bits.push_back(ops[i].buffer.to_host<unsigned char>());
+      return bits;
+    };
+    const std::string what = std::string(c.what) + ", seed " + std::to_string(seed);
+
+    poison_outputs();
+    run_steps(true);
+    check_buffer_errors(stream);
+    const auto stepwise = output_bits();
+    std::vector<std::vector<unsigned char>> storage;
+    const EvalInputs inputs = host_inputs({}, {}, storage);
+    const ReferenceShape shape{B, Hq, Hkv, Sq, S, D, D};
+    for (int i = 1; i <= kSteps; ++i) {
+      const ReferenceForward ref = reference_forward_ragged(attention.score_mod(), attention.mask_mod(), inputs, shape,
+                                                            ops[i - 1].download(), k, v, c.lens, 1.0 / std::sqrt(double(D)));
+      EXPECT_LT(flexjit::relative_error(ops[i].download(), ref.out), tolerance(spec.dtype)) << what << ", step " << i;
+    }
+
+    poison_outputs();
+    run_steps(false);
+    check_buffer_errors(stream);
+    EXPECT_TRUE(output_bits() == stepwise) << what << ": back-to-back steps gave other bits than synchronised ones";
+
+    poison_outputs();
+    CUgraph graph = nullptr;
+    CUgraphExec exec = nullptr;
+    FLEXJIT_CU(d.cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    run_steps(false);
+    FLEXJIT_CU(d.cuStreamEndCapture(stream, &graph));
+    FLEXJIT_CU(d.cuGraphInstantiate(&exec, graph, 0));
+    FLEXJIT_CU(d.cuGraphLaunch(exec, stream));
+    check_buffer_errors(stream);
+    d.cuGraphExecDestroy(exec);
+    d.cuGraphDestroy(graph);
+    EXPECT_TRUE(output_bits() == stepwise) << what << ": the replayed graph gave other bits than synchronised steps";
   }
 }
 

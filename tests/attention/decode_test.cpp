@@ -112,6 +112,11 @@ TEST(DecodeHost, SplitsFillWholeWavesOrSpreadRaggedWork) {
   s = choose_decode_split(128, 512, {}, 264, 264);
   EXPECT_EQ(s.num_splits, 2);
   EXPECT_EQ(s.tiles_per_split, 256);
+  // 8 pairs of 64 tiles (one sequence of 4096 keys, 8 kv heads): 15 splits would cover 120 of 132
+  // SMs, but 64 tiles in 15 splits are 13 splits of 5 (104 CTAs, 79 %); 16 splits of 4 cover 128.
+  s = choose_decode_split(8, 64, {}, 264, 132);
+  EXPECT_EQ(s.num_splits, 16);
+  EXPECT_EQ(s.tiles_per_split, 4);
   // One tile: never split.
   EXPECT_EQ(choose_decode_split(4, 1, {}, 264, 132).num_splits, 1);
   // Ragged: 4 sequences of 1 and 400 tiles, 8 units each -> 6416 tiles over 8 x 264 CTAs -> 4 tiles

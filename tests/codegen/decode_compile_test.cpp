@@ -196,6 +196,17 @@ TEST(DecodeCompile, DefaultTilesFollowTheCacheAndTheArchitecture) {
   EXPECT_EQ(paged_with(20, "sm_90a"), "m16n128w8s3");
   EXPECT_EQ(paged_with(12, "sm_90a"), "m16n128w8s3");
   EXPECT_EQ(paged_with(64, "sm_80"), "m16n64w4s3");
+  // Short sequences in waves of CTAs: 64 keys through TMA (two CTAs per SM) where the pages make
+  // whole atoms of 64-key boxes; the page sizes TMA cannot box keep the cp.async tiles.
+  auto short_waves = [](int page, const char* arch) {
+    return decode_default_config(Family::decode, 128, 128, 4, true, arch, true, page, true).str();
+  };
+  EXPECT_EQ(short_waves(16, "sm_90a"), "m16n64w4s3t");
+  EXPECT_EQ(short_waves(64, "sm_90a"), "m16n64w4s3t");
+  EXPECT_EQ(short_waves(24, "sm_90a"), "m16n64w4s3t");
+  EXPECT_EQ(short_waves(256, "sm_90a"), "m16n64w4s3t");
+  EXPECT_EQ(short_waves(20, "sm_90a"), "m16n128w8s3");
+  EXPECT_EQ(short_waves(64, "sm_80"), "m16n64w4s3");
   // Pools TMA cannot describe (a stride of 0, a base off 16 bytes) keep the cp.async tiles.
   EXPECT_EQ(decode_default_config(Family::decode, 128, 128, 4, true, "sm_90a", false, 64).str(), "m16n128w8s3");
   // A contiguous cache TMA can describe: the same 64-key tiles through TMA on Hopper, at head dims
@@ -210,6 +221,15 @@ TEST(DecodeCompile, DefaultTilesFollowTheCacheAndTheArchitecture) {
   EXPECT_EQ(contiguous_tma(256, 4, "sm_90a"), "m16n32w2s3");
   EXPECT_EQ(contiguous_tma(128, 4, "sm_80"), "m16n64w4s3");
   EXPECT_EQ(decode_default_config(Family::decode, 128, 128, 4, false, "sm_90a", true, 64).str(), "m16n64w4s3t");
+  // ... when the longest sequence passes 16384 keys (or is unknown); shorter steps by cp.async.
+  auto contiguous_of = [](int64_t longest) {
+    return decode_default_config(Family::decode, 128, 128, 4, false, "sm_90a", true, 0, false, longest).str();
+  };
+  EXPECT_EQ(contiguous_of(16385), "m16n64w4s3t");
+  EXPECT_EQ(contiguous_of(65536), "m16n64w4s3t");
+  EXPECT_EQ(contiguous_of(16384), "m16n64w4s3");
+  EXPECT_EQ(contiguous_of(1), "m16n64w4s3");
+  EXPECT_EQ(contiguous_of(0), "m16n64w4s3t");
   EXPECT_EQ(config(128, false, "sm_90a"), "m16n64w4s3");
   // sm_80 allows 163 KiB a block: the paged cache keeps the 100 KiB tiles.
   EXPECT_EQ(config(128, true, "sm_80"), "m16n64w4s3");

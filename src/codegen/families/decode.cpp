@@ -31,7 +31,8 @@ size_t decode_smem_bytes(const BlockConfig& c, int head_dim, int head_dim_v) {
 }  // namespace
 
 BlockConfig decode_default_config(Family family, int head_dim, int head_dim_v, int packed_rows, bool paged,
-                                  const std::string& arch, bool tma_reads_cache, int page_size) {
+                                  const std::string& arch, bool tma_reads_cache, int page_size, bool short_waves,
+                                  int64_t longest_keys) {
   if (family == Family::decode_combine) return {0, 0, 4, 0};
   const int d = head_dim > head_dim_v ? head_dim : head_dim_v;
   const size_t limit = max_shared_memory_for_arch(arch);
@@ -52,11 +53,13 @@ BlockConfig decode_default_config(Family family, int head_dim, int head_dim_v, i
     return std::nullopt;
   };
   const bool hopper_tma = d <= 128 && d > 64 && m == 16 && arch == "sm_90a" && tma_reads_cache;
-  if (hopper_tma && !paged)
+  if (hopper_tma && !paged && (longest_keys == 0 || longest_keys > kDecodeContiguousTmaKeys))
     if (const auto c = tma_tiles(64)) return *c;
   if (d <= 128 && d > 64 && paged && m == 16) {
+    // Short sequences in waves of CTAs (H200, B=64 1k, pages of 16: 64 keys 3172 GB/s against 2956
+    // for 128, which lead on long sequences, 4285-4291 against 4239-4246 at B=16 32k).
     if (hopper_tma && page_size > 0 && std::gcd(page_size, 128) % 8 == 0)
-      if (const auto c = tma_tiles(128)) return *c;
+      if (const auto c = tma_tiles(short_waves && std::gcd(page_size, 64) % 8 == 0 ? 64 : 128)) return *c;
     const BlockConfig wide_paged{16, 128, 8, 3};
     if (decode_smem_bytes(wide_paged, head_dim, head_dim_v) <= limit) return wide_paged;
   }
@@ -187,12 +190,16 @@ LaunchGeometry decode_geometry(const KernelSpec& s, const CallShape& shape, int 
     g.grid = {static_cast<unsigned>(static_cast<long long>(shape.batch) * list_heads), row_tiles,
               static_cast<unsigned>(parts)};
     g.block = {static_cast<unsigned>(decode_threads(s, 1)), 1, 1};
+    g.programmatic = true;
     return g;
   }
   g.grid = {static_cast<unsigned>(static_cast<long long>(shape.batch) * shape.kv_heads),
             static_cast<unsigned>(shape.splits < 1 ? 1 : shape.splits), row_tiles};
   g.block = {static_cast<unsigned>(threads(s, 0)), 1, 1};
   g.dynamic_smem = decode_smem(s);
+  // Both kernels wait for the previous kernel before their first global access (the decode kernel
+  // then lets the combine start): a step's launch hides behind whatever ran before it.
+  g.programmatic = true;
   return g;
 }
 
@@ -202,6 +209,7 @@ LaunchGeometry combine_geometry(const KernelSpec& s, const CallShape& shape, int
   const long long rows = static_cast<long long>(shape.batch) * shape.heads * shape.q_len;
   g.grid = {ceil_div(rows, s.config.num_warps), 1, 1};
   g.block = {static_cast<unsigned>(threads(s, 0)), 1, 1};
+  g.programmatic = true;  // right after the decode kernel, which lets it start early
   return g;
 }
 

@@ -18,10 +18,20 @@ constexpr int kDecodeBoundsMaxTiles = 1024;
 // `tma_reads_cache`: TMA can describe the call's K and V (contiguous cache or pools: aligned bases,
 // 16-byte strides; false when unknown). On sm_90a such a cache takes the TMA tiles at head dims
 // 65-128 and up to 16 packed rows: a contiguous one always, a paged one when `page_size` makes
-// boxes of whole swizzle atoms.
+// boxes of whole swizzle atoms. `short_waves`: the call's CTAs are short and come in waves (at
+// least two (sequence, kv head) units per SM and at most kDecodeShortKeys keys per sequence): a
+// paged cache then takes 64-key TMA tiles, two CTAs per SM, so one CTA's start overlaps the
+// other's stream. `longest_keys`: the call's longest sequence (0: unknown, taken as long); a
+// contiguous cache takes the TMA tiles only past kDecodeContiguousTmaKeys keys.
 BlockConfig decode_default_config(Family family, int head_dim, int head_dim_v, int packed_rows = 0,
                                   bool paged = false, const std::string& arch = "sm_90a", bool tma_reads_cache = false,
-                                  int page_size = 0);
+                                  int page_size = 0, bool short_waves = false, int64_t longest_keys = 0);
+// The longest sequence (keys) of a call whose CTAs are short (decode_default_config's short_waves).
+constexpr int64_t kDecodeShortKeys = 2048;
+// A contiguous cache's sequences up to this many keys are read by cp.async: a step is short and
+// TMA's start (barriers, descriptors) costs more than it saves (H200, graph-captured steps, B=1 4k
+// to B=64 1k and B=1 16k: cp.async 1.003-1.04x; B=16 32k level in a graph, TMA 1.02x by bench).
+constexpr int64_t kDecodeContiguousTmaKeys = 16384;
 
 // True when a decode kernel of `spec` (its mask, tiles and head dims) classifies its key tiles by the
 // mask's interval bounds (KernelSpec::decode_tile_bounds) instead of running the classification
