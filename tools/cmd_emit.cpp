@@ -152,11 +152,15 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
       // Without a config, the one a call on `arch` launches when tuning is off (the wgmma kernels on
       // sm_90a), so what is emitted is what runs.
       spec.config = codegen::default_config(spec.family, spec.head_dim, spec.head_dim_v);
-      // Decoding picks its tiles per call (one query row per kv-head group here, as a decode step).
+      // Decoding picks its tiles per call (one query row per kv-head group here, as a decode step of
+      // long sequences: emit knows no lengths).
+      codegen::DecodeCacheFacts cache;
+      cache.paged = spec.paged;
+      cache.tma_reads_cache = !spec.paged || o->page_size > 0;
+      cache.page_size = spec.paged ? o->page_size : 0;
       const BlockConfig launched =
           family == codegen::Family::decode
-              ? codegen::decode_default_config(family, spec.head_dim, spec.head_dim_v, spec.gqa_group, spec.paged, o->arch,
-                                              !spec.paged || o->page_size > 0, spec.paged ? o->page_size : 0)
+              ? codegen::decode_default_config(family, spec.head_dim, spec.head_dim_v, spec.gqa_group, o->arch, cache)
               : tune::default_for(spec, o->arch);
       spec.config = o->variant.block_config(launched).value_or(launched);
       codegen::set_dkdv_half_slab_tiles(spec, o->variant.head_dim, o->variant.value_head_dim(), o->arch);

@@ -223,9 +223,14 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   // Short CTAs in waves: two (sequence, kv head, 16-row tile) units per SM, short sequences.
   const bool short_waves = int64_t(B) * Hkv * ceil_div(int64_t(Sq) * group, 16) >= 2 * int64_t(sm_cache.second) &&
                            longest <= codegen::kDecodeShortKeys;
+  codegen::DecodeCacheFacts facts;
+  facts.paged = paged;
+  facts.tma_reads_cache = tma_reads_cache;
+  facts.page_size = kv.page_size();
+  facts.short_waves = short_waves;
+  facts.longest_keys = std::max<int64_t>(longest, 1);
   const BlockConfig default_config =
-      codegen::decode_default_config(codegen::Family::decode, ks.head_dim, ks.head_dim_v, Sq * group, paged, arch,
-                                     tma_reads_cache, kv.page_size(), short_waves, std::max<int64_t>(longest, 1));
+      codegen::decode_default_config(codegen::Family::decode, ks.head_dim, ks.head_dim_v, Sq * group, arch, facts);
   ks.config = spec.decode_config.value_or(default_config);
   // A mask whose tiles interval bounds can classify is classified inside the decode kernel where
   // its list fits in shared memory; others (float math, buffers indexed by kv_idx, caches of more

@@ -25,7 +25,11 @@ KernelSpec decode_spec(int d, int gqa, bool paged, const std::string& score, con
   if (!score.empty()) s.score_mod = Expr::parse(ModKind::score, score);
   if (!mask.empty()) s.mask_mod = Expr::parse(ModKind::mask, mask);
   // The tiles a call with aligned tensors (pages of 64) takes.
-  s.config = decode_default_config(Family::decode, d, d, gqa, paged, arch, /*tma_reads_cache=*/true, paged ? 64 : 0);
+  DecodeCacheFacts cache;
+  cache.paged = paged;
+  cache.tma_reads_cache = true;
+  cache.page_size = paged ? 64 : 0;
+  s.config = decode_default_config(Family::decode, d, d, gqa, arch, cache);
   return s;
 }
 
@@ -179,15 +183,26 @@ TEST(DecodeCompile, TmaConfigsCompileForHopperOnly) {
 }
 
 TEST(DecodeCompile, DefaultTilesFollowTheCacheAndTheArchitecture) {
-  auto config = [](int d, bool paged, const char* arch) {
-    return decode_default_config(Family::decode, d, d, 4, paged, arch).str();
+  // The facts of a call: its cache (paged or not, whether TMA can describe it, the page size), and
+  // its lengths (short sequences in waves, the longest one).
+  auto facts = [](bool paged, bool tma, int page, bool short_waves = false, int64_t longest = 0) {
+    DecodeCacheFacts f;
+    f.paged = paged;
+    f.tma_reads_cache = tma;
+    f.page_size = page;
+    f.short_waves = short_waves;
+    f.longest_keys = longest;
+    return f;
+  };
+  auto config = [&](int d, bool paged, const char* arch) {
+    return decode_default_config(Family::decode, d, d, 4, arch, facts(paged, false, 0)).str();
   };
   // Hopper: a paged cache takes 8 warps over 128 keys (196 KiB), a contiguous one 4 over 64.
   EXPECT_EQ(config(128, true, "sm_90a"), "m16n128w8s3");
   // ... and 4 warps over 128 keys through TMA when the pools and the page size allow it: boxes
   // of gcd(page, 128) rows, whole 8-row swizzle atoms.
-  auto paged_with = [](int page, const char* arch) {
-    return decode_default_config(Family::decode, 128, 128, 4, true, arch, true, page).str();
+  auto paged_with = [&](int page, const char* arch) {
+    return decode_default_config(Family::decode, 128, 128, 4, arch, facts(true, true, page)).str();
   };
   EXPECT_EQ(paged_with(64, "sm_90a"), "m16n128w4s3t");
   EXPECT_EQ(paged_with(16, "sm_90a"), "m16n128w4s3t");
@@ -198,8 +213,8 @@ TEST(DecodeCompile, DefaultTilesFollowTheCacheAndTheArchitecture) {
   EXPECT_EQ(paged_with(64, "sm_80"), "m16n64w4s3");
   // Short sequences in waves of CTAs: 64 keys through TMA (two CTAs per SM) where the pages make
   // whole atoms of 64-key boxes; the page sizes TMA cannot box keep the cp.async tiles.
-  auto short_waves = [](int page, const char* arch) {
-    return decode_default_config(Family::decode, 128, 128, 4, true, arch, true, page, true).str();
+  auto short_waves = [&](int page, const char* arch) {
+    return decode_default_config(Family::decode, 128, 128, 4, arch, facts(true, true, page, true)).str();
   };
   EXPECT_EQ(short_waves(16, "sm_90a"), "m16n64w4s3t");
   EXPECT_EQ(short_waves(64, "sm_90a"), "m16n64w4s3t");
@@ -208,11 +223,11 @@ TEST(DecodeCompile, DefaultTilesFollowTheCacheAndTheArchitecture) {
   EXPECT_EQ(short_waves(20, "sm_90a"), "m16n128w8s3");
   EXPECT_EQ(short_waves(64, "sm_80"), "m16n64w4s3");
   // Pools TMA cannot describe (a stride of 0, a base off 16 bytes) keep the cp.async tiles.
-  EXPECT_EQ(decode_default_config(Family::decode, 128, 128, 4, true, "sm_90a", false, 64).str(), "m16n128w8s3");
+  EXPECT_EQ(decode_default_config(Family::decode, 128, 128, 4, "sm_90a", facts(true, false, 64)).str(), "m16n128w8s3");
   // A contiguous cache TMA can describe: the same 64-key tiles through TMA on Hopper, at head dims
   // 65-128 and up to 16 packed rows; elsewhere, or when TMA cannot describe it, by cp.async.
-  auto contiguous_tma = [](int d, int rows, const char* arch) {
-    return decode_default_config(Family::decode, d, d, rows, false, arch, true, 0).str();
+  auto contiguous_tma = [&](int d, int rows, const char* arch) {
+    return decode_default_config(Family::decode, d, d, rows, arch, facts(false, true, 0)).str();
   };
   EXPECT_EQ(contiguous_tma(128, 4, "sm_90a"), "m16n64w4s3t");
   EXPECT_EQ(contiguous_tma(96, 16, "sm_90a"), "m16n64w4s3t");
@@ -220,10 +235,10 @@ TEST(DecodeCompile, DefaultTilesFollowTheCacheAndTheArchitecture) {
   EXPECT_EQ(contiguous_tma(64, 4, "sm_90a"), "m16n128w4s3");
   EXPECT_EQ(contiguous_tma(256, 4, "sm_90a"), "m16n32w2s3");
   EXPECT_EQ(contiguous_tma(128, 4, "sm_80"), "m16n64w4s3");
-  EXPECT_EQ(decode_default_config(Family::decode, 128, 128, 4, false, "sm_90a", true, 64).str(), "m16n64w4s3t");
+  EXPECT_EQ(decode_default_config(Family::decode, 128, 128, 4, "sm_90a", facts(false, true, 64)).str(), "m16n64w4s3t");
   // ... when the longest sequence passes 16384 keys (or is unknown); shorter steps by cp.async.
-  auto contiguous_of = [](int64_t longest) {
-    return decode_default_config(Family::decode, 128, 128, 4, false, "sm_90a", true, 0, false, longest).str();
+  auto contiguous_of = [&](int64_t longest) {
+    return decode_default_config(Family::decode, 128, 128, 4, "sm_90a", facts(false, true, 0, false, longest)).str();
   };
   EXPECT_EQ(contiguous_of(16385), "m16n64w4s3t");
   EXPECT_EQ(contiguous_of(65536), "m16n64w4s3t");

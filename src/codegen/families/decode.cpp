@@ -30,10 +30,10 @@ size_t decode_smem_bytes(const BlockConfig& c, int head_dim, int head_dim_v) {
 
 }  // namespace
 
-BlockConfig decode_default_config(Family family, int head_dim, int head_dim_v, int packed_rows, bool paged,
-                                  const std::string& arch, bool tma_reads_cache, int page_size, bool short_waves,
-                                  int64_t longest_keys) {
+BlockConfig decode_default_config(Family family, int head_dim, int head_dim_v, int packed_rows,
+                                  const std::string& arch, const DecodeCacheFacts& cache) {
   if (family == Family::decode_combine) return {0, 0, 4, 0};
+  const bool paged = cache.paged;
   const int d = head_dim > head_dim_v ? head_dim : head_dim_v;
   const size_t limit = max_shared_memory_for_arch(arch);
   // 16 packed rows cover a decode step of up to 16 heads per kv head; more rows (speculative or
@@ -52,14 +52,15 @@ BlockConfig decode_default_config(Family family, int head_dim, int head_dim_v, i
     if (decode_smem_bytes(c, head_dim, head_dim_v) <= limit) return c;
     return std::nullopt;
   };
-  const bool hopper_tma = d <= 128 && d > 64 && m == 16 && arch == "sm_90a" && tma_reads_cache;
-  if (hopper_tma && !paged && (longest_keys == 0 || longest_keys > kDecodeContiguousTmaKeys))
+  const bool hopper_tma = d <= 128 && d > 64 && m == 16 && arch == "sm_90a" && cache.tma_reads_cache;
+  if (hopper_tma && !paged && (cache.longest_keys == 0 || cache.longest_keys > kDecodeContiguousTmaKeys))
     if (const auto c = tma_tiles(64)) return *c;
   if (d <= 128 && d > 64 && paged && m == 16) {
     // Short sequences in waves of CTAs (H200, B=64 1k, pages of 16: 64 keys 3172 GB/s against 2956
     // for 128, which lead on long sequences, 4285-4291 against 4239-4246 at B=16 32k).
-    if (hopper_tma && page_size > 0 && std::gcd(page_size, 128) % 8 == 0)
-      if (const auto c = tma_tiles(short_waves && std::gcd(page_size, 64) % 8 == 0 ? 64 : 128)) return *c;
+    const int page = cache.page_size;
+    if (hopper_tma && page > 0 && std::gcd(page, 128) % 8 == 0)
+      if (const auto c = tma_tiles(cache.short_waves && std::gcd(page, 64) % 8 == 0 ? 64 : 128)) return *c;
     const BlockConfig wide_paged{16, 128, 8, 3};
     if (decode_smem_bytes(wide_paged, head_dim, head_dim_v) <= limit) return wide_paged;
   }

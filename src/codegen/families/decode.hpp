@@ -13,19 +13,27 @@ constexpr int kDecodeMaxClassifyParts = 8;
 // listed in shared memory (4 bytes a tile), so a cache of more tiles takes the classification kernel.
 constexpr int kDecodeBoundsMaxTiles = 1024;
 
+// What a decode call's cache and lengths tell its default tiles (the defaults: a contiguous cache
+// of unknown lengths that TMA cannot describe).
+struct DecodeCacheFacts {
+  bool paged = false;
+  // TMA can describe the call's K and V (contiguous cache or pools: aligned bases, 16-byte
+  // strides). On sm_90a such a cache takes the TMA tiles at head dims 65-128 and up to 16 packed
+  // rows: a contiguous one past kDecodeContiguousTmaKeys keys, a paged one when `page_size` makes
+  // boxes of whole swizzle atoms.
+  bool tma_reads_cache = false;
+  int page_size = 0;  // paged: the call's page size (0: unknown)
+  // The call's CTAs are short and come in waves (at least two (sequence, kv head) units per SM and
+  // at most kDecodeShortKeys keys per sequence): a paged cache then takes 64-key TMA tiles, two
+  // CTAs per SM, so one CTA's start overlaps the other's stream.
+  bool short_waves = false;
+  int64_t longest_keys = 0;  // the call's longest sequence (0: unknown, taken as long)
+};
+
 // Tiles for `packed_rows` query rows per kv head (Sq x GQA group; 0 means "typical decode") read
-// from a contiguous or a paged (`paged`) cache, within the shared memory of `arch`.
-// `tma_reads_cache`: TMA can describe the call's K and V (contiguous cache or pools: aligned bases,
-// 16-byte strides; false when unknown). On sm_90a such a cache takes the TMA tiles at head dims
-// 65-128 and up to 16 packed rows: a contiguous one always, a paged one when `page_size` makes
-// boxes of whole swizzle atoms. `short_waves`: the call's CTAs are short and come in waves (at
-// least two (sequence, kv head) units per SM and at most kDecodeShortKeys keys per sequence): a
-// paged cache then takes 64-key TMA tiles, two CTAs per SM, so one CTA's start overlaps the
-// other's stream. `longest_keys`: the call's longest sequence (0: unknown, taken as long); a
-// contiguous cache takes the TMA tiles only past kDecodeContiguousTmaKeys keys.
+// from the cache `cache` describes, within the shared memory of `arch`.
 BlockConfig decode_default_config(Family family, int head_dim, int head_dim_v, int packed_rows = 0,
-                                  bool paged = false, const std::string& arch = "sm_90a", bool tma_reads_cache = false,
-                                  int page_size = 0, bool short_waves = false, int64_t longest_keys = 0);
+                                  const std::string& arch = "sm_90a", const DecodeCacheFacts& cache = {});
 // The longest sequence (keys) of a call whose CTAs are short (decode_default_config's short_waves).
 constexpr int64_t kDecodeShortKeys = 2048;
 // A contiguous cache's sequences up to this many keys are read by cp.async: a step is short and
