@@ -55,7 +55,8 @@ DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<
     for (int asked = 1; asked <= std::min(max_tiles, 64); ++asked) {
       // The splits `asked` gives once the tiles are dealt out whole (64 tiles asked into 15 splits
       // are 13 splits of 5): the fill is the real CTAs'.
-      const int s = (max_tiles + (max_tiles + asked - 1) / asked - 1) / ((max_tiles + asked - 1) / asked);
+      const int per_split = (max_tiles + asked - 1) / asked;
+      const int s = (max_tiles + per_split - 1) / per_split;
       if (s == last_splits) continue;
       last_splits = s;
       const int64_t ctas = units * s;

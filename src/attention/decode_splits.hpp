@@ -29,8 +29,9 @@ struct DecodeSplitTuning {
 // contiguous cache, `slots` for a paged one); `max_tiles`: key tiles of the longest sequence;
 // `seq_tiles`: key tiles of each sequence when the host knows the lengths (empty otherwise). Equal
 // lengths: the fewest splits whose CTAs keep 90 % of `cover` busy over their rounds (else the best
-// found), counted after the tiles are dealt out whole (64 tiles cannot make 15 equal splits). More splits than that buy nothing: each re-reads Q, writes a partial and lengthens the
-// combine (H100, B=16 Hkv=8 contiguous: one split of 512 tiles beat two by 2-3 %, notes/perf.md).
+// found), counted after the tiles are dealt out whole (64 tiles cannot make 15 equal splits). More
+// splits than that buy nothing: each re-reads Q, writes a partial and lengthens the combine (H100,
+// B=16 Hkv=8 contiguous: one split of 512 tiles beat two by 2-3 %, notes/perf.md).
 // Ragged lengths: a fixed number of tiles per CTA, small enough for several CTAs per slot, so the
 // long sequences spread over the GPU while short ones finish early. With a mask_mod the kernel
 // divides each unit's *kept* tiles over these splits (the classification kernel's list), so the

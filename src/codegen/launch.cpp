@@ -1,5 +1,6 @@
 #include "codegen/launch.hpp"
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -8,15 +9,8 @@
 namespace flexjit::codegen {
 namespace {
 
-// 90 for "sm_90a", 100 for "sm_100"; 0 for a name without a number.
-int arch_number(const std::string& arch) {
-  const size_t underscore = arch.find('_');
-  int number = 0;
-  for (size_t i = underscore == std::string::npos ? arch.size() : underscore + 1;
-       i < arch.size() && arch[i] >= '0' && arch[i] <= '9'; ++i)
-    number = number * 10 + (arch[i] - '0');
-  return number;
-}
+// 90 for "sm_90a", 100 for "sm_100f" (compile_kernel accepts "sm_<NN>" with an optional suffix only).
+int arch_number(const std::string& arch) { return arch.rfind("sm_", 0) == 0 ? std::atoi(arch.c_str() + 3) : 0; }
 
 }  // namespace
 

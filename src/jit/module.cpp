@@ -136,8 +136,9 @@ void LoadedKernel::launch(Dim3 grid, Dim3 block, size_t dynamic_smem, Stream str
   CUcontext current = nullptr;
   FLEXJIT_CU(d.cuCtxGetCurrent(&current));
   if (!current) FLEXJIT_CU(d.cuCtxSetCurrent(module->context()));
+  const bool dependent = programmatic && d.cuLaunchKernelEx != nullptr;
   CUresult rc = CUDA_SUCCESS;
-  if (programmatic && d.cuLaunchKernelEx != nullptr) {
+  if (dependent) {
     CUlaunchAttribute attribute;
     std::memset(&attribute, 0, sizeof attribute);
     attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
@@ -157,8 +158,8 @@ void LoadedKernel::launch(Dim3 grid, Dim3 block, size_t dynamic_smem, Stream str
   }
   if (rc != CUDA_SUCCESS)
     throw_driver_error(rc,
-                       std::string(programmatic && d.cuLaunchKernelEx != nullptr ? "cuLaunchKernelEx" : "cuLaunchKernel") +
-                           "(" + name + (programmatic ? ", programmatic dependent" : "") + ", grid " + shape(grid) + ", block " +
+                       std::string(dependent ? "cuLaunchKernelEx(" : "cuLaunchKernel(") + name +
+                           (dependent ? ", programmatic dependent" : "") + ", grid " + shape(grid) + ", block " +
                            shape(block) + ", " + std::to_string(dynamic_smem) +
                            " bytes dynamic shared memory)",
                        __FILE__, __LINE__);
