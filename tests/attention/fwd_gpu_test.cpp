@@ -668,6 +668,40 @@ TEST(FwdGpu, WarpSpecializedEmptyAndOneKeyTileWalks) {
     }
 }
 
+// Masks whose kept region changes at 64-key edges inside the warp-specialised kernel's 128 x 128
+// tiles, where each consumer warpgroup owns 64 rows: 64 x 64 squares, which leave a warpgroup a
+// tile's lower half of keys, its upper half, both or neither; a window narrower than a tile; a
+// causal offset with Sq != Skv; a last tile whose upper half lies past the keys' end. Head dims
+// 64 (Q in registers), 128 and 192 / 128, GQA 3:1, [B,S,H,D] for one case. (Written for a skip
+// of the dead halves that measured slower and was not kept: notes/perf.md "(zzd)".)
+TEST(FwdGpu, WarpSpecializedMasksChangingAt64KeyEdges) {
+  FLEXJIT_REQUIRE_HOPPER();
+  struct Case { const char* mask; int sq, skv; };
+  const Case cases[] = {
+      {"(q_idx / 64) % 3 == (kv_idx / 64) % 3", 640, 640},
+      {"q_idx >= kv_idx && q_idx - kv_idx <= 100", 517, 517},
+      {"q_idx + 37 >= kv_idx", 300, 333},
+      {"q_idx >= kv_idx", 300, 300},
+  };
+  const std::pair<int, int> dims[] = {{64, 64}, {128, 128}, {192, 128}};
+  for (const Case& c : cases)
+    for (const auto& [d, dv] : dims) {
+      FwdProblem p;
+      p.B = 2;
+      p.Hq = 6;
+      p.Hkv = 2;
+      p.Sq = c.sq;
+      p.Skv = c.skv;
+      p.D = d;
+      p.Dv = dv;
+      p.bshd = c.sq == 517;
+      p.mask_mod = c.mask;
+      p.config = BlockConfig::parse("m128n128w8s2ws");
+      expect_close(p, std::string("ws 64-key edges '") + c.mask + "' d" + std::to_string(d) + "/" +
+                          std::to_string(dv));
+    }
+}
+
 // The kernel stores O through a TMA map of its own: out in the other layout than q, k and v,
 // odd lengths (the store drops the tail tile's rows past Sq), GQA 3:1, head dims whose O goes
 // out in one part (128, and 192 in three slabs) and in two through a half-width buffer (256).
