@@ -4,8 +4,15 @@
 
 namespace flexjit::attention {
 
+namespace {
+// choose_decode_split's one-split case for CTAs that stream at full speed alone: at most this many
+// key tiles, and that split alone keeping at least this percentage of `cover` busy.
+constexpr int kFastCtaOneSplitTiles = 32;
+constexpr int64_t kFastCtaOneSplitFill = 45;
+}  // namespace
+
 DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<int>& seq_tiles, int64_t slots,
-                                int64_t cover, const DecodeSplitTuning& tuning) {
+                                int64_t cover, const DecodeSplitTuning& tuning, bool fast_ctas) {
   DecodeSplit out;
   if (max_tiles <= 1 || units < 1 || slots < 1 || cover < 1) return out;
   const int64_t per_slot = std::max(tuning.ctas_per_slot, 1);
@@ -49,6 +56,12 @@ DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<
         return out;
       }
     }
+  } else if (fast_ctas && max_tiles <= kFastCtaOneSplitTiles && units * 100 >= cover * kFastCtaOneSplitFill) {
+    // One split, no combine. H200, pages of 64 (128-key TMA tiles), B=8 Hkv=8 (64 units, 132
+    // slots), the L2 cold: 1k keys 12.6 us against 15.1 for the two splits that fill the SMs, 2k
+    // 21.0 / 23.3, 4k 37.3 / 38.1; at 8k (64 tiles) two win, 67.4 / 69.5. With 32 units a split
+    // fewer than the fill asks keeps the combine and saves nothing (notes/perf.md "(zzd)").
+    out.tiles_per_split = max_tiles;
   } else {
     double best = 0;
     int best_splits = 1, last_splits = 0;

@@ -39,8 +39,11 @@ struct DecodeSplitTuning {
 // The ragged tail starts at the first split from which the remaining work (tiles at or past
 // big_splits x tiles_per_split, over all units) is at most one wave of big CTAs (slots x
 // tiles_per_split tiles).
+// `fast_ctas`: each CTA alone streams its keys at full speed (TMA boxes of 64 rows or more: pages of
+// 64 keys or more). Equal lengths of up to 32 tiles then stay in one split, which needs no
+// combine, wherever that split alone keeps 45 % of `cover` busy (see decode_splits.cpp).
 DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<int>& seq_tiles, int64_t slots,
-                                int64_t cover, const DecodeSplitTuning& tuning = {});
+                                int64_t cover, const DecodeSplitTuning& tuning = {}, bool fast_ctas = false);
 
 // The workspace of the mask classification: one list of kept tiles per (sequence, list head,
 // packed-row tile). The list heads are the kv heads when mask_mod reads h and 1 otherwise (the

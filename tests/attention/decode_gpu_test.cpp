@@ -611,6 +611,25 @@ TEST(DecodeGpu, HopperPagedDefaultReadsThroughTmaWherePagesAllow) {
   }
 }
 
+// Pages of 64 through TMA, 64 (sequence, kv head) units on a GPU of about 132 SMs, equal lengths
+// of at most 32 tiles: the split rule keeps one split (no combine) where its CTAs stream fast alone
+// (attention::choose_decode_split's fast_ctas). Odd lengths, pages shuffled by the harness, and a
+// second run with the same bits; pages of 16 (split in two) beside it.
+TEST(DecodeGpu, TmaPagesOf64KeepOneSplitForHalfTheSlots) {
+  FLEXJIT_REQUIRE_HOPPER_DECODE();
+  for (int page : {64, 16}) {
+    DecodeProblem p;
+    p.B = 8, p.Hq = 32, p.Hkv = 8, p.Sq = 1, p.S = 2001;
+    p.lens.assign(p.B, 2001);
+    p.page_size = page;
+    const DecodeOutcome r = run_decode_check(p, /*rerun=*/true);
+    EXPECT_EQ(r.config, "m16n128w4s3t") << "page " << page;
+    EXPECT_LT(r.out_error, tolerance(p.dtype)) << "page " << page << ": output, seed " << r.seed;
+    EXPECT_LT(r.lse_error, tolerance(p.dtype)) << "page " << page << ": LSE, seed " << r.seed;
+    EXPECT_TRUE(r.rerun_identical) << "page " << page;
+  }
+}
+
 // The Hopper default for a contiguous d128 cache whose longest sequence passes 16384 keys reads it
 // through TMA at the cp.async tiles' shape (64 keys, 4 warps): GQA 4 and 7, Sq 1 and 3, odd
 // lengths, an empty sequence, a mask; the same bits as those tiles by cp.async (same tiles, same

@@ -119,6 +119,22 @@ TEST(DecodeHost, SplitsFillWholeWavesOrSpreadRaggedWork) {
   EXPECT_EQ(s.tiles_per_split, 4);
   // One tile: never split.
   EXPECT_EQ(choose_decode_split(4, 1, {}, 264, 132).num_splits, 1);
+  // CTAs that stream at full speed alone (TMA boxes of 64+ rows), 64 units on 132 slots: one split
+  // (64 CTAs, 48 % of the slots, no combine) up to 32 tiles; the fill rule's two splits without
+  // them, and beyond 32 tiles; 32 units (24 %) keep the fill rule's four.
+  s = choose_decode_split(64, 16, {}, 132, 132, {}, /*fast_ctas=*/true);
+  EXPECT_EQ(s.num_splits, 1);
+  EXPECT_EQ(s.tiles_per_split, 16);
+  EXPECT_EQ(choose_decode_split(64, 32, {}, 132, 132, {}, true).num_splits, 1);
+  EXPECT_EQ(choose_decode_split(64, 16, {}, 132, 132, {}, false).num_splits, 2);
+  EXPECT_EQ(choose_decode_split(64, 33, {}, 132, 132, {}, true).num_splits, 2);
+  EXPECT_EQ(choose_decode_split(32, 16, {}, 132, 132, {}, true).num_splits, 4);
+  // 59 units are 44.7 % of 132: below the bar, the fill rule's two splits.
+  EXPECT_EQ(choose_decode_split(59, 16, {}, 132, 132, {}, true).num_splits, 2);
+  EXPECT_EQ(choose_decode_split(60, 16, {}, 132, 132, {}, true).num_splits, 1);
+  // Ragged lengths keep their own rule.
+  EXPECT_EQ(choose_decode_split(64, 16, {16, 2, 16, 2}, 132, 132, {}, true).num_splits,
+            choose_decode_split(64, 16, {16, 2, 16, 2}, 132, 132, {}, false).num_splits);
   // Ragged: 4 sequences of 1 and 400 tiles, 8 units each -> 6416 tiles over 8 x 264 CTAs -> 4 tiles
   // a CTA, raised to the floor of 8: 50 splits for the longest.
   s = choose_decode_split(32, 400, {1, 400, 1, 400}, 264, 132);
