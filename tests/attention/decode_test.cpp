@@ -132,9 +132,13 @@ TEST(DecodeHost, SplitsFillWholeWavesOrSpreadRaggedWork) {
   // 59 units are 44.7 % of 132: below the bar, the fill rule's two splits.
   EXPECT_EQ(choose_decode_split(59, 16, {}, 132, 132, {}, true).num_splits, 2);
   EXPECT_EQ(choose_decode_split(60, 16, {}, 132, 132, {}, true).num_splits, 1);
-  // Ragged lengths keep their own rule.
-  EXPECT_EQ(choose_decode_split(64, 16, {16, 2, 16, 2}, 132, 132, {}, true).num_splits,
-            choose_decode_split(64, 16, {16, 2, 16, 2}, 132, 132, {}, false).num_splits);
+  // Ragged lengths keep their own rule, fast or not: (16 + 2 + 16 + 2) tiles x 16 units = 576 over
+  // 8 x 132 CTAs -> 1 tile a CTA, raised to the floor of 8: 2 splits of 8 for the longest.
+  for (bool fast : {true, false}) {
+    s = choose_decode_split(64, 16, {16, 2, 16, 2}, 132, 132, {}, fast);
+    EXPECT_EQ(s.tiles_per_split, 8) << "fast_ctas " << fast;
+    EXPECT_EQ(s.num_splits, 2) << "fast_ctas " << fast;
+  }
   // Ragged: 4 sequences of 1 and 400 tiles, 8 units each -> 6416 tiles over 8 x 264 CTAs -> 4 tiles
   // a CTA, raised to the floor of 8: 50 splits for the longest.
   s = choose_decode_split(32, 400, {1, 400, 1, 400}, 264, 132);
