@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <string>
@@ -267,12 +268,12 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   // (its rows are 256-byte pieces scattered over the pool: H100, B=16, page 64: one CTA per SM
   // 2.64-2.71 TB/s whatever the stages, two 2.92-2.96).
   const int64_t slots = int64_t(std::max(per_sm, 1)) * sm_cache.second;
-  // TMA boxes of 64 rows or more stream at full speed from one CTA. Pages of 16 did not (one
-  // split at B=8 2k: 35.5 us against 24.5 for two), and smaller pages and the cp.async tiles keep
-  // the fill rule (notes/perf.md "(zzd)").
-  const bool fast_ctas = ks.config.tma && paged && page_size >= 64;
+  // How long a sequence one CTA streams faster alone than split (no combine): by the rows of its
+  // TMA boxes, a page's rows inside a tile (pages of 16 and the cp.async tiles: never).
+  const int box_rows = ks.config.tma && paged ? std::gcd(page_size, block_n) : 0;
   const DecodeSplit split = choose_decode_split(int64_t(B) * Hkv * row_tiles, ceil_div(longest, block_n), seq_tiles,
-                                                slots, paged ? slots : sm_cache.second, split_tuning(), fast_ctas);
+                                                slots, paged ? slots : sm_cache.second, split_tuning(),
+                                                one_split_tile_limit(box_rows));
 
   FlexjitDecodeParams p;
   std::memset(&p, 0, sizeof(p));

@@ -5,14 +5,24 @@
 namespace flexjit::attention {
 
 namespace {
-// choose_decode_split's one-split case for CTAs that stream at full speed alone: at most this many
-// key tiles, and that split alone keeping at least this percentage of `cover` busy.
-constexpr int kFastCtaOneSplitTiles = 32;
-constexpr int64_t kFastCtaOneSplitFill = 45;
+// choose_decode_split's one-split case: that split alone keeping at least this percentage of
+// `cover` busy.
+constexpr int64_t kOneSplitFill = 45;
 }  // namespace
 
+int one_split_tile_limit(int box_rows) {
+  // H200, the L2 cold, 64 (sequence, kv head) units on 132 SMs, 128-key tiles, one split against
+  // the fill rule's two and their combine (notes/perf.md "(zzd)" zzd10 and "(zze)" zze4). Boxes of
+  // 64 rows: 1.04-1.20x up to 32 tiles, 0.97x at 64. Boxes of 32: 1.06x at 8 tiles, 0.95x at 16
+  // and 0.85x at 32 (each CTA streams about 1.3 us a tile alone against 1.05 for boxes of 64, so
+  // the combine it saves pays for fewer tiles). Boxes of 16: 0.81x at 8 tiles (zzd5).
+  if (box_rows >= 64) return 32;
+  if (box_rows >= 32) return 8;
+  return 0;
+}
+
 DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<int>& seq_tiles, int64_t slots,
-                                int64_t cover, const DecodeSplitTuning& tuning, bool fast_ctas) {
+                                int64_t cover, const DecodeSplitTuning& tuning, int one_split_tiles) {
   DecodeSplit out;
   if (max_tiles <= 1 || units < 1 || slots < 1 || cover < 1) return out;
   const int64_t per_slot = std::max(tuning.ctas_per_slot, 1);
@@ -56,7 +66,7 @@ DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<
         return out;
       }
     }
-  } else if (fast_ctas && max_tiles <= kFastCtaOneSplitTiles && units * 100 >= cover * kFastCtaOneSplitFill) {
+  } else if (max_tiles <= one_split_tiles && units * 100 >= cover * kOneSplitFill) {
     // One split, no combine. H200, pages of 64 (128-key TMA tiles), B=8 Hkv=8 (64 units, 132
     // slots), the L2 cold: 1k keys 12.6 us against 15.1 for the two splits that fill the SMs, 2k
     // 21.0 / 23.3, 4k 37.3 / 38.1; at 8k (64 tiles) two win, 67.4 / 69.5. With 32 units a split

@@ -39,11 +39,18 @@ struct DecodeSplitTuning {
 // The ragged tail starts at the first split from which the remaining work (tiles at or past
 // big_splits x tiles_per_split, over all units) is at most one wave of big CTAs (slots x
 // tiles_per_split tiles).
-// `fast_ctas`: each CTA alone streams its keys at full speed (TMA boxes of 64 rows or more: pages of
-// 64 keys or more). Equal lengths of up to 32 tiles then stay in one split, which needs no
-// combine, wherever that split alone keeps 45 % of `cover` busy (see decode_splits.cpp).
+// `one_split_tiles`: equal lengths of up to this many key tiles stay in one split, which needs no
+// combine, wherever that split alone keeps 45 % of `cover` busy (0: never; see
+// one_split_tile_limit and decode_splits.cpp).
 DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<int>& seq_tiles, int64_t slots,
-                                int64_t cover, const DecodeSplitTuning& tuning = {}, bool fast_ctas = false);
+                                int64_t cover, const DecodeSplitTuning& tuning = {}, int one_split_tiles = 0);
+
+// choose_decode_split's `one_split_tiles` for a cache read through TMA in boxes of `box_rows` keys
+// (a paged cache: one box per page or per part of a page inside a tile): how many key tiles one
+// CTA alone streams in less time than the splits that fill the GPU take with their combine.
+// Boxes of 64 rows or more: 32 tiles; boxes of 32: 8; smaller boxes (and cp.async tiles, 0 rows):
+// none, their CTAs stream slowly alone.
+int one_split_tile_limit(int box_rows);
 
 // The workspace of the mask classification: one list of kept tiles per (sequence, list head,
 // packed-row tile). The list heads are the kv heads when mask_mod reads h and 1 otherwise (the

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "flexjit/error.hpp"
 #include "flexjit/paged_kv.hpp"
@@ -611,22 +612,24 @@ TEST(DecodeGpu, HopperPagedDefaultReadsThroughTmaWherePagesAllow) {
   }
 }
 
-// Pages of 64 through TMA, 64 (sequence, kv head) units on a GPU of about 132 SMs, equal lengths
-// of at most 32 tiles: the split rule keeps one split (no combine) where its CTAs stream fast alone
-// (attention::choose_decode_split's fast_ctas). Odd lengths, pages shuffled by the harness, and a
-// second run with the same bits; pages of 16 (split in two) beside it.
+// Pages of 64 and 32 through TMA, 64 (sequence, kv head) units on a GPU of about 132 SMs: the
+// split rule keeps one split (no combine) for equal lengths of up to 32 tiles of boxes of 64 rows
+// and up to 8 tiles of boxes of 32 (attention::one_split_tile_limit): 2001 keys (16 tiles) in one
+// split with pages of 64 and two with pages of 32 or 16, 1001 keys (8 tiles) in one with pages of
+// 32. Odd lengths, pages shuffled by the harness, and a second run with the same bits.
 TEST(DecodeGpu, TmaPagesOf64KeepOneSplitForHalfTheSlots) {
   FLEXJIT_REQUIRE_HOPPER_DECODE();
-  for (int page : {64, 16}) {
+  for (auto [page, keys] : {std::pair<int, int>{64, 2001}, {16, 2001}, {32, 2001}, {32, 1001}}) {
+    const std::string what = "page " + std::to_string(page) + ", " + std::to_string(keys) + " keys";
     DecodeProblem p;
-    p.B = 8, p.Hq = 32, p.Hkv = 8, p.Sq = 1, p.S = 2001;
-    p.lens.assign(p.B, 2001);
+    p.B = 8, p.Hq = 32, p.Hkv = 8, p.Sq = 1, p.S = keys;
+    p.lens.assign(p.B, keys);
     p.page_size = page;
     const DecodeOutcome r = run_decode_check(p, /*rerun=*/true);
-    EXPECT_EQ(r.config, "m16n128w4s3t") << "page " << page;
-    EXPECT_LT(r.out_error, tolerance(p.dtype)) << "page " << page << ": output, seed " << r.seed;
-    EXPECT_LT(r.lse_error, tolerance(p.dtype)) << "page " << page << ": LSE, seed " << r.seed;
-    EXPECT_TRUE(r.rerun_identical) << "page " << page;
+    EXPECT_EQ(r.config, "m16n128w4s3t") << what;
+    EXPECT_LT(r.out_error, tolerance(p.dtype)) << what << ": output, seed " << r.seed;
+    EXPECT_LT(r.lse_error, tolerance(p.dtype)) << what << ": LSE, seed " << r.seed;
+    EXPECT_TRUE(r.rerun_identical) << what;
   }
 }
 

@@ -119,25 +119,32 @@ TEST(DecodeHost, SplitsFillWholeWavesOrSpreadRaggedWork) {
   EXPECT_EQ(s.tiles_per_split, 4);
   // One tile: never split.
   EXPECT_EQ(choose_decode_split(4, 1, {}, 264, 132).num_splits, 1);
-  // CTAs that stream at full speed alone (TMA boxes of 64+ rows), 64 units on 132 slots: one split
-  // (64 CTAs, 48 % of the slots, no combine) up to 32 tiles; the fill rule's two splits without
-  // them, and beyond 32 tiles; 32 units (24 %) keep the fill rule's four.
-  s = choose_decode_split(64, 16, {}, 132, 132, {}, /*fast_ctas=*/true);
+  // CTAs that stream at full speed alone (TMA boxes of 64+ rows: up to 32 tiles in one split), 64
+  // units on 132 slots: one split (64 CTAs, 48 % of the slots, no combine) up to 32 tiles; the fill
+  // rule's two splits without the limit, and beyond it; 32 units (24 %) keep the fill rule's four.
+  s = choose_decode_split(64, 16, {}, 132, 132, {}, /*one_split_tiles=*/32);
   EXPECT_EQ(s.num_splits, 1);
   EXPECT_EQ(s.tiles_per_split, 16);
-  EXPECT_EQ(choose_decode_split(64, 32, {}, 132, 132, {}, true).num_splits, 1);
-  EXPECT_EQ(choose_decode_split(64, 16, {}, 132, 132, {}, false).num_splits, 2);
-  EXPECT_EQ(choose_decode_split(64, 33, {}, 132, 132, {}, true).num_splits, 2);
-  EXPECT_EQ(choose_decode_split(32, 16, {}, 132, 132, {}, true).num_splits, 4);
+  EXPECT_EQ(choose_decode_split(64, 32, {}, 132, 132, {}, 32).num_splits, 1);
+  EXPECT_EQ(choose_decode_split(64, 16, {}, 132, 132, {}, 0).num_splits, 2);
+  EXPECT_EQ(choose_decode_split(64, 33, {}, 132, 132, {}, 32).num_splits, 2);
+  EXPECT_EQ(choose_decode_split(32, 16, {}, 132, 132, {}, 32).num_splits, 4);
   // 59 units are 44.7 % of 132: below the bar, the fill rule's two splits.
-  EXPECT_EQ(choose_decode_split(59, 16, {}, 132, 132, {}, true).num_splits, 2);
-  EXPECT_EQ(choose_decode_split(60, 16, {}, 132, 132, {}, true).num_splits, 1);
-  // Ragged lengths keep their own rule, fast or not: (16 + 2 + 16 + 2) tiles x 16 units = 576 over
+  EXPECT_EQ(choose_decode_split(59, 16, {}, 132, 132, {}, 32).num_splits, 2);
+  EXPECT_EQ(choose_decode_split(60, 16, {}, 132, 132, {}, 32).num_splits, 1);
+  // A limit of 8 tiles (boxes of 32 rows): 8 tiles in one split, 9 in the fill rule's two of 5.
+  s = choose_decode_split(64, 8, {}, 132, 132, {}, 8);
+  EXPECT_EQ(s.num_splits, 1);
+  EXPECT_EQ(s.tiles_per_split, 8);
+  s = choose_decode_split(64, 9, {}, 132, 132, {}, 8);
+  EXPECT_EQ(s.num_splits, 2);
+  EXPECT_EQ(s.tiles_per_split, 5);
+  // Ragged lengths keep their own rule, with a limit or not: (16 + 2 + 16 + 2) tiles x 16 units = 576 over
   // 8 x 132 CTAs -> 1 tile a CTA, raised to the floor of 8: 2 splits of 8 for the longest.
-  for (bool fast : {true, false}) {
-    s = choose_decode_split(64, 16, {16, 2, 16, 2}, 132, 132, {}, fast);
-    EXPECT_EQ(s.tiles_per_split, 8) << "fast_ctas " << fast;
-    EXPECT_EQ(s.num_splits, 2) << "fast_ctas " << fast;
+  for (int limit : {32, 0}) {
+    s = choose_decode_split(64, 16, {16, 2, 16, 2}, 132, 132, {}, limit);
+    EXPECT_EQ(s.tiles_per_split, 8) << "one_split_tiles " << limit;
+    EXPECT_EQ(s.num_splits, 2) << "one_split_tiles " << limit;
   }
   // Ragged: 4 sequences of 1 and 400 tiles, 8 units each -> 6416 tiles over 8 x 264 CTAs -> 4 tiles
   // a CTA, raised to the floor of 8: 50 splits for the longest.
@@ -150,6 +157,19 @@ TEST(DecodeHost, SplitsFillWholeWavesOrSpreadRaggedWork) {
   EXPECT_EQ(s.num_splits, 131);
   EXPECT_EQ(s.big_splits, 131);  // no tail by default: every split walks 23 tiles
   EXPECT_EQ(s.tail_tiles_per_split, 23);
+}
+
+// How many tiles one CTA keeps to itself, by the rows of the TMA boxes it reads (a page's rows
+// inside a tile: pages of 64, 128 or 256 keys in 128-key tiles, 192-key pages in 64-row boxes;
+// pages of 32 or 96 in 32-row boxes; pages of 16 or 48, and the cp.async tiles, never).
+TEST(DecodeHost, OneSplitTileLimitFollowsTheBoxRows) {
+  using attention::one_split_tile_limit;
+  EXPECT_EQ(one_split_tile_limit(128), 32);
+  EXPECT_EQ(one_split_tile_limit(64), 32);
+  EXPECT_EQ(one_split_tile_limit(32), 8);
+  EXPECT_EQ(one_split_tile_limit(16), 0);
+  EXPECT_EQ(one_split_tile_limit(8), 0);
+  EXPECT_EQ(one_split_tile_limit(0), 0);
 }
 
 TEST(DecodeHost, RaggedTailOfShortSplitsAndCtasPerSlot) {
