@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <numeric>
 #include <utility>
 #include <algorithm>
 
@@ -117,6 +118,8 @@ FlexjitTensorMap encode_dq_accum_tma(float* data, int batch, int heads, int q_le
   return out;
 }
 
+int paged_decode_box_rows(int page_size, int block_n) { return std::gcd(page_size, block_n); }
+
 FlexjitDecodeTma encode_decode_tma(const TensorView& k, const TensorView& v, bool paged, int page_size,
                                    const BlockConfig& config, int& box_rows) {
   // A paged pool [page, slot, head, D] seen as [page, head, slot, D]: the map's rows are a page's
@@ -130,9 +133,7 @@ FlexjitDecodeTma encode_decode_tma(const TensorView& k, const TensorView& v, boo
   };
   int rows = config.block_n;
   if (paged) {
-    int a = page_size, b = config.block_n;
-    while (b != 0) a = std::exchange(b, a % b);
-    rows = a;
+    rows = paged_decode_box_rows(page_size, config.block_n);
     if (rows % 8 != 0)
       throw UsageError("decode config " + config.str() + " reads the pages through TMA in boxes of gcd(page size, " +
                        "block_n) = gcd(" + std::to_string(page_size) + ", " + std::to_string(config.block_n) + ") = " +

@@ -47,6 +47,10 @@ FlexjitBwdTma encode_backward_tma(const TensorView& q, const TensorView& k, cons
 // dK/dV kernel's reductions above head dim 128; throws DriverError as encode_forward_tma.
 FlexjitTensorMap encode_dq_accum_tma(float* data, int batch, int heads, int q_len, int head_dim);
 
+// The rows of each TMA box the decode kernel copies from a paged pool: a page's rows inside a
+// key tile, gcd(page_size, block_n) (a contiguous cache's boxes are block_n rows).
+int paged_decode_box_rows(int page_size, int block_n);
+
 // Encodes the decode kernel's K and V maps (`config` is a TMA config): a paged pool
 // [num_pages, page_size, Hkv, D] as (D, slot, head, page) with boxes of gcd(page_size, block_n)
 // rows, a contiguous cache [B, Hkv, S, D] as (D, S, head, B) with boxes of block_n rows. Returns

@@ -139,8 +139,8 @@ TEST(DecodeHost, SplitsFillWholeWavesOrSpreadRaggedWork) {
   s = choose_decode_split(64, 9, {}, 132, 132, {}, 8);
   EXPECT_EQ(s.num_splits, 2);
   EXPECT_EQ(s.tiles_per_split, 5);
-  // Ragged lengths keep their own rule, with a limit or not: (16 + 2 + 16 + 2) tiles x 16 units = 576 over
-  // 8 x 132 CTAs -> 1 tile a CTA, raised to the floor of 8: 2 splits of 8 for the longest.
+  // Ragged lengths keep their own rule, with a limit or not: (16 + 2 + 16 + 2) tiles x 16 units =
+  // 576 over 8 x 132 CTAs -> 1 tile a CTA, raised to the floor of 8: 2 splits of 8 for the longest.
   for (int limit : {32, 0}) {
     s = choose_decode_split(64, 16, {16, 2, 16, 2}, 132, 132, {}, limit);
     EXPECT_EQ(s.tiles_per_split, 8) << "one_split_tiles " << limit;

@@ -35,5 +35,17 @@ TEST(TmaMaps, TheForwardsOutputIsNamedAsWritten) {
             "is at 0x10002) — pass an aligned tensor or choose a config ending in 'g'");
 }
 
+// A page's rows inside a key tile: whole pages of 64 or 128 keys in 128-key tiles, pages of 256
+// cut to the tile, pages of 96 and 192 cut where tiles and pages meet (every 32 and 64 rows).
+TEST(TmaMaps, PagedDecodeBoxRowsArePageRowsInsideATile) {
+  EXPECT_EQ(paged_decode_box_rows(64, 128), 64);
+  EXPECT_EQ(paged_decode_box_rows(128, 128), 128);
+  EXPECT_EQ(paged_decode_box_rows(256, 128), 128);
+  EXPECT_EQ(paged_decode_box_rows(96, 128), 32);
+  EXPECT_EQ(paged_decode_box_rows(192, 128), 64);
+  EXPECT_EQ(paged_decode_box_rows(16, 64), 16);
+  EXPECT_EQ(paged_decode_box_rows(48, 64), 16);
+}
+
 }  // namespace
 }  // namespace flexjit::codegen
