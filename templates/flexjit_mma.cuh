@@ -195,19 +195,34 @@ struct SwizzledTile {
 };
 
 // A tile in the canonical K-major / MN-major layout of Hopper's warpgroup MMA with the 128-byte
-// swizzle: the columns are cut into slabs of 64 (128 bytes), each slab stores its ROWS rows 128
-// bytes apart (8-row atoms of 1024 bytes), and the 16-byte chunks of a row are XOR-swizzled by
+// swizzle: the columns are cut into slabs of 64 (128 bytes), each slab stores its rows 128 bytes
+// apart (8-row atoms of 1024 bytes), and the 16-byte chunks of a row are XOR-swizzled by
 // (row % 8) — the address bits the hardware swizzle reads, so slabs must be 1024-byte aligned.
-template <int ROWS, int COLS>
+// BOX_ROWS < ROWS cuts the rows into boxes of BOX_ROWS (a multiple of 8), each holding its own
+// slabs one after another: the layout one TMA box of (64 columns, BOX_ROWS rows, every slab)
+// writes, so a tile of pages takes one copy per page rather than one per page and slab.
+template <int ROWS, int COLS, int BOX_ROWS = ROWS>
 struct WgmmaTile {
   static_assert(COLS % 64 == 0 && ROWS % 8 == 0, "wgmma tiles are whole 8-row x 64-column atoms");
+  static_assert(BOX_ROWS % 8 == 0 && ROWS % BOX_ROWS == 0, "boxes are whole 8-row atoms that divide the tile");
   static constexpr int kRows = ROWS;
   static constexpr int kCols = COLS;
   static constexpr int kChunks = COLS / 8;
-  static constexpr int kSlabBytes = ROWS * 128;
+  static constexpr int kSlabBytes = BOX_ROWS * 128;  // from one slab of a box to the next
+  static constexpr int kBoxBytes = BOX_ROWS * COLS * 2;
   static constexpr int kBytes = ROWS * COLS * 2;
+  // Byte offset of the start of row `row` in its box's first slab (one box: the row's own 128
+  // bytes, as before boxes, for the tiles of any height the other kernels use).
+  static __device__ __forceinline__ u32 row_offset(int row) {
+    if constexpr (BOX_ROWS == ROWS) {
+      return static_cast<u32>(row * 128);
+    } else {
+      const unsigned r = static_cast<unsigned>(row);
+      return static_cast<u32>((r / BOX_ROWS) * kBoxBytes + (r % BOX_ROWS) * 128);
+    }
+  }
   static __device__ __forceinline__ u32 offset(int row, int chunk) {
-    return static_cast<u32>((chunk / 8) * kSlabBytes + row * 128 + ((chunk % 8) ^ (row & 7)) * 16);
+    return row_offset(row) + static_cast<u32>((chunk / 8) * kSlabBytes + ((chunk % 8) ^ (row & 7)) * 16);
   }
 };
 

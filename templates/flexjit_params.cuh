@@ -266,14 +266,13 @@ struct FlexjitDecodeParams {
   // Without a mask_mod: splits from big_splits on walk tail_tiles_per_split tiles (a ragged tail).
   int big_splits;
   int tail_tiles_per_split;
-  // TMA configs ('t'): rows of one box, gcd(page_size, BLOCK_N) paged or BLOCK_N contiguous; a
-  // tile is BLOCK_N / tma_box_rows boxes per 64 columns of K and of V.
-  int tma_box_rows;
 };
 
-// The TMA decode's tensor maps, one __grid_constant__ parameter. Each is 4-D, innermost first:
-// (D, page slot, kv head, page) for a paged pool, (D, S, kv head, B) for a contiguous cache, with
-// a box of 64 columns (128 bytes, 128-byte swizzle) by tma_box_rows rows.
+// The TMA decode's tensor maps, one __grid_constant__ parameter. Where the tensor's rows are whole
+// 64-column slabs a map is 5-D, innermost first (64 columns, page slot, slab, kv head, page) for a
+// paged pool and (64 columns, S, slab, kv head, B) for a contiguous cache, with a box of every slab
+// of KV_BOX_ROWS rows; else 4-D, (D, page slot or S, kv head, page or B), a box of one slab (64
+// columns: 128 bytes, the 128-byte swizzle) by KV_BOX_ROWS rows.
 struct FlexjitDecodeTma {
   FlexjitTensorMap k;
   FlexjitTensorMap v;

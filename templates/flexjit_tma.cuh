@@ -67,6 +67,15 @@ __device__ __forceinline__ void tma_load_4d(u32 dst, const void* map, u32 bar, i
       : "memory");
 }
 
+// The same for a 5-D map, coordinates (c0, ..., c4) innermost first.
+__device__ __forceinline__ void tma_load_5d(u32 dst, const void* map, u32 bar, int c0, int c1, int c2, int c3, int c4) {
+  asm volatile(
+      "cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5, "
+      "%6}], [%7];" ::"r"(dst),
+      "l"(reinterpret_cast<u64>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4), "r"(bar)
+      : "memory");
+}
+
 // Copies `bytes` (a multiple of 16; both addresses 16-byte aligned) from global `src` to shared
 // `dst` as one bulk copy that completes on `bar` (counted in its transaction bytes).
 __device__ __forceinline__ void bulk_load(u32 dst, const void* src, u32 bytes, u32 bar) {

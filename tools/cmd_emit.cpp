@@ -15,6 +15,7 @@
 #include "codegen/kernel_spec.hpp"
 #include "codegen/kernel_store.hpp"
 #include "codegen/mod_args.hpp"
+#include "codegen/tma_maps.hpp"
 #include "command.hpp"
 #include "jit/compiler.hpp"
 #include "mod_options.hpp"
@@ -164,6 +165,9 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
               : tune::default_for(spec, o->arch);
       spec.config = o->variant.block_config(launched).value_or(launched);
       codegen::set_dkdv_half_slab_tiles(spec, o->variant.head_dim, o->variant.value_head_dim(), o->arch);
+      // A paged call's TMA boxes: a page's rows where the pages cut the key tiles.
+      if (family == codegen::Family::decode)
+        spec.decode_box_rows = codegen::decode_box_rows(spec.config, spec.paged, o->page_size);
       // Tile bounds as a call whose cache fits the in-kernel list would take them.
       spec.decode_tile_bounds =
           family == codegen::Family::decode && codegen::decode_classifies_by_bounds(spec, 0, o->arch);

@@ -232,6 +232,7 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   const BlockConfig default_config =
       codegen::decode_default_config(codegen::Family::decode, ks.head_dim, ks.head_dim_v, Sq * group, arch, facts);
   ks.config = spec.decode_config.value_or(default_config);
+  ks.decode_box_rows = codegen::decode_box_rows(ks.config, paged, page_size);
   // A mask whose tiles interval bounds can classify is classified inside the decode kernel where
   // its list fits in shared memory; others (float math, buffers indexed by kv_idx, caches of more
   // than kDecodeBoundsMaxTiles tiles) by the classification kernel.
@@ -269,7 +270,7 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   const int64_t slots = int64_t(std::max(per_sm, 1)) * sm_cache.second;
   // How long a sequence one CTA streams faster alone than split (no combine): by the rows of its
   // TMA boxes, a page's rows inside a tile (pages of 16 and the cp.async tiles: never).
-  const int box_rows = ks.config.tma && paged ? codegen::paged_decode_box_rows(page_size, block_n) : 0;
+  const int box_rows = !ks.config.tma || !paged ? 0 : ks.decode_box_rows != 0 ? ks.decode_box_rows : block_n;
   const DecodeSplit split = choose_decode_split(int64_t(B) * Hkv * row_tiles, ceil_div(longest, block_n), seq_tiles,
                                                 slots, paged ? slots : sm_cache.second, split_tuning(),
                                                 one_split_tile_limit(box_rows));
@@ -348,7 +349,7 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   shape.classify_parts = lists.parts;
   // TMA configs: the maps first, so a tensor TMA cannot describe fails before anything runs.
   FlexjitDecodeTma maps;
-  if (ks.config.tma) maps = codegen::encode_decode_tma(kv.k, kv.v, paged, page_size, ks.config, p.tma_box_rows);
+  if (ks.config.tma) maps = codegen::encode_decode_tma(kv.k, kv.v, ks);
   if (masked && !ks.decode_tile_bounds)
     codegen::ConfiguredKernel(*kernel, shape, 1).launch(stream, {&p, const_cast<unsigned char*>(mod_args.data())});
   if (ks.config.tma) {

@@ -12,12 +12,13 @@ constexpr int64_t kOneSplitFill = 45;
 
 int one_split_tile_limit(int box_rows) {
   // H200, the L2 cold, 64 (sequence, kv head) units on 132 SMs, 128-key tiles, one split against
-  // the fill rule's two and their combine (notes/perf.md "(zzd)" zzd10 and "(zze)" zze4). Boxes of
-  // 64 rows: 1.04-1.20x up to 32 tiles, 0.97x at 64. Boxes of 32: 1.06x at 8 tiles, 0.95x at 16
-  // and 0.85x at 32 (each CTA streams about 1.3 us a tile alone against 1.05 for boxes of 64, so
-  // the combine it saves pays for fewer tiles). Boxes of 16: 0.81x at 8 tiles (zzd5).
+  // the fill rule's two and their combine (notes/perf.md "(zzd)" zzd10, "(zze)" zze4 and "(zzf)"
+  // zzf3). Boxes of 64 rows: 1.04-1.20x up to 32 tiles, 0.97x at 64. Boxes of 32, one copy for
+  // both slabs of head dim 128: 1.00x at 8 tiles, 1.05x at 16, 0.97x at
+  // 32 (a copy per slab streamed about 1.3 us a tile alone against 1.05 for boxes of 64, so the
+  // combine it saves paid for 8 tiles only). Boxes of 16: 1.00x at 8 tiles, 0.88x at 16.
   if (box_rows >= 64) return 32;
-  if (box_rows >= 32) return 8;
+  if (box_rows >= 32) return 16;
   return 0;
 }
 

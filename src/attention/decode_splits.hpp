@@ -48,8 +48,8 @@ DecodeSplit choose_decode_split(int64_t units, int max_tiles, const std::vector<
 // choose_decode_split's `one_split_tiles` for a cache read through TMA in boxes of `box_rows` keys
 // (a paged cache: one box per page or per part of a page inside a tile): how many key tiles one
 // CTA alone streams in less time than the splits that fill the GPU take with their combine.
-// Boxes of 64 rows or more: 32 tiles; boxes of 32: 8; smaller boxes (and cp.async tiles, 0 rows):
-// none, their CTAs stream slowly alone.
+// Boxes of 64 rows or more: 32 tiles; boxes of 32: 16; smaller boxes (and cp.async tiles, 0
+// rows): none, their CTAs stream slowly alone.
 int one_split_tile_limit(int box_rows);
 
 // The workspace of the mask classification: one list of kept tiles per (sequence, list head,

@@ -59,6 +59,10 @@ struct KernelSpec {
   bool rows_guaranteed_safe = false;
   bool paged = false;              // decode: K/V come from a page pool through a page table
   bool decode_tile_bounds = false; // decode: the kernel classifies its key tiles by mask_mod's bounds (no classification kernel)
+  // decode through TMA ('t' configs) over a paged pool whose pages cut the key tiles: the rows of
+  // one TMA box, gcd(page size, block_n) (codegen::paged_decode_box_rows), a power of two from 8
+  // below block_n. 0: boxes of whole tiles (contiguous caches, pages of block_n keys or more).
+  int decode_box_rows = 0;
   // fwd, warp-specialised, without a block mask: the kernel walks only the key tiles mask_mod's
   // bounds keep for each query tile and evaluates mask_mod only on the ones the bounds cannot tell
   // (a tile the bounds find fully kept skips it), in place of every tile masked.

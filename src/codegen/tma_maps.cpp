@@ -19,9 +19,12 @@ namespace {
 constexpr int kBoxColumns = 64;  // 128 bytes of 16-bit elements: one 128-byte-swizzle row
 
 // The map of one [B, H, S, D] view with boxes of 64 x `rows`. `promotion`: how much the L2 fetches
-// from DRAM around a box row's 128 bytes (see encode_decode_tma).
+// from DRAM around a box row's 128 bytes (see encode_decode_tma). `whole_slabs` (D a multiple of
+// 64): 5-D instead, (64 columns, S, slab, H, B) with boxes of every slab by `rows` rows, so that one
+// copy lands the box's slabs one after another, each `rows` x 128 bytes (WgmmaTile's boxes).
 CUtensorMap encode(const TensorView& t, const char* name, int rows, const TmaReader& reader = kForwardTmaReader,
-                   bool written = false, CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B) {
+                   bool written = false, CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                   bool whole_slabs = false) {
   const std::string why = tma_unsupported_reason(t, name, reader, written);
   if (!why.empty()) throw UsageError(why);
   const jit::Driver& d = jit::driver();
@@ -30,19 +33,25 @@ CUtensorMap encode(const TensorView& t, const char* name, int rows, const TmaRea
                           " needs it — update the driver or " + reader.fix,
                       -1);
   const uint64_t element = 2;
-  // Innermost first: D, S, H, B.
-  const cuuint64_t dims[4] = {static_cast<cuuint64_t>(t.shape[3]), static_cast<cuuint64_t>(t.shape[2]),
-                              static_cast<cuuint64_t>(t.shape[1]), static_cast<cuuint64_t>(t.shape[0])};
-  const cuuint64_t strides[3] = {static_cast<cuuint64_t>(t.strides[2]) * element,
-                                 static_cast<cuuint64_t>(t.strides[1]) * element,
-                                 static_cast<cuuint64_t>(t.strides[0]) * element};
-  const cuuint32_t box[4] = {kBoxColumns, static_cast<cuuint32_t>(rows), 1, 1};
-  const cuuint32_t element_strides[4] = {1, 1, 1, 1};
+  const auto extent = [&](int dim) { return static_cast<cuuint64_t>(t.shape[dim]); };
+  const auto stride = [&](int dim) { return static_cast<cuuint64_t>(t.strides[dim]) * element; };
+  const auto box_rows = static_cast<cuuint32_t>(rows);
+  // Innermost first: D, S, H, B; or with whole slabs 64 columns, S, slab, H, B.
+  const cuuint32_t rank = whole_slabs ? 5 : 4;
+  const cuuint64_t slabs = extent(3) / kBoxColumns;
+  const cuuint64_t dims4[4] = {extent(3), extent(2), extent(1), extent(0)};
+  const cuuint64_t strides4[3] = {stride(2), stride(1), stride(0)};
+  const cuuint32_t box4[4] = {kBoxColumns, box_rows, 1, 1};
+  const cuuint64_t dims5[5] = {kBoxColumns, extent(2), slabs, extent(1), extent(0)};
+  const cuuint64_t strides5[4] = {stride(2), kBoxColumns * element, stride(1), stride(0)};
+  const cuuint32_t box5[5] = {kBoxColumns, box_rows, static_cast<cuuint32_t>(slabs), 1, 1};
+  const cuuint32_t element_strides[5] = {1, 1, 1, 1, 1};
   CUtensorMap map;
   std::memset(&map, 0, sizeof map);
   const CUtensorMapDataType type =
       t.dtype == DType::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-  FLEXJIT_CU(d.cuTensorMapEncodeTiled(&map, type, 4, t.data, dims, strides, box, element_strides,
+  FLEXJIT_CU(d.cuTensorMapEncodeTiled(&map, type, rank, t.data, whole_slabs ? dims5 : dims4,
+                                      whole_slabs ? strides5 : strides4, whole_slabs ? box5 : box4, element_strides,
                                       CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                                       promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
   return map;
@@ -120,8 +129,19 @@ FlexjitTensorMap encode_dq_accum_tma(float* data, int batch, int heads, int q_le
 
 int paged_decode_box_rows(int page_size, int block_n) { return std::gcd(page_size, block_n); }
 
-FlexjitDecodeTma encode_decode_tma(const TensorView& k, const TensorView& v, bool paged, int page_size,
-                                   const BlockConfig& config, int& box_rows) {
+int decode_box_rows(const BlockConfig& config, bool paged, int page_size) {
+  if (!config.tma || !paged) return 0;
+  const int rows = paged_decode_box_rows(page_size, config.block_n);
+  if (rows % 8 != 0)
+    throw UsageError("decode config " + config.str() + " reads the pages through TMA in boxes of gcd(page size, " +
+                     "block_n) = gcd(" + std::to_string(page_size) + ", " + std::to_string(config.block_n) + ") = " +
+                     std::to_string(rows) + " rows, which must be a multiple of 8 (the 128-byte swizzle's 8-row " +
+                     "atom) — use a page size that is a multiple of 8 or " + kDecodeTmaReader.fix);
+  return rows == config.block_n ? 0 : rows;
+}
+
+FlexjitDecodeTma encode_decode_tma(const TensorView& k, const TensorView& v, const KernelSpec& spec) {
+  const bool paged = spec.paged;
   // A paged pool [page, slot, head, D] seen as [page, head, slot, D]: the map's rows are a page's
   // slots. TMA takes the strides in any order.
   const auto rows_view = [paged](const TensorView& t) {
@@ -131,15 +151,7 @@ FlexjitDecodeTma encode_decode_tma(const TensorView& k, const TensorView& v, boo
     std::swap(r.strides[1], r.strides[2]);
     return r;
   };
-  int rows = config.block_n;
-  if (paged) {
-    rows = paged_decode_box_rows(page_size, config.block_n);
-    if (rows % 8 != 0)
-      throw UsageError("decode config " + config.str() + " reads the pages through TMA in boxes of gcd(page size, " +
-                       "block_n) = gcd(" + std::to_string(page_size) + ", " + std::to_string(config.block_n) + ") = " +
-                       std::to_string(rows) + " rows, which must be a multiple of 8 (the 128-byte swizzle's 8-row " +
-                       "atom) — use a page size that is a multiple of 8 or " + kDecodeTmaReader.fix);
-  }
+  const int rows = spec.decode_box_rows != 0 ? spec.decode_box_rows : spec.config.block_n;
   const TensorView k_rows = rows_view(k), v_rows = rows_view(v);
   // A cache shorter than one box has no tile wholly before its end, so no box is ever copied; the
   // map still has to be valid.
@@ -149,12 +161,15 @@ FlexjitDecodeTma encode_decode_tma(const TensorView& k, const TensorView& v, boo
   // 256-byte promotion its TMA tiles ran at 84 % of DRAM bandwidth against 88 % for the same tiles
   // by cp.async (ncu), and 128-byte promotion (a box row's own line) made them 1.04-1.11x faster
   // (H200, notes/perf.md "(zzb)"; 64 bytes and none measured the same as 128).
+  // One copy per box for every slab streams faster than one per box and slab: H200, head dim 128,
+  // pages of 16 1.02-1.09x at B = 8-64, pages of 32 up to 1.09x (notes/perf.md "(zzf)").
+  const auto map_of = [&](const TensorView& t, const char* name, int tile_columns) {
+    return encode(t, name, map_rows, kDecodeTmaReader, false, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                  /*whole_slabs=*/t.shape[3] == tile_columns);
+  };
   FlexjitDecodeTma maps;
-  copy_map(maps.k, encode(k_rows, paged ? "k_pages" : "k", map_rows, kDecodeTmaReader, false,
-                          CU_TENSOR_MAP_L2_PROMOTION_L2_128B));
-  copy_map(maps.v, encode(v_rows, paged ? "v_pages" : "v", map_rows, kDecodeTmaReader, false,
-                          CU_TENSOR_MAP_L2_PROMOTION_L2_128B));
-  box_rows = rows;
+  copy_map(maps.k, map_of(k_rows, paged ? "k_pages" : "k", spec.head_dim));
+  copy_map(maps.v, map_of(v_rows, paged ? "v_pages" : "v", spec.head_dim_v));
   return maps;
 }
 

@@ -6,6 +6,7 @@
 
 #include "flexjit/config.hpp"
 #include "flexjit/tensor.hpp"
+#include "codegen/kernel_spec.hpp"
 #include "../../templates/flexjit_params.cuh"
 
 namespace flexjit::codegen {
@@ -51,12 +52,17 @@ FlexjitTensorMap encode_dq_accum_tma(float* data, int batch, int heads, int q_le
 // key tile, gcd(page_size, block_n) (a contiguous cache's boxes are block_n rows).
 int paged_decode_box_rows(int page_size, int block_n);
 
-// Encodes the decode kernel's K and V maps (`config` is a TMA config): a paged pool
-// [num_pages, page_size, Hkv, D] as (D, slot, head, page) with boxes of gcd(page_size, block_n)
-// rows, a contiguous cache [B, Hkv, S, D] as (D, S, head, B) with boxes of block_n rows. Returns
-// the box rows through `box_rows`. Throws UsageError when a tensor cannot be read through TMA or
-// the box rows are not a multiple of 8 (the swizzle's atom), naming the fix.
-FlexjitDecodeTma encode_decode_tma(const TensorView& k, const TensorView& v, bool paged, int page_size,
-                                   const BlockConfig& config, int& box_rows);
+// KernelSpec::decode_box_rows for a decode call through `config`: paged_decode_box_rows where a TMA
+// config's boxes cut its tiles, else 0 (boxes of whole tiles, or no TMA). Throws UsageError when
+// those rows are no multiple of 8 (the swizzle's atom), naming the fix.
+int decode_box_rows(const BlockConfig& config, bool paged, int page_size);
+
+// Encodes the maps the decode kernel of `spec` (a TMA config) reads K and V through: a paged pool
+// [num_pages, page_size, Hkv, D] by slot, head and page, a contiguous cache [B, Hkv, S, D] by S,
+// head and B, with boxes of spec.decode_box_rows (0: block_n) rows. A tensor as wide as the
+// kernel's tile (a multiple of 64 columns) gets a 5-D map whose box holds every slab (one copy per
+// box), a narrower one a 4-D map with a box per slab (see FlexjitDecodeTma), as the kernel issues
+// them. Throws UsageError when a tensor cannot be read through TMA, naming the fix.
+FlexjitDecodeTma encode_decode_tma(const TensorView& k, const TensorView& v, const KernelSpec& spec);
 
 }  // namespace flexjit::codegen

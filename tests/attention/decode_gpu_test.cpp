@@ -508,7 +508,7 @@ bool decode_on_hopper() { return no_gpu_reason().empty() && current_device().def
 
 TEST(DecodeGpu, TmaPagesOfEverySizeAndContiguous) {
   FLEXJIT_REQUIRE_HOPPER_DECODE();
-  for (int page : {16, 48, 64, 256, 0}) {
+  for (int page : {8, 16, 48, 64, 256, 0}) {
     DecodeProblem p;
     p.B = 5, p.Hq = 16, p.Hkv = 4, p.Sq = 1, p.S = 1500;
     p.lens = {1500, 1, 0, 1024, 1153};  // the longest is no multiple of a page or a tile; 1024 is of every tile
@@ -580,6 +580,29 @@ TEST(DecodeGpu, TmaHalfPrecisionHeadDimsAndUnequalDv) {
   }
 }
 
+// Pages that cut the key tiles, read one TMA copy per page (a 5-D box of every 64-column slab)
+// where a tensor's rows are whole slabs, one per page and slab where they are not (72 and 96
+// columns): pages of 8, 16, 32 and 64 in 64- and 128-key tiles, K and V of either kind, ragged
+// lengths that end inside a page, GQA 5, one and two queries, short and long sequences.
+TEST(DecodeGpu, TmaBoxesOfPageRowsWithWholeAndPartSlabs) {
+  FLEXJIT_REQUIRE_HOPPER_DECODE();
+  int i = 0;
+  for (auto [d, dv] : {std::pair<int, int>{128, 128}, {128, 72}, {96, 128}})
+    for (int page : {8, 16, 32, 64}) {
+      DecodeProblem p;
+      p.D = d, p.Dv = dv;
+      const bool long_keys = i % 3 == 2;
+      p.B = 3, p.Hq = 10, p.Hkv = 2, p.Sq = i % 2 == 0 ? 1 : 2, p.S = long_keys ? 20000 : 700;
+      p.lens = long_keys ? std::vector<int32_t>{20000, 4099, 12345} : std::vector<int32_t>{700, 65, 333};
+      p.page_size = page;
+      p.mask_mod = i % 3 == 0 ? kCausalDecode : "";
+      p.config = BlockConfig::parse(i % 2 == 0 ? "m16n64w4s3t" : "m16n128w8s3t");
+      expect_close(p, "TMA d" + std::to_string(d) + "/" + std::to_string(dv) + " pages of " + std::to_string(page) +
+                          " " + p.config->str());
+      ++i;
+    }
+}
+
 // The Hopper default for a paged d128 cache reads it through TMA when the page size makes whole
 // swizzle atoms, and by cp.async when it does not.
 TEST(DecodeGpu, HopperPagedDefaultReadsThroughTmaWherePagesAllow) {
@@ -614,12 +637,14 @@ TEST(DecodeGpu, HopperPagedDefaultReadsThroughTmaWherePagesAllow) {
 
 // Pages of 64 and 32 through TMA, 64 (sequence, kv head) units on a GPU of about 132 SMs: the
 // split rule keeps one split (no combine) for equal lengths of up to 32 tiles of boxes of 64 rows
-// and up to 8 tiles of boxes of 32 (attention::one_split_tile_limit): 2001 keys (16 tiles) in one
-// split with pages of 64 and two with pages of 32 or 16, 1001 keys (8 tiles) in one with pages of
-// 32. Odd lengths, pages shuffled by the harness, and a second run with the same bits.
+// and up to 16 tiles of boxes of 32 (attention::one_split_tile_limit): 2001 keys (16 tiles) in one
+// split with pages of 64 or 32 and two with pages of 16, 1001 keys (8 tiles) in one with pages of
+// 32, 4001 keys (32 tiles) in two. Odd lengths, pages shuffled by the harness, and a second run
+// with the same bits.
 TEST(DecodeGpu, TmaPagesOf64KeepOneSplitForHalfTheSlots) {
   FLEXJIT_REQUIRE_HOPPER_DECODE();
-  for (auto [page, keys] : {std::pair<int, int>{64, 2001}, {16, 2001}, {32, 2001}, {32, 1001}}) {
+  for (auto [page, keys] :
+       {std::pair<int, int>{64, 2001}, {16, 2001}, {32, 2001}, {32, 1001}, {32, 4001}}) {
     const std::string what = "page " + std::to_string(page) + ", " + std::to_string(keys) + " keys";
     DecodeProblem p;
     p.B = 8, p.Hq = 32, p.Hkv = 8, p.Sq = 1, p.S = keys;

@@ -166,7 +166,7 @@ TEST(DecodeHost, OneSplitTileLimitFollowsTheBoxRows) {
   using attention::one_split_tile_limit;
   EXPECT_EQ(one_split_tile_limit(128), 32);
   EXPECT_EQ(one_split_tile_limit(64), 32);
-  EXPECT_EQ(one_split_tile_limit(32), 8);
+  EXPECT_EQ(one_split_tile_limit(32), 16);
   EXPECT_EQ(one_split_tile_limit(16), 0);
   EXPECT_EQ(one_split_tile_limit(8), 0);
   EXPECT_EQ(one_split_tile_limit(0), 0);

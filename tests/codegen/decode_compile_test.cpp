@@ -146,8 +146,10 @@ TEST(DecodeCompile, TmaConfigsCompileForHopperOnly) {
       if (d <= 128) {
         EXPECT_EQ(c.resources.at(kernel_name(Family::decode)).spill_store_bytes, 0) << s.describe();
       }
+      // Rows of whole 64-column slabs: one 5-D copy per box takes all of them.
       const std::string ptx = c.ptx;
-      EXPECT_NE(ptx.find("cp.async.bulk.tensor.4d"), std::string::npos) << s.describe();
+      EXPECT_NE(ptx.find("cp.async.bulk.tensor.5d"), std::string::npos) << s.describe();
+      EXPECT_EQ(ptx.find("cp.async.bulk.tensor.4d"), std::string::npos) << s.describe();
       EXPECT_NE(ptx.find("cp.async.mbarrier.arrive.noinc"), std::string::npos) << s.describe();
     }
   KernelSpec unequal = decode_spec(64, 4, true, "", "");
@@ -180,6 +182,66 @@ TEST(DecodeCompile, TmaConfigsCompileForHopperOnly) {
     EXPECT_STREQ(e.what(), "config m128n64w4s2t: TMA loads ('t') exist for the decode family only; fwd takes 'g' or "
                            "'ws' for its Hopper paths");
   }
+}
+
+// Pages that cut the key tiles: boxes of 8, 16 and 32 rows compile without spills, named in the
+// description; tensors narrower than their tiles (96 and 72 columns in 128-column tiles) take one
+// 4-D copy per slab beside the other tensor's 5-D copies. Box rows that are no power of two from 8
+// below block_n, or without a paged TMA config, are named.
+TEST(DecodeCompile, TmaBoxesOfPageRowsCompile) {
+  for (const char* config : {"m16n64w4s3t", "m16n128w4s3t"})
+    for (int rows : {8, 16, 32}) {
+      KernelSpec s = decode_spec(128, 4, true, "", "");
+      s.config = BlockConfig::parse(config);
+      s.decode_box_rows = rows;
+      EXPECT_NE(s.describe().find(" box_rows=" + std::to_string(rows)), std::string::npos) << s.describe();
+      const jit::CompiledKernel c = compile_kernel(s, "sm_90a").kernel;
+      EXPECT_EQ(c.resources.at(kernel_name(Family::decode)).spill_store_bytes, 0) << s.describe();
+      EXPECT_NE(c.ptx.find("cp.async.bulk.tensor.5d"), std::string::npos) << s.describe();
+    }
+  KernelSpec narrow = decode_spec(128, 4, true, "", "");
+  narrow.config = BlockConfig::parse("m16n64w4s3t");
+  narrow.decode_box_rows = 16;
+  narrow.io_head_dim = 96;
+  narrow.io_head_dim_v = 72;
+  const std::string ptx = compile_kernel(narrow, "sm_90a").kernel.ptx;
+  EXPECT_NE(ptx.find("cp.async.bulk.tensor.4d"), std::string::npos);
+  EXPECT_EQ(ptx.find("cp.async.bulk.tensor.5d"), std::string::npos);
+  narrow.io_head_dim_v = 0;  // V as wide as its tile again
+  const std::string mixed = compile_kernel(narrow, "sm_90a").kernel.ptx;
+  EXPECT_NE(mixed.find("cp.async.bulk.tensor.4d"), std::string::npos);
+  EXPECT_NE(mixed.find("cp.async.bulk.tensor.5d"), std::string::npos);
+
+  KernelSpec s = decode_spec(128, 4, true, "", "");
+  s.config = BlockConfig::parse("m16n64w4s3t");
+  const auto error_of = [&](int rows, bool paged, const char* config) {
+    KernelSpec t = s;
+    t.decode_box_rows = rows;
+    t.paged = paged;
+    t.config = BlockConfig::parse(config);
+    try {
+      t.validate();
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of(24, true, "m16n64w4s3t"),
+            "decode config m16n64w4s3t: TMA boxes of 24 rows (decode_box_rows) are for a paged pool read through TMA "
+            "('t'), a power of two from 8 below block_n = 64 (0: boxes of whole tiles)");
+  EXPECT_EQ(error_of(64, true, "m16n64w4s3t"),
+            "decode config m16n64w4s3t: TMA boxes of 64 rows (decode_box_rows) are for a paged pool read through TMA "
+            "('t'), a power of two from 8 below block_n = 64 (0: boxes of whole tiles)");
+  EXPECT_EQ(error_of(16, false, "m16n64w4s3t"),
+            "decode config m16n64w4s3t: TMA boxes of 16 rows (decode_box_rows) are for a paged pool read through TMA "
+            "('t'), a power of two from 8 below block_n = 64 (0: boxes of whole tiles)");
+  EXPECT_EQ(error_of(16, true, "m16n64w4s3"),
+            "decode config m16n64w4s3: TMA boxes of 16 rows (decode_box_rows) are for a paged pool read through TMA "
+            "('t'), a power of two from 8 below block_n = 64 (0: boxes of whole tiles)");
+  EXPECT_EQ(error_of(4, true, "m16n64w4s3t"),
+            "decode config m16n64w4s3t: TMA boxes of 4 rows (decode_box_rows) are for a paged pool read through TMA "
+            "('t'), a power of two from 8 below block_n = 64 (0: boxes of whole tiles)");
+  EXPECT_EQ(error_of(32, true, "m16n64w4s3t"), "no error");
 }
 
 TEST(DecodeCompile, DefaultTilesFollowTheCacheAndTheArchitecture) {

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "flexjit/error.hpp"
+
 namespace flexjit::codegen {
 namespace {
 
@@ -45,6 +47,30 @@ TEST(TmaMaps, PagedDecodeBoxRowsArePageRowsInsideATile) {
   EXPECT_EQ(paged_decode_box_rows(192, 128), 64);
   EXPECT_EQ(paged_decode_box_rows(16, 64), 16);
   EXPECT_EQ(paged_decode_box_rows(48, 64), 16);
+}
+
+// The spec's box rows: 0 where boxes hold whole tiles (no TMA, a contiguous cache, pages of a tile
+// or more), a page's rows inside a tile where pages cut them, and a named error where those rows
+// are no whole 8-row swizzle atom.
+TEST(TmaMaps, DecodeBoxRowsAreZeroForWholeTiles) {
+  const BlockConfig tma64 = BlockConfig::parse("m16n64w4s3t"), tma128 = BlockConfig::parse("m16n128w4s3t");
+  EXPECT_EQ(decode_box_rows(BlockConfig::parse("m16n64w4s3"), true, 16), 0);
+  EXPECT_EQ(decode_box_rows(tma64, false, 0), 0);
+  EXPECT_EQ(decode_box_rows(tma64, true, 64), 0);
+  EXPECT_EQ(decode_box_rows(tma64, true, 256), 0);
+  EXPECT_EQ(decode_box_rows(tma128, true, 64), 64);
+  EXPECT_EQ(decode_box_rows(tma64, true, 16), 16);
+  EXPECT_EQ(decode_box_rows(tma128, true, 96), 32);
+  EXPECT_EQ(decode_box_rows(tma64, true, 8), 8);
+  try {
+    decode_box_rows(tma128, true, 12);
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "decode config m16n128w4s3t reads the pages through TMA in boxes of gcd(page size, "
+                           "block_n) = gcd(12, 128) = 4 rows, which must be a multiple of 8 (the 128-byte swizzle's "
+                           "8-row atom) — use a page size that is a multiple of 8 or use a decode config without the "
+                           "trailing 't'");
+  }
 }
 
 }  // namespace

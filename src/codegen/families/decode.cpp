@@ -97,6 +97,12 @@ void validate_decode(const KernelSpec& s) {
                      "16 * warps = " + std::to_string(16 * c.num_warps) + " (each warp owns 16-key slices)");
   if (c.stages < 2 || c.stages > 8)
     throw UsageError("decode config " + c.str() + ": stages must be between 2 and 8");
+  if (s.decode_box_rows != 0 &&
+      (!c.tma || !s.paged || s.decode_box_rows < 8 || !is_power_of_two(s.decode_box_rows) ||
+       s.decode_box_rows >= c.block_n))
+    throw UsageError("decode config " + c.str() + ": TMA boxes of " + std::to_string(s.decode_box_rows) +
+                     " rows (decode_box_rows) are for a paged pool read through TMA ('t'), a power of two from 8 "
+                     "below block_n = " + std::to_string(c.block_n) + " (0: boxes of whole tiles)");
   if (s.decode_tile_bounds && !s.mask_mod.has_tile_bounds())
     throw UsageError("decode: tile bounds were asked for a mask_mod without them (" + s.mask_mod.canonical() +
                      "); its tiles need the classification kernel");
@@ -149,6 +155,7 @@ void add_decode_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::js
   constants.push_back(int_constant("EXPECTED_SMEM_BYTES", static_cast<long long>(decode_smem(s))));
   constants.push_back(bool_constant("PAGED", s.paged));
   constants.push_back(bool_constant("TMA", s.config.tma));
+  constants.push_back(int_constant("KV_BOX_ROWS", s.decode_box_rows != 0 ? s.decode_box_rows : s.config.block_n));
   ctx["tma"] = s.config.tma;
   constants.push_back(bool_constant("HAS_MASK", s.has_mask()));
   constants.push_back(bool_constant("MASK_USES_H", s.mask_mod.uses("h")));
@@ -170,6 +177,7 @@ std::string describe_decode(const KernelSpec& s) {
          std::to_string(s.head_dim_v) + " " + s.config.str() + " gqa" + std::to_string(s.gqa_group) +
          " paged=" + (s.paged ? "1" : "0") + " score_mod=" + s.score_mod.canonical() +
          " mask_mod=" + s.mask_mod.canonical() + (s.decode_tile_bounds ? " tile_bounds=1" : "") +
+         (s.decode_box_rows != 0 ? " box_rows=" + std::to_string(s.decode_box_rows) : "") +
          (s.negative_scale ? " negative_scale=1" : "");
 }
 std::string describe_combine(const KernelSpec& s) {
