@@ -270,7 +270,7 @@ KernelChoice run_decode(const DecodeVariant& variant, const TensorView& q, const
   const int64_t slots = int64_t(std::max(per_sm, 1)) * sm_cache.second;
   // How long a sequence one CTA streams faster alone than split (no combine): by the rows of its
   // TMA boxes, a page's rows inside a tile (pages of 16 and the cp.async tiles: never).
-  const int box_rows = !ks.config.tma || !paged ? 0 : ks.decode_box_rows != 0 ? ks.decode_box_rows : block_n;
+  const int box_rows = ks.config.tma && paged ? codegen::decode_tile_box_rows(ks) : 0;
   const DecodeSplit split = choose_decode_split(int64_t(B) * Hkv * row_tiles, ceil_div(longest, block_n), seq_tiles,
                                                 slots, paged ? slots : sm_cache.second, split_tuning(),
                                                 one_split_tile_limit(box_rows));

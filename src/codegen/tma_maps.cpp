@@ -140,6 +140,10 @@ int decode_box_rows(const BlockConfig& config, bool paged, int page_size) {
   return rows == config.block_n ? 0 : rows;
 }
 
+int decode_tile_box_rows(const KernelSpec& spec) {
+  return spec.decode_box_rows != 0 ? spec.decode_box_rows : spec.config.block_n;
+}
+
 FlexjitDecodeTma encode_decode_tma(const TensorView& k, const TensorView& v, const KernelSpec& spec) {
   const bool paged = spec.paged;
   // A paged pool [page, slot, head, D] seen as [page, head, slot, D]: the map's rows are a page's
@@ -151,7 +155,7 @@ FlexjitDecodeTma encode_decode_tma(const TensorView& k, const TensorView& v, con
     std::swap(r.strides[1], r.strides[2]);
     return r;
   };
-  const int rows = spec.decode_box_rows != 0 ? spec.decode_box_rows : spec.config.block_n;
+  const int rows = decode_tile_box_rows(spec);
   const TensorView k_rows = rows_view(k), v_rows = rows_view(v);
   // A cache shorter than one box has no tile wholly before its end, so no box is ever copied; the
   // map still has to be valid.

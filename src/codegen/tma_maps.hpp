@@ -57,6 +57,10 @@ int paged_decode_box_rows(int page_size, int block_n);
 // those rows are no multiple of 8 (the swizzle's atom), naming the fix.
 int decode_box_rows(const BlockConfig& config, bool paged, int page_size);
 
+// The rows of each box a decode kernel's K and V tiles are cut into: spec.decode_box_rows, or
+// block_n where the boxes are whole tiles (decode_box_rows 0). The template's KV_BOX_ROWS.
+int decode_tile_box_rows(const KernelSpec& spec);
+
 // Encodes the maps the decode kernel of `spec` (a TMA config) reads K and V through: a paged pool
 // [num_pages, page_size, Hkv, D] by slot, head and page, a contiguous cache [B, Hkv, S, D] by S,
 // head and B, with boxes of spec.decode_box_rows (0: block_n) rows. A tensor as wide as the

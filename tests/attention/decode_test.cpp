@@ -132,7 +132,7 @@ TEST(DecodeHost, SplitsFillWholeWavesOrSpreadRaggedWork) {
   // 59 units are 44.7 % of 132: below the bar, the fill rule's two splits.
   EXPECT_EQ(choose_decode_split(59, 16, {}, 132, 132, {}, 32).num_splits, 2);
   EXPECT_EQ(choose_decode_split(60, 16, {}, 132, 132, {}, 32).num_splits, 1);
-  // A limit of 8 tiles (boxes of 32 rows): 8 tiles in one split, 9 in the fill rule's two of 5.
+  // A limit of 8 tiles: 8 tiles in one split, 9 in the fill rule's two of 5.
   s = choose_decode_split(64, 8, {}, 132, 132, {}, 8);
   EXPECT_EQ(s.num_splits, 1);
   EXPECT_EQ(s.tiles_per_split, 8);

@@ -73,5 +73,15 @@ TEST(TmaMaps, DecodeBoxRowsAreZeroForWholeTiles) {
   }
 }
 
+// The rows a decode tile is cut into: the spec's box rows, or the whole tile where they are 0.
+TEST(TmaMaps, DecodeTileBoxRowsAreTheTileForWholeTileBoxes) {
+  KernelSpec s;
+  s.family = Family::decode;
+  s.config = BlockConfig::parse("m16n128w4s3t");
+  EXPECT_EQ(decode_tile_box_rows(s), 128);
+  s.decode_box_rows = 16;
+  EXPECT_EQ(decode_tile_box_rows(s), 16);
+}
+
 }  // namespace
 }  // namespace flexjit::codegen

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "codegen/families/attention_common.hpp"
+#include "codegen/tma_maps.hpp"
 #include "flexjit/error.hpp"
 
 namespace flexjit::codegen {
@@ -155,7 +156,7 @@ void add_decode_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::js
   constants.push_back(int_constant("EXPECTED_SMEM_BYTES", static_cast<long long>(decode_smem(s))));
   constants.push_back(bool_constant("PAGED", s.paged));
   constants.push_back(bool_constant("TMA", s.config.tma));
-  constants.push_back(int_constant("KV_BOX_ROWS", s.decode_box_rows != 0 ? s.decode_box_rows : s.config.block_n));
+  constants.push_back(int_constant("KV_BOX_ROWS", decode_tile_box_rows(s)));
   ctx["tma"] = s.config.tma;
   constants.push_back(bool_constant("HAS_MASK", s.has_mask()));
   constants.push_back(bool_constant("MASK_USES_H", s.mask_mod.uses("h")));
