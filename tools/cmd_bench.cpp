@@ -123,6 +123,7 @@ CommandRegistrar registrar("bench", "Time a problem suite on the GPU; print a ta
           row.bwd_config += (row.bwd_config.empty() ? "" : " ") + c.config.str();
           if (c.family == "bwd_dkdv")
             row.bwd_mode = c.backward_mode + ", " + c.dq_path +
+                           (c.kv_head_splits > 1 ? ", heads in " + std::to_string(c.kv_head_splits) + " splits" : "") +
                            (c.backward_mode_reason.empty() ? "" : " (" + c.backward_mode_reason + ")");
         }
       }

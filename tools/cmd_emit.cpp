@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "codegen/families/bwd_dkdv.hpp"
 #include "codegen/families/decode.hpp"
 #include "codegen/family.hpp"
 #include "codegen/kernel_spec.hpp"
@@ -59,6 +60,7 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
     bool fast_dq = false;
     bool ordered_dq = false;
     bool long_chains = false;
+    bool head_splits = false;
     int q_block = 128, kv_block = 128;
     std::string buffer_offsets = "auto";
   };
@@ -83,6 +85,9 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
   app.add_flag("--ordered-dq", o->ordered_dq,
                "bwd_dkdv: the deterministic mode's form of that kernel, whose dQ sums take turns in a fixed order "
                "(sm_90a; configs ending in 'ws'; implies --fast-dq)");
+  app.add_flag("--head-splits", o->head_splits,
+               "bwd_dkdv with --fast-dq (sm_90a, configs ending in 'ws'): the kernel that may split each GQA group's "
+               "query heads over its CTAs, each storing fp32 partial dK and dV (as a call takes it with few kv heads)");
   app.add_flag("--long-chains", o->long_chains,
                "bwd_dkdv with --ordered-dq: two chains of turns per query tile, as a call takes them under a mask "
                "without tile bounds (documents) or tables alone over 64 kv tiles or more");
@@ -142,6 +147,7 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
       spec.dq_accumulate = (o->fast_dq || o->ordered_dq) && family == codegen::Family::bwd_dkdv;
       spec.dq_ordered = o->ordered_dq && family == codegen::Family::bwd_dkdv;
       spec.dq_long_chains = o->long_chains && family == codegen::Family::bwd_dkdv;
+      spec.dkdv_head_splits = o->head_splits && family == codegen::Family::bwd_dkdv;
       const bool reads_buffers = codegen::reads_buffers(declarations, {&spec.score_mod, &spec.mask_mod});
       if (o->buffer_offsets == "32" && !reads_buffers)
         throw UsageError("--buffer-offsets 32: the mods read no buffer, so there are no buffer reads to narrow");
@@ -165,6 +171,10 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
               : tune::default_for(spec, o->arch);
       spec.config = o->variant.block_config(launched).value_or(launched);
       codegen::set_dkdv_half_slab_tiles(spec, o->variant.head_dim, o->variant.value_head_dim(), o->arch);
+      if (o->head_splits && family == codegen::Family::bwd_dkdv && !codegen::dkdv_splits_heads(spec))
+        throw UsageError("--head-splits: only the fast mode's warp-specialised dK/dV kernel splits GQA groups over "
+                         "its CTAs (--fast-dq without --ordered-dq, a config ending in 'ws' on sm_90a); this one is " +
+                         spec.config.str() + (spec.dq_ordered ? " with --ordered-dq" : spec.dq_accumulate ? "" : " without --fast-dq"));
       // A paged call's TMA boxes: a page's rows where the pages cut the key tiles.
       if (family == codegen::Family::decode)
         spec.decode_box_rows = codegen::decode_box_rows(spec.config, spec.paged, o->page_size);

@@ -91,6 +91,10 @@ struct KernelChoice {
   /// default; learnable buffers, a GPU without sm_90a, head dims without fast tiles); empty
   /// otherwise.
   std::string backward_mode_reason;
+  /// bwd_dkdv only: CTAs that shared each (kv tile, kv head)'s GQA group of query heads, their dK
+  /// and dV summed in fp32 after them (the fast mode's warp-specialised kernel with few kv heads;
+  /// FLEXJIT_BWD_HEAD_SPLITS sets it); 1: one CTA walked the whole group.
+  int kv_head_splits = 1;
 };
 
 /// How the backward sums dQ over the kv tiles.

@@ -22,6 +22,7 @@
 #include "attention/kernel_errors.hpp"
 #include "codegen/launch.hpp"
 #include "attention/buffer_grads.hpp"
+#include "attention/bwd_head_splits.hpp"
 #include "attention/stream_fork.hpp"
 #include "attention/stream_scratch.hpp"
 #include "attention/tensor_checks.hpp"
@@ -158,6 +159,7 @@ codegen::KernelSpec attention_spec(codegen::Family family, const AttentionSpec& 
   ks.buffer_grads = family == codegen::Family::bwd_dq && !score.buffer_gradients().empty();
   ks.dq_accumulate = family == codegen::Family::bwd_dkdv && shape.fast_dq;
   ks.dq_ordered = ks.dq_accumulate && shape.ordered_dq;
+  ks.dkdv_head_splits = ks.dq_accumulate && shape.kv_head_splits;
   // Per-sequence lengths: a kernel variant of its own (kernels without them stay as they are). An
   // empty sequence has rows with nothing to attend to, whatever the spec promised.
   ks.seq_lens = shape.seq_lens && (family == codegen::Family::fwd || family == codegen::Family::bwd_dq ||
@@ -196,6 +198,32 @@ int persistent_ctas() {
   const CUcontext context = jit::ensure_context();
   if (cache.first != context) cache = {context, current_device().sm_count};
   return cache.second;
+}
+
+// The fast mode's split of each GQA group's query heads over the warp-specialised dK/dV kernel's
+// CTAs (attention/bwd_head_splits.hpp): FLEXJIT_BWD_HEAD_SPLITS, or the simulated grid's choice,
+// kept per grid (the simulation walks every CTA of grids up to a few waves).
+int bwd_head_splits(const codegen::KernelSpec& ks, const attention::ProblemShape& shape) {
+  const int group = shape.q_heads / std::max(shape.kv_heads, 1);
+  if (const int forced = attention::forced_bwd_head_splits(group); forced > 0) return forced;
+  if (group <= 1) return 1;
+  attention::HeadSplitProblem pr;
+  pr.kv_tiles = static_cast<int>((int64_t(shape.kv_len) + ks.config.block_n - 1) / ks.config.block_n);
+  pr.pairs = int64_t(shape.batch) * shape.kv_heads;
+  pr.group = group;
+  pr.q_tiles = static_cast<int>((int64_t(shape.q_len) + 63) / 64);
+  pr.masked = ks.has_mask() || ks.seq_lens;
+  pr.sm_count = persistent_ctas();
+  pr.kv_len = shape.kv_len;
+  pr.head_dims = ks.memory_head_dim() + ks.memory_head_dim_v();
+  static std::mutex mutex;
+  static std::map<std::vector<int64_t>, int> chosen;
+  const std::vector<int64_t> key = {pr.kv_tiles, pr.pairs,   pr.group,  pr.q_tiles,
+                                    pr.masked,   pr.sm_count, pr.kv_len, pr.head_dims};
+  std::lock_guard<std::mutex> lock(mutex);
+  if (const auto it = chosen.find(key); it != chosen.end()) return it->second;
+  if (chosen.size() > 4096) chosen.clear();  // bounded: a rebuilt entry is the same choice
+  return chosen[key] = attention::choose_bwd_head_splits(pr);
 }
 
 codegen::CallShape call_shape(const attention::ProblemShape& shape) {
@@ -788,11 +816,31 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
       }
     };
     bool dkdv_launched = false;  // by the tuner, within resolve(): its launches add into dq_accum
+    // The fast mode's warp-specialised kernel may split each GQA group's query heads over CTAs
+    // (attention/bwd_head_splits.hpp); its splits' fp32 dK and dV go to this scratch, and the last
+    // launch's split count says whether the sum kernel runs after it.
+    std::optional<attention::StreamScratch> dkdv_partial;
+    size_t dkdv_partial_bytes = 0;
+    int head_splits = 1;
     const auto launch_dkdv = [&](const codegen::KernelSpec& ks, const codegen::ReadyKernel& kernel, Stream s) {
       dkdv_launched = true;
-      const codegen::ConfiguredKernel configured(kernel, call_shape(shape));
+      codegen::CallShape geometry_shape = call_shape(shape);
+      head_splits = codegen::dkdv_splits_heads(ks) ? bwd_head_splits(ks, shape) : 1;
+      geometry_shape.kv_head_splits = head_splits;
+      const codegen::ConfiguredKernel configured(kernel, geometry_shape);
       FlexjitBwdParams call = p;
       call.num_kv_tiles = configured.tiles();
+      if (head_splits > 1) {
+        const size_t bytes = size_t(shape.batch) * shape.kv_heads * head_splits * size_t(shape.kv_len) *
+                             (size_t(spec.head_dim) + spec.head_dim_v) * sizeof(float);
+        if (bytes > dkdv_partial_bytes) {
+          dkdv_partial.reset();
+          dkdv_partial.emplace(bytes, stream);
+          dkdv_partial_bytes = bytes;
+        }
+        call.dkdv_partial = static_cast<float*>(dkdv_partial->data());
+        call.kv_head_splits = head_splits;
+      }
       FlexjitSeqLens call_lens = lens;
       if (ks.config.warp_specialized) {
         FlexjitBwdTma maps = codegen::encode_backward_tma(q, k, v, dout, ks.config);
@@ -814,6 +862,7 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
       dkdv.backward_mode = plan.fast ? "fast" : "deterministic";
       dkdv.backward_mode_reason = plan.reason;
       dkdv.dq_path = plan.dq_path();
+      dkdv.kv_head_splits = head_splits;
       if (dkdv_sums_dq) impl_->choices.erase("bwd_dq");  // no dQ kernel ran
     };
     if (dkdv_sums_dq) {
@@ -823,6 +872,17 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
       // turns on the counters above.
       shape.fast_dq = true;
       shape.ordered_dq = plan.ordered;
+      // The kernel that may split GQA groups over its CTAs where the expected kernel (the default
+      // or fixed config) would split this call's.
+      if (plan.fast && shape.gqa_group() > 1) {
+        attention::ProblemShape split_shape = shape;
+        split_shape.kv_head_splits = true;
+        const std::string& arch = impl_->target_arch();
+        codegen::KernelSpec expected = attention_spec(Family::bwd_dkdv, impl_->spec, impl_->score, impl_->mask,
+                                                      split_shape, block_mask, spec.bwd_dkdv_config, arch);
+        if (!spec.bwd_dkdv_config) expected.config = tune::default_for(expected, arch);
+        shape.kv_head_splits = codegen::dkdv_splits_heads(expected) && bwd_head_splits(expected, shape) > 1;
+      }
       const auto dkdv_kernel = resolve(*impl_, Family::bwd_dkdv, spec.bwd_dkdv_config, shape, block_mask, launch_dkdv, stream);
       // A kernel without first stores (a tuned config other than the expected one) adds into sums
       // that the preprocess kernel left as they were: zeroed here, as after tuning launches
@@ -834,6 +894,12 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
       if (plan.ordered) zero_turns();
       launch_dkdv(dkdv_kernel->spec, *dkdv_kernel->kernel, stream);
       codegen::ConfiguredKernel(*pre_kernel->kernel, call_shape(shape), 1).launch(stream, {&p});
+      if (head_splits > 1) {  // dK and dV: the splits' sums
+        FlexjitBwdParams sums = p;
+        sums.dkdv_partial = static_cast<float*>(dkdv_partial->data());
+        sums.kv_head_splits = head_splits;
+        codegen::ConfiguredKernel(*pre_kernel->kernel, call_shape(shape), 2).launch(stream, {&sums});
+      }
       note_mode();
       return;
     }

@@ -26,6 +26,7 @@ struct ProblemShape {
   bool buffer_offsets_32 = false;  // the mods' buffers fit 32-bit reads (KernelSpec::buffer_offsets_32)
   bool fast_dq = false;         // backward, fast mode: the dK/dV kernel sums dQ (KernelSpec::dq_accumulate)
   bool ordered_dq = false;      // with fast_dq: in a fixed order (KernelSpec::dq_ordered, the deterministic mode)
+  bool kv_head_splits = false;  // with fast_dq: GQA groups split over CTAs (KernelSpec::dkdv_head_splits)
   int gqa_group() const { return q_heads / kv_heads; }
 };
 

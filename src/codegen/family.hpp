@@ -32,6 +32,7 @@ struct CallShape {
   int splits = 1;          // decode: key-range splits (the host's choice per call)
   int persistent_ctas = 0; // persistent kernels (warp-specialised forward): CTAs that fit the GPU at once
   int classify_parts = 1;  // decode: CTAs classifying one sequence's tiles (the host's choice)
+  int kv_head_splits = 1;  // bwd_dkdv (warp-specialised): CTAs per GQA group (the host's choice per call)
 };
 
 // Grid, block and dynamic shared memory of one kernel launch, plus the tile count the kernel's

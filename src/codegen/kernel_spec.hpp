@@ -74,6 +74,11 @@ struct KernelSpec {
   // tables cut by data over many kv tiles, descending sums: ordered_long_chains), so the sums take
   // two chains.
   bool dq_long_chains = false;
+  // bwd_dkdv, the fast mode's warp-specialised kernel (dq_accumulate, not dq_ordered): its CTAs
+  // may split each GQA group's query heads (FlexjitBwdParams::kv_head_splits, the host's choice per
+  // call, attention/bwd_head_splits.hpp) and store fp32 partial dK and dV. Other kernels ignore it
+  // (codegen::dkdv_splits_heads says where it takes effect).
+  bool dkdv_head_splits = false;
   bool seq_lens = false;           // fwd, bwd_dq, bwd_dkdv, block_mask: per-sequence lengths (a FlexjitSeqLens parameter)
   // Every buffer the call passes is non-empty and all its in-bounds offsets fit 31 bits
   // (codegen::buffer_offsets_fit_32_bits): the mods' reads index in 32 bits (flexjit_read_32).

@@ -795,6 +795,107 @@ TEST(BwdGpu, TuningLaunchesLeaveNoDqBehind) {
 // (memcheck, racecheck, synccheck; README, "Testing"). Its forward takes the synchronous wgmma
 // kernel: racecheck reports the persistent forward's published tile slot, which it cannot see
 // through the mbarrier (design-changes.md, "Persistent grid"), and that is not this test's subject.
+// The fast mode's GQA groups split over CTAs (attention/bwd_head_splits.hpp): each of `splits`
+// CTAs per (kv tile, kv head) walks group / splits query heads and stores its dK (times scale) and
+// dV in fp32, and the preprocess family's third kernel adds them in order. Forced through
+// FLEXJIT_BWD_HEAD_SPLITS over every kind of warp-specialised tiles: d128 and d64, 96 columns in
+// 128-column tiles, column slices at d256, half-slab slices at 192 beside a Dv of 128; odd and
+// unequal lengths, both layouts, f16, a mask, a score_mod, padded rows (no column past the head dim
+// written); each split of a group of 8 and of 6. Then the call's own choice where one kv head's
+// CTAs are too few for the GPU: it must split, and match the reference, twice with the same bits.
+TEST(BwdGpu, FastModeSplitsGqaGroupsOverCtas) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the warp-specialised dK/dV kernel needs an sm_90a GPU, this is " << current_device().name;
+  struct Case {
+    int Hq, Hkv, Sq, Skv, D, Dv;
+    const char* mask;
+    const char* score;
+    bool bshd;
+    DType dtype;
+    int row_padding;
+    std::vector<int> splits;
+    const char* config;  // the warp-specialised kernel (tuning could take a 'g' one for these small problems)
+  };
+  const std::vector<Case> cases = {
+      {8, 1, 333, 333, 128, 128, "q_idx >= kv_idx", "", false, DType::bf16, 0, {2, 4, 8}, "m64n128w8s2ws"},
+      {6, 1, 200, 517, 64, 64, "", "", true, DType::bf16, 0, {2, 3, 6}, "m64n128w8s3ws"},
+      {12, 2, 300, 300, 96, 96, "q_idx >= kv_idx && q_idx - kv_idx <= 100", "30.0 * tanh(score / 30.0)", false,
+       DType::f16, 8, {3}, "m64n128w8s2ws"},
+      {4, 1, 256, 256, 256, 256, "q_idx >= kv_idx", "", false, DType::bf16, 0, {2, 4}, "m64n64w8s2ws"},
+      {8, 2, 257, 257, 192, 128, "", "", true, DType::bf16, 0, {2}, "m64n64w8s2ws"},
+  };
+  for (const Case& c : cases)
+    for (int splits : c.splits) {
+      FwdProblem p = base(c.Sq, c.D);
+      p.Hq = c.Hq, p.Hkv = c.Hkv, p.Skv = c.Skv, p.Dv = c.Dv;
+      p.mask_mod = c.mask, p.score_mod = c.score, p.bshd = c.bshd, p.dtype = c.dtype, p.row_padding = c.row_padding;
+      p.backward_mode = BackwardMode::fast;
+      p.dkdv_config = BlockConfig::parse(c.config);
+      const std::string what = "GQA " + std::to_string(c.Hq / c.Hkv) + ":1 d" + std::to_string(c.D) + "/" +
+                               std::to_string(c.Dv) + " " + std::to_string(c.Sq) + "x" + std::to_string(c.Skv) +
+                               " mask '" + c.mask + "' score '" + c.score + "', " + std::to_string(splits) + " splits";
+      const ScopedEnv forced("FLEXJIT_BWD_HEAD_SPLITS", std::to_string(splits).c_str());
+      const BwdOutcome r = run_backward_check(p);
+      EXPECT_EQ(r.mode, "fast") << what << ": " << r.mode_reason;
+      EXPECT_EQ(r.kv_head_splits, splits) << what;
+      EXPECT_LT(r.dq_error, tolerance(p.dtype)) << what << ": dq, seed " << r.seed;
+      EXPECT_LT(r.dk_error, tolerance(p.dtype)) << what << ": dk, seed " << r.seed;
+      EXPECT_LT(r.dv_error, tolerance(p.dtype)) << what << ": dv, seed " << r.seed;
+      EXPECT_TRUE(r.padding_untouched) << what << ": a gradient's columns past its head dim were written";
+    }
+  // Captured into a graph and replayed: the partial sums' scratch and the sum kernel are
+  // stream-ordered, and the splits' dK and dV are the same bits as a direct call's.
+  {
+    const jit::Driver& d = jit::driver();
+    FwdProblem p = base(300);
+    p.Hq = 8, p.Hkv = 2;
+    p.mask_mod = "q_idx >= kv_idx";
+    p.backward_mode = BackwardMode::fast;
+    p.dkdv_config = BlockConfig::parse("m64n128w8s2ws");
+    const ScopedEnv forced("FLEXJIT_BWD_HEAD_SPLITS", "4");
+    const OwnedStream captured;
+    const BwdOutcome direct = run_backward_check(p, /*repeat=*/false, fresh_seed(), captured.stream);
+    EXPECT_EQ(direct.kv_head_splits, 4);
+    CUgraph graph = nullptr;
+    CUgraphExec exec = nullptr;
+    const BwdOutcome replayed =
+        run_backward_check(p, /*repeat=*/false, direct.seed, captured.stream, [&](const auto& backward) {
+          FLEXJIT_CU(d.cuStreamBeginCapture(captured.stream, CU_STREAM_CAPTURE_MODE_GLOBAL));
+          backward();
+          FLEXJIT_CU(d.cuStreamEndCapture(captured.stream, &graph));
+          FLEXJIT_CU(d.cuGraphInstantiate(&exec, graph, 0));
+          FLEXJIT_CU(d.cuGraphLaunch(exec, captured.stream));
+        });
+    if (exec) d.cuGraphExecDestroy(exec);
+    if (graph) d.cuGraphDestroy(graph);
+    EXPECT_EQ(replayed.dk, direct.dk) << "graph-replayed splits, seed " << direct.seed;
+    EXPECT_EQ(replayed.dv, direct.dv) << "graph-replayed splits, seed " << direct.seed;
+    EXPECT_LT(replayed.dq_error, tolerance(p.dtype)) << "graph-replayed splits, seed " << direct.seed;
+  }
+  // The knob must divide the group.
+  {
+    FwdProblem p = base(256);
+    p.Hq = 6, p.Hkv = 2;
+    p.backward_mode = BackwardMode::fast;
+    p.dkdv_config = BlockConfig::parse("m64n128w8s2ws");
+    const ScopedEnv forced("FLEXJIT_BWD_HEAD_SPLITS", "2");
+    EXPECT_THROW(run_backward_check(p), UsageError);
+  }
+  // One kv head of 8 query heads, 1024 keys: 8 kv tiles, 8 CTAs unsplit.
+  const ScopedEnv unset("FLEXJIT_BWD_HEAD_SPLITS", nullptr);
+  FwdProblem p = base(1024);
+  p.B = 1, p.Hq = 8, p.Hkv = 1;
+  p.mask_mod = "q_idx >= kv_idx";
+  p.backward_mode = BackwardMode::fast;
+  p.dkdv_config = BlockConfig::parse("m64n128w8s2ws");
+  const BwdOutcome r = run_backward_check(p, /*repeat=*/true);
+  EXPECT_GT(r.kv_head_splits, 1) << "8 CTAs on a GPU of " << current_device().sm_count << " SMs";
+  EXPECT_LT(r.dq_error, tolerance(p.dtype)) << "chosen splits: dq, seed " << r.seed;
+  EXPECT_LT(r.dk_error, tolerance(p.dtype)) << "chosen splits: dk, seed " << r.seed;
+  EXPECT_LT(r.dv_error, tolerance(p.dtype)) << "chosen splits: dv, seed " << r.seed;
+}
+
 TEST(BwdGpu, FastModeOnePerHeadDim) {
   FLEXJIT_REQUIRE_GPU();
   if (current_device().default_arch() != "sm_90a")

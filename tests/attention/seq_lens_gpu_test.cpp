@@ -13,6 +13,7 @@
 
 #include "flexjit/error.hpp"
 #include "support/attention_harness.hpp"
+#include "support/scoped.hpp"
 #include "support/varlen_check.hpp"
 
 namespace flexjit::test {
@@ -191,6 +192,14 @@ TEST(SeqLensGpu, WarpSpecializedBackward) {
   p.mask_mod = kCausalByLengths;
   p.backward_mode = BackwardMode::fast;
   check_varlen(p, lens, "defaults bshd GQA 8:1, fast", /*backward=*/true, /*repeat=*/true, true, Tables::with_lengths);
+  // The group split over CTAs (FLEXJIT_BWD_HEAD_SPLITS): each split stores zeros past its
+  // sequence's keys, and the sums cover every padded row.
+  p.dkdv_config = BlockConfig::parse("m64n128w8s2ws");
+  for (const char* splits : {"2", "8"}) {
+    const ScopedEnv forced("FLEXJIT_BWD_HEAD_SPLITS", splits);
+    check_varlen(p, lens, std::string("defaults bshd GQA 8:1, fast, heads in ") + splits + " splits", true, true, true,
+                 Tables::with_lengths);
+  }
 }
 
 // The deterministic mode's ordered dQ sums with lengths: the chains count only the kv tiles before

@@ -311,6 +311,21 @@ std::vector<GoldenCase> golden_cases() {
          s.dq_accumulate = true;
          return s;
        }},
+      // The fast kernel at d128, GQA 8:1, causal, with its GQA groups split over CTAs
+      // (dkdv_head_splits: HEAD_SPLITS, the walk over a split's heads and the fp32 partial stores).
+      {"bwd_dkdv_ws_bf16_d128_gqa8_head_splits",
+       [] {
+         KernelSpec s;
+         s.family = Family::bwd_dkdv;
+         s.head_dim = s.head_dim_v = 128;
+         s.gqa_group = 8;
+         s.config = BlockConfig::parse("m64n128w8s2ws");
+         s.mask_mod = Expr::parse(ModKind::mask, mods::causal());
+         s.has_block_mask = s.has_full_blocks = true;
+         s.dq_accumulate = true;
+         s.dkdv_head_splits = true;
+         return s;
+       }},
       // The same at d64, prefix LM: dQ by turns, each tile's share a tile late (DQ_DEFERRED, four
       // dSᵀ tiles at three stages), warpgroup 1's walk started behind warpgroup 0's.
       {"bwd_dkdv_ws_bf16_d64_prefix_lm_deferred",

@@ -355,6 +355,7 @@ struct BwdOutcome {
   std::string mode, mode_reason;   // the backward mode that ran (KernelChoice of bwd_dkdv)
   std::string dq_path;             // how it summed dQ (KernelChoice::dq_path)
   int dkdv_tile_d = 0, dkdv_tile_dv = 0;  // the dK/dV kernel's tiles (KernelChoice::tile_head_dim)
+  int kv_head_splits = 1;          // CTAs per GQA group of the dK/dV kernel (KernelChoice::kv_head_splits)
   bool padding_untouched = true;   // FwdProblem::row_padding: no gradient column past D / Dv was written
 };
 
@@ -443,6 +444,7 @@ inline BwdOutcome run_backward_check(const FwdProblem& p, bool repeat = false, u
   for (const KernelChoice& c : attention.last_choices())
     if (c.family == "bwd_dkdv") {
       r.mode = c.backward_mode, r.mode_reason = c.backward_mode_reason, r.dq_path = c.dq_path;
+      r.kv_head_splits = c.kv_head_splits;
       r.dkdv_tile_d = c.tile_head_dim, r.dkdv_tile_dv = c.tile_head_dim_v;
     }
   if (repeat) {

@@ -320,17 +320,20 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(int_constant("DS_TILES", ds_tiles(s)));
   constants.push_back(bool_constant("LEAN_REGISTERS", s.lean_registers));
   constants.push_back(bool_constant("FOLD_SCORE_GRAD", dkdv_folds_score_gradient(s)));
+  constants.push_back(bool_constant("HEAD_SPLITS", dkdv_splits_heads(s)));
   ctx["warp_specialized"] = s.config.warp_specialized;
 }
 
-// One CTA per (kv tile, column slice), kv head, batch.
+// One CTA per (kv tile, column slice), kv head, batch; the warp-specialised kernel's kv heads
+// times its split GQA groups (CallShape::kv_head_splits, FlexjitBwdParams::kv_head_splits).
 LaunchGeometry geometry(const KernelSpec& s, const CallShape& shape, int) {
   LaunchGeometry g;
   g.tiles = static_cast<int>(ceil_div(shape.kv_len, s.config.block_n));
   // The warp-specialised kernel's slices are its warpgroups, not CTAs.
   const unsigned splits =
       s.config.warp_specialized ? 1u : static_cast<unsigned>(dkdv_splits(s.head_dim, s.head_dim_v));
-  g.grid = {static_cast<unsigned>(g.tiles) * splits, static_cast<unsigned>(shape.kv_heads),
+  const int head_splits = s.config.warp_specialized ? std::max(shape.kv_head_splits, 1) : 1;
+  g.grid = {static_cast<unsigned>(g.tiles) * splits, static_cast<unsigned>(shape.kv_heads * head_splits),
             static_cast<unsigned>(shape.batch)};
   g.block = {static_cast<unsigned>(threads(s, 0)), 1, 1};
   g.dynamic_smem = shared_memory_bytes(s);
@@ -338,7 +341,8 @@ LaunchGeometry geometry(const KernelSpec& s, const CallShape& shape, int) {
 }
 
 std::string describe(const KernelSpec& s) {
-  return describe_attention(s) + " splits=" + std::to_string(dkdv_splits(s.head_dim, s.head_dim_v));
+  return describe_attention(s) + " splits=" + std::to_string(dkdv_splits(s.head_dim, s.head_dim_v)) +
+         (dkdv_splits_heads(s) ? " head_splits=1" : "");
 }
 
 // (BLOCK_N / warps / 16) * (2 * BLOCK_M / 8 + (D + DV) / splits / 8) * 4: S^T, dP^T and one dK/dV
@@ -497,6 +501,11 @@ bool dkdv_folds_score_gradient(const KernelSpec& spec) {
     return false;
   const Expr g = spec.score_mod.gradient();
   return !g.free_variables().empty() || !g.buffers_read().empty() || !g.params_read().empty();
+}
+
+bool dkdv_splits_heads(const KernelSpec& spec) {
+  return spec.family == Family::bwd_dkdv && spec.dkdv_head_splits && spec.config.warp_specialized &&
+         spec.dq_accumulate && !spec.dq_ordered;
 }
 
 }  // namespace flexjit::codegen

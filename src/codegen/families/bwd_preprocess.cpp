@@ -3,6 +3,8 @@
 // in 16-byte chunks, ROWS_PER_CTA rows per CTA, both computed here and handed to the template as
 // constants, so the launch grid and the kernel cannot disagree. Kernel 1 (the fast mode's
 // epilogue): dQ = scale * the fp32 dQ accumulator, in the element type, 8 columns per thread.
+// Kernel 2 (the fast mode's, where the dK/dV kernel split GQA groups over CTAs): dK and dV = the
+// sums of the splits' fp32 rows (FlexjitBwdParams::kv_head_splits), 8 columns per thread.
 // Template: templates/attention_bwd_preprocess.cu.j2.
 #include <algorithm>
 
@@ -36,6 +38,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   ctx["element_type"] = element_type(s);
   ctx["kernel_name"] = descriptor(s.family).kernel_names[0];  // delta, the family's first kernel
   ctx["convert_kernel_name"] = descriptor(s.family).kernel_names[1];
+  ctx["dkdv_sum_kernel_name"] = descriptor(s.family).kernel_names[2];
   constants.push_back(int_constant("D", s.head_dim));
   constants.push_back(int_constant("DV", s.head_dim_v));
   constants.push_back(int_constant("D_IO", s.memory_head_dim()));
@@ -56,6 +59,13 @@ LaunchGeometry geometry(const KernelSpec& s, const CallShape& shape, int index) 
     g.grid = {ceil_div(chunks, threads(s, 0)), static_cast<unsigned>(shape.heads), static_cast<unsigned>(shape.batch)};
     return g;
   }
+  if (index == 2) {  // dK/dV sums: one thread per 8 columns of a dK or dV row, per kv head
+    const long long chunks =
+        static_cast<long long>(shape.kv_len) * ((s.memory_head_dim() + s.memory_head_dim_v()) / 8);
+    g.grid = {ceil_div(chunks, threads(s, 0)), static_cast<unsigned>(shape.kv_heads),
+              static_cast<unsigned>(shape.batch)};
+    return g;
+  }
   // Rows up to whole 64-row tiles: the padding rows of the warp-specialised kernel's row statistics.
   const long long rows = (static_cast<long long>(shape.q_len) + 63) / 64 * 64;
   g.grid = {ceil_div(rows, rows_per_cta(s)), static_cast<unsigned>(shape.heads),
@@ -71,7 +81,8 @@ FamilyDescriptor bwd_preprocess_family() {
   f.name = "bwd_preprocess";
   f.template_name = "attention_bwd_preprocess.cu.j2";
   f.source_name = "attention_bwd_preprocess.cu";
-  f.kernel_names = {"flexjit_attention_bwd_preprocess", "flexjit_attention_bwd_dq_convert"};
+  f.kernel_names = {"flexjit_attention_bwd_preprocess", "flexjit_attention_bwd_dq_convert",
+                    "flexjit_attention_bwd_dkdv_sum"};
   f.attention = true;
   f.backward = true;
   f.default_config = default_config;

@@ -55,6 +55,7 @@ constexpr bool DQ_DEFERRED = false;
 constexpr int DS_TILES = 2;
 constexpr bool LEAN_REGISTERS = false;
 constexpr bool FOLD_SCORE_GRAD = false;
+constexpr bool HEAD_SPLITS = false;
 
 // Here BLOCK_N (kv rows) is the CTA's fixed tile and BLOCK_M (query rows) the streamed one.
 constexpr int THREADS = NUM_WARPS * 32;
@@ -645,6 +646,29 @@ __device__ __forceinline__ void dq_order_rank(const FlexjitBwdParams& p, int b, 
 }
 }  // namespace bwd_dkdv
 
+namespace bwd_dkdv {
+// This CTA's kv tile and (kv head, batch) pair in the launch order (see HEAVY_FIRST_CTAS); the
+// pair is blockIdx.y + gridDim.y * blockIdx.z in the plain order (read from blockIdx there).
+__device__ __forceinline__ void launch_position(int& n_tile, int& pair) {
+  const int pairs = static_cast<int>(gridDim.y * gridDim.z), units = static_cast<int>(gridDim.x);
+  const int linear = static_cast<int>(blockIdx.x) + units * static_cast<int>(blockIdx.y + gridDim.y * blockIdx.z);
+  n_tile = static_cast<int>(blockIdx.x), pair = 0;
+  if constexpr (HEAVY_FIRST_CTAS > 0) {
+    const int group_size = max(1, min(pairs, HEAVY_FIRST_CTAS / units));
+    const int group = linear / (units * group_size);
+    const int in_group = min(group_size, pairs - group * group_size);  // the last group may be smaller
+    const int within = linear - group * units * group_size;
+    n_tile = within / in_group, pair = group * group_size + within % in_group;
+  }
+}
+// The grid's kv head of this CTA (kv heads x FlexjitBwdParams::kv_head_splits), from blockIdx.
+__device__ __forceinline__ int grid_kv_head() {
+  int n_tile, pair;
+  launch_position(n_tile, pair);
+  return HEAVY_FIRST_CTAS == 0 ? static_cast<int>(blockIdx.y) : pair % static_cast<int>(gridDim.y);
+}
+}  // namespace bwd_dkdv
+
 extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)
 flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
                   const __grid_constant__ FlexjitBwdTma tma, unsigned* const error_word) {
@@ -658,16 +682,8 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   // n - 1 starts before its kv tile n (the ordered dQ sums rely on it), or n + 1 before n in the
   // pairs that ascend (`ascending` below), whose units run in reverse.
   const int pairs = static_cast<int>(gridDim.y * gridDim.z), units = static_cast<int>(gridDim.x);
-  const int linear = static_cast<int>(blockIdx.x) + units * static_cast<int>(blockIdx.y + gridDim.y * blockIdx.z);
-  // The pair is blockIdx.y + gridDim.y * blockIdx.z in the plain order (read from blockIdx there).
-  int n_tile = static_cast<int>(blockIdx.x), pair = 0;
-  if constexpr (HEAVY_FIRST_CTAS > 0) {
-    const int group_size = max(1, min(pairs, HEAVY_FIRST_CTAS / units));
-    const int group = linear / (units * group_size);
-    const int in_group = min(group_size, pairs - group * group_size);  // the last group may be smaller
-    const int within = linear - group * units * group_size;
-    n_tile = within / in_group, pair = group * group_size + within % in_group;
-  }
+  int n_tile, pair;
+  launch_position(n_tile, pair);
   constexpr bool PLAIN_ORDER = HEAVY_FIRST_CTAS == 0;
   // DQ_ASCENDING: every pair but the last wave's (about ASCENDING_TAIL_CTAS units) sums from its
   // last kv tile down, its units in reverse, so its heaviest tiles start last; the pairs of the
@@ -677,7 +693,15 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   static_assert(!DQ_ASCENDING || !PLAIN_ORDER, "the ascending sums take the grouped launch order");
   const bool ascending = DQ_ASCENDING && pair < pairs - max(1, min(pairs, ASCENDING_TAIL_CTAS / units));
   if (ascending) n_tile = units - 1 - n_tile;
-  const int kv_h = PLAIN_ORDER ? static_cast<int>(blockIdx.y) : pair % static_cast<int>(gridDim.y);
+  // HEAD_SPLITS (codegen::dkdv_splits_heads): the grid's kv heads are Hkv x head_splits
+  // (FlexjitBwdParams::kv_head_splits, the fast mode's split of the GQA group over CTAs), and this
+  // CTA walks query heads first_gi .. first_gi + group_span - 1 of kv head kv_h; a kv head's
+  // splits are next to each other in the grid's order.
+  const int grid_kv_h = grid_kv_head();
+  const int head_splits = HEAD_SPLITS ? max(p.kv_head_splits, 1) : 1;
+  const int kv_h = HEAD_SPLITS ? grid_kv_h / head_splits : grid_kv_h;
+  const int group_span = HEAD_SPLITS ? GQA_GROUP / head_splits : GQA_GROUP;
+  const int first_gi = HEAD_SPLITS ? (grid_kv_h - kv_h * head_splits) * group_span : 0;
   const int b = PLAIN_ORDER ? static_cast<int>(blockIdx.z) : pair / static_cast<int>(gridDim.y);
   const int kv_start = n_tile * BLOCK_N;
   const int q_len = p.q_len, kv_len = p.kv_len;
@@ -687,7 +711,9 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
 #pragma unroll
   for (int gi = 0; gi < GQA_GROUP; ++gi) {
     const int h = kv_h * GQA_GROUP + gi;
-    if constexpr (HAS_BLOCK_MASK) {
+    if (HEAD_SPLITS && (gi < first_gi || gi >= first_gi + group_span)) {
+      walk.heads[gi].init_dense(0, HAS_MASK);  // another split's head
+    } else if constexpr (HAS_BLOCK_MASK) {
       const long long row = b * p.qt.stride_b + h * p.qt.stride_h + kv_start / SPARSE_KV_BLOCK;
       walk.heads[gi].init_sparse(p.qt.indices + row * p.qt.max_blocks, p.qt.num_blocks[row],
                                  HAS_FULL_BLOCKS ? p.qt.full_indices + row * p.qt.max_blocks : nullptr,
@@ -1526,6 +1552,40 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   } else {
     bwd_dkdv_drain<MmaPath::wgmma>(acc_dk, acc_dv, pa, da);
   }
+  // (With lengths every padded row: those past the sequence's keys hold zeros, see the top.)
+  const int rows_stored = SEQ_LENS ? p.kv_len : kv_len;
+  if constexpr (HEAD_SPLITS) {
+    if (p.kv_head_splits > 1) {
+      // A split of the group: its sums in fp32, from registers, into its own rows of dkdv_partial
+      // (a quad's 8-byte pairs fill whole 32-byte sectors), for the third preprocess kernel to add.
+      // (The grid's kv head from blockIdx again: kept live across the walk, it spilled at d64.)
+      const long long grid_heads = static_cast<long long>(p.num_kv_heads) * p.kv_head_splits;
+      const long long first_row = (b * grid_heads + grid_kv_head()) * p.kv_len;
+      float* const dk_rows = p.dkdv_partial + first_row * D_IO;
+      float* const dv_rows = p.dkdv_partial + p.batch * grid_heads * p.kv_len * D_IO + first_row * DV_IO;
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const int row = kv_start + warp_row0 + g8 + 8 * r;
+        if (!IS_DIVISIBLE && row >= rows_stored) continue;
+#pragma unroll
+        for (int j = 0; j < D_TILES; ++j) {
+          const int col = SliceParts<DK_SLICE>::chunk(slice, j) * 8 + 2 * t4;
+          if (D_IO == D || col < D_IO)
+            *reinterpret_cast<float2*>(dk_rows + static_cast<long long>(row) * D_IO + col) =
+                make_float2(acc_dk[0][j][2 * r] * p.scale, acc_dk[0][j][2 * r + 1] * p.scale);
+        }
+#pragma unroll
+        for (int j = 0; j < DV_TILES; ++j) {
+          const int col = SliceParts<DV_SLICE>::chunk(slice, j) * 8 + 2 * t4;
+          if (DV_IO == DV || col < DV_IO)
+            *reinterpret_cast<float2*>(dv_rows + static_cast<long long>(row) * DV_IO + col) =
+                make_float2(acc_dv[0][j][2 * r], acc_dv[0][j][2 * r + 1]);
+        }
+      }
+      flexjit_report_errors(errors, error_word);
+      return;
+    }
+  }
   named_barrier_sync(NAMED_BARRIER_EPILOGUE, THREADS);  // every warpgroup's last dQ has read K
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
@@ -1542,8 +1602,6 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   named_barrier_sync(NAMED_BARRIER_EPILOGUE, THREADS);
   T* dk_base = static_cast<T*>(p.dk) + b * p.dk_stride_b + kv_h * p.dk_stride_h;
   T* dv_base = static_cast<T*>(p.dv) + b * p.dv_stride_b + kv_h * p.dv_stride_h;
-  // (With lengths every padded row: those past the sequence's keys hold zeros, see the top.)
-  const int rows_stored = SEQ_LENS ? p.kv_len : kv_len;
   for (int idx = ctid; idx < BLOCK_N * (D / 8); idx += THREADS) {
     const int r = idx / (D / 8), c = idx % (D / 8);
     if ((IS_DIVISIBLE || kv_start + r < rows_stored) && (D_IO == D || c * 8 < D_IO)) {

@@ -54,6 +54,7 @@ constexpr bool DQ_DEFERRED = false;
 constexpr int DS_TILES = 0;
 constexpr bool LEAN_REGISTERS = false;
 constexpr bool FOLD_SCORE_GRAD = false;
+constexpr bool HEAD_SPLITS = false;
 
 // Here BLOCK_N (kv rows) is the CTA's fixed tile and BLOCK_M (query rows) the streamed one.
 constexpr int THREADS = NUM_WARPS * 32;

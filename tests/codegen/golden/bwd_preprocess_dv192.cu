@@ -117,3 +117,39 @@ flexjit_attention_bwd_dq_convert(const FlexjitBwdParams p) {
                 pack2<T>(hi.x * p.scale, hi.y * p.scale), pack2<T>(hi.z * p.scale, hi.w * p.scale)};
   st_global_v4(static_cast<T*>(p.dq) + b * p.dq_stride_b + h * p.dq_stride_h + row * p.dq_stride_s + col, out);
 }
+
+// The split GQA groups' dK and dV (FlexjitBwdParams::kv_head_splits > 1): kv head h's rows are the
+// sum of its splits' fp32 rows in dkdv_partial (grid heads h * splits ..), added in split order so
+// that the result is the same every run, converted to the element type. One thread per 8 columns
+// of a dK row (D_IO / 8 chunks) or of a dV row (DV_IO / 8 after them); rows up to kv_len, the
+// padded length with per-sequence lengths (the dK/dV kernel stored zeros past each sequence's keys).
+extern "C" __global__ void __launch_bounds__(bwd_pre::THREADS)
+flexjit_attention_bwd_dkdv_sum(const FlexjitBwdParams p) {
+  using namespace bwd_pre;
+  static_assert(D_IO % 8 == 0 && DV_IO % 8 == 0, "dK and dV rows sum in 8-column chunks");
+  constexpr int K_CHUNKS = D_IO / 8, ROW_CHUNKS = D_IO / 8 + DV_IO / 8;
+  const int kv_h = static_cast<int>(blockIdx.y), b = static_cast<int>(blockIdx.z);
+  const long long chunk = static_cast<long long>(blockIdx.x) * THREADS + threadIdx.x;
+  if (chunk >= static_cast<long long>(p.kv_len) * ROW_CHUNKS) return;
+  const long long row = chunk / ROW_CHUNKS;
+  const int c = static_cast<int>(chunk % ROW_CHUNKS);
+  const bool dk = c < K_CHUNKS;
+  const int width = dk ? D_IO : DV_IO, col = (dk ? c : c - K_CHUNKS) * 8;
+  const int splits = p.kv_head_splits;
+  const long long grid_heads = static_cast<long long>(p.num_kv_heads) * splits;
+  const float* part = p.dkdv_partial + (dk ? 0 : p.batch * grid_heads * p.kv_len * D_IO) +
+                      ((b * grid_heads + static_cast<long long>(kv_h) * splits) * p.kv_len + row) * width + col;
+  const long long split_stride = static_cast<long long>(p.kv_len) * width;
+  float4 lo = *reinterpret_cast<const float4*>(part), hi = *reinterpret_cast<const float4*>(part + 4);
+  for (int s = 1; s < splits; ++s) {
+    const float4 l = *reinterpret_cast<const float4*>(part + s * split_stride);
+    const float4 u = *reinterpret_cast<const float4*>(part + s * split_stride + 4);
+    lo.x += l.x, lo.y += l.y, lo.z += l.z, lo.w += l.w;
+    hi.x += u.x, hi.y += u.y, hi.z += u.z, hi.w += u.w;
+  }
+  u32 out[4] = {pack2<T>(lo.x, lo.y), pack2<T>(lo.z, lo.w), pack2<T>(hi.x, hi.y), pack2<T>(hi.z, hi.w)};
+  if (dk)
+    st_global_v4(static_cast<T*>(p.dk) + b * p.dk_stride_b + kv_h * p.dk_stride_h + row * p.dk_stride_s + col, out);
+  else
+    st_global_v4(static_cast<T*>(p.dv) + b * p.dv_stride_b + kv_h * p.dv_stride_h + row * p.dv_stride_s + col, out);
+}
