@@ -182,7 +182,7 @@ struct FlexjitBwdParams {
   // every share added. Set only for a kernel that takes it (codegen::dkdv_first_stores: the
   // warp-specialised kernel at head dim 128 under a mask, without GQA).
   int* dq_first;
-  // The fast mode's query heads of a GQA group split over kv_head_splits CTAs per (kv tile, kv head)
+  // The query heads of a GQA group split over kv_head_splits CTAs per (kv tile, kv head)
   // (attention::choose_bwd_head_splits; 0 or 1: one CTA walks the whole group). The grid's kv heads
   // are then Hkv * kv_head_splits: CTA head v walks query heads (v % kv_head_splits) * (group /
   // kv_head_splits) .. of kv head v / kv_head_splits, and stores its dK (times scale) and dV in fp32

@@ -86,7 +86,7 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
                "bwd_dkdv: the deterministic mode's form of that kernel, whose dQ sums take turns in a fixed order "
                "(sm_90a; configs ending in 'ws'; implies --fast-dq)");
   app.add_flag("--head-splits", o->head_splits,
-               "bwd_dkdv with --fast-dq (sm_90a, configs ending in 'ws'): the kernel that may split each GQA group's "
+               "bwd_dkdv with --fast-dq or --ordered-dq (sm_90a, configs ending in 'ws'): the kernel that may split each GQA group's "
                "query heads over its CTAs, each storing fp32 partial dK and dV (as a call takes it with few kv heads)");
   app.add_flag("--long-chains", o->long_chains,
                "bwd_dkdv with --ordered-dq: two chains of turns per query tile, as a call takes them under a mask "
@@ -172,9 +172,9 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
       spec.config = o->variant.block_config(launched).value_or(launched);
       codegen::set_dkdv_half_slab_tiles(spec, o->variant.head_dim, o->variant.value_head_dim(), o->arch);
       if (o->head_splits && family == codegen::Family::bwd_dkdv && !codegen::dkdv_splits_heads(spec))
-        throw UsageError("--head-splits: only the fast mode's warp-specialised dK/dV kernel splits GQA groups over "
-                         "its CTAs (--fast-dq without --ordered-dq, a config ending in 'ws' on sm_90a); this one is " +
-                         spec.config.str() + (spec.dq_ordered ? " with --ordered-dq" : spec.dq_accumulate ? "" : " without --fast-dq"));
+        throw UsageError("--head-splits: only the warp-specialised dK/dV kernel that sums dQ splits GQA groups over "
+                         "its CTAs (--fast-dq or --ordered-dq, a config ending in 'ws' on sm_90a); this one is " +
+                         spec.config.str() + (spec.dq_accumulate ? "" : " without --fast-dq"));
       // A paged call's TMA boxes: a page's rows where the pages cut the key tiles.
       if (family == codegen::Family::decode)
         spec.decode_box_rows = codegen::decode_box_rows(spec.config, spec.paged, o->page_size);

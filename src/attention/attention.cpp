@@ -200,8 +200,8 @@ int persistent_ctas() {
   return cache.second;
 }
 
-// The fast mode's split of each GQA group's query heads over the warp-specialised dK/dV kernel's
-// CTAs (attention/bwd_head_splits.hpp): FLEXJIT_BWD_HEAD_SPLITS, or the simulated grid's choice,
+// The split of each GQA group's query heads over the warp-specialised dK/dV kernel's CTAs (both
+// modes; attention/bwd_head_splits.hpp): FLEXJIT_BWD_HEAD_SPLITS, or the simulated grid's choice,
 // kept per grid (the simulation walks every CTA of grids up to a few waves).
 int bwd_head_splits(const codegen::KernelSpec& ks, const attention::ProblemShape& shape) {
   const int group = shape.q_heads / std::max(shape.kv_heads, 1);
@@ -816,7 +816,7 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
       }
     };
     bool dkdv_launched = false;  // by the tuner, within resolve(): its launches add into dq_accum
-    // The fast mode's warp-specialised kernel may split each GQA group's query heads over CTAs
+    // The warp-specialised kernel (both modes) may split each GQA group's query heads over CTAs
     // (attention/bwd_head_splits.hpp); its splits' fp32 dK and dV go to this scratch, and the last
     // launch's split count says whether the sum kernel runs after it.
     std::optional<attention::StreamScratch> dkdv_partial;
@@ -874,7 +874,7 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
       shape.ordered_dq = plan.ordered;
       // The kernel that may split GQA groups over its CTAs where the expected kernel (the default
       // or fixed config) would split this call's.
-      if (plan.fast && shape.gqa_group() > 1) {
+      if (shape.gqa_group() > 1) {
         attention::ProblemShape split_shape = shape;
         split_shape.kv_head_splits = true;
         const std::string& arch = impl_->target_arch();

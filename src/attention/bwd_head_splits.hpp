@@ -1,5 +1,5 @@
 #pragma once
-// How the fast backward's warp-specialised dK/dV kernel splits a GQA group's query heads over CTAs
+// How the backward's warp-specialised dK/dV kernel (both modes) splits a GQA group's query heads over CTAs
 // (host side, no GPU needed: tested on the CPU).
 //
 // The kernel runs one CTA per (kv tile, kv head, batch), and each walks the query tiles of every
@@ -7,7 +7,8 @@
 // two) those CTAs are fewer than the SMs, or so long that the last ones run alone: H200, causal
 // d128, 8 query heads on one kv head, B=1 S=8192: 152 TF/s against cuDNN's 453 (notes/perf.md
 // "(zzg)"). Split s ways, each CTA walks group / s of the heads and stores its dK and dV in fp32;
-// a small kernel adds the s partial sums in order.
+// a small kernel adds the s partial sums in order (the same bits every run: the deterministic mode
+// takes it too).
 #include <cstdint>
 
 namespace flexjit::attention {
@@ -35,7 +36,7 @@ int choose_bwd_head_splits(const HeadSplitProblem& problem);
 /// and notes): the simulated grid's end plus the partial sums' cost where `splits` > 1.
 double estimate_bwd_head_split_time(const HeadSplitProblem& problem, int splits);
 
-/// FLEXJIT_BWD_HEAD_SPLITS (a measurement knob of the fast mode's warp-specialised kernel): 0 when
+/// FLEXJIT_BWD_HEAD_SPLITS (a measurement knob of the warp-specialised kernel, both modes): 0 when
 /// unset (choose_bwd_head_splits decides), else the split count, which must divide `group`.
 /// Throws UsageError naming the variable, its value and the group otherwise.
 int forced_bwd_head_splits(int group);

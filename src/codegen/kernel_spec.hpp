@@ -74,7 +74,7 @@ struct KernelSpec {
   // tables cut by data over many kv tiles, descending sums: ordered_long_chains), so the sums take
   // two chains.
   bool dq_long_chains = false;
-  // bwd_dkdv, the fast mode's warp-specialised kernel (dq_accumulate, not dq_ordered): its CTAs
+  // bwd_dkdv, the warp-specialised kernel that sums dQ (dq_accumulate; both modes): its CTAs
   // may split each GQA group's query heads (FlexjitBwdParams::kv_head_splits, the host's choice per
   // call, attention/bwd_head_splits.hpp) and store fp32 partial dK and dV. Other kernels ignore it
   // (codegen::dkdv_splits_heads says where it takes effect).

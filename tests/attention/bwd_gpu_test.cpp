@@ -1105,6 +1105,57 @@ void expect_ordered_sums_repeatable(const FwdProblem& p, const std::string& name
   EXPECT_EQ(on_stream.dk, r.dk) << name << ": dk on a second stream";
 }
 
+// The deterministic mode's ordered sums with GQA groups split over CTAs (FLEXJIT_BWD_HEAD_SPLITS):
+// each split's CTAs walk their heads' query tiles in the ordered walk (heads inner over shared
+// tables, one after another over tables per head), their dQ adds still take turns by kv tile, and
+// dK and dV are the splits' fp32 sums added in order. Against the float64 reference, the same bits
+// on a second run and on a second stream: shared tables with Sq != Skv, tables per head, documents
+// (whose sums ascend), soft-capping at d64 (dQ by turns), d256 (column slices, the ranker).
+TEST(BwdGpu, OrderedModeSplitsGqaGroupsOverCtas) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the ordered dQ sums run on sm_90a GPUs, this is " << current_device().name;
+  const ScopedEnv ordered("FLEXJIT_DETERMINISTIC_DQ", "ordered");
+  std::mt19937_64 rng(fresh_seed());
+  struct Case {
+    const char* score;
+    const char* mask;
+    int hq, hkv, sq, skv, d;
+    std::vector<int> splits;
+    const char* config;
+  };
+  const Case cases[] = {
+      {"", "q_idx >= kv_idx", 8, 1, 333, 1000, 128, {2, 4, 8}, "m64n128w8s2ws"},
+      {"", "q_idx >= kv_idx && (h % 2 == 0 || q_idx - kv_idx <= 200)", 4, 1, 900, 900, 128, {2}, "m64n128w8s2ws"},
+      {"", "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx", 4, 1, 1800, 1800, 128, {2, 4}, "m64n128w8s2ws"},
+      {"30.0 * tanh(score / 30.0)", "", 6, 2, 777, 1333, 64, {3}, "m64n128w8s3ws"},
+      {"", "q_idx >= kv_idx", 6, 2, 700, 777, 256, {3}, "m64n64w8s2ws"},
+  };
+  const OwnedStream second;
+  for (const Case& c : cases)
+    for (int splits : c.splits) {
+      FwdProblem p;
+      p.B = 1, p.Hq = c.hq, p.Hkv = c.hkv, p.Sq = c.sq, p.Skv = c.skv, p.D = p.Dv = c.d;
+      p.score_mod = c.score, p.mask_mod = c.mask;
+      if (std::string(c.mask).find("doc") != std::string::npos) p.buffers.push_back(document_ids(p.Skv, rng));
+      p.backward_mode = BackwardMode::deterministic;
+      p.dkdv_config = BlockConfig::parse(c.config);
+      const std::string what = std::string("GQA ") + std::to_string(c.hq / c.hkv) + ":1 d" + std::to_string(c.d) +
+                               " mask '" + c.mask + "' score '" + c.score + "', " + std::to_string(splits) + " splits";
+      const ScopedEnv forced("FLEXJIT_BWD_HEAD_SPLITS", std::to_string(splits).c_str());
+      const BwdOutcome r = run_backward_check(p, /*repeat=*/true);
+      EXPECT_EQ(r.dq_path, "ordered reductions") << what << ": " << r.mode_reason;
+      EXPECT_EQ(r.kv_head_splits, splits) << what;
+      EXPECT_LT(r.dq_error, tolerance(p.dtype)) << what << ": dq, seed " << r.seed;
+      EXPECT_LT(r.dk_error, tolerance(p.dtype)) << what << ": dk, seed " << r.seed;
+      EXPECT_LT(r.dv_error, tolerance(p.dtype)) << what << ": dv, seed " << r.seed;
+      const BwdOutcome on_stream = run_backward_check(p, /*repeat=*/false, r.seed, second.stream);
+      EXPECT_EQ(on_stream.dq, r.dq) << what << ": dq on a second stream";
+      EXPECT_EQ(on_stream.dk, r.dk) << what << ": dk on a second stream";
+      EXPECT_EQ(on_stream.dv, r.dv) << what << ": dv on a second stream";
+    }
+}
+
 // The deterministic mode on sm_90a (issue 13): the warp-specialised dK/dV kernel's dQ adds take
 // turns, each 64-row query tile's sum from kv tile 0 up. Against the float64 reference; the same
 // bits on a second run and on a second stream; and FLEXJIT_DETERMINISTIC_DQ=kernel still takes the

@@ -505,7 +505,7 @@ bool dkdv_folds_score_gradient(const KernelSpec& spec) {
 
 bool dkdv_splits_heads(const KernelSpec& spec) {
   return spec.family == Family::bwd_dkdv && spec.dkdv_head_splits && spec.config.warp_specialized &&
-         spec.dq_accumulate && !spec.dq_ordered;
+         spec.dq_accumulate;
 }
 
 }  // namespace flexjit::codegen

@@ -41,8 +41,8 @@ int ordered_dq_counters_per_tile(int head_dim, int head_dim_v);
 bool dkdv_folds_score_gradient(const KernelSpec& spec);
 
 // The kernel may split each GQA group's query heads over its CTAs (KernelSpec::dkdv_head_splits
-// on the fast mode's warp-specialised kernel: the template's HEAD_SPLITS); elsewhere the flag
-// changes nothing.
+// on the warp-specialised kernel that sums dQ, fast or ordered: the template's HEAD_SPLITS);
+// elsewhere the flag changes nothing.
 bool dkdv_splits_heads(const KernelSpec& spec);
 
 }  // namespace flexjit::codegen

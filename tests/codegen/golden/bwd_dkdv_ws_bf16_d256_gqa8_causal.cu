@@ -694,7 +694,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   const bool ascending = DQ_ASCENDING && pair < pairs - max(1, min(pairs, ASCENDING_TAIL_CTAS / units));
   if (ascending) n_tile = units - 1 - n_tile;
   // HEAD_SPLITS (codegen::dkdv_splits_heads): the grid's kv heads are Hkv x head_splits
-  // (FlexjitBwdParams::kv_head_splits, the fast mode's split of the GQA group over CTAs), and this
+  // (FlexjitBwdParams::kv_head_splits, the split of the GQA group over CTAs), and this
   // CTA walks query heads first_gi .. first_gi + group_span - 1 of kv head kv_h; a kv head's
   // splits are next to each other in the grid's order.
   const int grid_kv_h = grid_kv_head();
@@ -824,10 +824,10 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
       // The ordered walk (see the top): query tiles descending (ascending with DQ_ASCENDING),
       // merging each head's partial tiles (indices [0, num_partial_tiles)) and full ones
       // ([num_partial_tiles, num_tiles)); the heads inner where their tables are the same, else
-      // one head after another.
+      // one head after another (this CTA's heads: first_gi .. first_gi + group_span - 1).
       const bool shared_walk = !HAS_BLOCK_MASK || GQA_GROUP == 1 || p.qt.stride_h == 0;
       const int walk_step = ascending ? 1 : -1;
-      int walk_head = 0, copies = GQA_GROUP, partial_next = 0, full_next = 0, named_q0 = 0;
+      int walk_head = first_gi, copies = group_span, partial_next = 0, full_next = 0, named_q0 = 0;
       bool named_partial = false;
       const auto walk_from = [&](const Tiles& w) {
         partial_next = ascending ? 0 : w.num_partial_tiles - 1;
@@ -848,16 +848,16 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
         else
           full_next += walk_step;
       };
-      walk_from(walk.heads[0]);
+      walk_from(walk.heads[first_gi]);
       for (int t = 0; t < num_tiles; ++t, fill.advance()) {
         int gi, q0;
         if constexpr (DQ_ORDERED) {
           if (shared_walk) {
-            if (copies == GQA_GROUP) {
-              next_in_order(walk.heads[0]);
+            if (copies == group_span) {
+              next_in_order(walk.heads[first_gi]);
               copies = 0;
             }
-            gi = copies++;
+            gi = first_gi + copies++;
           } else {
             while (!partial_left(walk.heads[walk_head]) && !full_left(walk.heads[walk_head])) {
               ++walk_head;
