@@ -23,6 +23,9 @@ constexpr int64_t kHeavyFirstCtas = 128;
 constexpr int64_t kWholeGroupWaves = 8, kMaxWaves = 64;
 // A split must beat the whole group by this factor (the model is coarse).
 constexpr double kMinGain = 1.05;
+// The partial sums' scratch at the most (fp32 dK and dV of every split): splits that need more are
+// not taken, so a long sequence on few heads does not ask for gigabytes.
+constexpr double kMaxPartialBytes = 1024.0 * 1024 * 1024;
 
 // The kernel's launch order: (kv tile, pair) of the i-th CTA started.
 struct LaunchOrder {
@@ -89,6 +92,7 @@ int choose_bwd_head_splits(const HeadSplitProblem& pr) {
   double best_time = whole;
   for (int s = 2; s <= pr.group; ++s) {
     if (pr.group % s != 0 || ctas * s > kMaxWaves * sms) continue;
+    if (4.0 * static_cast<double>(pr.pairs) * pr.kv_len * pr.head_dims * s > kMaxPartialBytes) continue;
     const double t = estimate_bwd_head_split_time(pr, s);
     if (t < best_time) best = s, best_time = t;
   }

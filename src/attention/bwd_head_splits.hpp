@@ -29,7 +29,8 @@ struct HeadSplitProblem {
 /// simulates the grid as the GPU runs it (CTAs start in launch order, each on the first SM that is
 /// free, as the kernel orders them: heaviest kv tiles first in groups of pairs under a mask) for
 /// every divisor, adds the partial sums' traffic to the split ones, and takes the fastest, a split
-/// only where it gains at least 5 %. Pure function of its argument.
+/// only where it gains at least 5 % and its fp32 partial sums fit 1 GiB. Pure function of its
+/// argument.
 int choose_bwd_head_splits(const HeadSplitProblem& problem);
 
 /// The estimated time of one choice, in units of one query tile of one head on one SM (for tests

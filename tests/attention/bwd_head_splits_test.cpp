@@ -40,6 +40,19 @@ TEST(BwdHeadSplits, FewKvHeadsSplitTheirGroups) {
   EXPECT_EQ(choose_bwd_head_splits(problem(24, 16, 6, 47, true, 3000)), 3);
   // GQA 7:1 over 2 kv heads, B=3, 1500 keys: 72 CTAs; 7 is prime, so all seven.
   EXPECT_EQ(choose_bwd_head_splits(problem(12, 6, 7, 24, true, 1500)), 7);
+  // One kv head of 8, 1024 keys: 8 CTAs; eight splits make 64 CTAs of one head each.
+  EXPECT_EQ(choose_bwd_head_splits(problem(8, 1, 8, 16, true, 1024)), 8);
+}
+
+TEST(BwdHeadSplits, PartialSumsStayWithinOneGibibyte) {
+  // 8 CTAs of one kv head of 8, 1024 keys: eight splits are the fastest (FewKvHeadsSplitTheirGroups'
+  // last row, the same with four times the columns). With rows of 65536 columns (a made-up width:
+  // the model scales work and traffic alike) a split's fp32 partials are 1024 x 65536 x 4 bytes =
+  // 256 MiB: four splits fill the 1 GiB the scratch may take, eight would need 2 GiB.
+  HeadSplitProblem p = problem(8, 1, 8, 16, true, 1024);
+  EXPECT_EQ(choose_bwd_head_splits(p), 8);
+  p.head_dims = 65536;
+  EXPECT_EQ(choose_bwd_head_splits(p), 4);
 }
 
 TEST(BwdHeadSplits, EstimateCountsTheLongestWalkAndThePartialSums) {
