@@ -442,9 +442,7 @@ TEST(BwdGpu, LaterWorkOnTheCallersStreamSeesEveryGradient) {
 // tune and creates the side stream) happens before the capture.
 TEST(BwdGpu, CapturedInAGraphAndReplayedGivesTheSameGradients) {
   FLEXJIT_REQUIRE_GPU();
-  const jit::Driver& d = jit::driver();
-  if (!d.cuStreamBeginCapture || !d.cuStreamEndCapture || !d.cuGraphInstantiate || !d.cuGraphLaunch)
-    GTEST_SKIP() << "this driver has no stream capture entry points";
+  if (!GraphReplay::available()) GTEST_SKIP() << "this driver has no stream capture entry points";
   FwdProblem p = base();
   p.B = 1;
   p.Hq = p.Hkv = 2;
@@ -466,18 +464,9 @@ TEST(BwdGpu, CapturedInAGraphAndReplayedGivesTheSameGradients) {
     EXPECT_EQ(direct.dq_path, "ordered reductions");
   }
 
-  CUgraph graph = nullptr;
-  CUgraphExec exec = nullptr;
-  const BwdOutcome replayed = run_backward_check(p, /*repeat=*/false, direct.seed, stream, [&](const auto& backward) {
-    FLEXJIT_CU(d.cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL));
-    backward();
-    FLEXJIT_CU(d.cuStreamEndCapture(stream, &graph));
-    FLEXJIT_CU(d.cuGraphInstantiate(&exec, graph, 0));
-    FLEXJIT_CU(d.cuGraphLaunch(exec, stream));
-  });
-  if (exec) d.cuGraphExecDestroy(exec);
-  if (graph) d.cuGraphDestroy(graph);
-  exec = nullptr, graph = nullptr;
+  GraphReplay graph(stream);
+  const BwdOutcome replayed = run_backward_check(p, /*repeat=*/false, direct.seed, stream,
+                                                 [&](const auto& backward) { graph.replay(backward); });
   if (mode == BackwardMode::deterministic)
     EXPECT_EQ(replayed.dq, direct.dq) << way;
   else
@@ -846,8 +835,7 @@ TEST(BwdGpu, FastModeSplitsGqaGroupsOverCtas) {
     }
   // Captured into a graph and replayed: the partial sums' scratch and the sum kernel are
   // stream-ordered, and the splits' dK and dV are the same bits as a direct call's.
-  {
-    const jit::Driver& d = jit::driver();
+  if (GraphReplay::available()) {
     FwdProblem p = base(300);
     p.Hq = 8, p.Hkv = 2;
     p.mask_mod = "q_idx >= kv_idx";
@@ -857,18 +845,9 @@ TEST(BwdGpu, FastModeSplitsGqaGroupsOverCtas) {
     const OwnedStream captured;
     const BwdOutcome direct = run_backward_check(p, /*repeat=*/false, fresh_seed(), captured.stream);
     EXPECT_EQ(direct.kv_head_splits, 4);
-    CUgraph graph = nullptr;
-    CUgraphExec exec = nullptr;
-    const BwdOutcome replayed =
-        run_backward_check(p, /*repeat=*/false, direct.seed, captured.stream, [&](const auto& backward) {
-          FLEXJIT_CU(d.cuStreamBeginCapture(captured.stream, CU_STREAM_CAPTURE_MODE_GLOBAL));
-          backward();
-          FLEXJIT_CU(d.cuStreamEndCapture(captured.stream, &graph));
-          FLEXJIT_CU(d.cuGraphInstantiate(&exec, graph, 0));
-          FLEXJIT_CU(d.cuGraphLaunch(exec, captured.stream));
-        });
-    if (exec) d.cuGraphExecDestroy(exec);
-    if (graph) d.cuGraphDestroy(graph);
+    GraphReplay graph(captured.stream);
+    const BwdOutcome replayed = run_backward_check(p, /*repeat=*/false, direct.seed, captured.stream,
+                                                   [&](const auto& backward) { graph.replay(backward); });
     EXPECT_EQ(replayed.dk, direct.dk) << "graph-replayed splits, seed " << direct.seed;
     EXPECT_EQ(replayed.dv, direct.dv) << "graph-replayed splits, seed " << direct.seed;
     EXPECT_LT(replayed.dq_error, tolerance(p.dtype)) << "graph-replayed splits, seed " << direct.seed;

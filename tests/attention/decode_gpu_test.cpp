@@ -703,8 +703,7 @@ TEST(DecodeGpu, HopperContiguousDefaultReadsThroughTma) {
 TEST(DecodeGpu, StepsThatReadEachOthersOutputsOnOneStreamAndInAGraph) {
   FLEXJIT_REQUIRE_GPU();
   const jit::Driver& d = jit::driver();
-  if (!d.cuStreamBeginCapture || !d.cuStreamEndCapture || !d.cuGraphInstantiate || !d.cuGraphLaunch)
-    GTEST_SKIP() << "this driver has no stream capture entry points";
+  if (!GraphReplay::available()) GTEST_SKIP() << "this driver has no stream capture entry points";
   const OwnedStream owned;
   const CUstream stream = owned.stream;
   constexpr int kSteps = 4;
@@ -771,16 +770,9 @@ TEST(DecodeGpu, StepsThatReadEachOthersOutputsOnOneStreamAndInAGraph) {
     EXPECT_TRUE(output_bits() == stepwise) << what << ": back-to-back steps gave other bits than synchronised ones";
 
     poison_outputs();
-    CUgraph graph = nullptr;
-    CUgraphExec exec = nullptr;
-    FLEXJIT_CU(d.cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL));
-    run_steps(false);
-    FLEXJIT_CU(d.cuStreamEndCapture(stream, &graph));
-    FLEXJIT_CU(d.cuGraphInstantiate(&exec, graph, 0));
-    FLEXJIT_CU(d.cuGraphLaunch(exec, stream));
+    GraphReplay graph(stream);
+    graph.replay([&] { run_steps(false); });
     check_buffer_errors(stream);
-    d.cuGraphExecDestroy(exec);
-    d.cuGraphDestroy(graph);
     EXPECT_TRUE(output_bits() == stepwise) << what << ": the replayed graph gave other bits than synchronised steps";
   }
 }

@@ -44,6 +44,38 @@ struct OwnedStream {
   OwnedStream& operator=(const OwnedStream&) = delete;
 };
 
+// Work captured into a CUDA graph on a stream and the graph launched once (replay); the graph and
+// its executable are destroyed with the object, once the caller has read what it wrote.
+class GraphReplay {
+ public:
+  explicit GraphReplay(CUstream stream) : stream_(stream) {}
+  ~GraphReplay() {
+    const jit::Driver& d = jit::driver();
+    if (exec_) d.cuGraphExecDestroy(exec_);
+    if (graph_) d.cuGraphDestroy(graph_);
+  }
+  GraphReplay(const GraphReplay&) = delete;
+  GraphReplay& operator=(const GraphReplay&) = delete;
+  // Whether the driver has the stream-capture entry points replay needs.
+  static bool available() {
+    const jit::Driver& d = jit::driver();
+    return d.cuStreamBeginCapture && d.cuStreamEndCapture && d.cuGraphInstantiate && d.cuGraphLaunch;
+  }
+  void replay(const std::function<void()>& work) {
+    const jit::Driver& d = jit::driver();
+    FLEXJIT_CU(d.cuStreamBeginCapture(stream_, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    work();
+    FLEXJIT_CU(d.cuStreamEndCapture(stream_, &graph_));
+    FLEXJIT_CU(d.cuGraphInstantiate(&exec_, graph_, 0));
+    FLEXJIT_CU(d.cuGraphLaunch(exec_, stream_));
+  }
+
+ private:
+  CUstream stream_;
+  CUgraph graph_ = nullptr;
+  CUgraphExec exec_ = nullptr;
+};
+
 inline double round_to(double x, DType dtype) {
   switch (dtype) {
     case DType::bf16: return bf16_bits_to_float(float_to_bf16_bits(static_cast<float>(x)));
