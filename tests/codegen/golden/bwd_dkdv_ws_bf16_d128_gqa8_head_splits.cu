@@ -661,12 +661,16 @@ __device__ __forceinline__ void launch_position(int& n_tile, int& pair) {
     n_tile = within / in_group, pair = group * group_size + within % in_group;
   }
 }
-// The grid's kv head of this CTA (kv heads x FlexjitBwdParams::kv_head_splits), from blockIdx
-// (the epilogue's: the kernel's start derives it from the pair it has).
+// The grid's kv head of this CTA (kv heads x FlexjitBwdParams::kv_head_splits), from the (kv head,
+// batch) pair launch_position gave it.
+__device__ __forceinline__ int grid_kv_head_of(int pair) {
+  return HEAVY_FIRST_CTAS == 0 ? static_cast<int>(blockIdx.y) : pair % static_cast<int>(gridDim.y);
+}
+// The same from blockIdx alone (the epilogue's, where the pair is no longer live).
 __device__ __forceinline__ int grid_kv_head() {
   int n_tile, pair;
   launch_position(n_tile, pair);
-  return HEAVY_FIRST_CTAS == 0 ? static_cast<int>(blockIdx.y) : pair % static_cast<int>(gridDim.y);
+  return grid_kv_head_of(pair);
 }
 }  // namespace bwd_dkdv
 
@@ -698,7 +702,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   // (FlexjitBwdParams::kv_head_splits, the split of the GQA group over CTAs), and this
   // CTA walks query heads first_gi .. first_gi + group_span - 1 of kv head kv_h; a kv head's
   // splits are next to each other in the grid's order.
-  const int grid_kv_h = PLAIN_ORDER ? static_cast<int>(blockIdx.y) : pair % static_cast<int>(gridDim.y);
+  const int grid_kv_h = grid_kv_head_of(pair);
   const int head_splits = HEAD_SPLITS ? max(p.kv_head_splits, 1) : 1;
   const int kv_h = HEAD_SPLITS ? grid_kv_h / head_splits : grid_kv_h;
   const int group_span = HEAD_SPLITS ? GQA_GROUP / head_splits : GQA_GROUP;
