@@ -191,9 +191,9 @@ codegen::KernelSpec attention_spec(codegen::Family family, const AttentionSpec& 
   return ks;
 }
 
-// CTAs of a persistent grid: one per SM of the current context's device (the warp-specialised
-// forward fits one CTA per SM), read once per thread and context.
-int persistent_ctas() {
+// The current context's device's SMs (persistent grids are sized from them), read once per thread
+// and context.
+int device_sm_count() {
   static thread_local std::pair<CUcontext, int> cache{nullptr, 0};
   const CUcontext context = jit::ensure_context();
   if (cache.first != context) cache = {context, current_device().sm_count};
@@ -213,7 +213,7 @@ int bwd_head_splits(const codegen::KernelSpec& ks, const attention::ProblemShape
   pr.group = group;
   pr.q_tiles = static_cast<int>((int64_t(shape.q_len) + 63) / 64);
   pr.masked = ks.has_mask() || ks.seq_lens;
-  pr.sm_count = persistent_ctas();
+  pr.sm_count = device_sm_count();
   pr.kv_len = shape.kv_len;
   pr.head_dims = ks.memory_head_dim() + ks.memory_head_dim_v();
   static std::mutex mutex;
@@ -619,7 +619,7 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
 
   const auto launch = [&](const codegen::KernelSpec& ks, const codegen::ReadyKernel& kernel, Stream s) {
     codegen::CallShape geometry_shape = call_shape(shape);
-    if (ks.config.warp_specialized) geometry_shape.persistent_ctas = persistent_ctas();
+    if (ks.config.warp_specialized) geometry_shape.sm_count = device_sm_count();
     const codegen::ConfiguredKernel configured(kernel, geometry_shape);
     FlexjitFwdParams call = p;
     call.num_q_tiles = configured.tiles();

@@ -30,7 +30,7 @@ struct CallShape {
   int kv_len = 1;
   long long elements = 0;  // builtin: elements of the vectors
   int splits = 1;          // decode: key-range splits (the host's choice per call)
-  int persistent_ctas = 0; // persistent kernels (warp-specialised forward): CTAs that fit the GPU at once
+  int sm_count = 0;  // persistent kernels (warp-specialised forward): the device's SMs; the family fits its CTAs per SM
   int classify_parts = 1;  // decode: CTAs classifying one sequence's tiles (the host's choice)
   int kv_head_splits = 1;  // bwd_dkdv (warp-specialised): CTAs per GQA group (the host's choice per call)
 };

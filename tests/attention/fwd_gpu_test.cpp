@@ -492,6 +492,31 @@ TEST(FwdGpu, WarpSpecializedModsOneConsumer) {
   check_warp_specialized_mods("m64n128w4s2ws");
 }
 
+// One consumer warpgroup in 64 x 64 tiles fits two CTAs per SM at head dims 64 and 128
+// (codegen's min_ctas_per_sm): 128 registers a thread at launch, split 40 / 216 by setmaxnreg, and
+// a persistent grid of twice the SMs. Every mod; then many short work tiles per CTA (GQA 5:1,
+// odd lengths, 3 x 60 x 4 = 720 of them), striding unmasked and by ticket masked.
+TEST(FwdGpu, WarpSpecializedModsTwoCtasPerSm) {
+  FLEXJIT_REQUIRE_HOPPER();
+  check_warp_specialized_mods("m64n64w4s2ws");
+}
+TEST(FwdGpu, WarpSpecializedTwoCtasPerSmManyTilesPerCta) {
+  FLEXJIT_REQUIRE_HOPPER();
+  for (int d : {128, 64})
+    for (const char* mask : {"", "q_idx >= kv_idx", "q_idx + 37 >= kv_idx && q_idx - kv_idx <= 90"}) {
+      FwdProblem p;
+      p.B = 3;
+      p.Hq = 60;
+      p.Hkv = 12;
+      p.Sq = 201;
+      p.Skv = 201;
+      p.D = p.Dv = d;
+      p.mask_mod = mask;
+      p.config = BlockConfig::parse("m64n64w4s2ws");
+      expect_close(p, std::string("ws two CTAs per SM d") + std::to_string(d) + " mask '" + mask + "'");
+    }
+}
+
 // Both forward kernels compute a mask's column values (`doc[kv_idx]`, `w[h][kv_idx] * 3.0`,
 // `tab[kv_idx] > 0.25`) once per key of a masked tile and share them among the tile's rows
 // (codegen::forward_mask_column_values): int, float and bool values, one or two per mask, a value

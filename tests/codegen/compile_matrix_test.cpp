@@ -358,6 +358,16 @@ void check_warp_specialized_compiles(const std::vector<Job>& jobs, const std::se
       EXPECT_NE(c.ptx.find(std::string("setmaxnreg.dec.sync.aligned.u32 ") + producer), std::string::npos) << what;
       EXPECT_NE(c.ptx.find(std::string("setmaxnreg.inc.sync.aligned.u32 ") + consumer), std::string::npos) << what;
     }
+    // One consumer warpgroup takes two CTAs per SM where both fit 228 KiB: 64 x 64 tiles up to head
+    // dim 128 (97 KiB at d128), 64 x 128 at d64 (81 KiB); then the launch's 128 registers a thread
+    // split 40 / 216. Alone on its SM it keeps all 255 and hands nothing over.
+    const int widest = std::max(jobs[i].spec.head_dim, jobs[i].spec.head_dim_v);
+    const bool two_ctas = config.num_warps == 4 && widest <= 128 && (config.block_n == 64 || widest <= 64);
+    if (config.num_warps == 4) {
+      EXPECT_EQ(c.ptx.find(".minnctapersm 2") != std::string::npos, two_ctas) << what;
+      EXPECT_EQ(c.ptx.find("setmaxnreg.dec.sync.aligned.u32 40") != std::string::npos, two_ctas) << what;
+      EXPECT_EQ(c.ptx.find("setmaxnreg.inc.sync.aligned.u32 216") != std::string::npos, two_ctas) << what;
+    }
     if (config.block_n == 176) {
       EXPECT_NE(c.ptx.find("m64n176k16"), std::string::npos) << what;
     }
@@ -385,10 +395,17 @@ TEST(CodegenCompileMatrix, WarpSpecializedForwardCompilesForEveryModAndHeadDim) 
     spec.config = BlockConfig::parse(v.head_dim > 128 ? "m128n64w8s2ws" : "m128n128w8s2ws");
     if (!spec.score_mod.buffers_read().empty() || !spec.mask_mod.buffers_read().empty()) buffer_mods.insert(v.name);
     add(v.name, spec);
+    // The one-warpgroup shape the tuner tries for short sequences, two CTAs per SM.
+    if (v.head_dim <= 128) {
+      spec.config = BlockConfig::parse(v.head_dim > 64 ? "m64n64w4s2ws" : "m64n128w4s2ws");
+      if (buffer_mods.count(v.name)) buffer_mods.insert(v.name + "_two_ctas");  // 216 registers: the table spills 8-164 bytes
+      add(v.name + "_two_ctas", spec);
+    }
   }
   for (DType dtype : {DType::bf16, DType::f16})
     for (auto [d, dv, config] : {std::tuple{64, 64, "m128n128w8s3ws"}, {128, 128, "m128n64w8s3ws"},
-                                 {128, 128, "m64n128w4s2ws"}, {192, 128, "m128n128w8s2ws"}, {192, 192, "m128n64w8s2ws"},
+                                 {128, 128, "m64n128w4s2ws"}, {128, 128, "m64n64w4s2ws"}, {64, 64, "m64n128w4s2ws"},
+                                 {192, 128, "m128n128w8s2ws"}, {192, 192, "m128n64w8s2ws"},
                                  {128, 64, "m128n128w8s2ws"}, {64, 256, "m128n64w8s2ws"}, {256, 256, "m64n64w4s2ws"}}) {
       SuiteVariant v;
       v.name = std::string("ws_") + std::string(dtype_name(dtype)) + "_d" + std::to_string(d) + "_" + std::to_string(dv);

@@ -78,7 +78,7 @@ TEST(FamilyGeometry, WideWarpSpecializedForward) {
   // x 16 heads x 2 batches = 192 work tiles on a persistent grid of 132 CTAs.
   const KernelSpec m192 = spec(Family::fwd, 64, "m192n128w12s2ws");
   CallShape c = call(2, 16, 4, 1000, 3000);
-  c.persistent_ctas = 132;
+  c.sm_count = 132;
   const LaunchGeometry g = descriptor(Family::fwd).geometry(m192, c, 0);
   expect_dim(g.grid, 132, 1, 1, "m192 grid");
   expect_dim(g.block, 512, 1, 1, "m192 block");
@@ -94,6 +94,28 @@ TEST(FamilyGeometry, WideWarpSpecializedForward) {
   EXPECT_EQ(h.tiles, 8);
   // Two 64 x 128 O staging buffers do not fit beside 2 x 176 keys: two of 64 x 64 (O in two turns).
   EXPECT_EQ(h.dynamic_smem, 128u * 128 * 2 + 2u * 176 * 256 * 2 + 2u * 64 * 64 * 2 + 1024 + 128);
+}
+
+TEST(FamilyGeometry, OneConsumerWarpgroupTakesTwoCtasPerSmWhereTheyFit) {
+  // m64n64 at d128 with one consumer warpgroup: Q 64 x 128, two stages of K and V 64 x 128, one
+  // 64 x 128 O staging buffer, alignment and barriers: 97 KiB + 128 B; two fit in 228 KiB with
+  // 256 threads each. 300 queries: 5 tiles x 16 heads x 2 batches = 160 work tiles, more than
+  // 66 SMs x 2 CTAs.
+  const KernelSpec one = spec(Family::fwd, 128, "m64n64w4s2ws");
+  CallShape c = call(2, 16, 4, 300, 300);
+  c.sm_count = 66;
+  const LaunchGeometry g = descriptor(Family::fwd).geometry(one, c, 0);
+  EXPECT_EQ(g.dynamic_smem, 64u * 128 * 2 + 2u * 64 * 256 * 2 + 64u * 128 * 2 + 1024 + 128);
+  expect_dim(g.grid, 132, 1, 1, "two CTAs per SM");
+  expect_dim(g.block, 256, 1, 1, "producer and one consumer warpgroup");
+  // Fewer work tiles than resident CTAs: one CTA each.
+  c.sm_count = 132;
+  expect_dim(descriptor(Family::fwd).geometry(one, c, 0).grid, 160, 1, 1, "one CTA per work tile");
+  // d256's m64n64 (Q 32 KiB, stages 128 KiB) fits one, and so do two consumer warpgroups.
+  c.sm_count = 66;
+  expect_dim(descriptor(Family::fwd).geometry(spec(Family::fwd, 256, "m64n64w4s2ws"), c, 0).grid, 66, 1, 1, "d256");
+  expect_dim(descriptor(Family::fwd).geometry(spec(Family::fwd, 128, "m128n64w8s2ws"), c, 0).grid, 66, 1, 1,
+             "two consumer warpgroups");
 }
 
 // The persistent forward's sections of (batch, head) pairs: by ticket, the heads whose K and V

@@ -136,8 +136,8 @@ TEST(ConfigSpace, SmallListsInOrderOfPreference) {
   EXPECT_EQ(names(tune::candidate_configs(spec_of(Family::fwd, 128), SearchSpace::small, "sm_90a")),
             (std::vector<std::string>{"m128n128w8s2ws", "m128n32w4s2", "m128n64w4s2", "m128n64w8s2", "m64n64w4s2",
                                       "m128n32w4s3", "m128n128w8s2", "m64n32w4s2", "m128n128w8s2g", "m128n64w8s2g",
-                                      "m64n128w4s2g", "m128n128w8s3ws", "m128n64w8s3ws", "m128n176w8s2ws",
-                                      "m192n128w12s2ws"}));
+                                      "m64n128w4s2g", "m128n128w8s3ws", "m128n64w8s3ws", "m64n64w4s2ws",
+                                      "m128n176w8s2ws", "m192n128w12s2ws"}));
   EXPECT_EQ(names(tune::candidate_configs(spec_of(Family::bwd_dkdv, 256), SearchSpace::small, "sm_86")),
             (std::vector<std::string>{"m16n64w4s2", "m32n32w2s2", "m16n32w2s2"}));
 }
@@ -151,7 +151,7 @@ TEST(ConfigSpace, SmallInsideFullWithTheDefaultFirst) {
         const auto small = tune::candidate_configs(base, SearchSpace::small, arch);
         const auto full = tune::candidate_configs(base, SearchSpace::full, arch);
         ASSERT_GE(small.size(), 2u) << what;
-        EXPECT_LE(small.size(), 15u) << what;  // 13 and the two wide 'ws' tiles (unmasked calls only)
+        EXPECT_LE(small.size(), 16u) << what;  // 14 and the two wide 'ws' tiles (unmasked calls only)
         const std::vector<std::string> full_names = names(full), small_names = names(small);
         const std::set<std::string> full_set(full_names.begin(), full_names.end());
         for (const auto& c : small) EXPECT_TRUE(full_set.count(c.str())) << what << " " << c.str();

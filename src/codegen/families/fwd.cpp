@@ -102,6 +102,10 @@ size_t shared_memory_bytes(const KernelSpec& s) {
          static_cast<size_t>(s.config.num_warps / 4) * o_stage_bytes(o_stage_columns(s, column_values));
 }
 
+int threads(const KernelSpec& s, int) {
+  return s.config.num_warps * 32 + (s.config.warp_specialized ? kProducerThreads : 0);
+}
+
 // CTAs the synchronous wgmma kernel asks ptxas to fit on one SM (__launch_bounds__'s second
 // argument): two where two CTAs' shared memory and threads fit an H100/H200 SM (228 KiB, 1 KiB
 // reserved per CTA; up to 256 threads, so 128 registers each), else one. At d64 its 128 x 128
@@ -112,15 +116,17 @@ size_t shared_memory_bytes(const KernelSpec& s) {
 // 128 x 128 tiles (S=2000: noop 427 -> 455, causal 353 -> 373, soft-capping + causal 289 -> 325,
 // ALiBi + causal 314 -> 330; as one CTA they ran 1-11 % slower than 128 x 128). Head dims above
 // 128 keep one (not measured).
+// The warp-specialised kernel with one consumer warpgroup (256 threads with its producer) takes two
+// where they fit, so that one CTA's work-tile ends (first QK^T, last PV, epilogue) fall in the
+// other's steady state, which two ping-ponged warpgroups on one tile cannot do; the kernel then
+// splits 128 registers a thread as 40 (producer) / 216 (consumer).
 int min_ctas_per_sm(const KernelSpec& s) {
-  if (!s.config.wgmma || s.config.warp_specialized || std::max(s.head_dim, s.head_dim_v) > 128) return 1;
+  if (!s.config.wgmma || std::max(s.head_dim, s.head_dim_v) > 128) return 1;
+  if (s.config.warp_specialized && s.config.num_warps != 4) return 1;
   constexpr size_t kSharedMemoryPerSm = 228 * 1024, kReservedPerCta = 1024;
-  const bool fits = 2 * (shared_memory_bytes(s) + kReservedPerCta) <= kSharedMemoryPerSm && s.config.num_warps * 32 <= 256;
+  const bool fits = 2 * (shared_memory_bytes(s) + kReservedPerCta) <= kSharedMemoryPerSm &&
+                    static_cast<int>(threads(s, 0)) <= 256;
   return fits ? 2 : 1;
-}
-
-int threads(const KernelSpec& s, int) {
-  return s.config.num_warps * 32 + (s.config.warp_specialized ? kProducerThreads : 0);
 }
 
 // Buffer reads cost the mods registers the wide warp-specialised tiles do not have to spare.
@@ -153,13 +159,14 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   ctx["score_kv_affine"] = forward_kv_affine(s).has_value();  // flexjit_score_mod_log2_kv_slope exists only then
 }
 
-// The warp-specialised kernel is persistent: one CTA per SM (or per work tile when there are
-// fewer), each striding over the (query tile, head, batch) work tiles.
+// The warp-specialised kernel is persistent: min_ctas_per_sm CTAs per SM (or one per work tile
+// when there are fewer), each striding over the (query tile, head, batch) work tiles.
 LaunchGeometry geometry(const KernelSpec& s, const CallShape& shape, int) {
   LaunchGeometry g = query_tile_geometry(s, shape);
   if (s.config.warp_specialized) {
     const long long work = static_cast<long long>(g.tiles) * shape.heads * shape.batch;
-    const long long ctas = shape.persistent_ctas > 0 ? std::min<long long>(work, shape.persistent_ctas) : work;
+    const long long resident = static_cast<long long>(shape.sm_count) * min_ctas_per_sm(s);
+    const long long ctas = resident > 0 ? std::min<long long>(work, resident) : work;
     g.grid = {static_cast<unsigned>(std::max<long long>(ctas, 1)), 1, 1};
     g.block.x = static_cast<unsigned>(threads(s, 0));
   }
@@ -176,17 +183,20 @@ int accumulator_registers(const KernelSpec& s) {
 // Most promising first; codegen::default_config of the class leads. Entries ending in 'g' take the
 // wgmma path, which only sm_90a keeps; smaller fallbacks cover sm_86/sm_89 (99 KiB). The wide
 // warp-specialised tiles (m192 with three consumer warpgroups, n176; FA3's shapes for d64 and
-// non-causal d128) survive only for calls without a block mask.
+// non-causal d128) survive only for calls without a block mask. One consumer warpgroup at two CTAs
+// per SM (m64n128 at d64, m64n64 at d128) wins on short sequences, where the work tiles' ends
+// dominate (H200, zzi1, against the default: noop S=129 d128 1.33x, causal S=129 1.09x, causal
+// S=257 d64 1.16x) and loses from 512 keys on (0.79-0.90x).
 std::vector<const char*> curated_configs(HeadClass hc) {
   switch (hc) {
     case HeadClass::d64:
       return {"m128n64w4s2", "m128n128w4s2", "m128n64w4s3", "m128n128w8s2", "m64n64w4s2", "m128n64w8s2",
               "m64n128w4s2", "m128n128w8s2g", "m64n128w4s2g", "m128n128w8s2ws", "m128n128w8s3ws",
-              "m192n128w12s2ws", "m128n176w8s2ws"};
+              "m64n128w4s2ws", "m192n128w12s2ws", "m128n176w8s2ws"};
     case HeadClass::d128:
       return {"m128n32w4s2", "m128n64w4s2", "m128n64w8s2", "m64n64w4s2", "m128n32w4s3", "m128n128w8s2",
               "m64n32w4s2", "m128n128w8s2g", "m128n64w8s2g", "m64n128w4s2g", "m128n128w8s2ws", "m128n128w8s3ws",
-              "m128n64w8s3ws", "m128n176w8s2ws", "m192n128w12s2ws"};
+              "m128n64w8s3ws", "m64n64w4s2ws", "m128n176w8s2ws", "m192n128w12s2ws"};
     case HeadClass::d256:
       return {"m64n32w4s2", "m64n64w4s2", "m128n32w8s2", "m128n64w8s2", "m64n32w4s3", "m32n32w2s2",
               "m64n16w4s2", "m128n64w8s2g", "m64n64w4s2g", "m128n64w8s2ws", "m64n64w4s2ws"};

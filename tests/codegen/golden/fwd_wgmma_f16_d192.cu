@@ -94,12 +94,16 @@ constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;
 // (FA3's split) once spilled in the producer's tile walk; 176-key tiles need it (the overlap keeps
 // 196 accumulator registers live; ptxas spills at 232, not at 240). With three: 512 x 128 at
 // launch, the producer hands back 128 x (128 - 24) and the consumers take 384 x (160 - 128) (a
-// 32-register producer leaves ptxas spilling in the consumers at d128).
+// 32-register producer leaves ptxas spilling in the consumers at d128). One consumer warpgroup
+// alone on its SM keeps the launch's 255; two such CTAs per SM (MIN_CTAS_PER_SM) launch with 256 x
+// 128, and the producer hands back 128 x (128 - 40) for the consumer's 128 x (216 - 128).
 constexpr int CONSUMER_WARPGROUPS = NUM_WARPS / 4;
+constexpr bool SPLIT_REGISTERS = CONSUMER_WARPGROUPS > 1 || MIN_CTAS_PER_SM > 1;
 constexpr int PRODUCER_REGISTERS = CONSUMER_WARPGROUPS == 3 || BLOCK_N > 128 ? 24 : 40;
-constexpr int CONSUMER_REGISTERS = CONSUMER_WARPGROUPS == 3 ? 160 : BLOCK_N > 128 ? 240 : 232;
-static_assert(!WARP_SPECIALIZED || CONSUMER_WARPGROUPS == 1 ||
-                  128 * PRODUCER_REGISTERS + NUM_WARPS * 32 * CONSUMER_REGISTERS <= 65536,
+constexpr int CONSUMER_REGISTERS =
+    CONSUMER_WARPGROUPS == 3 ? 160 : CONSUMER_WARPGROUPS == 1 ? 216 : BLOCK_N > 128 ? 240 : 232;
+static_assert(!WARP_SPECIALIZED || !SPLIT_REGISTERS ||
+                  MIN_CTAS_PER_SM * (128 * PRODUCER_REGISTERS + NUM_WARPS * 32 * CONSUMER_REGISTERS) <= 65536,
               "the warpgroups' registers exceed the SM's 64K");
 static_assert(SMEM_BYTES == EXPECTED_SMEM_BYTES, "host and kernel disagree on the shared-memory size");
 
