@@ -137,6 +137,11 @@ TEST(SeqLensGpu, WarpSpecializedForward) {
            {{"", "", Tables::none}, {"", kCausalByLengths, Tables::none}}, 64);
   run_mods("m128n128w8s2ws", "m64n64w4s2g", "m64n128w8s2g", "ws d64",
            {{"30.0 * tanh(score / 30.0)", kCausalByLengths, Tables::with_lengths}, {"", kIndirect, Tables::none}}, 64);
+  // One consumer warpgroup, two CTAs per SM (the tuner's short-sequence shapes).
+  run_mods("m64n64w4s2ws", "m64n64w4s2g", "m64n128w8s2g", "ws m64n64 two CTAs",
+           {{"", kCausalByLengths, Tables::with_lengths}, {"", kIndirect, Tables::none}});
+  run_mods("m64n128w4s2ws", "m64n64w4s2g", "m64n128w8s2g", "ws m64n128 d64 two CTAs",
+           {{"30.0 * tanh(score / 30.0)", kCausalByLengths, Tables::none}}, 64);
   // Head dim 256: 64-key tiles, one GEMM at a time per warpgroup (no overlap); the backward on its
   // default kernels.
   Lengths lens;
