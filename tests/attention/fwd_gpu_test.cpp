@@ -492,6 +492,25 @@ TEST(FwdGpu, WarpSpecializedModsOneConsumer) {
   check_warp_specialized_mods("m64n128w4s2ws");
 }
 
+// Three batches of hq query heads over hkv kv heads at head dims 128 and 64, under each mask: many
+// more work tiles than resident CTAs, so each CTA of the persistent grid runs several.
+void check_many_tiles_per_cta(const char* config, int hq, int hkv, int sq, int skv,
+                              std::initializer_list<const char*> masks) {
+  for (int d : {128, 64})
+    for (const char* mask : masks) {
+      FwdProblem p;
+      p.B = 3;
+      p.Hq = hq;
+      p.Hkv = hkv;
+      p.Sq = sq;
+      p.Skv = skv;
+      p.D = p.Dv = d;
+      p.mask_mod = mask;
+      p.config = BlockConfig::parse(config);
+      expect_close(p, std::string("ws many tiles per CTA ") + config + " d" + std::to_string(d) + " mask '" + mask + "'");
+    }
+}
+
 // One consumer warpgroup in 64 x 64 tiles fits two CTAs per SM at head dims 64 and 128
 // (codegen's min_ctas_per_sm): 128 registers a thread at launch, split 40 / 216 by setmaxnreg, and
 // a persistent grid of twice the SMs. Every mod; then many short work tiles per CTA (GQA 5:1,
@@ -502,19 +521,8 @@ TEST(FwdGpu, WarpSpecializedModsTwoCtasPerSm) {
 }
 TEST(FwdGpu, WarpSpecializedTwoCtasPerSmManyTilesPerCta) {
   FLEXJIT_REQUIRE_HOPPER();
-  for (int d : {128, 64})
-    for (const char* mask : {"", "q_idx >= kv_idx", "q_idx + 37 >= kv_idx && q_idx - kv_idx <= 90"}) {
-      FwdProblem p;
-      p.B = 3;
-      p.Hq = 60;
-      p.Hkv = 12;
-      p.Sq = 201;
-      p.Skv = 201;
-      p.D = p.Dv = d;
-      p.mask_mod = mask;
-      p.config = BlockConfig::parse("m64n64w4s2ws");
-      expect_close(p, std::string("ws two CTAs per SM d") + std::to_string(d) + " mask '" + mask + "'");
-    }
+  check_many_tiles_per_cta("m64n64w4s2ws", 60, 12, 201, 201,
+                           {"", "q_idx >= kv_idx", "q_idx + 37 >= kv_idx && q_idx - kv_idx <= 90"});
 }
 
 // Both forward kernels compute a mask's column values (`doc[kv_idx]`, `w[h][kv_idx] * 3.0`,
@@ -661,19 +669,7 @@ TEST(FwdGpu, WarpSpecializedFullyMaskedRows) {
 // unmasked one strides. GQA 6:1 at d128 and d64.
 TEST(FwdGpu, WarpSpecializedManyTilesPerCta) {
   FLEXJIT_REQUIRE_HOPPER();
-  for (int d : {128, 64})
-    for (const char* mask : {"", "q_idx + 133 >= kv_idx"}) {
-      FwdProblem p;
-      p.B = 3;
-      p.Hq = 90;
-      p.Hkv = 15;
-      p.Sq = 200;
-      p.Skv = 333;
-      p.D = p.Dv = d;
-      p.mask_mod = mask;
-      p.config = BlockConfig::parse("m128n128w8s2ws");
-      expect_close(p, std::string("ws many tiles per CTA d") + std::to_string(d) + " mask '" + mask + "'");
-    }
+  check_many_tiles_per_cta("m128n128w8s2ws", 90, 15, 200, 333, {"", "q_idx + 133 >= kv_idx"});
 }
 
 // Every CTA of the persistent grid runs several work tiles whose (head, batch) differ from the one

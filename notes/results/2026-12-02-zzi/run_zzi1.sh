@@ -1,7 +1,8 @@
 #!/bin/bash
 # zzi1: one consumer warpgroup at two CTAs per SM (m64n64w4s2ws; m64n128w4s2ws, two CTAs at d64
 # only) against the default forward and cuDNN on short and mid lengths; then the GPU tests,
-# an occupancy check and racecheck / synccheck of the new kernel shape.
+# an occupancy check and racecheck / synccheck of the new kernel shape. Staged beside it:
+# ../2026-12-01-zzg/offsuite_peers.py and ../shared/bench/peers.py.
 set -u
 cd "$(dirname "$0")"
 out=${OUT:-/tmp/zzi1}; r=/tmp/zzi1r/r; mkdir -p $r $out

@@ -106,7 +106,7 @@ int threads(const KernelSpec& s, int) {
   return s.config.num_warps * 32 + (s.config.warp_specialized ? kProducerThreads : 0);
 }
 
-// CTAs the synchronous wgmma kernel asks ptxas to fit on one SM (__launch_bounds__'s second
+// CTAs a wgmma kernel asks ptxas to fit on one SM (__launch_bounds__'s second
 // argument): two where two CTAs' shared memory and threads fit an H100/H200 SM (228 KiB, 1 KiB
 // reserved per CTA; up to 256 threads, so 128 registers each), else one. At d64 its 128 x 128
 // tiles take 81 KiB, and unasked ptxas gave the non-divisible, masked and per-sequence-length
@@ -125,7 +125,7 @@ int min_ctas_per_sm(const KernelSpec& s) {
   if (s.config.warp_specialized && s.config.num_warps != 4) return 1;
   constexpr size_t kSharedMemoryPerSm = 228 * 1024, kReservedPerCta = 1024;
   const bool fits = 2 * (shared_memory_bytes(s) + kReservedPerCta) <= kSharedMemoryPerSm &&
-                    static_cast<int>(threads(s, 0)) <= 256;
+                    threads(s, 0) <= 256;
   return fits ? 2 : 1;
 }
 
