@@ -96,13 +96,16 @@ __device__ __forceinline__ void load_row_stats(float* dst, const float* src, lon
 // positions is visited, all of them "partial" when the kernel has a mask. RANGE (dense walks):
 // `count` tiles from tile `first` on (init_dense_range; the kernel classes them itself). Only RANGE
 // walks have `first_tile` (TileWalkFirst), so the others' objects and code stay as they were.
+// TRIM (tiles smaller than the table's blocks): init_sparse_rows leaves out the tiles of the last
+// block that start at or past the positions' end (at 257 queries, block 2's tile of rows
+// 320..383), which would otherwise be computed on TMA's zeros for nothing.
 template <bool RANGE>
 struct TileWalkFirst {};
 template <>
 struct TileWalkFirst<true> {
   int first_tile;  // the first tile visited
 };
-template <int TILE, int SPARSE_BLOCK, bool DENSE, bool RANGE = false>
+template <int TILE, int SPARSE_BLOCK, bool DENSE, bool RANGE = false, bool TRIM = false>
 struct TileWalk : TileWalkFirst<RANGE> {
   static constexpr int TILES_PER_BLOCK = DENSE ? 1 : SPARSE_BLOCK / TILE;
   const int* partial;
@@ -116,6 +119,27 @@ struct TileWalk : TileWalkFirst<RANGE> {
     full = full_list;
     num_partial_tiles = n_partial * TILES_PER_BLOCK;
     num_tiles = (n_partial + n_full) * TILES_PER_BLOCK;
+  }
+  // As init_sparse, less the tiles that start at or past position `rows` (TRIM walks), where
+  // they come last in the walk: tiles of the last block of the full list or, with no full blocks,
+  // of the partial list (the lists ascend, and a table that covers `rows` positions starts its
+  // blocks below `rows`). So the walk's other tiles keep their indices, start() and is_partial()
+  // stay as they are, and a walk whose last block is elsewhere (a partial block beside full
+  // ones, or tables of longer, padded lengths) is walked whole, as before. The last entry is read
+  // only when the end falls in a block's first TILE..SPARSE_BLOCK - TILE rows: the one case with
+  // tiles to leave out.
+  __device__ __forceinline__ void init_sparse_rows(const int* partial_list, int n_partial, const int* full_list,
+                                                   int n_full, int rows) {
+    static_assert(TRIM && !DENSE && TILES_PER_BLOCK > 1, "trimming leaves out tiles of a table's blocks");
+    init_sparse(partial_list, n_partial, full_list, n_full);
+    const int end_rows = rows % SPARSE_BLOCK;  // rows of the block the end falls in
+    if (end_rows == 0 || end_rows > SPARSE_BLOCK - TILE) return;
+    const bool full_last = n_full > 0;
+    const int last = full_last ? full_list[n_full - 1] : n_partial > 0 ? partial_list[n_partial - 1] : -1;
+    if (last != rows / SPARSE_BLOCK) return;
+    const int past_end = TILES_PER_BLOCK - (end_rows + TILE - 1) / TILE;
+    num_tiles -= past_end;
+    if (!full_last) num_partial_tiles -= past_end;
   }
   // Visit every tile of `length` positions.
   __device__ __forceinline__ void init_dense(int length, bool masked) {

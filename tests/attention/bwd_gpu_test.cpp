@@ -143,6 +143,39 @@ TEST(BwdGpu, OddLengthsAndDifferentLengths) {
   }
 }
 
+// Query tiles smaller than the tables' blocks: the dK/dV kernels leave out the tiles of a list's
+// last block that start past the queries' end (TileWalk's TRIM: at 129 queries the 64-row tile of
+// rows 192..255). Lengths that end in a block's first half and in its second (nothing to leave
+// out), the last block listed partial (the diagonal) and full (the keys before it), GQA 3:1,
+// Sq != Skv, documents, each way the kernels walk (the fast and ordered warp-specialised kernels,
+// the dQ kernel's synchronous dK/dV one), and blocks of 192 queries, whose last drops up to two.
+TEST(BwdGpu, QueryTilesPastTheQueriesEndAreLeftOut) {
+  FLEXJIT_REQUIRE_GPU();
+  std::mt19937_64 rng(fresh_seed());
+  for (const std::string way : {"fast", "ordered", "kernel"}) {
+    const ScopedEnv dq_way("FLEXJIT_DETERMINISTIC_DQ", way == "fast" ? "" : way.c_str());
+    for (auto [sq, skv] : {std::pair{129, 129}, {257, 257}, {65, 300}, {300, 190}, {200, 200}}) {
+      FwdProblem p = base(sq);
+      p.Skv = skv;
+      p.Hq = 6;
+      p.Hkv = 2;
+      p.backward_mode = way == "fast" ? BackwardMode::fast : BackwardMode::deterministic;
+      const std::string shape = way + " " + std::to_string(sq) + "x" + std::to_string(skv);
+      p.mask_mod = "kv_idx <= q_idx + (kv_len - q_len)";
+      expect_close(p, "bottom-right causal, " + shape);
+      p.buffers.push_back(document_ids(std::max(sq, skv), rng));
+      p.mask_mod = "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx";
+      expect_close(p, "documents causal, " + shape);
+    }
+  }
+  for (int sq : {200, 257, 330}) {
+    FwdProblem p = base(sq);
+    p.q_block = 192;
+    p.mask_mod = "q_idx >= kv_idx";
+    expect_close(p, "causal, query blocks of 192, S=" + std::to_string(sq));
+  }
+}
+
 TEST(BwdGpu, ShortSequencesWithAnOddGqaRatio) {
   // One and three tokens with 7 query heads per kv head (the shapes of a decode step run through
   // the training backward): every dq row is written and finite, dk/dv sum the group's 7 heads.

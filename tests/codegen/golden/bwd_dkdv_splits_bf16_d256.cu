@@ -138,7 +138,22 @@ __device__ __forceinline__ void load_tile(u32 dst, const T* base, long long row0
   flexjit::load_tile<T, THREADS, Tile::kRows, Tile::kCols, !IS_DIVISIBLE, Tile, IO_COLS>(dst, base, row0, stride, rows_valid);
 }
 
-using Tiles = TileWalk<BLOCK_M, SPARSE_Q_BLOCK, !HAS_BLOCK_MASK>;
+// Query tiles smaller than the tables' blocks leave out those past the queries' end (TileWalk's
+// TRIM), in the warp-specialised kernel: the synchronous one, at 250 registers, spilled 4-32 bytes
+// with it under the suite's masks.
+constexpr bool TRIM_QUERY_TILES = WARP_SPECIALIZED && HAS_BLOCK_MASK && BLOCK_M < SPARSE_Q_BLOCK;
+using Tiles = TileWalk<BLOCK_M, SPARSE_Q_BLOCK, !HAS_BLOCK_MASK, false, TRIM_QUERY_TILES>;
+
+// A head's walk from its q_* table row (see TRIM_QUERY_TILES).
+__device__ __forceinline__ void init_query_walk(Tiles& walk, const FlexjitBwdParams& p, long long row, int q_len) {
+  const int* const partial = p.qt.indices + row * p.qt.max_blocks;
+  const int* const full = HAS_FULL_BLOCKS ? p.qt.full_indices + row * p.qt.max_blocks : nullptr;
+  const int n_full = HAS_FULL_BLOCKS ? p.qt.full_num_blocks[row] : 0;
+  if constexpr (TRIM_QUERY_TILES)
+    walk.init_sparse_rows(partial, p.qt.num_blocks[row], full, n_full, q_len);
+  else
+    walk.init_sparse(partial, p.qt.num_blocks[row], full, n_full);
+}
 
 // The query tiles of every head of the group, one after another.
 struct GroupWalk {
@@ -326,9 +341,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
     const int h = kv_h * GQA_GROUP + gi;
     if constexpr (HAS_BLOCK_MASK) {
       const long long row = b * p.qt.stride_b + h * p.qt.stride_h + kv_start / SPARSE_KV_BLOCK;
-      walk.heads[gi].init_sparse(p.qt.indices + row * p.qt.max_blocks, p.qt.num_blocks[row],
-                                 HAS_FULL_BLOCKS ? p.qt.full_indices + row * p.qt.max_blocks : nullptr,
-                                 HAS_FULL_BLOCKS ? p.qt.full_num_blocks[row] : 0);
+      init_query_walk(walk.heads[gi], p, row, q_len);
     } else {
       walk.heads[gi].init_dense(q_len, HAS_MASK);
     }
