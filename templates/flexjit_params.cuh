@@ -184,8 +184,9 @@ struct FlexjitBwdParams {
   int* dq_first;
   // The query heads of a GQA group split over kv_head_splits CTAs per (kv tile, kv head)
   // (attention::choose_bwd_head_splits; 0 or 1: one CTA walks the whole group). The grid's kv heads
-  // are then Hkv * kv_head_splits: CTA head v walks query heads (v % kv_head_splits) * (group /
-  // kv_head_splits) .. of kv head v / kv_head_splits, and stores its dK (times scale) and dV in fp32
+  // are then Hkv * kv_head_splits: CTA head v, split s = v % kv_head_splits, walks query heads
+  // s * group / kv_head_splits .. (s + 1) * group / kv_head_splits - 1 of kv head v / kv_head_splits
+  // (any count from 1 to the group), and stores its dK (times scale) and dV in fp32
   // into dkdv_partial, [B, Hkv * kv_head_splits, kv_len, D_IO] then [B, Hkv * kv_head_splits,
   // kv_len, DV_IO], every row below kv_len (the padded one with lengths); the preprocess family's
   // third kernel sums each kv head's splits in order into dK and dV.

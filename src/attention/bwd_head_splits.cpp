@@ -47,13 +47,15 @@ struct LaunchOrder {
 
 double estimate_bwd_head_split_time(const HeadSplitProblem& pr, int splits) {
   const int64_t units = std::max(pr.kv_tiles, 1), pairs = std::max<int64_t>(pr.pairs, 1) * splits;
-  const double span = static_cast<double>(pr.group) / splits;
   const int q_tiles = std::max(pr.q_tiles, 1);
   // Query tiles a kv tile walks per head: all of them, or under a mask causal's, from the kv
-  // tile's diagonal on (the heaviest first).
-  auto steps = [&](int64_t n_tile) {
+  // tile's diagonal on (the heaviest first), times its split's heads (the kernel's
+  // first_split_head: splits that do not divide the group take one head more or less).
+  auto steps = [&](int64_t n_tile, int64_t pair) {
     const int64_t tiles = pr.masked ? std::max<int64_t>(1, q_tiles - n_tile * q_tiles / units) : q_tiles;
-    return kCtaSteps + span * static_cast<double>(tiles);
+    const int64_t split = pair % splits;
+    const int64_t span = (split + 1) * pr.group / splits - split * pr.group / splits;
+    return kCtaSteps + static_cast<double>(span * tiles);
   };
   LaunchOrder order{units, pairs, std::max<int64_t>(1, std::min(pairs, kHeavyFirstCtas / units)), pr.masked};
   std::priority_queue<double, std::vector<double>, std::greater<double>> free_at;
@@ -64,7 +66,7 @@ double estimate_bwd_head_split_time(const HeadSplitProblem& pr, int splits) {
     order.at(linear, n_tile, pair);
     const double start = free_at.top();
     free_at.pop();
-    const double finish = start + steps(n_tile);
+    const double finish = start + steps(n_tile, pair);
     end = std::max(end, finish);
     free_at.push(finish);
   }
@@ -91,7 +93,7 @@ int choose_bwd_head_splits(const HeadSplitProblem& pr) {
   int best = 1;
   double best_time = whole;
   for (int s = 2; s <= pr.group; ++s) {
-    if (pr.group % s != 0 || ctas * s > kMaxWaves * sms) continue;
+    if (ctas * s > kMaxWaves * sms) continue;
     if (4.0 * static_cast<double>(pr.pairs) * pr.kv_len * pr.head_dims * s > kMaxPartialBytes) continue;
     const double t = estimate_bwd_head_split_time(pr, s);
     if (t < best_time) best = s, best_time = t;
@@ -104,8 +106,8 @@ int forced_bwd_head_splits(int group) {
   if (text == nullptr || *text == '\0') return 0;
   char* end = nullptr;
   const long v = std::strtol(text, &end, 10);
-  if (end == text || *end != '\0' || v < 1 || v > 256 || group % v != 0)
-    throw UsageError(std::string("FLEXJIT_BWD_HEAD_SPLITS='") + text + "' must divide this call's GQA group of " +
+  if (end == text || *end != '\0' || v < 1 || v > group)
+    throw UsageError(std::string("FLEXJIT_BWD_HEAD_SPLITS='") + text + "' must be a whole number from 1 to this call's GQA group of " +
                      std::to_string(group) + " query head" + (group == 1 ? "" : "s") +
                      " per kv head (1 keeps the group in one CTA); unset it to let flexjit choose");
   return static_cast<int>(v);

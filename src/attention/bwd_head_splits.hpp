@@ -25,10 +25,11 @@ struct HeadSplitProblem {
   int head_dims = 256; ///< D + Dv (the partial sums' columns and the work per tile)
 };
 
-/// How many CTAs share each (kv tile, kv head): a divisor of `group`, 1 for no split. The choice
-/// simulates the grid as the GPU runs it (CTAs start in launch order, each on the first SM that is
-/// free, as the kernel orders them: heaviest kv tiles first in groups of pairs under a mask) for
-/// every divisor, adds the partial sums' traffic to the split ones, and takes the fastest, a split
+/// How many CTAs share each (kv tile, kv head): 1 (no split) to `group`; split s walks query heads
+/// s * group / splits .. (s + 1) * group / splits - 1, so a count that does not divide the group
+/// gives splits one head apart (7 in 3: 2, 2, 3). The choice simulates the grid as the GPU runs it
+/// (CTAs start in launch order, each on the first SM that is free, as the kernel orders them:
+/// heaviest kv tiles first in groups of pairs under a mask) for every count, adds the partial sums' traffic to the split ones, and takes the fastest, a split
 /// only where it gains at least 5 % and its fp32 partial sums fit 1 GiB. Pure function of its
 /// argument.
 int choose_bwd_head_splits(const HeadSplitProblem& problem);
@@ -38,7 +39,7 @@ int choose_bwd_head_splits(const HeadSplitProblem& problem);
 double estimate_bwd_head_split_time(const HeadSplitProblem& problem, int splits);
 
 /// FLEXJIT_BWD_HEAD_SPLITS (a measurement knob of the warp-specialised kernel, both modes): 0 when
-/// unset (choose_bwd_head_splits decides), else the split count, which must divide `group`.
+/// unset (choose_bwd_head_splits decides), else the split count, from 1 to `group`.
 /// Throws UsageError naming the variable, its value and the group otherwise.
 int forced_bwd_head_splits(int group);
 

@@ -823,7 +823,8 @@ TEST(BwdGpu, TuningLaunchesLeaveNoDqBehind) {
 // FLEXJIT_BWD_HEAD_SPLITS over every kind of warp-specialised tiles: d128 and d64, 96 columns in
 // 128-column tiles, column slices at d256, half-slab slices at 192 beside a Dv of 128; odd and
 // unequal lengths, both layouts, f16, a mask, a score_mod, padded rows (no column past the head dim
-// written); each split of a group of 8 and of 6. Then the call's own choice where one kv head's
+// written); each split of a group of 8 and of 6, and counts that do not divide the group (8 in 3:
+// 2, 3 and 3 heads; 6 in 4 and 5; 6 in 5 with a mask and a score_mod). Then the call's own choice where one kv head's
 // CTAs are too few for the GPU: it must split, and match the reference, twice with the same bits.
 TEST(BwdGpu, FastModeSplitsGqaGroupsOverCtas) {
   FLEXJIT_REQUIRE_GPU();
@@ -840,10 +841,10 @@ TEST(BwdGpu, FastModeSplitsGqaGroupsOverCtas) {
     const char* config;  // the warp-specialised kernel (tuning could take a 'g' one for these small problems)
   };
   const std::vector<Case> cases = {
-      {8, 1, 333, 333, 128, 128, "q_idx >= kv_idx", "", false, DType::bf16, 0, {2, 4, 8}, "m64n128w8s2ws"},
-      {6, 1, 200, 517, 64, 64, "", "", true, DType::bf16, 0, {2, 3, 6}, "m64n128w8s3ws"},
+      {8, 1, 333, 333, 128, 128, "q_idx >= kv_idx", "", false, DType::bf16, 0, {2, 3, 4, 8}, "m64n128w8s2ws"},
+      {6, 1, 200, 517, 64, 64, "", "", true, DType::bf16, 0, {2, 3, 4, 6}, "m64n128w8s3ws"},
       {12, 2, 300, 300, 96, 96, "q_idx >= kv_idx && q_idx - kv_idx <= 100", "30.0 * tanh(score / 30.0)", false,
-       DType::f16, 8, {3}, "m64n128w8s2ws"},
+       DType::f16, 8, {3, 5}, "m64n128w8s2ws"},
       {4, 1, 256, 256, 256, 256, "q_idx >= kv_idx", "", false, DType::bf16, 0, {2, 4}, "m64n64w8s2ws"},
       {8, 2, 257, 257, 192, 128, "", "", true, DType::bf16, 0, {2}, "m64n64w8s2ws"},
   };
@@ -885,13 +886,13 @@ TEST(BwdGpu, FastModeSplitsGqaGroupsOverCtas) {
     EXPECT_EQ(replayed.dv, direct.dv) << "graph-replayed splits, seed " << direct.seed;
     EXPECT_LT(replayed.dq_error, tolerance(p.dtype)) << "graph-replayed splits, seed " << direct.seed;
   }
-  // The knob must divide the group.
+  // The knob may not exceed the group.
   {
     FwdProblem p = base(256);
     p.Hq = 6, p.Hkv = 2;
     p.backward_mode = BackwardMode::fast;
     p.dkdv_config = BlockConfig::parse("m64n128w8s2ws");
-    const ScopedEnv forced("FLEXJIT_BWD_HEAD_SPLITS", "2");
+    const ScopedEnv forced("FLEXJIT_BWD_HEAD_SPLITS", "4");
     EXPECT_THROW(run_backward_check(p), UsageError);
   }
   // One kv head of 8 query heads, 1024 keys: 8 kv tiles, 8 CTAs unsplit.
@@ -1122,7 +1123,8 @@ void expect_ordered_sums_repeatable(const FwdProblem& p, const std::string& name
 // tables, one after another over tables per head), their dQ adds still take turns by kv tile, and
 // dK and dV are the splits' fp32 sums added in order. Against the float64 reference, the same bits
 // on a second run and on a second stream: shared tables with Sq != Skv, tables per head, documents
-// (whose sums ascend), soft-capping at d64 (dQ by turns), d256 (column slices, the ranker).
+// (whose sums ascend), soft-capping at d64 (dQ by turns), d256 (column slices, the ranker); counts
+// that do not divide the group (8 in 3, 4 in 3, 3 in 2).
 TEST(BwdGpu, OrderedModeSplitsGqaGroupsOverCtas) {
   FLEXJIT_REQUIRE_GPU();
   if (current_device().default_arch() != "sm_90a")
@@ -1137,11 +1139,12 @@ TEST(BwdGpu, OrderedModeSplitsGqaGroupsOverCtas) {
     const char* config;
   };
   const Case cases[] = {
-      {"", "q_idx >= kv_idx", 8, 1, 333, 1000, 128, {2, 4, 8}, "m64n128w8s2ws"},
-      {"", "q_idx >= kv_idx && (h % 2 == 0 || q_idx - kv_idx <= 200)", 4, 1, 900, 900, 128, {2}, "m64n128w8s2ws"},
+      {"", "q_idx >= kv_idx", 8, 1, 333, 1000, 128, {2, 3, 4, 8}, "m64n128w8s2ws"},
+      {"", "q_idx >= kv_idx && (h % 2 == 0 || q_idx - kv_idx <= 200)", 4, 1, 900, 900, 128, {2, 3}, "m64n128w8s2ws"},
       {"", "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx", 4, 1, 1800, 1800, 128, {2, 4}, "m64n128w8s2ws"},
       {"30.0 * tanh(score / 30.0)", "", 6, 2, 777, 1333, 64, {3}, "m64n128w8s3ws"},
       {"", "q_idx >= kv_idx", 6, 2, 700, 777, 256, {3}, "m64n64w8s2ws"},
+      {"", "q_idx >= kv_idx", 3, 1, 500, 500, 128, {2}, "m64n128w8s2ws"},
   };
   const OwnedStream second;
   for (const Case& c : cases)

@@ -38,8 +38,10 @@ TEST(BwdHeadSplits, FewKvHeadsSplitTheirGroups) {
   // GQA 6:1, B=2, 8 kv heads, 3000 keys: 384 CTAs, but the last group of pairs starts its
   // heaviest walks (6 x 47 tiles) when the others are nearly done; three splits cut them to 2 x 47.
   EXPECT_EQ(choose_bwd_head_splits(problem(24, 16, 6, 47, true, 3000)), 3);
-  // GQA 7:1 over 2 kv heads, B=3, 1500 keys: 72 CTAs; 7 is prime, so all seven.
-  EXPECT_EQ(choose_bwd_head_splits(problem(12, 6, 7, 24, true, 1500)), 7);
+  // GQA 7:1 over 2 kv heads, B=3, 1500 keys: 72 CTAs. Three splits of 2, 2 and 3 heads make 216
+  // CTAs of at most 3 x 24 query tiles (all seven made 504 CTAs, each paying its fixed cost for
+  // one head, and seven partial sums).
+  EXPECT_EQ(choose_bwd_head_splits(problem(12, 6, 7, 24, true, 1500)), 3);
   // One kv head of 8, 1024 keys: 8 CTAs; eight splits make 64 CTAs of one head each.
   EXPECT_EQ(choose_bwd_head_splits(problem(8, 1, 8, 16, true, 1024)), 8);
 }
@@ -63,9 +65,11 @@ TEST(BwdHeadSplits, EstimateCountsTheLongestWalkAndThePartialSums) {
   // 2 x 64 x 128 x 2.5 x 256 flops at 3.4 flops a picosecond.
   const double sum_us = 128.0 * 256 * 18 / 3.0e6 + 3.0, step_us = 2.0 * 64 * 128 * 2.5 * 256 / 3.4e6;
   EXPECT_NEAR(estimate_bwd_head_split_time(problem(1, 1, 2, 10, false, 128), 2), 12.0 + sum_us / step_us, 1e-9);
+  // Two splits of a group of 3: heads 0 and 1..2, so the longer CTA walks 2 x 10 tiles plus its 2.
+  EXPECT_NEAR(estimate_bwd_head_split_time(problem(1, 1, 3, 10, false, 128), 2), 22.0 + sum_us / step_us, 1e-9);
 }
 
-TEST(BwdHeadSplits, TheKnobMustDivideTheGroup) {
+TEST(BwdHeadSplits, TheKnobRunsFromOneToTheGroup) {
   {
     const test::ScopedEnv unset("FLEXJIT_BWD_HEAD_SPLITS", nullptr);
     EXPECT_EQ(forced_bwd_head_splits(8), 0);
@@ -74,15 +78,20 @@ TEST(BwdHeadSplits, TheKnobMustDivideTheGroup) {
     const test::ScopedEnv four("FLEXJIT_BWD_HEAD_SPLITS", "4");
     EXPECT_EQ(forced_bwd_head_splits(8), 4);
   }
-  for (const char* bad : {"3", "0", "x", "2x"}) {
+  {
+    // Counts that do not divide the group split it into parts one head apart.
+    const test::ScopedEnv three("FLEXJIT_BWD_HEAD_SPLITS", "3");
+    EXPECT_EQ(forced_bwd_head_splits(8), 3);
+  }
+  for (const char* bad : {"9", "0", "-2", "x", "2x"}) {
     const test::ScopedEnv knob("FLEXJIT_BWD_HEAD_SPLITS", bad);
     try {
       forced_bwd_head_splits(8);
       ADD_FAILURE() << bad << " was taken";
     } catch (const UsageError& e) {
       EXPECT_EQ(std::string(e.what()), std::string("FLEXJIT_BWD_HEAD_SPLITS='") + bad +
-                                           "' must divide this call's GQA group of 8 query heads per kv head (1 "
-                                           "keeps the group in one CTA); unset it to let flexjit choose");
+                                           "' must be a whole number from 1 to this call's GQA group of 8 query heads "
+                                           "per kv head (1 keeps the group in one CTA); unset it to let flexjit choose");
     }
   }
   const test::ScopedEnv two("FLEXJIT_BWD_HEAD_SPLITS", "2");

@@ -197,10 +197,10 @@ TEST(SeqLensGpu, WarpSpecializedBackward) {
   p.mask_mod = kCausalByLengths;
   p.backward_mode = BackwardMode::fast;
   check_varlen(p, lens, "defaults bshd GQA 8:1, fast", /*backward=*/true, /*repeat=*/true, true, Tables::with_lengths);
-  // The group split over CTAs (FLEXJIT_BWD_HEAD_SPLITS): each split stores zeros past its
-  // sequence's keys, and the sums cover every padded row.
+  // The group split over CTAs (FLEXJIT_BWD_HEAD_SPLITS, 3: heads of 2, 3 and 3): each split stores
+  // zeros past its sequence's keys, and the sums cover every padded row.
   p.dkdv_config = BlockConfig::parse("m64n128w8s2ws");
-  for (const char* splits : {"2", "8"}) {
+  for (const char* splits : {"2", "3", "8"}) {
     const ScopedEnv forced("FLEXJIT_BWD_HEAD_SPLITS", splits);
     check_varlen(p, lens, std::string("defaults bshd GQA 8:1, fast, heads in ") + splits + " splits", true, true, true,
                  Tables::with_lengths);
