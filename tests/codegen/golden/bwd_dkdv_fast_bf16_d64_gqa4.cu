@@ -141,9 +141,8 @@ __device__ __forceinline__ void load_tile(u32 dst, const T* base, long long row0
 
 // Query tiles smaller than the tables' blocks leave out those past the queries' end (TileWalk's
 // TRIM), in the warp-specialised kernel: the synchronous one, at 250 registers, spilled 4-32 bytes
-// with it under the suite's masks. Divisible kernels (lengths that are multiples of the tables'
-// blocks, no per-sequence lengths) have no such tiles and keep the walk they had.
-constexpr bool TRIM_QUERY_TILES = WARP_SPECIALIZED && HAS_BLOCK_MASK && BLOCK_M < SPARSE_Q_BLOCK && !IS_DIVISIBLE;
+// with it under the suite's masks.
+constexpr bool TRIM_QUERY_TILES = WARP_SPECIALIZED && HAS_BLOCK_MASK && BLOCK_M < SPARSE_Q_BLOCK;
 using Tiles = TileWalk<BLOCK_M, SPARSE_Q_BLOCK, !HAS_BLOCK_MASK, false, TRIM_QUERY_TILES>;
 
 // A head's walk from its q_* table row (see TRIM_QUERY_TILES).
