@@ -194,6 +194,17 @@ struct FlexjitBwdParams {
   int kv_head_splits;
 };
 
+// The first query head (within its GQA group of `group`) of split `split` of `splits`
+// (FlexjitBwdParams::kv_head_splits): split s walks heads flexjit_first_split_head(group, splits, s)
+// .. flexjit_first_split_head(group, splits, s + 1) - 1, so a count that does not divide the group
+// gives splits one head apart (7 in 3: 2, 2, 3). The kernel and the host's grid model share it.
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+__host__ __device__
+#endif
+inline int flexjit_first_split_head(int group, int splits, int split) {
+  return split * group / splits;
+}
+
 // The fast mode's first-store word of the 64-row query tile holding `row` (FlexjitBwdParams::dq_first).
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 __host__ __device__

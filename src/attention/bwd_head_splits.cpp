@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "../../templates/flexjit_params.cuh"
 #include "flexjit/error.hpp"
 
 namespace flexjit::attention {
@@ -49,12 +50,12 @@ double estimate_bwd_head_split_time(const HeadSplitProblem& pr, int splits) {
   const int64_t units = std::max(pr.kv_tiles, 1), pairs = std::max<int64_t>(pr.pairs, 1) * splits;
   const int q_tiles = std::max(pr.q_tiles, 1);
   // Query tiles a kv tile walks per head: all of them, or under a mask causal's, from the kv
-  // tile's diagonal on (the heaviest first), times its split's heads (the kernel's
-  // first_split_head: splits that do not divide the group take one head more or less).
+  // tile's diagonal on (the heaviest first), times its split's heads (as the kernel splits them:
+  // counts that do not divide the group give splits one head apart).
   auto steps = [&](int64_t n_tile, int64_t pair) {
     const int64_t tiles = pr.masked ? std::max<int64_t>(1, q_tiles - n_tile * q_tiles / units) : q_tiles;
-    const int64_t split = pair % splits;
-    const int64_t span = (split + 1) * pr.group / splits - split * pr.group / splits;
+    const int split = static_cast<int>(pair % splits);
+    const int span = flexjit_first_split_head(pr.group, splits, split + 1) - flexjit_first_split_head(pr.group, splits, split);
     return kCtaSteps + static_cast<double>(span * tiles);
   };
   LaunchOrder order{units, pairs, std::max<int64_t>(1, std::min(pairs, kHeavyFirstCtas / units)), pr.masked};

@@ -25,13 +25,13 @@ struct HeadSplitProblem {
   int head_dims = 256; ///< D + Dv (the partial sums' columns and the work per tile)
 };
 
-/// How many CTAs share each (kv tile, kv head): 1 (no split) to `group`; split s walks query heads
-/// s * group / splits .. (s + 1) * group / splits - 1, so a count that does not divide the group
-/// gives splits one head apart (7 in 3: 2, 2, 3). The choice simulates the grid as the GPU runs it
-/// (CTAs start in launch order, each on the first SM that is free, as the kernel orders them:
-/// heaviest kv tiles first in groups of pairs under a mask) for every count, adds the partial sums' traffic to the split ones, and takes the fastest, a split
-/// only where it gains at least 5 % and its fp32 partial sums fit 1 GiB. Pure function of its
-/// argument.
+/// How many CTAs share each (kv tile, kv head): 1 (no split) to `group`, each split walking the
+/// heads flexjit_first_split_head gives it (templates/flexjit_params.cuh; 7 in 3: 2, 2, 3). The
+/// choice simulates the grid as the GPU runs it (CTAs start in launch order, each on the first SM
+/// that is free, as the kernel orders them: heaviest kv tiles first in groups of pairs under a
+/// mask) for every count, adds the partial sums' traffic to the split ones, and takes the
+/// fastest, a split only where it gains at least 5 % and its fp32 partial sums fit 1 GiB. Pure
+/// function of its argument.
 int choose_bwd_head_splits(const HeadSplitProblem& problem);
 
 /// The estimated time of one choice, in units of one query tile of one head on one SM (for tests

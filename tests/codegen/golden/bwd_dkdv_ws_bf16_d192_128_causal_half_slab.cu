@@ -716,14 +716,15 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   // HEAD_SPLITS (codegen::dkdv_splits_heads): the grid's kv heads are Hkv x head_splits
   // (FlexjitBwdParams::kv_head_splits, the split of the GQA group over CTAs), and this
   // CTA walks query heads first_gi .. first_gi + group_span - 1 of kv head kv_h; a kv head's
-  // splits are next to each other in the grid's order. Split s starts at head s * group / splits,
-  // so splits that do not divide the group (7 heads in 3: 2, 2, 3) differ by one head.
+  // splits are next to each other in the grid's order (flexjit_first_split_head: a count that
+  // does not divide the group gives splits one head apart).
   const int grid_kv_h = grid_kv_head_of(pair);
   const int head_splits = HEAD_SPLITS ? max(p.kv_head_splits, 1) : 1;
   const int kv_h = HEAD_SPLITS ? grid_kv_h / head_splits : grid_kv_h;
   const int split = grid_kv_h - kv_h * head_splits;
-  const int first_gi = HEAD_SPLITS ? split * GQA_GROUP / head_splits : 0;
-  const int group_span = HEAD_SPLITS ? (split + 1) * GQA_GROUP / head_splits - first_gi : GQA_GROUP;
+  const int first_gi = HEAD_SPLITS ? flexjit_first_split_head(GQA_GROUP, head_splits, split) : 0;
+  const int group_span =
+      HEAD_SPLITS ? flexjit_first_split_head(GQA_GROUP, head_splits, split + 1) - first_gi : GQA_GROUP;
   const int b = PLAIN_ORDER ? static_cast<int>(blockIdx.z) : pair / static_cast<int>(gridDim.y);
   const int kv_start = n_tile * BLOCK_N;
   const int q_len = p.q_len, kv_len = p.kv_len;
