@@ -326,6 +326,41 @@ TEST(BwdGpu, HeadDimsThatAreNoMultipleOf64) {
     }
 }
 
+// The warp-specialised dK/dV kernel with one column slice runs dV += Pᵀ dO and dK += dSᵀ Q over
+// the tensors' own columns rounded to 16, not the tile's: each pair below ends its dK or dV columns
+// inside a 64-column slab (the wgmma reads Q or dO across slabs; the epilogue stages and stores
+// part of a slab). Both modes, GQA 8:1 over one kv head (whose group the fast mode may split over
+// CTAs that store fp32 partial sums), rows padded with NaN, odd lengths, masks and score_mods.
+TEST(BwdGpu, GradientGemmsSpanOnlyTheTensorsColumns) {
+  FLEXJIT_REQUIRE_GPU();
+  const std::pair<int, int> dims[] = {{72, 72}, {88, 120}, {104, 56}, {56, 104}, {24, 88}, {112, 40}};
+  int i = 0;
+  for (auto [d, dv] : dims)
+    for (BackwardMode mode : {BackwardMode::fast, BackwardMode::deterministic}) {
+      FwdProblem p = base(i % 2 == 0 ? 333 : 200, d);
+      p.Dv = dv;
+      if (i % 4 == 0) {
+        p.Hq = 8, p.Hkv = 1;
+      } else {
+        p.Hq = 4, p.Hkv = i % 3 == 0 ? 2 : 4;
+      }
+      p.Skv = i % 2 == 0 ? 271 : 517;
+      p.dtype = i % 4 < 2 ? DType::bf16 : DType::f16;
+      p.bshd = i % 3 == 1;
+      p.row_padding = 8;
+      p.backward_mode = mode;
+      if (i % 3 != 1) p.mask_mod = "q_idx >= kv_idx";
+      if (i % 2 == 1) {
+        p.score_mod = "score + slope[h] * (kv_idx - q_idx)";
+        p.buffers.push_back(alibi_slopes(p.Hq));
+      }
+      const std::string what = "D=" + std::to_string(d) + " Dv=" + std::to_string(dv) + " Hq=" + std::to_string(p.Hq) +
+                               " Hkv=" + std::to_string(p.Hkv) + (mode == BackwardMode::fast ? " fast" : " deterministic");
+      expect_padded_backward_close(p, what);
+      ++i;
+    }
+}
+
 // Head dims whose backward tiles hold a whole 64-column slab past the tensor's columns (64 beside
 // 256 on 128 columns, 192/64 with V on 128; MLA's 192/128, on 256-column tiles until session (zy),
 // now takes the dK/dV kernel's 192-column ones): a dQ piece wholly past the columns is neither

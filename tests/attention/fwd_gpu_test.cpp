@@ -256,6 +256,45 @@ TEST(FwdGpu, HeadDimsThatAreNoMultipleOf64) {
   }
 }
 
+// P V spans V's own columns rounded to 16, not the tile's: at each Dv below, that width ends inside
+// one of V's 64-column slabs (16 to 56 in the first, 72 to 120 in the second, 136 and 184 in the
+// third, 232 in the fourth), so the wgmma reads across slabs and the epilogue stores part of a
+// staged slab. The default (warp-specialised) kernel, and the synchronous wgmma ('g') and mma.sync
+// kernels at the last three. Out's columns past Dv are poisoned and must stay so.
+TEST(FwdGpu, OutputGemmSpansOnlyVsColumns) {
+  FLEXJIT_REQUIRE_GPU();
+  struct Case { int dv; const char* config; };
+  const Case cases[] = {{16, nullptr},  {24, nullptr},  {56, nullptr},  {72, nullptr},
+                        {88, nullptr},  {104, nullptr}, {120, nullptr}, {136, nullptr},
+                        {184, nullptr}, {232, nullptr}, {80, "m128n128w8s2g"}, {104, "m128n64w4s2"},
+                        {40, "m64n64w4s2"}};
+  int i = 0;
+  for (const Case& c : cases) {
+    const int dv = c.dv;
+    FwdProblem p = base(i % 2 == 0 ? 333 : 200, i % 3 == 0 ? 64 : 128);
+    p.Dv = dv;
+    if (c.config) p.config = BlockConfig::parse(c.config);
+    p.Skv = i % 2 == 0 ? 517 : 200;
+    p.Hq = 4, p.Hkv = i % 2 == 0 ? 2 : 4;
+    p.dtype = i % 2 == 0 ? DType::bf16 : DType::f16;
+    p.bshd = i % 4 >= 2;
+    p.out_bshd = i % 3 == 1;
+    p.row_padding = 8;
+    if (i % 3 == 0) p.mask_mod = "q_idx >= kv_idx";
+    if (i % 3 == 1) {
+      p.score_mod = "score + slope[h] * (kv_idx - q_idx)";
+      p.buffers.push_back(alibi_slopes(p.Hq));
+    }
+    const std::string what = "D=" + std::to_string(p.D) + " Dv=" + std::to_string(dv) +
+                             (c.config ? std::string(" ") + c.config : std::string(" default config"));
+    const FwdOutcome r = run_forward_check(p);
+    EXPECT_LT(r.out_error, tolerance(p.dtype)) << what << ": output error, seed " << r.seed;
+    EXPECT_LT(r.lse_error, tolerance(p.dtype)) << what << ": LSE error, seed " << r.seed;
+    EXPECT_TRUE(r.padding_untouched) << what << ": out's columns past Dv were written";
+    ++i;
+  }
+}
+
 TEST(FwdGpu, EveryBlockConfigShape) {
   FLEXJIT_REQUIRE_GPU();
   const char* configs[] = {"m128n32w4s2", "m128n64w4s2", "m64n64w4s2", "m64n32w4s3", "m128n128w8s2",

@@ -1206,5 +1206,85 @@ TEST(CodegenCompileMatrix, ScoresSumOverTheTensorsColumnsOnly) {
   EXPECT_EQ(score_steps["d40"] * 4, score_steps["d64"] * 3) << score_steps["d40"] << " / " << score_steps["d64"];
 }
 
+// O += P V in the warp-specialised forward spans V's own columns rounded to 16 (DV_GEMM), not the
+// tile's: Dv 80 and 96 on 128-column tiles issue m64n80k16 and m64n96k16 as often as Dv 128 issues
+// m64n128k16, and no 128-wide wgmma at all (the scores' are m64n64k16 at 64-key tiles); Dv 40 on
+// 64-column tiles issues m64n48k16.
+TEST(CodegenCompileMatrix, OutputGemmSpansTheTensorsColumnsOnly) {
+  std::vector<Job> jobs;
+  for (int dv : {128, 80, 96, 40}) {
+    SuiteVariant v;
+    v.name = "dv" + std::to_string(dv);
+    v.q_heads = v.kv_heads = 2;
+    v.q_len = v.kv_len = 1000;
+    v.head_dim = 128;
+    v.head_dim_v = dv;
+    v.mask_mod = "q_idx >= kv_idx";
+    KernelSpec spec = attention_kernel(Family::fwd, v);
+    spec.config = BlockConfig::parse("m128n64w8s2ws");
+    jobs.push_back({v.name, spec, "sm_90a"});
+  }
+  std::vector<std::string> errors;
+  const std::vector<jit::CompiledKernel> compiled = compile_jobs(jobs, errors);
+  const auto count = [&](size_t i, int n) {
+    const std::string shape = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16";
+    size_t found = 0;
+    for (size_t at = compiled[i].ptx.find(shape); at != std::string::npos; at = compiled[i].ptx.find(shape, at + 1))
+      ++found;
+    return found;
+  };
+  for (size_t i = 0; i < jobs.size(); ++i) ASSERT_EQ(errors[i], "") << jobs[i].label;
+  const size_t whole = count(0, 128);
+  ASSERT_GT(whole, 0u);
+  EXPECT_EQ(count(1, 80), whole);
+  EXPECT_EQ(count(1, 128), 0u);
+  EXPECT_EQ(count(2, 96), whole);
+  EXPECT_EQ(count(2, 128), 0u);
+  EXPECT_EQ(count(3, 48), whole);
+}
+
+// The warp-specialised dK/dV kernel with one column slice runs dV += Pᵀ dO and dK += dSᵀ Q over the
+// tensors' own columns rounded to 16 (DV_GEMM, DK_GEMM): at 80/80 on 128-column tiles as many
+// m64n80k16 as 128/128 issues m64n128k16, and no 128-wide wgmma (Sᵀ, dPᵀ and dQ's 64-column shares
+// are m64n64k16); at 112/40 (tiles 128/64) dK's are m64n112k16 and dV's m64n48k16, as many of each
+// as dK's m64n128k16 at 128/64.
+TEST(CodegenCompileMatrix, GradientGemmsSpanTheTensorsColumnsOnly) {
+  std::vector<Job> jobs;
+  for (const auto& [d, dv] : std::vector<std::pair<int, int>>{{128, 128}, {80, 80}, {128, 64}, {112, 40}}) {
+    SuiteVariant v;
+    v.name = std::to_string(d) + "/" + std::to_string(dv);
+    v.q_heads = v.kv_heads = 2;
+    v.q_len = v.kv_len = 1000;
+    v.head_dim = d;
+    v.head_dim_v = dv;
+    v.mask_mod = "q_idx >= kv_idx";
+    KernelSpec spec = attention_kernel(Family::bwd_dkdv, v);
+    spec.config = BlockConfig::parse("m64n128w8s2ws");
+    spec.dq_accumulate = true;
+    jobs.push_back({v.name, spec, "sm_90a"});
+  }
+  std::vector<std::string> errors;
+  const std::vector<jit::CompiledKernel> compiled = compile_jobs(jobs, errors);
+  const auto count = [&](size_t i, int n) {
+    const std::string shape = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16";
+    size_t found = 0;
+    for (size_t at = compiled[i].ptx.find(shape); at != std::string::npos; at = compiled[i].ptx.find(shape, at + 1))
+      ++found;
+    return found;
+  };
+  for (size_t i = 0; i < jobs.size(); ++i) ASSERT_EQ(errors[i], "") << jobs[i].label;
+  const size_t whole = count(0, 128);
+  ASSERT_GT(whole, 0u);
+  EXPECT_EQ(count(1, 80), whole);
+  EXPECT_EQ(count(1, 128), 0u);
+  // 128/64: dK's are the m64n128k16 (dV's m64n64k16, beside those of Sᵀ, dPᵀ and dQ); dK and dV
+  // take as many k-steps each.
+  const size_t dk_128 = count(2, 128);
+  ASSERT_GT(dk_128, 0u);
+  EXPECT_EQ(count(3, 112), dk_128);
+  EXPECT_EQ(count(3, 128), 0u);
+  EXPECT_EQ(count(3, 48), dk_128);
+}
+
 }  // namespace
 }  // namespace flexjit::codegen

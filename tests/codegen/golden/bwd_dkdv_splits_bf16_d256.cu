@@ -69,9 +69,18 @@ constexpr int N_TILES = BLOCK_M / 8;                // query columns of the tran
 // so the accumulators fit in registers at large head dims.
 constexpr int DK_SLICE = D / SPLITS;
 constexpr int DV_SLICE = DV / SPLITS;
-constexpr int D_TILES = DK_SLICE / 8;
-constexpr int DV_TILES = DV_SLICE / 8;
+// The warp-specialised kernel's dK and dV, where one CTA holds all their columns, span the
+// tensors' own columns rounded to 16 (D_REDUCE, DV_REDUCE), not the tile's: at head dims that are
+// no multiple of 64 (d80 on 128-column tiles) the columns past them are zeros, and multiplying
+// them cost as much as the real ones. Q's and dO's shared tiles keep their whole slabs (the wgmma
+// reads the columns it needs across them), and the stores write only the tensors' columns.
+constexpr int DK_GEMM = WARP_SPECIALIZED && SPLITS == 1 ? D_REDUCE : DK_SLICE;
+constexpr int DV_GEMM = WARP_SPECIALIZED && SPLITS == 1 ? DV_REDUCE : DV_SLICE;
+constexpr int D_TILES = DK_GEMM / 8;   // 8-column tiles of a thread's dK accumulators
+constexpr int DV_TILES = DV_GEMM / 8;  // and of its dV accumulators
 static_assert(DK_SLICE % 16 == 0 && DV_SLICE % 16 == 0, "column slices must be multiples of 16");
+static_assert(DK_GEMM % 16 == 0 && DK_GEMM <= DK_SLICE && DV_GEMM % 16 == 0 && DV_GEMM <= DV_SLICE,
+              "dK's and dV's GEMMs: whole 16-column pairs within the slice");
 constexpr float LOG2E = FLEXJIT_LOG2E;
 static_assert(ROWS_PER_WARP % 16 == 0 && M_TILES >= 1, "BLOCK_N must be a multiple of 16 * NUM_WARPS");
 static_assert(STAGES >= 2, "the Q/dO ring needs at least two stages");

@@ -70,9 +70,18 @@ constexpr int N_TILES = BLOCK_M / 8;                // query columns of the tran
 // so the accumulators fit in registers at large head dims.
 constexpr int DK_SLICE = D / SPLITS;
 constexpr int DV_SLICE = DV / SPLITS;
-constexpr int D_TILES = DK_SLICE / 8;
-constexpr int DV_TILES = DV_SLICE / 8;
+// The warp-specialised kernel's dK and dV, where one CTA holds all their columns, span the
+// tensors' own columns rounded to 16 (D_REDUCE, DV_REDUCE), not the tile's: at head dims that are
+// no multiple of 64 (d80 on 128-column tiles) the columns past them are zeros, and multiplying
+// them cost as much as the real ones. Q's and dO's shared tiles keep their whole slabs (the wgmma
+// reads the columns it needs across them), and the stores write only the tensors' columns.
+constexpr int DK_GEMM = WARP_SPECIALIZED && SPLITS == 1 ? D_REDUCE : DK_SLICE;
+constexpr int DV_GEMM = WARP_SPECIALIZED && SPLITS == 1 ? DV_REDUCE : DV_SLICE;
+constexpr int D_TILES = DK_GEMM / 8;   // 8-column tiles of a thread's dK accumulators
+constexpr int DV_TILES = DV_GEMM / 8;  // and of its dV accumulators
 static_assert(DK_SLICE % 16 == 0 && DV_SLICE % 16 == 0, "column slices must be multiples of 16");
+static_assert(DK_GEMM % 16 == 0 && DK_GEMM <= DK_SLICE && DV_GEMM % 16 == 0 && DV_GEMM <= DV_SLICE,
+              "dK's and dV's GEMMs: whole 16-column pairs within the slice");
 constexpr float LOG2E = FLEXJIT_LOG2E;
 static_assert(ROWS_PER_WARP % 16 == 0 && M_TILES >= 1, "BLOCK_N must be a multiple of 16 * NUM_WARPS");
 static_assert(STAGES >= 2, "the Q/dO ring needs at least two stages");
@@ -1399,13 +1408,13 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
       store_a_fragments<DsTile>(pt, pa, warp_row0, half_q0 / 16, g8, t4);
       wgmma_fence_operands(acc_dv[0]);
       wgmma_fence();
-      slice_issue_rn<DV_SLICE, S_STEPS, DOTile>(acc_dv[0], pa, smem_do + half_rows, slice);
+      slice_issue_rn<DV_GEMM, S_STEPS, DOTile>(acc_dv[0], pa, smem_do + half_rows, slice);
       wgmma_commit();
       wgmma_wait<1>();  // dPᵀ; dV may still be running
       wgmma_fence_operands(acc_dp[0]);
     } else {
       // (folded: Pᵀ is in pa already)
-      bwd_dkdv_gemm_dv_dp<MmaPath::wgmma, T, 1, SCORE_COLS, DV, DV_SLICE, VTile, DOTile, /*PACK=*/!FOLD_SCORE_GRAD>(
+      bwd_dkdv_gemm_dv_dp<MmaPath::wgmma, T, 1, SCORE_COLS, DV, DV_GEMM, VTile, DOTile, /*PACK=*/!FOLD_SCORE_GRAD>(
           acc_dv, acc_dp, pa, acc_s, smem_v, smem_do, slice, 0);
     }
     tile_score_gradient(acc_dp, acc_s, grad, stats, t4);
@@ -1431,7 +1440,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
       if (announce) named_barrier_arrive(NAMED_BARRIER_DS + 2 * (t % DS_RING) + wg, THREADS);
       wgmma_fence_operands(acc_dk[0]);
       wgmma_fence();
-      wgmma_issue_rn<DK_SLICE, DK_STEPS, QTile>(acc_dk[0], da, smem_q);
+      wgmma_issue_rn<DK_GEMM, DK_STEPS, QTile>(acc_dk[0], da, smem_q);
       wgmma_commit();
       if (announce && t > 0) deferred_dq(t - 1);
     } else if constexpr (DS_EXCHANGE || DQ_ALTERNATE) {
@@ -1446,7 +1455,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
       if (!DQ_ALTERNATE || !dq_here) named_barrier_arrive(pair + wg, THREADS);
       wgmma_fence_operands(acc_dk[0]);
       wgmma_fence();
-      wgmma_issue_rn<DK_SLICE, DK_STEPS, QTile, 0, DK_EARLY>(acc_dk[0], da, smem_q);
+      wgmma_issue_rn<DK_GEMM, DK_STEPS, QTile, 0, DK_EARLY>(acc_dk[0], da, smem_q);
       wgmma_commit();
       if (dq_here) {
         named_barrier_sync(pair + (wg ^ 1), THREADS);
@@ -1454,7 +1463,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
         wgmma_fence();
         issue_dq(0);
         if constexpr (DK_EARLY < DK_STEPS) {
-          wgmma_issue_rn<DK_SLICE, DK_STEPS, QTile, DK_EARLY, DK_STEPS>(acc_dk[0], da, smem_q);
+          wgmma_issue_rn<DK_GEMM, DK_STEPS, QTile, DK_EARLY, DK_STEPS>(acc_dk[0], da, smem_q);
           wgmma_commit();
           wgmma_wait<1>();  // dQ (and the k-steps before it); the rest of dK runs on
         } else {
@@ -1471,10 +1480,10 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
         named_barrier_arrive(pair + wg, THREADS);
         wgmma_fence_operands(acc_dk[0]);
         wgmma_fence();
-        slice_issue_rn<DK_SLICE, S_STEPS, QTile>(acc_dk[0], da, smem_q + half_rows, slice);
+        slice_issue_rn<DK_GEMM, S_STEPS, QTile>(acc_dk[0], da, smem_q + half_rows, slice);
         wgmma_commit();
         named_barrier_sync(pair + (wg ^ 1), THREADS);
-        slice_issue_sn<DV_SLICE, S_STEPS, DOTile>(acc_dv[0], pt + other_q0 * 2, smem_do + other_q0 * 128, slice);
+        slice_issue_sn<DV_GEMM, S_STEPS, DOTile>(acc_dv[0], pt + other_q0 * 2, smem_do + other_q0 * 128, slice);
         wgmma_commit();
       } else {
         named_barrier_sync(NAMED_BARRIER_DS + wg, 128);
@@ -1496,9 +1505,9 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
       wgmma_fence();
       issue_dq(0);
       if constexpr (SCORE_HALVES)
-        slice_issue_sn<DK_SLICE, S_STEPS, QTile>(acc_dk[0], ds + other_q0 * 2, smem_q + other_q0 * 128, slice);
+        slice_issue_sn<DK_GEMM, S_STEPS, QTile>(acc_dk[0], ds + other_q0 * 2, smem_q + other_q0 * 128, slice);
       else
-        wgmma_issue_rn<DK_SLICE, S_STEPS, QTile>(acc_dk[0], da, smem_q);
+        wgmma_issue_rn<DK_GEMM, S_STEPS, QTile>(acc_dk[0], da, smem_q);
       wgmma_commit();
       wgmma_wait<1>();  // dQ (and dV)
     }

@@ -49,7 +49,15 @@ constexpr int THREADS = NUM_WARPS * 32;
 constexpr int ROWS_PER_WARP = BLOCK_M / NUM_WARPS;
 constexpr int M_TILES = ROWS_PER_WARP / 16;     // 16-row mma tiles per warp
 constexpr int N_TILES = BLOCK_N / 8;            // 8-column score tiles per warp
-constexpr int DV_TILES = DV / 8;                // 8-column output tiles
+constexpr int DV_TILES = DV / 8;                // 8-column tiles of V's shared tile
+// O's accumulators and P V's N span V's own columns rounded to 16 (DV_REDUCE), not the tile's: at
+// head dims that are no multiple of 64 (d80 on 128-column tiles) the columns past them are zeros,
+// and multiplying them cost as much as the real ones. V's shared tile keeps its whole slabs (the
+// wgmma reads the columns it needs across them, its leading offset stepping between slabs), and
+// the stores write only the tensor's columns.
+constexpr int DV_GEMM = DV_REDUCE;
+constexpr int O_TILES = DV_GEMM / 8;  // 8-column output tiles a thread's accumulators hold
+static_assert(DV_GEMM % 16 == 0 && DV_GEMM <= DV, "P V's columns: whole 16-column pairs within V's tile");
 constexpr float LOG2E = FLEXJIT_LOG2E;
 constexpr float LN2 = FLEXJIT_LN2;
 static_assert(ROWS_PER_WARP % 16 == 0 && M_TILES >= 1, "BLOCK_M must be a multiple of 16 * NUM_WARPS");
@@ -207,13 +215,13 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
   // Softmax state: running max m (in the units of the score values below), running sum l (a
   // per-thread partial over its columns; reduced over the quad at the end), output accumulator.
   float row_max[M_TILES][2], row_sum[M_TILES][2];
-  float acc_o[M_TILES][DV_TILES][4];
+  float acc_o[M_TILES][O_TILES][4];
 #pragma unroll
   for (int mt = 0; mt < M_TILES; ++mt) {
 #pragma unroll
     for (int r = 0; r < 2; ++r) { row_max[mt][r] = neg_inf(); row_sum[mt][r] = 0.f; }
 #pragma unroll
-    for (int j = 0; j < DV_TILES; ++j)
+    for (int j = 0; j < O_TILES; ++j)
 #pragma unroll
       for (int i = 0; i < 4; ++i) acc_o[mt][j][i] = 0.f;
   }
@@ -264,14 +272,14 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
     online_softmax_update(acc_s, row_max, row_sum, acc_o, exp_scale);
 
     // O += P V: the score accumulators, packed to 16 bits, are the A operand as they stand.
-    warp_gemm_pv<MMA_PATH, T, M_TILES, BLOCK_N, DV, VTile>(acc_o, acc_s, smem_v, lanes);
+    warp_gemm_pv<MMA_PATH, T, M_TILES, BLOCK_N, DV_GEMM, VTile>(acc_o, acc_s, smem_v, lanes);
   }
 
   // Epilogue: finish the row sums, normalise, write LSE and stage O through shared memory so the
   // global stores are 16-byte and coalesced.
   cp_async_wait<0>();
   __syncthreads();  // every warp is done reading Q: its region now holds the O tile
-  stage_normalised_rows<T, OTile, M_TILES, DV_TILES, ROWS_GUARANTEED_SAFE>(
+  stage_normalised_rows<T, OTile, M_TILES, O_TILES, ROWS_GUARANTEED_SAFE>(
       acc_o, row_sum, smem_q, warp_row0, g, t4, [&](int row, int mt, int r, float l, bool empty) {
         if (p.lse != nullptr && t4 == 0 && (IS_DIVISIBLE || q_start + row < q_len)) {
           const float lse = empty ? neg_inf() : (row_max[mt][r] * exp_scale + log2_approx(l)) * LN2;

@@ -50,7 +50,15 @@ constexpr int THREADS = NUM_WARPS * 32;
 constexpr int ROWS_PER_WARP = BLOCK_M / NUM_WARPS;
 constexpr int M_TILES = ROWS_PER_WARP / 16;     // 16-row mma tiles per warp
 constexpr int N_TILES = BLOCK_N / 8;            // 8-column score tiles per warp
-constexpr int DV_TILES = DV / 8;                // 8-column output tiles
+constexpr int DV_TILES = DV / 8;                // 8-column tiles of V's shared tile
+// O's accumulators and P V's N span V's own columns rounded to 16 (DV_REDUCE), not the tile's: at
+// head dims that are no multiple of 64 (d80 on 128-column tiles) the columns past them are zeros,
+// and multiplying them cost as much as the real ones. V's shared tile keeps its whole slabs (the
+// wgmma reads the columns it needs across them, its leading offset stepping between slabs), and
+// the stores write only the tensor's columns.
+constexpr int DV_GEMM = DV_REDUCE;
+constexpr int O_TILES = DV_GEMM / 8;  // 8-column output tiles a thread's accumulators hold
+static_assert(DV_GEMM % 16 == 0 && DV_GEMM <= DV, "P V's columns: whole 16-column pairs within V's tile");
 constexpr float LOG2E = FLEXJIT_LOG2E;
 constexpr float LN2 = FLEXJIT_LN2;
 static_assert(ROWS_PER_WARP % 16 == 0 && M_TILES >= 1, "BLOCK_M must be a multiple of 16 * NUM_WARPS");
@@ -462,11 +470,11 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
                              rows_take_affine_pass(p, mod, b, h, q_start + warp_row0, q_len, kv_len, g, errors);
 
     float row_max[M_TILES][2], row_sum[M_TILES][2];
-    float acc_o[M_TILES][DV_TILES][4];
+    float acc_o[M_TILES][O_TILES][4];
 #pragma unroll
     for (int r = 0; r < 2; ++r) { row_max[0][r] = neg_inf(); row_sum[0][r] = 0.f; }
 #pragma unroll
-    for (int j = 0; j < DV_TILES; ++j)
+    for (int j = 0; j < O_TILES; ++j)
 #pragma unroll
       for (int i = 0; i < 4; ++i) acc_o[0][j][i] = 0.f;
 
@@ -532,7 +540,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
         v_ring.wait_full(f);
         clear_v_past_end(f, t);
         open_window();
-        wgmma_issue_pv<BLOCK_N, DV, VTile>(acc_o[0], pa, stage_k(f) + KTile::kBytes);
+        wgmma_issue_pv<BLOCK_N, DV_GEMM, VTile>(acc_o[0], pa, stage_k(f) + KTile::kBytes);
         close_window();
         wgmma_wait<0>();
         wgmma_fence_operands(acc_o[0]);
@@ -561,7 +569,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
         clear_v_past_end(prev, t - 1);
         open_window();
         issue_scores(stage_k(f));
-        wgmma_issue_pv<BLOCK_N, DV, VTile>(acc_o[0], pa, stage_k(prev) + KTile::kBytes);
+        wgmma_issue_pv<BLOCK_N, DV_GEMM, VTile>(acc_o[0], pa, stage_k(prev) + KTile::kBytes);
         close_window();
         wgmma_wait<1>();  // S(t) is in; P(t-1) V(t-1) may still run
         wgmma_fence_operands(acc_s[0]);
@@ -582,7 +590,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
       v_ring.wait_full(last);
       clear_v_past_end(last, n_tiles - 1);
       open_window();
-      wgmma_issue_pv<BLOCK_N, DV, VTile>(acc_o[0], pa, stage_k(last) + KTile::kBytes);
+      wgmma_issue_pv<BLOCK_N, DV_GEMM, VTile>(acc_o[0], pa, stage_k(last) + KTile::kBytes);
       close_window();
       wgmma_wait<0>();
       wgmma_fence_operands(acc_o[0]);
@@ -632,11 +640,13 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
       const bool store_lane = e_tid % 128 == 0;
 #pragma unroll
       for (int part = 0; part < PARTS; ++part) {
+        if (part * O_STAGE_COLUMNS >= DV_GEMM) break;  // columns past V's (none of O's)
         if (store_lane) bulk_wait_group_read<0>();
         named_barrier_sync(O_STAGE_BARRIER + e_warpgroup, 128);
 #pragma unroll
         for (int jj = 0; jj < PART_TILES; jj += 2) {
           const int j = part * PART_TILES + jj;
+          if (j >= O_TILES) break;
           stmatrix_x4(st_row_base + (jj / 8) * 64 * 128 + (st_swizzle ^ ((jj % 8) * 16)),
                       pack2<T>(acc_o[0][j][0] * inv[0], acc_o[0][j][1] * inv[0]),
                       pack2<T>(acc_o[0][j][2] * inv[1], acc_o[0][j][3] * inv[1]),
@@ -648,7 +658,8 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
         if (store_lane) {
 #pragma unroll
           for (int c = 0; c < O_STAGE_COLUMNS / 64; ++c)
-            tma_store_4d(&tma.o, e_stage + c * 64 * 128, part * O_STAGE_COLUMNS + c * 64, q_start + e_warpgroup * 64, h, b);
+            if (part * O_STAGE_COLUMNS + c * 64 < DV_GEMM)
+              tma_store_4d(&tma.o, e_stage + c * 64 * 128, part * O_STAGE_COLUMNS + c * 64, q_start + e_warpgroup * 64, h, b);
           bulk_commit_group();
         }
       }
@@ -661,7 +672,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
         if (IS_DIVISIBLE || row < q_len) {
           T* o_row = o_base + static_cast<long long>(row) * p.o_stride_s + 2 * t4;
 #pragma unroll
-          for (int j = 0; j < DV_TILES; ++j) {
+          for (int j = 0; j < O_TILES; ++j) {
             const u32 packed = pack2<T>(acc_o[0][j][2 * r] * inv[r], acc_o[0][j][2 * r + 1] * inv[r]);
             if (DV_IO == DV || j * 8 < DV_IO) *reinterpret_cast<u32*>(o_row + j * 8) = packed;  // O's columns only
           }
