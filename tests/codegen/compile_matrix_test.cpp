@@ -1170,40 +1170,55 @@ TEST(CodegenCompileMatrix, OrderedBackwardDkdvCompilesForEveryKindOfWalk) {
   }
 }
 
+// A causal kernel of `family` at head dims d / dv (1000 tokens, two heads) on `config`, for the
+// tests below that count its wgmma shapes.
+Job narrow_head_dim_job(Family family, int d, int dv, const char* config, bool dq_accumulate = false) {
+  SuiteVariant v;
+  v.name = std::to_string(d) + "/" + std::to_string(dv);
+  v.q_heads = v.kv_heads = 2;
+  v.q_len = v.kv_len = 1000;
+  v.head_dim = d;
+  v.head_dim_v = dv;
+  v.mask_mod = "q_idx >= kv_idx";
+  KernelSpec spec = attention_kernel(family, v);
+  spec.config = BlockConfig::parse(config);
+  spec.dq_accumulate = dq_accumulate;
+  return {v.name, spec, "sm_90a"};
+}
+
+// The jobs' PTX, each compiled without error.
+std::vector<std::string> compile_ptx(const std::vector<Job>& jobs) {
+  std::vector<std::string> errors, ptx;
+  const std::vector<jit::CompiledKernel> compiled = compile_jobs(jobs, errors);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    EXPECT_EQ(errors[i], "") << jobs[i].label;
+    ptx.push_back(errors[i].empty() ? compiled[i].ptx : std::string());
+  }
+  return ptx;
+}
+
+// How many wgmmas of shape m64nNk16 the PTX issues.
+size_t count_wgmma_shape(const std::string& ptx, int n) {
+  const std::string shape = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16";
+  size_t found = 0;
+  for (size_t at = ptx.find(shape); at != std::string::npos; at = ptx.find(shape, at + 1)) ++found;
+  return found;
+}
+
 // Head dims that are no multiple of 64 run on the next multiple's tiles, whose columns past the
 // tensors' hold zeros: S = Q Kᵀ sums over the tensors' columns only (D_REDUCE, to the next 16), so
 // a d96 forward issues 6 of a d128 tile's 8 k-steps per score GEMM, a d40 one 3 of 4. Counted on the
 // score GEMM's own shape (64-key tiles: m64n64k16; O's is m64n128k16).
 TEST(CodegenCompileMatrix, ScoresSumOverTheTensorsColumnsOnly) {
   std::vector<Job> jobs;
-  for (int d : {128, 96, 64, 40}) {
-    SuiteVariant v;
-    v.name = "d" + std::to_string(d);
-    v.q_heads = v.kv_heads = 2;
-    v.q_len = v.kv_len = 1000;
-    v.head_dim = d;
-    v.head_dim_v = 128;
-    v.mask_mod = "q_idx >= kv_idx";
-    KernelSpec spec = attention_kernel(Family::fwd, v);
-    spec.config = BlockConfig::parse("m128n64w8s2ws");
-    jobs.push_back({v.name, spec, "sm_90a"});
-  }
-  std::vector<std::string> errors;
-  const std::vector<jit::CompiledKernel> compiled = compile_jobs(jobs, errors);
-  std::map<std::string, size_t> score_steps;
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    ASSERT_EQ(errors[i], "") << jobs[i].label;
-    const std::string& ptx = compiled[i].ptx;
-    size_t n = 0;
-    for (size_t at = ptx.find("wgmma.mma_async.sync.aligned.m64n64k16"); at != std::string::npos;
-         at = ptx.find("wgmma.mma_async.sync.aligned.m64n64k16", at + 1))
-      ++n;
-    score_steps[jobs[i].label] = n;
-  }
-  ASSERT_GT(score_steps["d128"], 0u);
-  EXPECT_EQ(score_steps["d96"] * 8, score_steps["d128"] * 6) << score_steps["d96"] << " / " << score_steps["d128"];
-  EXPECT_EQ(score_steps["d64"] * 2, score_steps["d128"]);
-  EXPECT_EQ(score_steps["d40"] * 4, score_steps["d64"] * 3) << score_steps["d40"] << " / " << score_steps["d64"];
+  for (int d : {128, 96, 64, 40}) jobs.push_back(narrow_head_dim_job(Family::fwd, d, 128, "m128n64w8s2ws"));
+  const std::vector<std::string> ptx = compile_ptx(jobs);
+  std::map<int, size_t> score_steps;
+  for (size_t i = 0; i < jobs.size(); ++i) score_steps[jobs[i].spec.memory_head_dim()] = count_wgmma_shape(ptx[i], 64);
+  ASSERT_GT(score_steps[128], 0u);
+  EXPECT_EQ(score_steps[96] * 8, score_steps[128] * 6) << score_steps[96] << " / " << score_steps[128];
+  EXPECT_EQ(score_steps[64] * 2, score_steps[128]);
+  EXPECT_EQ(score_steps[40] * 4, score_steps[64] * 3) << score_steps[40] << " / " << score_steps[64];
 }
 
 // O += P V in the warp-specialised forward spans V's own columns rounded to 16 (DV_GEMM), not the
@@ -1212,28 +1227,9 @@ TEST(CodegenCompileMatrix, ScoresSumOverTheTensorsColumnsOnly) {
 // 64-column tiles issues m64n48k16.
 TEST(CodegenCompileMatrix, OutputGemmSpansTheTensorsColumnsOnly) {
   std::vector<Job> jobs;
-  for (int dv : {128, 80, 96, 40}) {
-    SuiteVariant v;
-    v.name = "dv" + std::to_string(dv);
-    v.q_heads = v.kv_heads = 2;
-    v.q_len = v.kv_len = 1000;
-    v.head_dim = 128;
-    v.head_dim_v = dv;
-    v.mask_mod = "q_idx >= kv_idx";
-    KernelSpec spec = attention_kernel(Family::fwd, v);
-    spec.config = BlockConfig::parse("m128n64w8s2ws");
-    jobs.push_back({v.name, spec, "sm_90a"});
-  }
-  std::vector<std::string> errors;
-  const std::vector<jit::CompiledKernel> compiled = compile_jobs(jobs, errors);
-  const auto count = [&](size_t i, int n) {
-    const std::string shape = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16";
-    size_t found = 0;
-    for (size_t at = compiled[i].ptx.find(shape); at != std::string::npos; at = compiled[i].ptx.find(shape, at + 1))
-      ++found;
-    return found;
-  };
-  for (size_t i = 0; i < jobs.size(); ++i) ASSERT_EQ(errors[i], "") << jobs[i].label;
+  for (int dv : {128, 80, 96, 40}) jobs.push_back(narrow_head_dim_job(Family::fwd, 128, dv, "m128n64w8s2ws"));
+  const std::vector<std::string> ptx = compile_ptx(jobs);
+  const auto count = [&](size_t i, int n) { return count_wgmma_shape(ptx[i], n); };
   const size_t whole = count(0, 128);
   ASSERT_GT(whole, 0u);
   EXPECT_EQ(count(1, 80), whole);
@@ -1250,29 +1246,10 @@ TEST(CodegenCompileMatrix, OutputGemmSpansTheTensorsColumnsOnly) {
 // as dK's m64n128k16 at 128/64.
 TEST(CodegenCompileMatrix, GradientGemmsSpanTheTensorsColumnsOnly) {
   std::vector<Job> jobs;
-  for (const auto& [d, dv] : std::vector<std::pair<int, int>>{{128, 128}, {80, 80}, {128, 64}, {112, 40}}) {
-    SuiteVariant v;
-    v.name = std::to_string(d) + "/" + std::to_string(dv);
-    v.q_heads = v.kv_heads = 2;
-    v.q_len = v.kv_len = 1000;
-    v.head_dim = d;
-    v.head_dim_v = dv;
-    v.mask_mod = "q_idx >= kv_idx";
-    KernelSpec spec = attention_kernel(Family::bwd_dkdv, v);
-    spec.config = BlockConfig::parse("m64n128w8s2ws");
-    spec.dq_accumulate = true;
-    jobs.push_back({v.name, spec, "sm_90a"});
-  }
-  std::vector<std::string> errors;
-  const std::vector<jit::CompiledKernel> compiled = compile_jobs(jobs, errors);
-  const auto count = [&](size_t i, int n) {
-    const std::string shape = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16";
-    size_t found = 0;
-    for (size_t at = compiled[i].ptx.find(shape); at != std::string::npos; at = compiled[i].ptx.find(shape, at + 1))
-      ++found;
-    return found;
-  };
-  for (size_t i = 0; i < jobs.size(); ++i) ASSERT_EQ(errors[i], "") << jobs[i].label;
+  for (const auto& [d, dv] : std::vector<std::pair<int, int>>{{128, 128}, {80, 80}, {128, 64}, {112, 40}})
+    jobs.push_back(narrow_head_dim_job(Family::bwd_dkdv, d, dv, "m64n128w8s2ws", /*dq_accumulate=*/true));
+  const std::vector<std::string> ptx = compile_ptx(jobs);
+  const auto count = [&](size_t i, int n) { return count_wgmma_shape(ptx[i], n); };
   const size_t whole = count(0, 128);
   ASSERT_GT(whole, 0u);
   EXPECT_EQ(count(1, 80), whole);
