@@ -97,6 +97,10 @@ struct KernelSpec {
   // The columns Q and K (V and O) have in memory.
   int memory_head_dim() const { return io_head_dim != 0 ? io_head_dim : head_dim; }
   int memory_head_dim_v() const { return io_head_dim_v != 0 ? io_head_dim_v : head_dim_v; }
+  // Those columns to the next 16 (a wgmma k-step, and a pair of 8-column accumulator tiles): the
+  // width the GEMMs over a head dim take (the templates' D_REDUCE and DV_REDUCE).
+  int gemm_head_dim() const { return (memory_head_dim() + 15) / 16 * 16; }
+  int gemm_head_dim_v() const { return (memory_head_dim_v() + 15) / 16 * 16; }
   // The call's scale is negative (fwd, decode). The identity score_mod then does not fold the scale
   // into the exp2 argument: that fold keeps the row maximum of the raw Q.K, which is the minimum
   // of the scaled scores when the scale is negative. Such calls take the general score path.

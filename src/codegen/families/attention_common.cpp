@@ -113,8 +113,8 @@ void add_tile_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json
   constants.push_back(int_constant("DV_IO", s.memory_head_dim_v()));
   // The columns that Q Kᵀ and dO Vᵀ sum over: the tensors' own, to the next whole k-step of 16.
   // The tiles' columns past them hold zeros, so their k-steps would add nothing.
-  constants.push_back(int_constant("D_REDUCE", (s.memory_head_dim() + 15) / 16 * 16));
-  constants.push_back(int_constant("DV_REDUCE", (s.memory_head_dim_v() + 15) / 16 * 16));
+  constants.push_back(int_constant("D_REDUCE", s.gemm_head_dim()));
+  constants.push_back(int_constant("DV_REDUCE", s.gemm_head_dim_v()));
   constants.push_back(int_constant("BLOCK_M", s.config.block_m));
   constants.push_back(int_constant("BLOCK_N", s.config.block_n));
   constants.push_back(int_constant("NUM_WARPS", s.config.num_warps));

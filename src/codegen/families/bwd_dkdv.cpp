@@ -420,12 +420,11 @@ std::vector<WgmmaShape> wgmma_shapes(const KernelSpec& s) {
   for (const int n : slice_parts(s.head_dim_v / splits)) shapes.push_back({n, true, true});
   for (const int n : slice_parts(s.head_dim / splits)) shapes.push_back({n, true, true});
   // The warp-specialised kernel with one slice: dV and dK over the tensors' own columns rounded to
-  // 16 (the template's DV_GEMM, DK_GEMM). (A shape no wgmma uses emits nothing.)
+  // 16 (the template's DV_GEMM, DK_GEMM). (The header keeps one of equal shapes, and a shape no
+  // wgmma uses emits nothing.)
   if (s.config.warp_specialized && splits == 1) {
-    for (const int io : {s.memory_head_dim_v(), s.memory_head_dim()}) {
-      const int n = (io + 15) / 16 * 16;
-      if (n % 64 != 0) shapes.push_back({n, true, true});
-    }
+    shapes.push_back({s.gemm_head_dim_v(), true, true});
+    shapes.push_back({s.gemm_head_dim(), true, true});
   }
   // dQ's share; with warpgroup slices of 128 columns or more in two pieces (the kernel's DQ_PIECES),
   // with half-slab slices pieces of 64 and 32 columns.

@@ -251,10 +251,9 @@ bool has_lean_form(const KernelSpec& s) {
 
 std::vector<WgmmaShape> wgmma_shapes(const KernelSpec& s) {
   std::vector<WgmmaShape> shapes = {{s.config.block_n, false, false}, {s.head_dim_v, true, true}};
-  // O += P V spans V's own columns rounded to 16 (the template's DV_GEMM). (The tile's shape stays
-  // in the list for templates that span the tile; a shape no wgmma uses emits nothing.)
-  const int pv_n = (s.memory_head_dim_v() + 15) / 16 * 16;
-  if (pv_n != s.head_dim_v) shapes.push_back({pv_n, true, true});
+  // O += P V spans V's own columns rounded to 16 (the template's DV_GEMM). (The header keeps one of
+  // equal shapes, and a shape no wgmma uses emits nothing.)
+  shapes.push_back({s.gemm_head_dim_v(), true, true});
   if (q_in_registers(s)) shapes.push_back({s.config.block_n, true, false});  // S = Q K^T, Q's fragments in registers
   return shapes;
 }

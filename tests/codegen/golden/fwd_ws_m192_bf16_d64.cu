@@ -349,6 +349,8 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
   constexpr bool WIDE_TILE = CONSUMER_WARPGROUPS == 3 || BLOCK_N > 128;
   constexpr int OVERLAP_REGISTERS =
       CONSUMER_WARPGROUPS == 3 ? 128 : BLOCK_N > 128 ? 196 : DV > 128 && !LEAN_REGISTERS ? 176 : 160;
+  // (O's registers are counted at V's tile width, as when the budgets above were measured; O's
+  // accumulators hold O_TILES, no more.)
   constexpr bool OVERLAP =
       NUM_WARPS == 4 ||
       ((!WIDE_TILE ||
