@@ -361,6 +361,38 @@ TEST(BwdGpu, GradientGemmsSpanOnlyTheTensorsColumns) {
     }
 }
 
+// The synchronous dK/dV kernels (mma.sync, sm_80's path; wgmma 'g', with and without the fast
+// mode's dQ sums) and the dQ kernel span dK's, dV's and dQ's columns rounded to 16 as the
+// warp-specialised one does: each pair ends its columns inside a 64-column slab.
+TEST(BwdGpu, SynchronousKernelsSpanOnlyTheTensorsColumns) {
+  FLEXJIT_REQUIRE_GPU();
+  const std::pair<int, int> dims[] = {{80, 80}, {104, 56}, {24, 88}, {112, 40}};
+  struct Way { const char* dq; const char* dkdv; BackwardMode mode; };
+  const Way ways[] = {{"m64n64w4s2", "m64n64w4s2", BackwardMode::deterministic},
+                      {"m64n64w4s2g", "m64n128w8s2g", BackwardMode::deterministic},
+                      {"m64n64w4s2g", "m64n128w8s2g", BackwardMode::fast}};
+  int i = 0;
+  for (auto [d, dv] : dims)
+    for (const Way& way : ways) {
+      FwdProblem p = base(i % 2 == 0 ? 333 : 200, d);
+      p.Dv = dv;
+      p.Hq = 4, p.Hkv = i % 3 == 0 ? 2 : 4;
+      p.Skv = i % 2 == 0 ? 271 : 517;
+      p.dtype = i % 4 < 2 ? DType::bf16 : DType::f16;
+      p.bshd = i % 3 == 1;
+      p.row_padding = 8;
+      p.backward_mode = way.mode;
+      p.dq_config = BlockConfig::parse(way.dq);
+      p.dkdv_config = BlockConfig::parse(way.dkdv);
+      if (i % 3 != 1) p.mask_mod = "q_idx >= kv_idx";
+      if (i % 2 == 1) p.score_mod = "30.0 * tanh(score / 30.0)";
+      const std::string what = "D=" + std::to_string(d) + " Dv=" + std::to_string(dv) + " dq " + way.dq + " dkdv " +
+                               way.dkdv + (way.mode == BackwardMode::fast ? " fast" : " deterministic");
+      expect_padded_backward_close(p, what);
+      ++i;
+    }
+}
+
 // Head dims whose backward tiles hold a whole 64-column slab past the tensor's columns (64 beside
 // 256 on 128 columns, 192/64 with V on 128; MLA's 192/128, on 256-column tiles until session (zy),
 // now takes the dK/dV kernel's 192-column ones): a dQ piece wholly past the columns is neither

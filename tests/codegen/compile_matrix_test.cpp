@@ -1263,5 +1263,22 @@ TEST(CodegenCompileMatrix, GradientGemmsSpanTheTensorsColumnsOnly) {
   EXPECT_EQ(count(3, 48), dk_128);
 }
 
+// The synchronous dK/dV kernel ('g') and the dQ kernel span dK's, dV's and dQ's columns rounded to
+// 16 too: at 80/80 as many m64n80k16 as 128/128 issues m64n128k16, and none of the latter.
+TEST(CodegenCompileMatrix, SynchronousGradientGemmsSpanTheTensorsColumnsOnly) {
+  const std::vector<Job> jobs = {narrow_head_dim_job(Family::bwd_dkdv, 128, 128, "m64n128w8s2g"),
+                                 narrow_head_dim_job(Family::bwd_dkdv, 80, 80, "m64n128w8s2g"),
+                                 narrow_head_dim_job(Family::bwd_dq, 128, 128, "m64n64w4s2g"),
+                                 narrow_head_dim_job(Family::bwd_dq, 80, 80, "m64n64w4s2g")};
+  const std::vector<std::string> ptx = compile_ptx(jobs);
+  const auto count = [&](size_t i, int n) { return count_wgmma_shape(ptx[i], n); };
+  for (size_t whole_job : {0u, 2u}) {
+    const size_t whole = count(whole_job, 128);
+    ASSERT_GT(whole, 0u) << jobs[whole_job].label;
+    EXPECT_EQ(count(whole_job + 1, 80), whole) << jobs[whole_job + 1].label;
+    EXPECT_EQ(count(whole_job + 1, 128), 0u) << jobs[whole_job + 1].label;
+  }
+}
+
 }  // namespace
 }  // namespace flexjit::codegen

@@ -419,10 +419,10 @@ std::vector<WgmmaShape> wgmma_shapes(const KernelSpec& s) {
   std::vector<WgmmaShape> shapes = {{s.config.block_m, false, false}};
   for (const int n : slice_parts(s.head_dim_v / splits)) shapes.push_back({n, true, true});
   for (const int n : slice_parts(s.head_dim / splits)) shapes.push_back({n, true, true});
-  // The warp-specialised kernel with one slice: dV and dK over the tensors' own columns rounded to
-  // 16 (the template's DV_GEMM, DK_GEMM). (The header keeps one of equal shapes, and a shape no
-  // wgmma uses emits nothing.)
-  if (s.config.warp_specialized && splits == 1) {
+  // One slice (every kernel with one CTA over all of dK's and dV's columns): dV and dK over the
+  // tensors' own columns rounded to 16 (the template's DV_GEMM, DK_GEMM). (The header keeps one of
+  // equal shapes, and a shape no wgmma uses emits nothing.)
+  if (splits == 1) {
     shapes.push_back({s.gemm_head_dim_v(), true, true});
     shapes.push_back({s.gemm_head_dim(), true, true});
   }

@@ -60,7 +60,11 @@ const char* hopper_default(const KernelSpec& s) {
 }
 
 std::vector<WgmmaShape> wgmma_shapes(const KernelSpec& s) {
-  return {{s.config.block_n, false, false}, {s.head_dim, true, true}};
+  std::vector<WgmmaShape> shapes = {{s.config.block_n, false, false}, {s.head_dim, true, true}};
+  // dQ = dS K over the tensor's columns rounded to 16 (the template's DQ_GEMM); the header keeps
+  // one of equal shapes.
+  shapes.push_back({s.gemm_head_dim(), true, true});
+  return shapes;
 }
 
 }  // namespace

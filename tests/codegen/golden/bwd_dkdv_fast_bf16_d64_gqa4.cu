@@ -70,13 +70,14 @@ constexpr int N_TILES = BLOCK_M / 8;                // query columns of the tran
 // so the accumulators fit in registers at large head dims.
 constexpr int DK_SLICE = D / SPLITS;
 constexpr int DV_SLICE = DV / SPLITS;
-// The warp-specialised kernel's dK and dV, where one CTA holds all their columns, span the
-// tensors' own columns rounded to 16 (D_REDUCE, DV_REDUCE), not the tile's: at head dims that are
-// no multiple of 64 (d80 on 128-column tiles) the columns past them are zeros, and multiplying
-// them cost as much as the real ones. Q's and dO's shared tiles keep their whole slabs (the wgmma
-// reads the columns it needs across them), and the stores write only the tensors' columns.
-constexpr int DK_GEMM = WARP_SPECIALIZED && SPLITS == 1 ? D_REDUCE : DK_SLICE;
-constexpr int DV_GEMM = WARP_SPECIALIZED && SPLITS == 1 ? DV_REDUCE : DV_SLICE;
+// dK and dV, where one CTA holds all their columns, span the tensors' own columns rounded to 16
+// (D_REDUCE, DV_REDUCE), not the tile's: at head dims that are no multiple of 64 (d80 on
+// 128-column tiles) the columns past them are zeros, and multiplying them cost as much as the
+// real ones. Q's and dO's shared tiles keep their whole slabs (the wgmma reads the columns it
+// needs across them; mma.sync's ldmatrix 16 columns at a time), and the stores write only the
+// tensors' columns.
+constexpr int DK_GEMM = SPLITS == 1 ? D_REDUCE : DK_SLICE;
+constexpr int DV_GEMM = SPLITS == 1 ? DV_REDUCE : DV_SLICE;
 constexpr int D_TILES = DK_GEMM / 8;   // 8-column tiles of a thread's dK accumulators
 constexpr int DV_TILES = DV_GEMM / 8;  // and of its dV accumulators
 static_assert(DK_SLICE % 16 == 0 && DV_SLICE % 16 == 0, "column slices must be multiples of 16");
@@ -463,20 +464,20 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
 
     // dV += Pᵀ dO; dPᵀ = V dOᵀ is ready on return. Then dSᵀ = Pᵀ (dPᵀ - delta) d(score_mod)/d(score)
     // (into acc_dp).
-    bwd_dkdv_gemm_dv_dp<MMA_PATH, T, M_TILES, BLOCK_M, DV_REDUCE, DV_SLICE, VTile, DOTile>(acc_dv, acc_dp, pa, acc_s,
+    bwd_dkdv_gemm_dv_dp<MMA_PATH, T, M_TILES, BLOCK_M, DV_REDUCE, DV_GEMM, VTile, DOTile>(acc_dv, acc_dp, pa, acc_s,
                                                                                          smem_v, smem_do, split, lanes);
     tile_score_gradient(acc_dp, acc_s, grad, stats, t4);
 
     if constexpr (DQ_ACCUMULATE) {
       // dK += dSᵀ Q, and dQ += dS K for this warpgroup's share of the tile, added to the fp32
       // accumulator (the sum over kv tiles and heads' CTAs is the fast mode's nondeterminism).
-      bwd_dkdv_gemm_dk_dq<DQ_ACCUMULATE, T, BLOCK_M, DK_SLICE, D, DQ_N, DQ_KV_ROWS, DQ_GROUPS_PER_BLOCK, DQ_SPLIT_COLUMNS,
+      bwd_dkdv_gemm_dk_dq<DQ_ACCUMULATE, T, BLOCK_M, DK_GEMM, D, DQ_N, DQ_KV_ROWS, DQ_GROUPS_PER_BLOCK, DQ_SPLIT_COLUMNS,
                           QTile, KTile, DsTile>(acc_dk, da, acc_dp, smem_q, smem_k, smem_ds, warp, lane, split,
                                                 p.dq_accum + (static_cast<long long>(b) * p.num_q_heads + h) * p.q_len * D,
                                                 q_start, q_len);
     } else {
       // dK += dSᵀ Q.
-      bwd_dkdv_gemm_dk<MMA_PATH, T, M_TILES, BLOCK_M, DK_SLICE, QTile>(acc_dk, da, acc_dp, smem_q, split, lanes);
+      bwd_dkdv_gemm_dk<MMA_PATH, T, M_TILES, BLOCK_M, DK_GEMM, QTile>(acc_dk, da, acc_dp, smem_q, split, lanes);
     }
   }
 

@@ -70,13 +70,14 @@ constexpr int N_TILES = BLOCK_M / 8;                // query columns of the tran
 // so the accumulators fit in registers at large head dims.
 constexpr int DK_SLICE = D / SPLITS;
 constexpr int DV_SLICE = DV / SPLITS;
-// The warp-specialised kernel's dK and dV, where one CTA holds all their columns, span the
-// tensors' own columns rounded to 16 (D_REDUCE, DV_REDUCE), not the tile's: at head dims that are
-// no multiple of 64 (d80 on 128-column tiles) the columns past them are zeros, and multiplying
-// them cost as much as the real ones. Q's and dO's shared tiles keep their whole slabs (the wgmma
-// reads the columns it needs across them), and the stores write only the tensors' columns.
-constexpr int DK_GEMM = WARP_SPECIALIZED && SPLITS == 1 ? D_REDUCE : DK_SLICE;
-constexpr int DV_GEMM = WARP_SPECIALIZED && SPLITS == 1 ? DV_REDUCE : DV_SLICE;
+// dK and dV, where one CTA holds all their columns, span the tensors' own columns rounded to 16
+// (D_REDUCE, DV_REDUCE), not the tile's: at head dims that are no multiple of 64 (d80 on
+// 128-column tiles) the columns past them are zeros, and multiplying them cost as much as the
+// real ones. Q's and dO's shared tiles keep their whole slabs (the wgmma reads the columns it
+// needs across them; mma.sync's ldmatrix 16 columns at a time), and the stores write only the
+// tensors' columns.
+constexpr int DK_GEMM = SPLITS == 1 ? D_REDUCE : DK_SLICE;
+constexpr int DV_GEMM = SPLITS == 1 ? DV_REDUCE : DV_SLICE;
 constexpr int D_TILES = DK_GEMM / 8;   // 8-column tiles of a thread's dK accumulators
 constexpr int DV_TILES = DV_GEMM / 8;  // and of its dV accumulators
 static_assert(DK_SLICE % 16 == 0 && DV_SLICE % 16 == 0, "column slices must be multiples of 16");

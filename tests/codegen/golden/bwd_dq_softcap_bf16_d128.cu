@@ -38,7 +38,10 @@ constexpr int THREADS = NUM_WARPS * 32;
 constexpr int ROWS_PER_WARP = BLOCK_M / NUM_WARPS;
 constexpr int M_TILES = ROWS_PER_WARP / 16;
 constexpr int N_TILES = BLOCK_N / 8;
-constexpr int D_TILES = D / 8;
+// dQ's accumulators and dQ = dS K's N span the tensor's columns rounded to 16 (D_REDUCE), not the
+// tile's: the columns past them are zeros (see attention_bwd_dkdv.cu.j2's DK_GEMM).
+constexpr int DQ_GEMM = D_REDUCE;
+constexpr int D_TILES = DQ_GEMM / 8;
 constexpr float LOG2E = FLEXJIT_LOG2E;
 static_assert(ROWS_PER_WARP % 16 == 0 && M_TILES >= 1, "BLOCK_M must be a multiple of 16 * NUM_WARPS");
 static_assert(STAGES >= 2, "the K/V ring needs at least two stages");
@@ -224,7 +227,7 @@ flexjit_attention_bwd_dq(const FlexjitBwdParams p, const FlexjitModArgs mod,
         }
 
     // dQ += dS K: dS packed to 16 bits is the A operand; K read transposed.
-    bwd_dq_gemm_dq<MMA_PATH, T, M_TILES, BLOCK_N, D, KTile>(acc_dq, da, acc_s, smem_k, lanes);
+    bwd_dq_gemm_dq<MMA_PATH, T, M_TILES, BLOCK_N, DQ_GEMM, KTile>(acc_dq, da, acc_s, smem_k, lanes);
   }
 
   // Epilogue: dQ = scale * sum, staged through the Q region for 16-byte coalesced stores.
