@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <string>
 
@@ -331,67 +332,82 @@ TEST(BwdGpu, HeadDimsThatAreNoMultipleOf64) {
 // inside a 64-column slab (the wgmma reads Q or dO across slabs; the epilogue stages and stores
 // part of a slab). Both modes, GQA 8:1 over one kv head (whose group the fast mode may split over
 // CTAs that store fp32 partial sums), rows padded with NaN, odd lengths, masks and score_mods.
-TEST(BwdGpu, GradientGemmsSpanOnlyTheTensorsColumns) {
+// One test per head-dim pair and mode, so that a sanitizer run can spread them over processes.
+const std::pair<int, int> kGradientGemmDims[] = {{72, 72}, {88, 120}, {104, 56}, {56, 104}, {24, 88}, {112, 40}};
+
+class GradientGemmsSpanOnlyTheTensorsColumns : public ::testing::TestWithParam<int> {};
+
+TEST_P(GradientGemmsSpanOnlyTheTensorsColumns, Case) {
   FLEXJIT_REQUIRE_GPU();
-  const std::pair<int, int> dims[] = {{72, 72}, {88, 120}, {104, 56}, {56, 104}, {24, 88}, {112, 40}};
-  int i = 0;
-  for (auto [d, dv] : dims)
-    for (BackwardMode mode : {BackwardMode::fast, BackwardMode::deterministic}) {
-      FwdProblem p = base(i % 2 == 0 ? 333 : 200, d);
-      p.Dv = dv;
-      if (i % 4 == 0) {
-        p.Hq = 8, p.Hkv = 1;
-      } else {
-        p.Hq = 4, p.Hkv = i % 3 == 0 ? 2 : 4;
-      }
-      p.Skv = i % 2 == 0 ? 271 : 517;
-      p.dtype = i % 4 < 2 ? DType::bf16 : DType::f16;
-      p.bshd = i % 3 == 1;
-      p.row_padding = 8;
-      p.backward_mode = mode;
-      if (i % 3 != 1) p.mask_mod = "q_idx >= kv_idx";
-      if (i % 2 == 1) {
-        p.score_mod = "score + slope[h] * (kv_idx - q_idx)";
-        p.buffers.push_back(alibi_slopes(p.Hq));
-      }
-      const std::string what = "D=" + std::to_string(d) + " Dv=" + std::to_string(dv) + " Hq=" + std::to_string(p.Hq) +
-                               " Hkv=" + std::to_string(p.Hkv) + (mode == BackwardMode::fast ? " fast" : " deterministic");
-      expect_padded_backward_close(p, what);
-      ++i;
-    }
+  const int i = GetParam();
+  const auto [d, dv] = kGradientGemmDims[i / 2];
+  const BackwardMode mode = i % 2 == 0 ? BackwardMode::fast : BackwardMode::deterministic;
+  FwdProblem p = base(i % 2 == 0 ? 333 : 200, d);
+  p.Dv = dv;
+  if (i % 4 == 0) {
+    p.Hq = 8, p.Hkv = 1;
+  } else {
+    p.Hq = 4, p.Hkv = i % 3 == 0 ? 2 : 4;
+  }
+  p.Skv = i % 2 == 0 ? 271 : 517;
+  p.dtype = i % 4 < 2 ? DType::bf16 : DType::f16;
+  p.bshd = i % 3 == 1;
+  p.row_padding = 8;
+  p.backward_mode = mode;
+  if (i % 3 != 1) p.mask_mod = "q_idx >= kv_idx";
+  if (i % 2 == 1) {
+    p.score_mod = "score + slope[h] * (kv_idx - q_idx)";
+    p.buffers.push_back(alibi_slopes(p.Hq));
+  }
+  const std::string what = "D=" + std::to_string(d) + " Dv=" + std::to_string(dv) + " Hq=" + std::to_string(p.Hq) +
+                           " Hkv=" + std::to_string(p.Hkv) + (mode == BackwardMode::fast ? " fast" : " deterministic");
+  expect_padded_backward_close(p, what);
 }
+
+INSTANTIATE_TEST_SUITE_P(BwdGpu, GradientGemmsSpanOnlyTheTensorsColumns,
+                         ::testing::Range(0, 2 * static_cast<int>(std::size(kGradientGemmDims))));
 
 // The synchronous dK/dV kernels (mma.sync, sm_80's path; wgmma 'g', with and without the fast
 // mode's dQ sums) and the dQ kernel span dK's, dV's and dQ's columns rounded to 16 as the
 // warp-specialised one does: each pair ends its columns inside a 64-column slab.
-TEST(BwdGpu, SynchronousKernelsSpanOnlyTheTensorsColumns) {
+// One test per head-dim pair and way, so that a sanitizer run can spread them over processes.
+struct SynchronousWay {
+  const char* dq;
+  const char* dkdv;
+  BackwardMode mode;
+};
+const std::pair<int, int> kSynchronousDims[] = {{80, 80}, {104, 56}, {24, 88}, {112, 40}};
+const SynchronousWay kSynchronousWays[] = {{"m64n64w4s2", "m64n64w4s2", BackwardMode::deterministic},
+                                           {"m64n64w4s2g", "m64n128w8s2g", BackwardMode::deterministic},
+                                           {"m64n64w4s2g", "m64n128w8s2g", BackwardMode::fast}};
+
+class SynchronousKernelsSpanOnlyTheTensorsColumns : public ::testing::TestWithParam<int> {};
+
+TEST_P(SynchronousKernelsSpanOnlyTheTensorsColumns, Case) {
   FLEXJIT_REQUIRE_GPU();
-  const std::pair<int, int> dims[] = {{80, 80}, {104, 56}, {24, 88}, {112, 40}};
-  struct Way { const char* dq; const char* dkdv; BackwardMode mode; };
-  const Way ways[] = {{"m64n64w4s2", "m64n64w4s2", BackwardMode::deterministic},
-                      {"m64n64w4s2g", "m64n128w8s2g", BackwardMode::deterministic},
-                      {"m64n64w4s2g", "m64n128w8s2g", BackwardMode::fast}};
-  int i = 0;
-  for (auto [d, dv] : dims)
-    for (const Way& way : ways) {
-      FwdProblem p = base(i % 2 == 0 ? 333 : 200, d);
-      p.Dv = dv;
-      p.Hq = 4, p.Hkv = i % 3 == 0 ? 2 : 4;
-      p.Skv = i % 2 == 0 ? 271 : 517;
-      p.dtype = i % 4 < 2 ? DType::bf16 : DType::f16;
-      p.bshd = i % 3 == 1;
-      p.row_padding = 8;
-      p.backward_mode = way.mode;
-      p.dq_config = BlockConfig::parse(way.dq);
-      p.dkdv_config = BlockConfig::parse(way.dkdv);
-      if (i % 3 != 1) p.mask_mod = "q_idx >= kv_idx";
-      if (i % 2 == 1) p.score_mod = "30.0 * tanh(score / 30.0)";
-      const std::string what = "D=" + std::to_string(d) + " Dv=" + std::to_string(dv) + " dq " + way.dq + " dkdv " +
-                               way.dkdv + (way.mode == BackwardMode::fast ? " fast" : " deterministic");
-      expect_padded_backward_close(p, what);
-      ++i;
-    }
+  const int i = GetParam();
+  const auto [d, dv] = kSynchronousDims[i / std::size(kSynchronousWays)];
+  const SynchronousWay& way = kSynchronousWays[i % std::size(kSynchronousWays)];
+  FwdProblem p = base(i % 2 == 0 ? 333 : 200, d);
+  p.Dv = dv;
+  p.Hq = 4, p.Hkv = i % 3 == 0 ? 2 : 4;
+  p.Skv = i % 2 == 0 ? 271 : 517;
+  p.dtype = i % 4 < 2 ? DType::bf16 : DType::f16;
+  p.bshd = i % 3 == 1;
+  p.row_padding = 8;
+  p.backward_mode = way.mode;
+  p.dq_config = BlockConfig::parse(way.dq);
+  p.dkdv_config = BlockConfig::parse(way.dkdv);
+  if (i % 3 != 1) p.mask_mod = "q_idx >= kv_idx";
+  if (i % 2 == 1) p.score_mod = "30.0 * tanh(score / 30.0)";
+  const std::string what = "D=" + std::to_string(d) + " Dv=" + std::to_string(dv) + " dq " + way.dq + " dkdv " +
+                           way.dkdv + (way.mode == BackwardMode::fast ? " fast" : " deterministic");
+  expect_padded_backward_close(p, what);
 }
+
+INSTANTIATE_TEST_SUITE_P(BwdGpu, SynchronousKernelsSpanOnlyTheTensorsColumns,
+                         ::testing::Range(0, static_cast<int>(std::size(kSynchronousDims) *
+                                                              std::size(kSynchronousWays))));
 
 // Head dims whose backward tiles hold a whole 64-column slab past the tensor's columns (64 beside
 // 256 on 128 columns, 192/64 with V on 128; MLA's 192/128, on 256-column tiles until session (zy),

@@ -3,6 +3,7 @@
 // configs. Fresh random inputs each run (seed printed on failure), outputs poisoned with NaN.
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <numeric>
 
 #include "flexjit/error.hpp"
@@ -260,36 +261,44 @@ TEST(FwdGpu, HeadDimsThatAreNoMultipleOf64) {
 // third, 232 in the fourth), so the wgmma reads across slabs and the epilogue stores part of a
 // staged slab. The default (warp-specialised) kernel, and the synchronous wgmma ('g') and mma.sync
 // kernels at the last three. Out's columns past Dv are poisoned and must stay so.
-TEST(FwdGpu, OutputGemmSpansOnlyVsColumns) {
+// One test per case, so that a sanitizer run (racecheck takes minutes per case) can spread them
+// over processes.
+struct OutputGemmCase {
+  int dv;
+  const char* config;
+};
+const OutputGemmCase kOutputGemmCases[] = {{16, nullptr},  {24, nullptr},  {56, nullptr},  {72, nullptr},
+                                           {88, nullptr},  {104, nullptr}, {120, nullptr}, {136, nullptr},
+                                           {184, nullptr}, {232, nullptr}, {80, "m128n128w8s2g"},
+                                           {104, "m128n64w4s2"}, {40, "m64n64w4s2"}};
+
+class OutputGemmSpansOnlyVsColumns : public ::testing::TestWithParam<int> {};
+
+TEST_P(OutputGemmSpansOnlyVsColumns, Case) {
   FLEXJIT_REQUIRE_GPU();
-  struct Case { int dv; const char* config; };
-  const Case cases[] = {{16, nullptr},  {24, nullptr},  {56, nullptr},  {72, nullptr},
-                        {88, nullptr},  {104, nullptr}, {120, nullptr}, {136, nullptr},
-                        {184, nullptr}, {232, nullptr}, {80, "m128n128w8s2g"}, {104, "m128n64w4s2"},
-                        {40, "m64n64w4s2"}};
-  int i = 0;
-  for (const Case& c : cases) {
-    const int dv = c.dv;
-    FwdProblem p = base(i % 2 == 0 ? 333 : 200, i % 3 == 0 ? 64 : 128);
-    p.Dv = dv;
-    if (c.config) p.config = BlockConfig::parse(c.config);
-    p.Skv = i % 2 == 0 ? 517 : 200;
-    p.Hq = 4, p.Hkv = i % 2 == 0 ? 2 : 4;
-    p.dtype = i % 2 == 0 ? DType::bf16 : DType::f16;
-    p.bshd = i % 4 >= 2;
-    p.out_bshd = i % 3 == 1;
-    p.row_padding = 8;
-    if (i % 3 == 0) p.mask_mod = "q_idx >= kv_idx";
-    if (i % 3 == 1) {
-      p.score_mod = "score + slope[h] * (kv_idx - q_idx)";
-      p.buffers.push_back(alibi_slopes(p.Hq));
-    }
-    const std::string what = "D=" + std::to_string(p.D) + " Dv=" + std::to_string(dv) +
-                             (c.config ? std::string(" ") + c.config : std::string(" default config"));
-    expect_close(p, what);
-    ++i;
+  const int i = GetParam();
+  const OutputGemmCase& c = kOutputGemmCases[i];
+  FwdProblem p = base(i % 2 == 0 ? 333 : 200, i % 3 == 0 ? 64 : 128);
+  p.Dv = c.dv;
+  if (c.config) p.config = BlockConfig::parse(c.config);
+  p.Skv = i % 2 == 0 ? 517 : 200;
+  p.Hq = 4, p.Hkv = i % 2 == 0 ? 2 : 4;
+  p.dtype = i % 2 == 0 ? DType::bf16 : DType::f16;
+  p.bshd = i % 4 >= 2;
+  p.out_bshd = i % 3 == 1;
+  p.row_padding = 8;
+  if (i % 3 == 0) p.mask_mod = "q_idx >= kv_idx";
+  if (i % 3 == 1) {
+    p.score_mod = "score + slope[h] * (kv_idx - q_idx)";
+    p.buffers.push_back(alibi_slopes(p.Hq));
   }
+  const std::string what = "D=" + std::to_string(p.D) + " Dv=" + std::to_string(c.dv) +
+                           (c.config ? std::string(" ") + c.config : std::string(" default config"));
+  expect_close(p, what);
 }
+
+INSTANTIATE_TEST_SUITE_P(FwdGpu, OutputGemmSpansOnlyVsColumns,
+                         ::testing::Range(0, static_cast<int>(std::size(kOutputGemmCases))));
 
 TEST(FwdGpu, EveryBlockConfigShape) {
   FLEXJIT_REQUIRE_GPU();
