@@ -417,15 +417,14 @@ std::vector<int> slice_parts(int n) { return n == 96 ? std::vector<int>{64, 32} 
 std::vector<WgmmaShape> wgmma_shapes(const KernelSpec& s) {
   const int splits = dkdv_splits(s.head_dim, s.head_dim_v);
   std::vector<WgmmaShape> shapes = {{s.config.block_m, false, false}};
-  for (const int n : slice_parts(s.head_dim_v / splits)) shapes.push_back({n, true, true});
-  for (const int n : slice_parts(s.head_dim / splits)) shapes.push_back({n, true, true});
-  // One slice (every kernel with one CTA over all of dK's and dV's columns): dV and dK over the
-  // tensors' own columns rounded to 16 (the template's DV_GEMM, DK_GEMM). (The header keeps one of
-  // equal shapes, and a shape no wgmma uses emits nothing.)
-  if (splits == 1) {
-    shapes.push_back({s.gemm_head_dim_v(), true, true});
-    shapes.push_back({s.gemm_head_dim(), true, true});
-  }
+  // dV's and dK's GEMMs: with one slice (one CTA over all their columns) over the tensors' own
+  // columns rounded to 16 (the template's DV_GEMM, DK_GEMM), else over the slice's parts. (The
+  // header keeps one of equal shapes.)
+  const auto gemm_parts = [&](int gemm_columns, int tile_columns) {
+    return splits == 1 ? std::vector<int>{gemm_columns} : slice_parts(tile_columns / splits);
+  };
+  for (const int n : gemm_parts(s.gemm_head_dim_v(), s.head_dim_v)) shapes.push_back({n, true, true});
+  for (const int n : gemm_parts(s.gemm_head_dim(), s.head_dim)) shapes.push_back({n, true, true});
   // dQ's share; with warpgroup slices of 128 columns or more in two pieces (the kernel's DQ_PIECES),
   // with half-slab slices pieces of 64 and 32 columns.
   if (s.dq_accumulate) {

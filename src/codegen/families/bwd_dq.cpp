@@ -60,11 +60,9 @@ const char* hopper_default(const KernelSpec& s) {
 }
 
 std::vector<WgmmaShape> wgmma_shapes(const KernelSpec& s) {
-  std::vector<WgmmaShape> shapes = {{s.config.block_n, false, false}, {s.head_dim, true, true}};
-  // dQ = dS K over the tensor's columns rounded to 16 (the template's DQ_GEMM); the header keeps
-  // one of equal shapes.
-  shapes.push_back({s.gemm_head_dim(), true, true});
-  return shapes;
+  // S = Q Kᵀ over the kv tile; dQ = dS K over the tensor's columns rounded to 16 (the template's
+  // DQ_GEMM).
+  return {{s.config.block_n, false, false}, {s.gemm_head_dim(), true, true}};
 }
 
 }  // namespace

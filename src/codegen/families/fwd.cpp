@@ -250,10 +250,8 @@ bool has_lean_form(const KernelSpec& s) {
 }
 
 std::vector<WgmmaShape> wgmma_shapes(const KernelSpec& s) {
-  std::vector<WgmmaShape> shapes = {{s.config.block_n, false, false}, {s.head_dim_v, true, true}};
-  // O += P V spans V's own columns rounded to 16 (the template's DV_GEMM). (The header keeps one of
-  // equal shapes, and a shape no wgmma uses emits nothing.)
-  shapes.push_back({s.gemm_head_dim_v(), true, true});
+  // S = Q Kᵀ over the kv tile; O += P V over V's own columns rounded to 16 (the template's DV_GEMM).
+  std::vector<WgmmaShape> shapes = {{s.config.block_n, false, false}, {s.gemm_head_dim_v(), true, true}};
   if (q_in_registers(s)) shapes.push_back({s.config.block_n, true, false});  // S = Q K^T, Q's fragments in registers
   return shapes;
 }
