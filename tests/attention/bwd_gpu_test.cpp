@@ -367,6 +367,69 @@ TEST_P(GradientGemmsSpanOnlyTheTensorsColumns, Case) {
 INSTANTIATE_TEST_SUITE_P(BwdGpu, GradientGemmsSpanOnlyTheTensorsColumns,
                          ::testing::Range(0, 2 * static_cast<int>(std::size(kGradientGemmDims))));
 
+// At head dims 72 to 96 (128-column tiles, the tensors' columns ending in the second slab's first
+// half) the fast mode's warp-specialised kernel takes dQ by turns: tile t's whole share, over the
+// tensors' columns rounded to 16, by warpgroup t % 2; the staging buffer's columns past them hold
+// zeros. Masks with tile bounds (none, causal) and without (documents), GQA 5:1 and 8:1 over one
+// kv head (split over CTAs), odd lengths, rows padded with NaN.
+// Three stages leave room for one staging buffer, which the warpgroups then take by turns (the
+// cases with a config; three stages are the default where the turns fit). Cases 2 and 5 (documents
+// at 88, V wider than Q and K) are where they do not fit (dq_plan): the columns split there. The
+// last case is one CTA (one kv tile, one head): a sanitizer's reports on it cannot come from CTAs
+// that followed each other on an SM.
+struct DqTurnCase {
+  int d, dv, hq, hkv;
+  const char* mask;
+  int b, sq, skv;
+  const char* dkdv = nullptr;
+};
+const DqTurnCase kDqTurnCases[] = {{80, 80, 4, 4, nullptr, 2, 333, 517},
+                                   {72, 72, 5, 1, "q_idx >= kv_idx", 2, 517, 271},
+                                   {88, 88, 4, 2, "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx", 2, 333, 517},
+                                   {96, 96, 8, 1, nullptr, 2, 517, 271},
+                                   {80, 40, 4, 4, "doc[q_idx] == doc[kv_idx]", 2, 333, 517},
+                                   {96, 112, 4, 2, "q_idx >= kv_idx", 2, 517, 271},
+                                   {80, 80, 4, 2, "q_idx >= kv_idx", 2, 777, 517, "m64n128w8s3ws"},
+                                   {96, 96, 3, 1, nullptr, 1, 1000, 1000, "m64n128w8s3ws"},
+                                   {80, 80, 4, 2, "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx", 2, 333, 517},
+                                   {96, 80, 4, 2, "q_idx >= kv_idx", 2, 517, 271, "m64n128w8s2ws"},
+                                   {80, 80, 1, 1, nullptr, 1, 333, 100}};
+
+class DqByTurnsOverTheTensorsColumns : public ::testing::TestWithParam<int> {};
+
+TEST_P(DqByTurnsOverTheTensorsColumns, Case) {
+  FLEXJIT_REQUIRE_GPU();
+  const int i = GetParam();
+  const DqTurnCase& c = kDqTurnCases[i];
+  std::mt19937_64 rng(fresh_seed());
+  FwdProblem p = base(c.sq, c.d);
+  p.Dv = c.dv;
+  p.B = c.b;
+  p.Hq = c.hq, p.Hkv = c.hkv;
+  p.Skv = c.skv;
+  p.dtype = i % 3 == 2 ? DType::f16 : DType::bf16;
+  p.bshd = i % 2 == 1;
+  p.row_padding = 8;
+  p.backward_mode = BackwardMode::fast;
+  if (c.mask) {
+    p.mask_mod = c.mask;
+    if (std::string(c.mask).find("doc") != std::string::npos)
+      p.buffers.push_back(document_ids(std::max(p.Sq, p.Skv), rng));
+  }
+  if (i % 3 == 1) {
+    p.score_mod = "score + slope[h] * (kv_idx - q_idx)";
+    p.buffers.push_back(alibi_slopes(p.Hq));
+  }
+  if (c.dkdv) p.dkdv_config = BlockConfig::parse(c.dkdv);
+  const std::string what = "D=" + std::to_string(c.d) + " Dv=" + std::to_string(c.dv) + " Hq=" + std::to_string(c.hq) +
+                           " Hkv=" + std::to_string(c.hkv) + " mask " + (c.mask ? c.mask : "none") + " dK/dV config " +
+                           (c.dkdv ? c.dkdv : "default");
+  expect_padded_backward_close(p, what);
+}
+
+INSTANTIATE_TEST_SUITE_P(BwdGpu, DqByTurnsOverTheTensorsColumns,
+                         ::testing::Range(0, static_cast<int>(std::size(kDqTurnCases))));
+
 // The synchronous dK/dV kernels (mma.sync, sm_80's path; wgmma 'g', with and without the fast
 // mode's dQ sums) and the dQ kernel span dK's, dV's and dQ's columns rounded to 16 as the
 // warp-specialised one does: each pair ends its columns inside a 64-column slab.

@@ -1239,11 +1239,78 @@ TEST(CodegenCompileMatrix, OutputGemmSpansTheTensorsColumnsOnly) {
   EXPECT_EQ(count(3, 48), whole);
 }
 
+// dQ by turns at head dims 72 to 96 (128-column tiles): the turn's share, up to 96 columns, sits
+// beside dK and dV. NVRTC compiles the fast mode's kernel for masks with tile bounds and without,
+// score_mods with and without buffer reads, GQA, and two and three stages, with no spills and no
+// serialised wgmma; the turns stay in their tile (no DQ_DEFERRED), with two dQ staging buffers at
+// two stages and one at three (taken by turns: the kernel's stage_dq says why that is safe in the
+// tile and not a tile late). Where the share does not fit beside dK and dV (dq_plan: documents at
+// 88 and 96 spilled 96 bytes, 88/104 and 96/112 serialised every wgmma, 80/128 spilled 60 bytes)
+// the columns split as before, and those kernels compile clean too.
+TEST(CodegenCompileMatrix, DqByTurnsAtHeadDims72To96CompilesWithoutSpills) {
+  const TempCacheDir cache;
+  struct Case {
+    const char* suite_name;
+    int d, dv;
+    const char* config;
+    int buffers;  // 0: no turns (the columns split)
+  };
+  const Case cases[] = {{"causal_d128", 72, 72, "m64n128w8s2ws", 2},
+                        {"noop_d128", 80, 80, "m64n128w8s3ws", 1},
+                        {"alibi_causal_d128", 80, 80, "m64n128w8s2ws", 2},
+                        {"document_causal_d128", 80, 80, "m64n128w8s3ws", 1},
+                        {"softcap_causal_d128", 96, 96, "m64n128w8s2ws", 2},
+                        {"alibi_causal_d128", 96, 96, "m64n128w8s3ws", 1},
+                        {"gqa_causal_d128", 96, 80, "m64n128w8s3ws", 1},
+                        {"document_causal_d128", 88, 88, "m64n128w8s2ws", 0},
+                        {"gqa_causal_d128", 96, 112, "m64n128w8s2ws", 0},
+                        {"causal_d128", 88, 104, "m64n128w8s2ws", 0},
+                        {"noop_d128", 80, 128, "m64n128w8s2ws", 0}};
+  const auto suite = read_suite(FLEXJIT_SOURCE_DIR "/bench/suite.json");
+  std::vector<Job> jobs;
+  for (const Case& c : cases) {
+    const auto v =
+        std::find_if(suite.begin(), suite.end(), [&](const SuiteVariant& x) { return x.name == c.suite_name; });
+    ASSERT_NE(v, suite.end()) << c.suite_name;
+    SuiteVariant w = *v;
+    w.head_dim = c.d, w.head_dim_v = c.dv;
+    w.q_len = 1000, w.kv_len = 777;
+    KernelSpec spec = attention_kernel(Family::bwd_dkdv, w);
+    spec.is_divisible = false;
+    spec.config = BlockConfig::parse(c.config);
+    spec.dq_accumulate = true;
+    const std::string label = std::string(c.suite_name) + " " + std::to_string(c.d) + "/" + std::to_string(c.dv);
+    jobs.push_back({label, spec, "sm_90a"});
+  }
+  std::vector<std::string> errors;
+  const std::vector<jit::CompiledKernel> compiled = compile_jobs(jobs, errors);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const std::string what = jobs[i].label + " " + jobs[i].spec.describe();
+    ASSERT_EQ(errors[i], "") << what;
+    const jit::CompiledKernel& c = compiled[i];
+    EXPECT_EQ(c.log.find("C75"), std::string::npos) << what << ": ptxas serialised wgmma:\n" << c.log;
+    ASSERT_EQ(c.resources.count("flexjit_attention_bwd_dkdv"), 1u) << what;
+    EXPECT_EQ(c.resources.at("flexjit_attention_bwd_dkdv").spill_store_bytes, 0) << what << ":\n" << c.log;
+    const std::string text = render(jobs[i].spec).text;
+    const bool turns = cases[i].buffers > 0;
+    EXPECT_EQ(text.find("constexpr bool DQ_ALTERNATE = true;") != std::string::npos, turns) << what;
+    EXPECT_NE(text.find("constexpr bool DQ_DEFERRED = false;"), std::string::npos) << what;
+    if (!turns) continue;
+    EXPECT_NE(text.find("constexpr int DQ_BUFFERS = " + std::to_string(cases[i].buffers) + ";"), std::string::npos)
+        << what;
+    // The turn's share spans the tensors' columns rounded to 16: m64n<d>k16 over the tile's 128 kv
+    // rows, 8 k-steps, beside dK's own m64n<d>k16.
+    EXPECT_GE(count_wgmma_shape(c.ptx, (cases[i].d + 15) / 16 * 16), 8u) << what;
+  }
+}
+
 // The warp-specialised dK/dV kernel with one column slice runs dV += Pᵀ dO and dK += dSᵀ Q over the
 // tensors' own columns rounded to 16 (DV_GEMM, DK_GEMM): at 80/80 on 128-column tiles as many
-// m64n80k16 as 128/128 issues m64n128k16, and no 128-wide wgmma (Sᵀ, dPᵀ and dQ's 64-column shares
-// are m64n64k16); at 112/40 (tiles 128/64) dK's are m64n112k16 and dV's m64n48k16, as many of each
-// as dK's m64n128k16 at 128/64.
+// m64n80k16 for them as 128/128 issues m64n128k16, and no 128-wide wgmma (Sᵀ and dPᵀ are
+// m64n64k16); at 112/40 (tiles 128/64) dK's are m64n112k16 and dV's m64n48k16, as many of each
+// as dK's m64n128k16 at 128/64. dQ at 80/80 goes by turns (dq_plan): the turn's whole share,
+// m64n80k16 over the tile's 128 kv rows (8 k-steps), where 128/128 has each warpgroup multiply a
+// 64-column share (m64n64k16).
 TEST(CodegenCompileMatrix, GradientGemmsSpanTheTensorsColumnsOnly) {
   std::vector<Job> jobs;
   for (const auto& [d, dv] : std::vector<std::pair<int, int>>{{128, 128}, {80, 80}, {128, 64}, {112, 40}})
@@ -1252,8 +1319,11 @@ TEST(CodegenCompileMatrix, GradientGemmsSpanTheTensorsColumnsOnly) {
   const auto count = [&](size_t i, int n) { return count_wgmma_shape(ptx[i], n); };
   const size_t whole = count(0, 128);
   ASSERT_GT(whole, 0u);
-  EXPECT_EQ(count(1, 80), whole);
+  EXPECT_EQ(count(1, 80), whole + 8);
   EXPECT_EQ(count(1, 128), 0u);
+  // m64n64k16 at 128/128 and not at 80/80: the dQ share's 8 k-steps, and Sᵀ's and dPᵀ's k-steps
+  // past column 80 (3 each).
+  EXPECT_EQ(count(0, 64) - count(1, 64), 8u + 2 * 3);
   // 128/64: dK's are the m64n128k16 (dV's m64n64k16, beside those of Sᵀ, dPᵀ and dQ); dK and dV
   // take as many k-steps each.
   const size_t dk_128 = count(2, 128);

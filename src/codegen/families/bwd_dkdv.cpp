@@ -93,7 +93,7 @@ bool has_lean_form(const KernelSpec& s) {
 struct DqPlan {
   int groups_per_block = 0;  // warpgroups per 64-query block
   bool split_columns = false;
-  bool alternate = false;    // ws, two warpgroups at d64: tile t's whole share by warpgroup t % 2
+  bool alternate = false;    // ws, two warpgroups at d64 (fast: d72-d96 too): tile t's share by warpgroup t % 2
   int n = 0;                 // dQ columns per warpgroup (N of its wgmma)
   int kv_rows = 0;           // kv rows (K of its wgmma)
   // Staged shares added per tile (the template's DQ_PARTS): one per warpgroup where they split the
@@ -131,6 +131,22 @@ DqPlan dq_plan(const KernelSpec& s) {
     plan.kv_rows = s.config.block_n;
     return plan;
   }
+  // The same turns on 128-column tiles whose tensors' columns end in the second slab's first half
+  // (head dims 72 to 96): the turn's share spans those columns rounded to 16 (d80: 80), where the
+  // columns split would have warpgroup 1 multiply 64 columns of which 16 or 32 exist. The share
+  // sits beside dK and dV, so ptxas's registers bound it (NVRTC 13.0, sm_90a, the compile matrix's
+  // DqByTurns test): a V wider than Q and K serialised every wgmma (88/104, 96/112: C7512) or
+  // spilled (80/128: 60 bytes), and masks without tile bounds (documents: their column values)
+  // spill 96 bytes from 88 up; those keep the columns split.
+  const bool turn_fits = s.gemm_head_dim_v() <= s.gemm_head_dim() &&
+                         (!mask_walks_cut_by_data(s) || s.gemm_head_dim() <= 80);
+  if (s.config.warp_specialized && !s.dq_ordered && slice == 128 && plan.groups_per_block == 2 &&
+      s.gemm_head_dim() > 64 && s.gemm_head_dim() <= 96 && turn_fits) {
+    plan.alternate = true;
+    plan.n = s.gemm_head_dim();
+    plan.kv_rows = s.config.block_n;
+    return plan;
+  }
   plan.split_columns = slice % plan.groups_per_block == 0 && (slice / plan.groups_per_block) % 64 == 0;
   plan.n = plan.split_columns ? slice / plan.groups_per_block : slice;
   plan.kv_rows = plan.split_columns ? s.config.block_n : s.config.block_n / plan.groups_per_block;
@@ -150,9 +166,15 @@ DqPlan dq_plan(const KernelSpec& s) {
 // window 1.00-1.02x, but documents 0.97-0.98x in every call (the deferral alone too; cause not
 // found), so masks that read buffers by key (no tile bounds: data-dependent walks) keep the old
 // form, and so does the ordered mode.
+// The turns of 128-column tiles (head dims 72 to 96) stay in their tile: the deferral's third dSᵀ
+// tile would leave room for one dQ staging buffer, which both warpgroups would then take by turns
+// with nothing to keep a warpgroup from reaching the buffer two phases early, which its parity
+// wait cannot tell from the phase it waits for (notes/perf.md "(zzm)", "(zzn)": that form raced,
+// and with a second wait it hung). In their tile: 1.02-1.11x over the split columns at 4096
+// tokens (H200, zzn2).
 bool dq_deferred(const KernelSpec& s) {
   return s.config.warp_specialized && s.dq_accumulate && !s.dq_ordered && dq_plan(s).alternate &&
-         (!s.has_mask() || s.mask_mod.has_tile_bounds());
+         dq_plan(s).n == 64 && (!s.has_mask() || s.mask_mod.has_tile_bounds());
 }
 
 // dSᵀ tiles of the fast mode's kernels: one (synchronous), two (warp-specialised: tile parity),
@@ -177,8 +199,9 @@ void dq_checks(const KernelSpec& s) {
                      "per warpgroup share (m64 or m128 with as many warpgroups as 64-row blocks or a multiple)" + fix);
   // A warpgroup holds its dQ share beside dK and dV: 64 columns (32 registers) fit, 128 spill in
   // the synchronous kernel (the warp-specialised one holds 128 beside its slice: see
-  // warpgroup_slices, checked for spills by the compile tests).
-  if (plan.n > 64 && !warpgroup_slices(s))
+  // warpgroup_slices, checked for spills by the compile tests; by turns it holds up to 96, the
+  // turn's share, beside dK and dV at head dims 72 to 96, also checked there).
+  if (plan.n > 64 && !warpgroup_slices(s) && !(s.config.warp_specialized && plan.alternate))
     throw UsageError("config " + s.config.str() + ": in the fast backward each warpgroup of the dK/dV kernel would hold " +
                      std::to_string(plan.n) + " dQ columns, which spill beside dK and dV (at most 64); use more "
                      "warpgroups per 64 queries" + fix);
@@ -407,7 +430,18 @@ const char* hopper_default(const KernelSpec& s) {
     return "m64n64w8s2ws";
   }
   if (!s.dq_accumulate) return "m64n128w8s2g";
-  return d <= 64 ? "m64n128w8s3ws" : "m64n128w8s2ws";  // d64: a third stage, H200 noop 368 -> 386 TF/s
+  if (d <= 64) return "m64n128w8s3ws";  // d64: a third stage, H200 noop 368 -> 386 TF/s
+  // Head dims 72 to 96 in the fast mode (dQ by turns over 128-column tiles): a third stage, which
+  // leaves room for one dQ staging buffer, taken by turns in the tile (the kernel's stage_dq).
+  // H200, three rounds against two stages (notes/perf.md "(zzn)", zzn5): noop d80 1.067x, causal
+  // d72 1.050x, noop d96 1.046x, ViT-H d80 S=257 1.043x, causal d80 1.028x, causal d96, GQA 4:1
+  // and Phi-3 1.00x. Per-sequence lengths keep two stages (not measured with three).
+  KernelSpec three = s;
+  three.config = BlockConfig::parse("m64n128w8s3ws");
+  if (!s.dq_ordered && !s.seq_lens && dq_plan(three).alternate && !dq_deferred(three) &&
+      shared_memory_bytes(three) <= max_shared_memory_for_arch("sm_90a"))
+    return "m64n128w8s3ws";
+  return "m64n128w8s2ws";
 }
 
 // The wgmmas' widths over a column slice of n columns (the kernel's SliceParts): one, or 64 and 32

@@ -496,9 +496,9 @@ static_assert(!KV_IN_REGISTERS || (!WG_SLICES && D == 64 && DV == 64), "K and V 
 // first + 8 j with `first` = col0 + 2 t4 (col0 a multiple of 64, j a compile-time index), so the
 // byte offset is 4 (first + 8 (j & ~7)) + 32 ((j & 7) ^ row % 8): one XOR of an immediate with
 // `swizzle`, which each tile takes from an opaque move.
-static_assert(!LEAN_REGISTERS ||
-                  (D % 64 == 0 && DQ_PIECE_N % 64 == 0 && (!DQ_SPLIT_COLUMNS || DQ_N % 64 == 0 || HALF_SLAB_SLICES)),
-              "the lean form's staging offsets: 64-column groups");
+static_assert(!LEAN_REGISTERS || (D % 64 == 0 && (DQ_PIECE_N % 64 == 0 || DQ_ALTERNATE) &&
+                                   (!DQ_SPLIT_COLUMNS || DQ_N % 64 == 0 || HALF_SLAB_SLICES)),
+              "the lean form's staging offsets: 64-column groups (by turns a share from column 0)");
 __device__ __forceinline__ u32 dq_staging_swizzle(int g8) {
   u32 swizzle = static_cast<u32>(g8) << 5;
   if constexpr (LEAN_REGISTERS) asm volatile("mov.b32 %0, %0;" : "+r"(swizzle));
@@ -1313,7 +1313,28 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   // last staged there.
   const auto stage_dq = [&](const float (&acc_dq)[DQ_PIECE_N / 8][4], int u) {
     const int buffer = u % DQ_RING;
+    // By turns through one buffer (three stages at head dims 72 to 96) a parity wait tells only
+    // neighbouring phases apart, so it is exact only while the barrier is in phase u - 1 or u. The
+    // turns in their tile keep it there: the other warpgroup staged share u - 1 (after the writer
+    // had read u - 2) before it announced the dSᵀ rows this turn waited for. A tile late
+    // (DQ_DEFERRED) nothing orders them so, and it keeps two buffers, one per warpgroup.
+    static_assert(!DQ_DEFERRED || DQ_RING == 2, "the deferred dQ turns: a staging buffer per warpgroup");
     mbarrier_wait(dq_empty + 8 * buffer, static_cast<u32>(((u / DQ_RING) & 1) ^ 1));
+    if constexpr (DQ_ALTERNATE && DQ_N < D) {
+      // A share narrower than the tile (by turns at head dims 72 to 96): the buffer's columns past
+      // it are added with the rest of the rows; zeros, stored by the buffer's first share (no
+      // share writes them).
+      if (u < DQ_RING) {
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          const int row = (cw % 4) * 16 + g8 + 8 * r;
+          const u32 row_addr = dq_part + buffer * DQ_BUFFER_BYTES + static_cast<u32>(row) * DQ_ROW_BYTES;
+#pragma unroll
+          for (int c = DQ_N; c < D; c += 8)
+            st_shared_v2_f32(row_addr + flexjit_dq_accum_column(row, c + 2 * t4, D) * 4, 0.f, 0.f);
+        }
+      }
+    }
     store_dq_share(acc_dq, dq_part + buffer * DQ_BUFFER_BYTES, DQ_ROW_BYTES, dq_col0, dq_full + 8 * buffer, true);
   };
   // DQ_DEFERRED: tile u's share, this warpgroup's turn (u % 2 == wg), computed in tile u + 1 (or
