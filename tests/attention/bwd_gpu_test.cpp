@@ -372,11 +372,11 @@ INSTANTIATE_TEST_SUITE_P(BwdGpu, GradientGemmsSpanOnlyTheTensorsColumns,
 // tensors' columns rounded to 16, by warpgroup t % 2; the staging buffer's columns past them hold
 // zeros. Masks with tile bounds (none, causal) and without (documents), GQA 5:1 and 8:1 over one
 // kv head (split over CTAs), odd lengths, rows padded with NaN.
-// Three stages leave room for one staging buffer, which the warpgroups then take by turns (the
-// cases with a config; three stages are the default where the turns fit). Cases 2 and 5 (documents
-// at 88, V wider than Q and K) are where they do not fit (dq_plan): the columns split there. The
-// last case is one CTA (one kv tile, one head): a sanitizer's reports on it cannot come from CTAs
-// that followed each other on an SM.
+// Three stages, the default where the turns fit, leave room for one staging buffer, which the
+// warpgroups then take by turns; cases 6 and 7 force them, case 9 forces two stages (a buffer per
+// warpgroup). Cases 2 and 5 (documents at 88, V wider than Q and K) are where the turns do not fit
+// (dq_plan): the columns split there. The last case is one CTA (one kv tile, one head): a
+// sanitizer's reports on it cannot come from CTAs that followed each other on an SM.
 struct DqTurnCase {
   int d, dv, hq, hkv;
   const char* mask;

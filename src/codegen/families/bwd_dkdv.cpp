@@ -201,7 +201,7 @@ void dq_checks(const KernelSpec& s) {
   // the synchronous kernel (the warp-specialised one holds 128 beside its slice: see
   // warpgroup_slices, checked for spills by the compile tests; by turns it holds up to 96, the
   // turn's share, beside dK and dV at head dims 72 to 96, also checked there).
-  if (plan.n > 64 && !warpgroup_slices(s) && !(s.config.warp_specialized && plan.alternate))
+  if (plan.n > 64 && !warpgroup_slices(s) && !plan.alternate)
     throw UsageError("config " + s.config.str() + ": in the fast backward each warpgroup of the dK/dV kernel would hold " +
                      std::to_string(plan.n) + " dQ columns, which spill beside dK and dV (at most 64); use more "
                      "warpgroups per 64 queries" + fix);
@@ -435,11 +435,11 @@ const char* hopper_default(const KernelSpec& s) {
   // leaves room for one dQ staging buffer, taken by turns in the tile (the kernel's stage_dq).
   // H200, three rounds against two stages (notes/perf.md "(zzn)", zzn5): noop d80 1.067x, causal
   // d72 1.050x, noop d96 1.046x, ViT-H d80 S=257 1.043x, causal d80 1.028x, causal d96, GQA 4:1
-  // and Phi-3 1.00x. Per-sequence lengths keep two stages (not measured with three).
+  // and Phi-3 1.00x. Per-sequence lengths keep two stages (not measured with three). (dq_plan's
+  // turns on 128-column tiles are the fast mode's, in their tile: not the ordered mode's.)
   KernelSpec three = s;
   three.config = BlockConfig::parse("m64n128w8s3ws");
-  if (!s.dq_ordered && !s.seq_lens && dq_plan(three).alternate && !dq_deferred(three) &&
-      shared_memory_bytes(three) <= max_shared_memory_for_arch("sm_90a"))
+  if (!s.seq_lens && dq_plan(three).alternate && shared_memory_bytes(three) <= max_shared_memory_for_arch("sm_90a"))
     return "m64n128w8s3ws";
   return "m64n128w8s2ws";
 }
