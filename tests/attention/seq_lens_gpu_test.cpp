@@ -308,6 +308,24 @@ TEST(SeqLensGpu, HeadDimsThatAreNoMultipleOf64) {
     }
 }
 
+// Per-sequence lengths without a mask at head dims 72 and 80 take three stages in the fast mode
+// since (zzo) (hopper_default: one dQ staging buffer taken by turns); the config is named here so
+// that the kernel stays covered whatever the rule picks (ConfigSpace.DefaultsFitEveryDeviceClass
+// tests the rule). Unmodified scores at 72 and soft-capping at 80, GQA 2:1.
+TEST(SeqLensGpu, UnmaskedHeadDims72And80WithThreeStages) {
+  FLEXJIT_REQUIRE_GPU();
+  for (auto [d, score] : {std::pair{72, ""}, {80, "30.0 * tanh(score / 30.0)"}}) {
+    Lengths lens;
+    FwdProblem p = ragged(200, 300, lens);
+    p.D = p.Dv = d;
+    p.backward_mode = BackwardMode::fast;
+    p.score_mod = score;
+    p.dkdv_config = BlockConfig::parse("m64n128w8s3ws");
+    check_varlen(p, lens, "d" + std::to_string(d) + (*score ? " soft-capping" : " unmodified") + ", three stages",
+                 /*backward=*/true, /*repeat=*/true, /*host_copies=*/true, Tables::none);
+  }
+}
+
 TEST(SeqLensGpu, LengthOutsideThePaddedLengthIsClampedAndReported) {
   FLEXJIT_REQUIRE_GPU();
   AttentionSpec spec;
