@@ -1247,8 +1247,7 @@ TEST(CodegenCompileMatrix, OutputGemmSpansTheTensorsColumnsOnly) {
 // tile and not a tile late). Where the share does not fit beside dK and dV (dq_plan: documents at
 // 88 and 96 spilled 96 bytes, 88/104 and 96/112 serialised every wgmma, 80/128 spilled 60 bytes)
 // the columns split as before, and those kernels compile clean too. Per-sequence lengths without a
-// mask take three stages at 72 and 80 (hopper_default; at 88 and 96 over block-sparse tables they
-// spilled 48 bytes).
+// mask or tables take three stages at 72 and 80 (hopper_default).
 TEST(CodegenCompileMatrix, DqByTurnsAtHeadDims72To96CompilesWithoutSpills) {
   const TempCacheDir cache;
   struct Case {
@@ -1256,7 +1255,7 @@ TEST(CodegenCompileMatrix, DqByTurnsAtHeadDims72To96CompilesWithoutSpills) {
     int d, dv;
     const char* config;
     int buffers;  // 0: no turns (the columns split)
-    int seq_lens = 0;  // 1: per-sequence lengths; 2: and block-sparse tables
+    bool seq_lens = false;
   };
   const Case cases[] = {{"causal_d128", 72, 72, "m64n128w8s2ws", 2},
                         {"noop_d128", 80, 80, "m64n128w8s3ws", 1},
@@ -1269,10 +1268,8 @@ TEST(CodegenCompileMatrix, DqByTurnsAtHeadDims72To96CompilesWithoutSpills) {
                         {"gqa_causal_d128", 96, 112, "m64n128w8s2ws", 0},
                         {"causal_d128", 88, 104, "m64n128w8s2ws", 0},
                         {"noop_d128", 80, 128, "m64n128w8s2ws", 0},
-                        {"noop_d128", 72, 72, "m64n128w8s3ws", 1, 1},
-                        {"noop_d128", 80, 80, "m64n128w8s3ws", 1, 1},
-                        {"noop_d128", 72, 72, "m64n128w8s3ws", 1, 2},
-                        {"noop_d128", 80, 80, "m64n128w8s3ws", 1, 2}};
+                        {"noop_d128", 72, 72, "m64n128w8s3ws", 1, true},
+                        {"noop_d128", 80, 80, "m64n128w8s3ws", 1, true}};
   const auto suite = read_suite(FLEXJIT_SOURCE_DIR "/bench/suite.json");
   std::vector<Job> jobs;
   for (const Case& c : cases) {
@@ -1286,10 +1283,9 @@ TEST(CodegenCompileMatrix, DqByTurnsAtHeadDims72To96CompilesWithoutSpills) {
     spec.is_divisible = false;
     spec.config = BlockConfig::parse(c.config);
     spec.dq_accumulate = true;
-    spec.seq_lens = c.seq_lens > 0;
-    if (c.seq_lens == 2) spec.has_block_mask = spec.has_full_blocks = true;  // as a call with a BlockMask
+    spec.seq_lens = c.seq_lens;
     const std::string label = std::string(c.suite_name) + " " + std::to_string(c.d) + "/" + std::to_string(c.dv) +
-                              (c.seq_lens ? " per-sequence lengths" : "") + (c.seq_lens == 2 ? " and tables" : "");
+                              (c.seq_lens ? " per-sequence lengths" : "");
     jobs.push_back({label, spec, "sm_90a"});
   }
   std::vector<std::string> errors;

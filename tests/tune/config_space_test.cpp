@@ -257,7 +257,7 @@ TEST(ConfigSpace, DefaultsFitEveryDeviceClass) {
   EXPECT_EQ(tune::default_for(spec_of(Family::bwd_dkdv, 192), "sm_90a").str(), "m32n64w4s2");
   // Head dims 72 to 96 on 128-column tiles (dQ by turns): the fast mode takes a third stage (one dQ
   // staging buffer); the ordered mode and head dims 104 and up keep two, and so do per-sequence
-  // lengths under a mask or above 80 columns.
+  // lengths under a mask or over tables, or above 80 columns.
   for (auto [d, expected] : {std::pair{72, "m64n128w8s3ws"}, {80, "m64n128w8s3ws"}, {96, "m64n128w8s3ws"},
                              {104, "m64n128w8s2ws"}, {128, "m64n128w8s2ws"}}) {
     codegen::KernelSpec turns = spec_of(Family::bwd_dkdv, 128);
@@ -267,6 +267,9 @@ TEST(ConfigSpace, DefaultsFitEveryDeviceClass) {
     turns.seq_lens = true;
     EXPECT_EQ(tune::default_for(turns, "sm_90a").str(), d <= 80 ? expected : "m64n128w8s2ws")
         << d << " per-sequence lengths";
+    turns.has_block_mask = turns.has_full_blocks = true;
+    EXPECT_EQ(tune::default_for(turns, "sm_90a").str(), "m64n128w8s2ws") << d << " per-sequence lengths, tables";
+    turns.has_block_mask = turns.has_full_blocks = false;
     turns.mask_mod = mla.mask_mod;
     EXPECT_EQ(tune::default_for(turns, "sm_90a").str(), "m64n128w8s2ws") << d << " per-sequence lengths, causal";
     turns.seq_lens = false;

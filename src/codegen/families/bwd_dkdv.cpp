@@ -436,14 +436,14 @@ const char* hopper_default(const KernelSpec& s) {
   // H200, three rounds against two stages (notes/perf.md "(zzn)", zzn5): noop d80 1.067x, causal
   // d72 1.050x, noop d96 1.046x, ViT-H d80 S=257 1.043x, causal d80 1.028x, causal d96, GQA 4:1
   // and Phi-3 1.00x. With per-sequence lengths (ragged B=16, 256 to 4096 tokens; "(zzo)", zzo2
-  // and zzo4) three stages win without a mask (noop d72 1.058x, d80 1.049-1.053x, d96 1.028x) and
-  // lose a little under causal (d72 0.993x, d80 0.991-0.997x, d96 0.992x). Above d80 the gain is
-  // smaller and the unmasked kernel over block-sparse tables spills 48 bytes with three (its lean
-  // form; ptxas, sm_90a), so those keep two. (dq_plan's turns on 128-column tiles are the fast
-  // mode's, in their tile: not the ordered mode's.)
+  // and zzo4) three stages win where every tile is walked, no mask and no tables (noop d72
+  // 1.058x, d80 1.049-1.053x, d96 1.028x), and lose a little under causal's tables (d72 0.993x,
+  // d80 0.991-0.997x, d96 0.992x). Above d80 the gain is smaller and the kernel over tables without
+  // a mask spills 48 bytes with three (its lean form; ptxas, sm_90a): two there. (dq_plan's turns
+  // on 128-column tiles are the fast mode's, in their tile: not the ordered mode's.)
   KernelSpec three = s;
   three.config = BlockConfig::parse("m64n128w8s3ws");
-  const bool ragged_keeps_two = s.seq_lens && (s.has_mask() || s.gemm_head_dim() > 80);
+  const bool ragged_keeps_two = s.seq_lens && (s.has_mask() || s.has_block_mask || s.gemm_head_dim() > 80);
   if (!ragged_keeps_two && dq_plan(three).alternate &&
       shared_memory_bytes(three) <= max_shared_memory_for_arch("sm_90a"))
     return "m64n128w8s3ws";
