@@ -200,21 +200,6 @@ __device__ __forceinline__ float folded_probability(float prob, float grad) {
   return prob == 0.f ? 0.f : folded == 0.f ? -0.f : folded;
 }
 
-// STATS_PAIRS: a thread's two columns of an 8-column tile (2 t4 and 2 t4 + 1; the statistics'
-// rows start 8-byte aligned) read as one 8-byte load, half the loads a tile. The warp-specialised
-// fast kernel at head dim 64 only: at 128 ptxas then spilled 4-8 bytes (notes/perf.md "(zzo)"),
-// and the ordered mode's d64 kernel 16-40 bytes more.
-constexpr bool STATS_PAIRS = WARP_SPECIALIZED && !DQ_ORDERED && D <= 64 && DV <= 64;
-// Without pairs the reads stay one per score where it is used, as ptxas schedules them best there.
-__device__ __forceinline__ float2 stats_pair(const float* stats, int j, int t4) {
-  if constexpr (STATS_PAIRS) return *reinterpret_cast<const float2*>(stats + j * 8 + 2 * t4);
-  return make_float2(0.f, 0.f);
-}
-__device__ __forceinline__ float stat_of(const float* stats, float2 pair, int j, int t4, int i) {
-  if constexpr (STATS_PAIRS) return (i & 1) ? pair.y : pair.x;
-  return stats[j * 8 + 2 * t4 + (i & 1)];
-}
-
 template <bool MASKED, bool BOUNDS, bool LSE_BASE2 = false, int NT = N_TILES>
 __device__ __forceinline__ void tile_probabilities(float (&acc_s)[M_TILES][NT][4], float (&grad)[M_TILES][NT][4],
                                                    u32 (&pa)[NT / 2][4], const float* stats,
@@ -226,7 +211,6 @@ __device__ __forceinline__ void tile_probabilities(float (&acc_s)[M_TILES][NT][4
 #pragma unroll
     for (int j = 0; j < NT; ++j) {
       float probs[4];
-      const float2 lse_pair = stats_pair(stats, j, t4);
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         const int kv_idx = kv0 + mt * 16 + g8 + 8 * (i / 2);
@@ -234,7 +218,7 @@ __device__ __forceinline__ void tile_probabilities(float (&acc_s)[M_TILES][NT][4
         const int q_idx = q_start + col;
         const int q_eval = BOUNDS ? min(q_idx, q_len - 1) : q_idx;
         const int kv_eval = BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx;
-        const float lse = stat_of(stats, lse_pair, j, t4, i);
+        const float lse = stats[col];
         const float lse2 = LSE_BASE2 ? lse : lse == neg_inf() ? pos_inf() : lse * LOG2E;
         const float acc = acc_s[mt][j][i];
         bool keep = !BOUNDS || (q_idx < q_len && kv_idx < kv_len);
@@ -290,7 +274,6 @@ __device__ __forceinline__ void tile_probabilities_from_bits(float (&acc_s)[M_TI
 #pragma unroll
   for (int j = 0; j < NT; ++j) {
     float probs[4];
-    const float2 lse_pair = stats_pair(stats, j, t4);
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const int kv_idx = kv0 + g8 + 8 * (i / 2);
@@ -298,7 +281,7 @@ __device__ __forceinline__ void tile_probabilities_from_bits(float (&acc_s)[M_TI
       // Positions clamped as the bounds variant does: a score_mod never reads past an end.
       const int q_eval = min(q_idx, q_len - 1);
       const int kv_eval = min(kv_idx, kv_len - 1);
-      const float lse2 = stat_of(stats, lse_pair, j, t4, i);
+      const float lse2 = stats[j * 8 + 2 * t4 + (i & 1)];
       const float acc = acc_s[0][j][i];
       float s2, g = 1.f;
       if constexpr (SCORE_IS_IDENTITY) {
@@ -330,17 +313,15 @@ __device__ __forceinline__ void tile_score_gradient(float (&acc_dp)[M_TILES][NT]
 #pragma unroll
   for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll
-    for (int j = 0; j < NT; ++j) {
-      const float2 delta_pair = stats_pair(stats + BLOCK_M, j, t4);
+    for (int j = 0; j < NT; ++j)
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         const float prob = acc_s[mt][j][i];  // FOLD_SCORE_GRAD: folded_probability's
-        float ds = prob * (acc_dp[mt][j][i] - stat_of(stats + BLOCK_M, delta_pair, j, t4, i));
+        float ds = prob * (acc_dp[mt][j][i] - stats[BLOCK_M + j * 8 + 2 * t4 + (i & 1)]);
         if constexpr (!SCORE_IS_IDENTITY && !FOLD_SCORE_GRAD) ds *= grad[mt][j][i];
         const bool kept = FOLD_SCORE_GRAD ? __float_as_uint(prob) != 0u : prob != 0.f;
         acc_dp[mt][j][i] = EVERY_SCORE_KEPT || kept ? ds : 0.f;
       }
-    }
 }
 
 }  // namespace bwd_dkdv
