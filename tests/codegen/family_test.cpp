@@ -172,6 +172,36 @@ TEST(FamilyFacts, FirstStoresOnlyInMaskedHeadDim128FastKernels) {
   EXPECT_FALSE(dkdv_first_stores(no_dq)) << "dQ by its own kernel";
 }
 
+// Which dK/dV kernels read the row statistics as 8-byte pairs: the warp-specialised fast kernel at
+// head dims up to 64 under a mask or a score_mod (measured faster there; no faster on the plain
+// kernel; spilling at 128).
+TEST(FamilyFacts, StatisticsPairsOnlyInTheMaskedFastKernelUpToHeadDim64) {
+  const auto dkdv = [](int d, const char* config, int io_dim = 0) {
+    KernelSpec s = spec(Family::bwd_dkdv, d, config);
+    s.io_head_dim = s.io_head_dim_v = io_dim;
+    s.dq_accumulate = true;
+    s.mask_mod = Expr::parse(ModKind::mask, "q_idx >= kv_idx");
+    return template_context(s)["stats_pairs"].get<bool>();
+  };
+  EXPECT_TRUE(dkdv(64, "m64n128w8s3ws"));
+  EXPECT_TRUE(dkdv(64, "m64n128w8s3ws", 48));
+  EXPECT_TRUE(dkdv(64, "m64n128w8s3ws", 32)) << "causal d32 measured 1.024x";
+  EXPECT_FALSE(dkdv(96, "m64n128w8s2ws"));
+  EXPECT_FALSE(dkdv(128, "m64n128w8s2ws")) << "ptxas spilled";
+  EXPECT_FALSE(dkdv(64, "m64n128w8s2g")) << "synchronous kernel";
+  KernelSpec plain = spec(Family::bwd_dkdv, 64, "m64n128w8s3ws");
+  plain.dq_accumulate = true;
+  EXPECT_FALSE(template_context(plain)["stats_pairs"].get<bool>()) << "no mask, no score_mod";
+  plain.has_block_mask = true;
+  EXPECT_TRUE(template_context(plain)["stats_pairs"].get<bool>()) << "tables alone";
+  plain.has_block_mask = false;
+  plain.score_mod = Expr::parse(ModKind::score, "30.0 * tanh(score / 30.0)");
+  EXPECT_TRUE(template_context(plain)["stats_pairs"].get<bool>()) << "a score_mod alone";
+  KernelSpec ordered = spec(Family::bwd_dkdv, 64, "m64n128w8s3ws");
+  ordered.dq_accumulate = ordered.dq_ordered = true;
+  EXPECT_FALSE(template_context(ordered)["stats_pairs"].get<bool>()) << "the ordered kernel";
+}
+
 // Which kernels fold the score_mod's derivative into Pᵀ: the warp-specialised ones between head
 // dims 64 and 128 whose derivative is not a constant.
 TEST(FamilyFacts, ScoreGradientFoldedOnlyWhereItSpilled) {

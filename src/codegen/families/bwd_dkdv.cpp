@@ -345,10 +345,14 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(bool_constant("FOLD_SCORE_GRAD", dkdv_folds_score_gradient(s)));
   constants.push_back(bool_constant("HEAD_SPLITS", dkdv_splits_heads(s)));
   ctx["warp_specialized"] = s.config.warp_specialized;
-  // The row statistics as 8-byte pairs: measured 1.00-1.025x on the d64 fast kernel (H200,
-  // notes/perf.md "(zzq)"); at head dim 128 ptxas spilled 4-8 bytes more, and the ordered kernel
-  // keeps its registers for its turns.
-  ctx["stats_pairs"] = s.config.warp_specialized && !s.dq_ordered && s.head_dim <= 64 && s.head_dim_v <= 64;
+  // The row statistics as 8-byte pairs, in the masked or score-modded fast kernel at head dims up
+  // to 64 (H200, eight alternating rounds, notes/perf.md "(zzq)"): 1.003-1.028x at d64 (ALiBi
+  // causal 1.028), 1.016x at d48, 1.024x on causal d32; the plain kernel (no mask, no score_mod)
+  // was slower in 6 of 8 rounds at d64 (0.995x) and equal at d32. At head dim 128 ptxas spilled
+  // 4-8 bytes more, and the ordered kernel keeps its registers for its turns.
+  const bool plain = !s.has_mask() && !s.has_block_mask && s.score_mod.is_identity();
+  ctx["stats_pairs"] = s.config.warp_specialized && !s.dq_ordered && !plain && s.head_dim <= 64 &&
+                       s.head_dim_v <= 64;
 }
 
 // One CTA per (kv tile, column slice), kv head, batch; the warp-specialised kernel's kv heads

@@ -200,11 +200,12 @@ __device__ __forceinline__ float folded_probability(float prob, float grad) {
   return prob == 0.f ? 0.f : folded == 0.f ? -0.f : folded;
 }
 
-// The warp-specialised fast kernel at head dims up to 64 (codegen's stats_pairs): a thread's two
-// columns of an 8-column tile (2 t4 and 2 t4 + 1; the statistics' rows start 8-byte aligned) read
-// as one 8-byte load, half the loads a tile. Rendered there only: at head dim 128 ptxas then
-// spilled 4-8 bytes, and even unused this text moved the ordered d64 kernel's spills (notes/perf.md
-// "(zzq)"), so every other kernel keeps the reads one per score.
+// The warp-specialised fast kernel at head dims up to 64 under a mask or a score_mod (codegen's
+// stats_pairs): a thread's two columns of an 8-column tile (2 t4 and 2 t4 + 1; the statistics'
+// rows start 8-byte aligned) read as one 8-byte load, half the loads a tile. Rendered there
+// only: at head dim 128 ptxas then spilled 4-8 bytes, the plain kernel measured no faster, and
+// even unused this text moved the ordered d64 kernel's spills (notes/perf.md "(zzq)"), so every
+// other kernel keeps the reads one per score.
 __device__ __forceinline__ float2 stats_pair(const float* stats, int j, int t4) {
   return *reinterpret_cast<const float2*>(stats + j * 8 + 2 * t4);
 }
