@@ -345,14 +345,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(bool_constant("FOLD_SCORE_GRAD", dkdv_folds_score_gradient(s)));
   constants.push_back(bool_constant("HEAD_SPLITS", dkdv_splits_heads(s)));
   ctx["warp_specialized"] = s.config.warp_specialized;
-  // The row statistics as 8-byte pairs, in the masked or score-modded fast kernel at head dims up
-  // to 64 (H200, eight alternating rounds, notes/perf.md "(zzq)"): 1.003-1.028x at d64 (ALiBi
-  // causal 1.028), 1.016x at d48, 1.024x on causal d32; the plain kernel (no mask, no score_mod)
-  // was slower in 6 of 8 rounds at d64 (0.995x) and equal at d32. At head dim 128 ptxas spilled
-  // 4-8 bytes more, and the ordered kernel keeps its registers for its turns.
-  const bool plain = !s.has_mask() && !s.has_block_mask && s.score_mod.is_identity();
-  ctx["stats_pairs"] = s.config.warp_specialized && !s.dq_ordered && !plain && s.head_dim <= 64 &&
-                       s.head_dim_v <= 64;
+  ctx["stats_pairs"] = dkdv_reads_stats_pairs(s);
 }
 
 // One CTA per (kv tile, column slice), kv head, batch; the warp-specialised kernel's kv heads
@@ -555,6 +548,12 @@ bool dkdv_folds_score_gradient(const KernelSpec& spec) {
     return false;
   const Expr g = spec.score_mod.gradient();
   return !g.free_variables().empty() || !g.buffers_read().empty() || !g.params_read().empty();
+}
+
+bool dkdv_reads_stats_pairs(const KernelSpec& spec) {
+  const bool plain = !spec.has_mask() && !spec.has_block_mask && spec.score_mod.is_identity();
+  return spec.config.warp_specialized && !spec.dq_ordered && !plain && spec.head_dim <= 64 &&
+         spec.head_dim_v <= 64;
 }
 
 bool dkdv_splits_heads(const KernelSpec& spec) {

@@ -40,6 +40,16 @@ int ordered_dq_counters_per_tile(int head_dim, int head_dim_v);
 // which costs no register.
 bool dkdv_folds_score_gradient(const KernelSpec& spec);
 
+// The fast warp-specialised kernel reads each thread's two row statistics of an 8-column tile as
+// one 8-byte load (the template's stats_pairs) at tile head dims up to 64 under a mask, tables or
+// a score_mod: H200, eight alternating rounds, 1.003-1.028x (ALiBi causal d64 1.028x, causal d32
+// 1.024x, causal d48 1.016x). Not in the plain kernel (no mask, no tables, identity score_mod):
+// 0.995x at d64, slower in 6 of 8 rounds. Not at d128, where only score-modded kernels gained
+// (ALiBi 1.027x, soft-capping 1.014x) and mask-only ones were level or slower (sliding window
+// 0.990x), too few problems to land yet; nor in the ordered kernel, whose spills the text moved
+// (notes/perf.md "(zzq) and (zzr)").
+bool dkdv_reads_stats_pairs(const KernelSpec& spec);
+
 // The kernel may split each GQA group's query heads over its CTAs (KernelSpec::dkdv_head_splits
 // on the warp-specialised kernel that sums dQ, fast or ordered: the template's HEAD_SPLITS);
 // elsewhere the flag changes nothing.

@@ -313,15 +313,17 @@ __device__ __forceinline__ void tile_score_gradient(float (&acc_dp)[M_TILES][NT]
 #pragma unroll
   for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll
-    for (int j = 0; j < NT; ++j)
+    for (int j = 0; j < NT; ++j) {
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         const float prob = acc_s[mt][j][i];  // FOLD_SCORE_GRAD: folded_probability's
-        float ds = prob * (acc_dp[mt][j][i] - stats[BLOCK_M + j * 8 + 2 * t4 + (i & 1)]);
+        const float delta = stats[BLOCK_M + j * 8 + 2 * t4 + (i & 1)];
+        float ds = prob * (acc_dp[mt][j][i] - delta);
         if constexpr (!SCORE_IS_IDENTITY && !FOLD_SCORE_GRAD) ds *= grad[mt][j][i];
         const bool kept = FOLD_SCORE_GRAD ? __float_as_uint(prob) != 0u : prob != 0.f;
         acc_dp[mt][j][i] = EVERY_SCORE_KEPT || kept ? ds : 0.f;
       }
+    }
 }
 
 }  // namespace bwd_dkdv

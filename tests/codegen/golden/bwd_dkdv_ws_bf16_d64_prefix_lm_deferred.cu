@@ -203,9 +203,8 @@ __device__ __forceinline__ float folded_probability(float prob, float grad) {
 // The warp-specialised fast kernel at head dims up to 64 under a mask or a score_mod (codegen's
 // stats_pairs): a thread's two columns of an 8-column tile (2 t4 and 2 t4 + 1; the statistics'
 // rows start 8-byte aligned) read as one 8-byte load, half the loads a tile. Rendered there
-// only: at head dim 128 ptxas then spilled 4-8 bytes, the plain kernel measured no faster, and
-// even unused this text moved the ordered d64 kernel's spills (notes/perf.md "(zzq)"), so every
-// other kernel keeps the reads one per score.
+// only (dkdv_reads_stats_pairs says why): even unused this text moved the ordered d64 kernel's
+// spills, so every other kernel keeps the reads one per score.
 __device__ __forceinline__ float2 stats_pair(const float* stats, int j, int t4) {
   return *reinterpret_cast<const float2*>(stats + j * 8 + 2 * t4);
 }
@@ -330,7 +329,8 @@ __device__ __forceinline__ void tile_score_gradient(float (&acc_dp)[M_TILES][NT]
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         const float prob = acc_s[mt][j][i];  // FOLD_SCORE_GRAD: folded_probability's
-        float ds = prob * (acc_dp[mt][j][i] - ((i & 1) ? delta_pair.y : delta_pair.x));
+        const float delta = (i & 1) ? delta_pair.y : delta_pair.x;
+        float ds = prob * (acc_dp[mt][j][i] - delta);
         if constexpr (!SCORE_IS_IDENTITY && !FOLD_SCORE_GRAD) ds *= grad[mt][j][i];
         const bool kept = FOLD_SCORE_GRAD ? __float_as_uint(prob) != 0u : prob != 0.f;
         acc_dp[mt][j][i] = EVERY_SCORE_KEPT || kept ? ds : 0.f;
