@@ -173,14 +173,20 @@ TEST(FamilyFacts, FirstStoresOnlyInMaskedHeadDim128FastKernels) {
 }
 
 // Which dK/dV kernels read the row statistics as 8-byte pairs: the warp-specialised fast kernel at
-// head dims up to 64 under a mask, tables or a score_mod (measured faster there; no faster on the
-// plain kernel, nor on the mask-only kernels at 128).
-TEST(FamilyFacts, StatisticsPairsOnlyInTheMaskedFastKernelUpToHeadDim64) {
-  const auto dkdv = [](int d, const char* config, int io_dim = 0) {
+// head dims up to 64 under a mask, tables or a score_mod, and at 128 with a score_mod whose
+// derivative is not folded and whose buffers have one dimension (measured faster there; no faster
+// on the plain kernel, on mask-only kernels at 128, on soft-capping or on a [h][q][kv] bias).
+TEST(FamilyFacts, StatisticsPairsWhereTheyMeasuredFaster) {
+  const auto dkdv = [](int d, const char* config, int io_dim = 0, const char* score = "score") {
     KernelSpec s = spec(Family::bwd_dkdv, d, config);
     s.io_head_dim = s.io_head_dim_v = io_dim;
     s.dq_accumulate = true;
-    s.mask_mod = Expr::parse(ModKind::mask, "q_idx >= kv_idx");
+    s.declarations.buffers.push_back(BufferDecl::parse("slope:f32:?"));
+    s.declarations.buffers.push_back(BufferDecl::parse("rel:f32:8192"));
+    s.declarations.buffers.push_back(BufferDecl::parse("bias:f32:?x?x?"));
+    s.declarations.buffers.push_back(BufferDecl::parse("row:f32:?x?"));
+    s.mask_mod = Expr::parse(ModKind::mask, "q_idx >= kv_idx", s.declarations);
+    s.score_mod = Expr::parse(ModKind::score, score, s.declarations);
     return template_context(s)["stats_pairs"].get<bool>();
   };
   EXPECT_TRUE(dkdv(64, "m64n128w8s3ws"));
@@ -189,6 +195,15 @@ TEST(FamilyFacts, StatisticsPairsOnlyInTheMaskedFastKernelUpToHeadDim64) {
   EXPECT_FALSE(dkdv(96, "m64n128w8s2ws"));
   EXPECT_FALSE(dkdv(128, "m64n128w8s2ws")) << "mask-only d128 measured level or slower";
   EXPECT_FALSE(dkdv(64, "m64n128w8s2g")) << "synchronous kernel";
+  const char* alibi = "score + slope[h] * (kv_idx - q_idx)";
+  EXPECT_TRUE(dkdv(128, "m64n128w8s2ws", 0, alibi)) << "ALiBi causal d128 measured 1.026x";
+  EXPECT_TRUE(dkdv(128, "m64n128w8s2ws", 112, alibi)) << "ALiBi causal d112 measured 1.027x";
+  EXPECT_TRUE(dkdv(128, "m64n128w8s2ws", 0, "score + rel[kv_idx - q_idx + 4096]")) << "measured 1.083x";
+  EXPECT_TRUE(dkdv(128, "m64n128w8s2ws", 0, "score + 0.001 * q_idx")) << "a derivative of 1, no buffer";
+  EXPECT_FALSE(dkdv(128, "m64n128w8s2ws", 0, "30.0 * tanh(score / 30.0)")) << "folded derivative, 0.995x";
+  EXPECT_FALSE(dkdv(128, "m64n128w8s2ws", 0, "score + bias[h][q_idx][kv_idx]")) << "rank-3 table, 0.978x";
+  EXPECT_FALSE(dkdv(128, "m64n128w8s2ws", 0, "score + row[h][kv_idx]")) << "rank 2, not measured";
+  EXPECT_FALSE(dkdv(256, "m64n128w8s2ws", 0, alibi)) << "not measured above 128";
   KernelSpec plain = spec(Family::bwd_dkdv, 64, "m64n128w8s3ws");
   plain.dq_accumulate = true;
   EXPECT_FALSE(template_context(plain)["stats_pairs"].get<bool>()) << "no mask, no score_mod";
@@ -200,6 +215,11 @@ TEST(FamilyFacts, StatisticsPairsOnlyInTheMaskedFastKernelUpToHeadDim64) {
   KernelSpec ordered = spec(Family::bwd_dkdv, 64, "m64n128w8s3ws");
   ordered.dq_accumulate = ordered.dq_ordered = true;
   EXPECT_FALSE(template_context(ordered)["stats_pairs"].get<bool>()) << "the ordered kernel";
+  ordered.head_dim = ordered.head_dim_v = 128;
+  ordered.config = BlockConfig::parse("m64n128w8s2ws");
+  ordered.declarations.buffers.push_back(BufferDecl::parse("slope:f32:?"));
+  ordered.score_mod = Expr::parse(ModKind::score, alibi, ordered.declarations);
+  EXPECT_FALSE(template_context(ordered)["stats_pairs"].get<bool>()) << "the ordered kernel at 128";
 }
 
 // Which kernels fold the score_mod's derivative into Pᵀ: the warp-specialised ones between head

@@ -551,9 +551,19 @@ bool dkdv_folds_score_gradient(const KernelSpec& spec) {
 }
 
 bool dkdv_reads_stats_pairs(const KernelSpec& spec) {
+  if (!spec.config.warp_specialized || spec.dq_ordered) return false;
   const bool plain = !spec.has_mask() && !spec.has_block_mask && spec.score_mod.is_identity();
-  return spec.config.warp_specialized && !spec.dq_ordered && !plain && spec.head_dim <= 64 &&
-         spec.head_dim_v <= 64;
+  if (spec.head_dim <= 64 && spec.head_dim_v <= 64) return !plain;
+  if (spec.head_dim != 128 || spec.head_dim_v != 128 || spec.score_mod.is_identity() ||
+      dkdv_folds_score_gradient(spec))
+    return false;
+  // A gather over more than one coordinate per score holds its index terms in registers the pair
+  // needs too (ptxas: the bias tables' spills rose, 76/100 -> 92/132 bytes).
+  for (const std::string& name : spec.score_mod.buffers_read()) {
+    const BufferDecl* buffer = spec.declarations.find_buffer(name);
+    if (buffer == nullptr || buffer->shape.size() != 1) return false;
+  }
+  return true;
 }
 
 bool dkdv_splits_heads(const KernelSpec& spec) {

@@ -41,13 +41,18 @@ int ordered_dq_counters_per_tile(int head_dim, int head_dim_v);
 bool dkdv_folds_score_gradient(const KernelSpec& spec);
 
 // The fast warp-specialised kernel reads each thread's two row statistics of an 8-column tile as
-// one 8-byte load (the template's stats_pairs) at tile head dims up to 64 under a mask, tables or
-// a score_mod: H200, eight alternating rounds, 1.003-1.028x (ALiBi causal d64 1.028x, causal d32
-// 1.024x, causal d48 1.016x). Not in the plain kernel (no mask, no tables, identity score_mod):
-// 0.995x at d64, slower in 6 of 8 rounds. Not at d128, where only score-modded kernels gained
-// (ALiBi 1.027x, soft-capping 1.014x) and mask-only ones were level or slower (sliding window
-// 0.990x), too few problems to land yet; nor in the ordered kernel, whose spills the text moved
-// (notes/perf.md "(zzq) and (zzr)").
+// one 8-byte load (the template's stats_pairs). H200, eight alternating rounds against main's
+// binary (notes/perf.md "(zzq) and (zzr)", "(zzs)"):
+// - tile head dims up to 64 under a mask, tables or a score_mod: 1.003-1.028x (ALiBi causal d64
+//   1.028x, causal d32 1.024x, causal d48 1.016x). Not the plain kernel (no mask, no tables,
+//   identity score_mod): 0.995x at d64, slower in 6 of 8 rounds.
+// - tile head dim 128 with a score_mod whose derivative is not folded and whose buffers are
+//   rank 1: ALiBi causal 1.026x, no mask 1.023x, GQA 4:1 1.033x, documents 1.012x, d112 1.027x,
+//   a relative-position table 1.083x (ptxas' spills 8/36 bytes -> 0), each faster in 8 of 8
+//   rounds. Not mask-only (causal 0.998x, sliding window 0.990x), not a folded derivative
+//   (soft-capping 0.995x causal, 0.996x unmasked; spills 12 -> 44 bytes), not a table over two or
+//   more coordinates (bias[h][q_idx][kv_idx] 0.978x, slower in 8 of 8; spills 76/100 -> 92/132).
+// - never the ordered kernel, whose spills the text moved.
 bool dkdv_reads_stats_pairs(const KernelSpec& spec);
 
 // The kernel may split each GQA group's query heads over its CTAs (KernelSpec::dkdv_head_splits

@@ -200,6 +200,16 @@ __device__ __forceinline__ float folded_probability(float prob, float grad) {
   return prob == 0.f ? 0.f : folded == 0.f ? -0.f : folded;
 }
 
+// The warp-specialised fast kernel where codegen's stats_pairs says the pairs measured faster
+// (dkdv_reads_stats_pairs: up to head dim 64 under a mask or a score_mod; at 128 with a score_mod
+// of constant derivative over rank-1 buffers): a thread's two columns of an 8-column tile (2 t4
+// and 2 t4 + 1; the statistics' rows start 8-byte aligned) read as one 8-byte load, half the
+// loads a tile. Rendered there only: even unused this text moved the ordered d64 kernel's
+// spills, so every other kernel keeps the reads one per score.
+__device__ __forceinline__ float2 stats_pair(const float* stats, int j, int t4) {
+  return *reinterpret_cast<const float2*>(stats + j * 8 + 2 * t4);
+}
+
 template <bool MASKED, bool BOUNDS, bool LSE_BASE2 = false, int NT = N_TILES>
 __device__ __forceinline__ void tile_probabilities(float (&acc_s)[M_TILES][NT][4], float (&grad)[M_TILES][NT][4],
                                                    u32 (&pa)[NT / 2][4], const float* stats,
@@ -211,6 +221,7 @@ __device__ __forceinline__ void tile_probabilities(float (&acc_s)[M_TILES][NT][4
 #pragma unroll
     for (int j = 0; j < NT; ++j) {
       float probs[4];
+      const float2 lse_pair = stats_pair(stats, j, t4);
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         const int kv_idx = kv0 + mt * 16 + g8 + 8 * (i / 2);
@@ -218,7 +229,7 @@ __device__ __forceinline__ void tile_probabilities(float (&acc_s)[M_TILES][NT][4
         const int q_idx = q_start + col;
         const int q_eval = BOUNDS ? min(q_idx, q_len - 1) : q_idx;
         const int kv_eval = BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx;
-        const float lse = stats[col];
+        const float lse = (i & 1) ? lse_pair.y : lse_pair.x;
         const float lse2 = LSE_BASE2 ? lse : lse == neg_inf() ? pos_inf() : lse * LOG2E;
         const float acc = acc_s[mt][j][i];
         bool keep = !BOUNDS || (q_idx < q_len && kv_idx < kv_len);
@@ -274,6 +285,7 @@ __device__ __forceinline__ void tile_probabilities_from_bits(float (&acc_s)[M_TI
 #pragma unroll
   for (int j = 0; j < NT; ++j) {
     float probs[4];
+    const float2 lse_pair = stats_pair(stats, j, t4);
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const int kv_idx = kv0 + g8 + 8 * (i / 2);
@@ -281,7 +293,7 @@ __device__ __forceinline__ void tile_probabilities_from_bits(float (&acc_s)[M_TI
       // Positions clamped as the bounds variant does: a score_mod never reads past an end.
       const int q_eval = min(q_idx, q_len - 1);
       const int kv_eval = min(kv_idx, kv_len - 1);
-      const float lse2 = stats[j * 8 + 2 * t4 + (i & 1)];
+      const float lse2 = (i & 1) ? lse_pair.y : lse_pair.x;
       const float acc = acc_s[0][j][i];
       float s2, g = 1.f;
       if constexpr (SCORE_IS_IDENTITY) {
@@ -314,10 +326,11 @@ __device__ __forceinline__ void tile_score_gradient(float (&acc_dp)[M_TILES][NT]
   for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll
     for (int j = 0; j < NT; ++j) {
+      const float2 delta_pair = stats_pair(stats + BLOCK_M, j, t4);
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         const float prob = acc_s[mt][j][i];  // FOLD_SCORE_GRAD: folded_probability's
-        const float delta = stats[BLOCK_M + j * 8 + 2 * t4 + (i & 1)];
+        const float delta = (i & 1) ? delta_pair.y : delta_pair.x;
         float ds = prob * (acc_dp[mt][j][i] - delta);
         if constexpr (!SCORE_IS_IDENTITY && !FOLD_SCORE_GRAD) ds *= grad[mt][j][i];
         const bool kept = FOLD_SCORE_GRAD ? __float_as_uint(prob) != 0u : prob != 0.f;

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# (zzs5) This build beside every peer, FA4 and FlexAttention's FLASH backend included (`--flash`),
+# on the issue's suite (13 rows), one call, after a call that copied .fa4a (the wheels and the
+# first part of the CuTe IR library, split because the tree and .fa4a passed the carry limit) to
+# /tmp/fa4a. flexjit forward + fast backward (FLEXJIT_AUTOTUNE=off), the peers, flexjit again.
+set -u
+cd "$(dirname "$0")"
+out=${OUT:-/tmp/zzs5}; r=/tmp/zzs5r/r; mkdir -p $r $out
+save() { (cd /tmp/zzs5r && tar czf $out/zzs5.tar.gz r); }
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee $r/gpu.txt
+t0=$(date +%s)
+( cat /tmp/fa4a/irpart.aa ../../.fa4c/irpart.ab > /tmp/fa4a/cutlass_ir.so.xz && rm /tmp/fa4a/irpart.aa &&
+  cd ../.. && timeout 150 bash .fa4b/install.sh ) > $r/install.txt 2>&1 &
+inst=$!
+export FLEXJIT_AUTOTUNE=off FLEXJIT_CACHE_DIR=/tmp/fc_b
+timeout 120 ./flexjit bench --suite suite.json --json $r/flexjit.jsonl > $r/flexjit.log 2>&1 || tail -3 $r/flexjit.log
+echo "flexjit fast $(( $(date +%s) - t0 )) s"
+save
+wait $inst; echo "install: $(tail -1 $r/install.txt)"
+export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages PYTHONUNBUFFERED=1
+left=$(( 330 - ($(date +%s) - t0) ))
+timeout $left python3 peers.py --flash --suite suite.json > $r/peers.jsonl 2> $r/peers.err || tail -3 $r/peers.err
+echo "peers $(( $(date +%s) - t0 )) s $(grep -c '"name"' $r/peers.jsonl) rows"
+save
+left=$(( 365 - ($(date +%s) - t0) ))
+[ $left -gt 20 ] && timeout $left ./flexjit bench --suite suite.json --json $r/flexjit_r2.jsonl > $r/flexjit_r2.log 2>&1
+echo "flexjit again $(( $(date +%s) - t0 )) s"
+python3 - $r <<'PY'
+import json, sys, os
+r = sys.argv[1]
+def load(f):
+    d = {}
+    if os.path.exists(f):
+        for line in open(f):
+            if line.startswith("{") and '"name"' in line:
+                o = json.loads(line); d[o["name"]] = o
+    return d
+fast, again = load(f"{r}/flexjit.jsonl"), load(f"{r}/flexjit_r2.jsonl")
+peers = {}
+for line in open(f"{r}/peers.jsonl"):
+    if line.startswith("{") and '"name"' in line:
+        o = json.loads(line); peers.setdefault(o["name"], {})[o["system"]] = o
+for n, o in fast.items():
+    a = again.get(n, {})
+    ps = " ".join(f"{s} {v.get('fwd_tflops')}/{v.get('bwd_tflops')}" for s, v in sorted(peers.get(n, {}).items()))
+    print(f"{n:28s} fwd {o.get('fwd_tflops', 0):6.1f} / {a.get('fwd_tflops', 0):6.1f}  fast {o.get('bwd_tflops', 0):6.1f} / {a.get('bwd_tflops', 0):6.1f} | {ps}")
+PY
+echo "$(( $(date +%s) - t0 )) s"
+save
