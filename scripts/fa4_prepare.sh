@@ -34,7 +34,8 @@ if [ "$over" -gt 0 ]; then
   [ "$head_bytes" -gt 0 ] || { echo "the tracked files alone ($(( tracked / 1048576 )) MiB) leave no room for .fa4a" >&2; exit 2; }
   head -c "$head_bytes" "$ir" > .fa4a/cutlass_ir.so.xz.head
   tail -c +"$(( head_bytes + 1 ))" "$ir" > .fa4b/cutlass_ir.so.xz.tail
-  test "$(cat .fa4a/cutlass_ir.so.xz.head .fa4b/cutlass_ir.so.xz.tail | cmp - "$ir" && echo same)" = same
+  cat .fa4a/cutlass_ir.so.xz.head .fa4b/cutlass_ir.so.xz.tail | cmp -s - "$ir" ||
+    { echo "the two parts of $ir do not join back to it" >&2; exit 2; }
   rm "$ir"
   echo "split $ir: $(( head_bytes / 1048576 )) MiB stay in .fa4a, $(( (ir_bytes - head_bytes) / 1048576 )) MiB go to .fa4b"
 fi

@@ -2,8 +2,11 @@
 # zzs2: main's binary (statistics pairs at tile head dims up to 64 only) against the build that
 # also pairs them at tile head dim 128 with a score_mod, zzs.json, up to eight alternating rounds
 # (no round starts past 470 s). causal_d128 is a control: the same kernel in both.
+# Usage: run_zzs2.sh [SUITE] (default zzs.json; the next session's 32-bit offsets call passes
+# next_offsets.json, see README).
 set -u
 cd "$(dirname "$0")"
+suite=${1:-zzs.json}
 out=${OUT:-/tmp/zzs2}; r=/tmp/zzs2r/r; mkdir -p $r $out
 save() { (cd /tmp/zzs2r && tar czf $out/zzs2.tar.gz r); }
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
@@ -11,7 +14,7 @@ export FLEXJIT_AUTOTUNE=off
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee $r/gpu.txt
 t0=$(date +%s)
 arm() { v=$1; n=$2; if [ $v = on ]; then b=./flexjit; else b=./flexjit_main; fi
-  FLEXJIT_CACHE_DIR=/tmp/fc_$v timeout 100 $b bench --json $r/${v}_$n.jsonl --suite zzs.json > $r/${v}_$n.log 2>&1; echo "$v $n rc=$? $(( $(date +%s) - t0 )) s"; save; }
+  FLEXJIT_CACHE_DIR=/tmp/fc_$v timeout 100 $b bench --json $r/${v}_$n.jsonl --suite $suite > $r/${v}_$n.log 2>&1; echo "$v $n rc=$? $(( $(date +%s) - t0 )) s"; save; }
 for n in 1 2 3 4 5 6 7 8; do
   [ $(( $(date +%s) - t0 )) -gt 470 ] && break
   if [ $((n % 2)) = 1 ]; then arm off $n; arm on $n; else arm on $n; arm off $n; fi

@@ -552,8 +552,8 @@ bool dkdv_folds_score_gradient(const KernelSpec& spec) {
 
 bool dkdv_reads_stats_pairs(const KernelSpec& spec) {
   if (!spec.config.warp_specialized || spec.dq_ordered) return false;
-  const bool plain = !spec.has_mask() && !spec.has_block_mask && spec.score_mod.is_identity();
-  if (spec.head_dim <= 64 && spec.head_dim_v <= 64) return !plain;
+  if (spec.head_dim <= 64 && spec.head_dim_v <= 64)  // all but the plain kernel
+    return spec.has_mask() || spec.has_block_mask || !spec.score_mod.is_identity();
   if (spec.head_dim != 128 || spec.head_dim_v != 128 || spec.score_mod.is_identity() ||
       dkdv_folds_score_gradient(spec))
     return false;

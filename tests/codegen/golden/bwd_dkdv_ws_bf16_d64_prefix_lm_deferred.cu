@@ -200,12 +200,10 @@ __device__ __forceinline__ float folded_probability(float prob, float grad) {
   return prob == 0.f ? 0.f : folded == 0.f ? -0.f : folded;
 }
 
-// The warp-specialised fast kernel where codegen's stats_pairs says the pairs measured faster
-// (dkdv_reads_stats_pairs: up to head dim 64 under a mask or a score_mod; at 128 with a score_mod
-// of constant derivative over rank-1 buffers): a thread's two columns of an 8-column tile (2 t4
-// and 2 t4 + 1; the statistics' rows start 8-byte aligned) read as one 8-byte load, half the
-// loads a tile. Rendered there only: even unused this text moved the ordered d64 kernel's
-// spills, so every other kernel keeps the reads one per score.
+// Where the pairs measured faster (codegen's dkdv_reads_stats_pairs says which kernels): a
+// thread's two columns of an 8-column tile (2 t4 and 2 t4 + 1; the statistics' rows start 8-byte
+// aligned) read as one 8-byte load, half the loads a tile. Rendered there only: even unused this
+// text moved the ordered d64 kernel's spills, so every other kernel keeps the reads one per score.
 __device__ __forceinline__ float2 stats_pair(const float* stats, int j, int t4) {
   return *reinterpret_cast<const float2*>(stats + j * 8 + 2 * t4);
 }
