@@ -311,7 +311,13 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
 
   // The loop overlaps inside the warpgroup: step t issues S(t) = Q K(t)^T and O += P(t-1) V(t-1)
   // together, waits for S only, and runs the mods and the softmax of tile t while the tensor cores
-  // still add P(t-1) V(t-1); O is rescaled once that product has landed. With two or three
+  // still add P(t-1) V(t-1). Where the mods read no buffer, O takes tile t-1's rescale in the
+  // window, between the two issues (FA3's order), not after P(t-1) V(t-1) lands: ptxas places the
+  // wait for that product at the softmax's start, so what follows the wait holds up the next
+  // window, and the rescale's multiplies run under S(t) instead (H200, notes/perf.md "(zzt)",
+  // two runs: causal 1.01-1.03x, GQA 1.00-1.03x, soft-capping 1.02-1.03x, noop d128 1.01-1.03x,
+  // prefix LM 1.01x). Mods that read buffers keep the rescale after the wait: ALiBi measured
+  // 0.987-0.996x and documents 0.996-0.997x with it in the window. With two or three
   // consumer warpgroups the issue windows also take turns in a ring (named barrier 3 + w is
   // warpgroup w's turn; the one before it in the ring hands it over), so one warpgroup's GEMMs run
   // while the others do their elementwise work. Every warpgroup opens as many windows per work
@@ -319,6 +325,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
   // turn to warpgroup 0, and warpgroup 0 takes the one hand-over left at the end, so every
   // bar.arrive meets a bar.sync.
   constexpr bool PING_PONG = CONSUMER_WARPGROUPS > 1;
+  constexpr bool RESCALE_IN_WINDOW = !MODS_READ_BUFFERS;
   // Q_IN_REGISTERS (the host's choice, families/fwd.cpp q_in_registers: head dim 64, one or two
   // consumer warpgroups, up to 128-key tiles): each warp reads its 16 rows of Q
   // once per work tile as wgmma A fragments (16 registers) and S = Q K^T reads only K from shared
@@ -482,6 +489,12 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
       }
       scores_to_probabilities(0);
       pack_probabilities<T, BLOCK_N>(pa, acc_s[0]);
+      // O is zero until the first window adds P(0) V(0); tile 0's alpha (from the -inf start) is not
+      // finite for a fully masked row or a negative scale, so that window scales by 1.
+      if constexpr (RESCALE_IN_WINDOW) {
+#pragma unroll
+        for (int r = 0; r < 2; ++r) alpha[0][r] = 1.f;
+      }
       KRing::Slot prev = fill;
       for (int t = 1; t < n_tiles; ++t) {
         KRing::Slot f = prev;
@@ -491,6 +504,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
         clear_v_past_end(prev, t - 1);
         open_window();
         issue_scores(stage_k(f));
+        if constexpr (RESCALE_IN_WINDOW) rescale_output(acc_o, alpha);  // to tile t-1's max, under S(t)
         wgmma_issue_pv<BLOCK_N, DV_GEMM, VTile>(acc_o[0], pa, stage_k(prev) + KTile::kBytes);
         close_window();
         wgmma_wait<1>();  // S(t) is in; P(t-1) V(t-1) may still run
@@ -504,13 +518,14 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
         wgmma_fence_operands(acc_o[0]);
         wgmma_fence_operands(pa);
         if (lane == 0) v_ring.release(prev);
-        rescale_output(acc_o, alpha);
+        if constexpr (!RESCALE_IN_WINDOW) rescale_output(acc_o, alpha);
         pack_probabilities<T, BLOCK_N>(pa, acc_s[0]);
         prev = f;
       }
       const KRing::Slot last = prev;
       v_ring.wait_full(last);
       clear_v_past_end(last, n_tiles - 1);
+      if constexpr (RESCALE_IN_WINDOW) rescale_output(acc_o, alpha);  // to the last tile's max
       open_window();
       wgmma_issue_pv<BLOCK_N, DV_GEMM, VTile>(acc_o[0], pa, stage_k(last) + KTile::kBytes);
       close_window();
