@@ -154,7 +154,8 @@ codegen::KernelSpec attention_spec(codegen::Family family, const AttentionSpec& 
   // Only the forward folds the scale into its exp2; the backward recomputes P from the LSE.
   ks.negative_scale = family == codegen::Family::fwd && shape.negative_scale;
   ks.buffer_offsets_32 = shape.buffer_offsets_32 &&
-                         codegen::kernel_takes_32_bit_reads(family == codegen::Family::bwd_dkdv && shape.fast_dq);
+                         codegen::kernel_takes_32_bit_reads(family == codegen::Family::bwd_dkdv && shape.fast_dq,
+                                                            spec.declarations, score, mask);
   if (config) ks.config = *config;
   ks.buffer_grads = family == codegen::Family::bwd_dq && !score.buffer_gradients().empty();
   ks.dq_accumulate = family == codegen::Family::bwd_dkdv && shape.fast_dq;

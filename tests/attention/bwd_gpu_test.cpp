@@ -112,13 +112,27 @@ TEST(BwdGpu, ScoreModsWithConstantFactors) {
 }
 
 // The backward's buffer reads in both forms (FwdGpu.BufferReadsWithThirtyTwoAndSixtyFourBitOffsets):
-// contiguous buffers (32-bit offsets, except in the fast mode's dK/dV kernel) and reversed views
-// (64-bit), in both backward modes.
+// contiguous buffers (32-bit offsets) and reversed views (64-bit), in both backward modes. The
+// dK/dV kernel that sums dQ takes the 32-bit form only for a score_mod's buffers beside a mask
+// that reads none (codegen::kernel_takes_32_bit_reads): ALiBi beside documents keeps the 64-bit
+// form there, the tables over one, two and three coordinates beside causal and sliding-window
+// masks take the 32-bit one, at head dims 128 and 64, with odd lengths and GQA 3:1.
 TEST(BwdGpu, BufferReadsWithThirtyTwoAndSixtyFourBitOffsets) {
   FLEXJIT_REQUIRE_GPU();
   std::mt19937_64 rng(fresh_seed());
+  std::normal_distribution<double> normal(0.0, 1.0);
+  const auto table = [&](const std::string& name, std::vector<int64_t> shape) {
+    TestBuffer t;
+    t.decl = BufferDecl{name, DType::f32, shape};
+    int64_t n = 1;
+    for (int64_t e : shape) n *= e;
+    for (int64_t i = 0; i < n; ++i) t.values.push_back(normal(rng));
+    return t;
+  };
   for (bool reversed : {false, true})
   for (BackwardMode mode : {BackwardMode::fast, BackwardMode::deterministic}) {
+    const std::string form = std::string(reversed ? "reversed views" : "contiguous") +
+                             (mode == BackwardMode::fast ? ", fast" : ", deterministic");
     FwdProblem p = base(333, 128);
     p.reversed_buffers = reversed;
     p.backward_mode = mode;
@@ -126,8 +140,26 @@ TEST(BwdGpu, BufferReadsWithThirtyTwoAndSixtyFourBitOffsets) {
     p.buffers.push_back(alibi_slopes(p.Hq));
     p.score_mod = "score + slope[h] * (kv_idx - q_idx)";
     p.mask_mod = "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx";
-    expect_close(p, std::string(reversed ? "reversed views" : "contiguous") +
-                        (mode == BackwardMode::fast ? ", fast" : ", deterministic"));
+    expect_close(p, "ALiBi and documents, " + form);
+    for (int D : {128, 64}) {
+      FwdProblem t = base(0, D);
+      t.reversed_buffers = reversed;
+      t.backward_mode = mode;
+      t.B = 2, t.Hq = 6, t.Hkv = 2, t.Sq = 277, t.Skv = 301;
+      const std::string d = " d" + std::to_string(D) + ", " + form;
+      t.buffers = {table("rel", {2 * t.Skv - 1})};
+      t.score_mod = "score + rel[kv_idx - q_idx + " + std::to_string(t.Skv - 1) + "]";
+      t.mask_mod = "q_idx >= kv_idx";
+      expect_close(t, "rel[kv_idx - q_idx] causal" + d);
+      t.buffers = {table("rel", {t.Hq, 2 * t.Skv - 1})};
+      t.score_mod = "score + rel[h][q_idx - kv_idx + " + std::to_string(t.Skv - 1) + "]";
+      t.mask_mod = "q_idx - kv_idx <= 100 && kv_idx - q_idx <= 100";
+      expect_close(t, "rel[h][q_idx - kv_idx] sliding window" + d);
+      t.buffers = {table("bias", {t.Hq, t.Sq, t.Skv})};
+      t.score_mod = "score + bias[h][q_idx][kv_idx]";
+      t.mask_mod = "";
+      expect_close(t, "bias[h][q_idx][kv_idx] unmasked" + d);
+    }
   }
 }
 

@@ -11,6 +11,7 @@
 
 #include "codegen/mod_args.hpp"
 #include "flexjit/error.hpp"
+#include "flexjit/expr.hpp"
 
 namespace flexjit::codegen {
 namespace {
@@ -102,6 +103,31 @@ TEST(ModArgs, BufferOffsetsFit32BitsOnlyWhenEveryReadBufferDoes) {
   two.buffer("c", TensorView::strided(p, DType::i32, {8}, {-1}));
   EXPECT_TRUE(buffer_offsets_fit_32_bits(two, read_b));
   EXPECT_FALSE(buffer_offsets_fit_32_bits(two, {"b", "c"}));
+}
+
+// Which kernels take the 32-bit reads where the call's buffers fit them: every kernel but the
+// dK/dV kernel that sums dQ, which takes them only where the score_mod reads a buffer and the
+// mask_mod reads none (the classes measured faster and slower in notes/perf.md "(zzt)").
+TEST(ModArgs, ThirtyTwoBitReadsInTheDkDvKernelOnlyForScoreBuffersBesideAMaskWithout) {
+  Declarations d;
+  d.buffers.push_back(BufferDecl::parse("bias:f32:?x?"));
+  d.buffers.push_back(BufferDecl::parse("doc:i32:?"));
+  d.params.push_back(ParamDecl::parse("cap:float"));
+  const Expr table = Expr::parse(ModKind::score, "score + bias[q_idx][kv_idx]", d);
+  const Expr capped = Expr::parse(ModKind::score, "cap * tanh(score / cap)", d);
+  const Expr identity = Expr::parse(ModKind::score, "score", d);
+  const Expr causal = Expr::parse(ModKind::mask, "q_idx >= kv_idx", d);
+  const Expr documents = Expr::parse(ModKind::mask, "doc[q_idx] == doc[kv_idx]", d);
+  // Every other kernel: always (the call's buffers decide the rest).
+  EXPECT_TRUE(kernel_takes_32_bit_reads(false, d, table, documents));
+  EXPECT_TRUE(kernel_takes_32_bit_reads(false, d, identity, documents));
+  EXPECT_TRUE(kernel_takes_32_bit_reads(false, d, table, causal));
+  // The dK/dV kernel that sums dQ.
+  EXPECT_TRUE(kernel_takes_32_bit_reads(true, d, table, causal));
+  EXPECT_FALSE(kernel_takes_32_bit_reads(true, d, table, documents));     // the mask reads doc
+  EXPECT_FALSE(kernel_takes_32_bit_reads(true, d, identity, documents));  // documents alone
+  EXPECT_FALSE(kernel_takes_32_bit_reads(true, d, capped, causal));       // a parameter is no buffer
+  EXPECT_FALSE(kernel_takes_32_bit_reads(true, d, identity, causal));
 }
 
 }  // namespace

@@ -213,7 +213,7 @@ TEST_F(CliEmitRun, EmitLongChainsRendersTwoChains) {
 // --buffer-offsets: the 32-bit buffer reads a call takes when its buffers' offsets fit 31 bits
 // (the variant header maps flexjit_read to flexjit_read_32), the 64-bit ones otherwise; auto is
 // what a call with ordinary buffers runs: 32 where the mods read a buffer, except in the dK/dV
-// kernel that sums dQ.
+// kernel that sums dQ, where only a score_mod's buffers beside a mask_mod without any take them.
 TEST_F(CliEmitRun, EmitBufferOffsetsPicksTheReadForm) {
   const std::string kMap = "#define flexjit_read flexjit_read_32";
   const auto emit = [&](std::vector<std::string> extra) {
@@ -232,6 +232,17 @@ TEST_F(CliEmitRun, EmitBufferOffsetsPicksTheReadForm) {
   const ProcessResult fast = emit({"--family", "bwd_dkdv", "--fast-dq"});
   ASSERT_EQ(fast.exit_code, 0) << fast.describe();
   EXPECT_FALSE(has_text(fast.out, kMap));
+  for (const std::string mode : {"--fast-dq", "--ordered-dq"}) {
+    const ProcessResult table = cli({"emit", "--family", "bwd_dkdv", mode, "--score", "score + bias[q_idx][kv_idx]",
+                                     "--mask", "q_idx >= kv_idx", "--buffer", "bias:f32:?x?"});
+    ASSERT_EQ(table.exit_code, 0) << table.describe();
+    EXPECT_TRUE(has_text(table.out, kMap)) << mode;
+    const ProcessResult table_documents =
+        cli({"emit", "--family", "bwd_dkdv", mode, "--score", "score + bias[q_idx][kv_idx]", "--mask",
+             "doc[q_idx] == doc[kv_idx]", "--buffer", "bias:f32:?x?", "--buffer", "doc:i32:?"});
+    ASSERT_EQ(table_documents.exit_code, 0) << table_documents.describe();
+    EXPECT_FALSE(has_text(table_documents.out, kMap)) << mode;
+  }
   const ProcessResult fast32 = emit({"--family", "bwd_dkdv", "--fast-dq", "--buffer-offsets", "32"});
   ASSERT_EQ(fast32.exit_code, 0) << fast32.describe();
   EXPECT_TRUE(has_text(fast32.out, kMap));
