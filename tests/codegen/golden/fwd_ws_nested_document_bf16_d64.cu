@@ -445,9 +445,10 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
   // window, between the two issues (FA3's order), not after P(t-1) V(t-1) lands: ptxas places the
   // wait for that product at the softmax's start, so what follows the wait holds up the next
   // window, and the rescale's multiplies run under S(t) instead (H200, notes/perf.md "(zzt)",
-  // two runs: causal 1.01-1.03x, GQA 1.00-1.03x, soft-capping 1.02-1.03x, noop d128 1.01-1.03x,
-  // prefix LM 1.01x). Mods that read buffers keep the rescale after the wait: ALiBi measured
-  // 0.987-0.996x and documents 0.996-0.997x with it in the window. With two or three
+  // three A/B runs: causal 1.01-1.03x, GQA 1.00-1.03x, soft-capping 1.02-1.03x, noop d128
+  // 1.00-1.03x, prefix LM 1.01x, sliding window 1.00-1.01x). Mods that read buffers keep the
+  // rescale after the wait: ALiBi measured 0.987-0.996x and documents 0.996-0.997x with it in the
+  // window. With two or three
   // consumer warpgroups the issue windows also take turns in a ring (named barrier 3 + w is
   // warpgroup w's turn; the one before it in the ring hands it over), so one warpgroup's GEMMs run
   // while the others do their elementwise work. Every warpgroup opens as many windows per work
@@ -625,8 +626,8 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
       }
       scores_to_probabilities(0);
       pack_probabilities<T, BLOCK_N>(pa, acc_s[0]);
-      // O is zero until the first window adds P(0) V(0); tile 0's alpha (from the -inf start) is not
-      // finite for a fully masked row or a negative scale, so that window scales by 1.
+      // O is zero until the first window adds P(0) V(0), so that window scales by 1: tile 0's alpha
+      // (from the running max's -inf start) is +inf under a negative scale, and 0 * inf is NaN.
       if constexpr (RESCALE_IN_WINDOW) {
 #pragma unroll
         for (int r = 0; r < 2; ++r) alpha[0][r] = 1.f;
