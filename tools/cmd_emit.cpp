@@ -153,8 +153,7 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
         throw UsageError("--buffer-offsets 32: the mods read no buffer, so there are no buffer reads to narrow");
       spec.buffer_offsets_32 = o->buffer_offsets == "32" ||
                                (o->buffer_offsets == "auto" && reads_buffers &&
-                                codegen::kernel_takes_32_bit_reads(spec.dq_accumulate, declarations, spec.score_mod,
-                                                                   spec.mask_mod));
+                                codegen::kernel_takes_32_bit_reads(spec.dq_accumulate, spec.score_mod, spec.mask_mod));
       spec.sparse_q_block = o->q_block;
       spec.sparse_kv_block = o->kv_block;
       // Without a config, the one a call on `arch` launches when tuning is off (the wgmma kernels on

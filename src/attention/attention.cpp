@@ -155,7 +155,7 @@ codegen::KernelSpec attention_spec(codegen::Family family, const AttentionSpec& 
   ks.negative_scale = family == codegen::Family::fwd && shape.negative_scale;
   ks.buffer_offsets_32 = shape.buffer_offsets_32 &&
                          codegen::kernel_takes_32_bit_reads(family == codegen::Family::bwd_dkdv && shape.fast_dq,
-                                                            spec.declarations, score, mask);
+                                                            score, mask);
   if (config) ks.config = *config;
   ks.buffer_grads = family == codegen::Family::bwd_dq && !score.buffer_gradients().empty();
   ks.dq_accumulate = family == codegen::Family::bwd_dkdv && shape.fast_dq;

@@ -139,10 +139,8 @@ bool reads_buffers(const Declarations& declarations, std::initializer_list<const
   return false;
 }
 
-bool kernel_takes_32_bit_reads(bool dkdv_sums_dq, const Declarations& declarations, const Expr& score_mod,
-                               const Expr& mask_mod) {
-  if (!dkdv_sums_dq) return true;
-  return reads_buffers(declarations, {&score_mod}) && !reads_buffers(declarations, {&mask_mod});
+bool kernel_takes_32_bit_reads(bool dkdv_sums_dq, const Expr& score_mod, const Expr& mask_mod) {
+  return !dkdv_sums_dq || (!score_mod.buffers_read().empty() && mask_mod.buffers_read().empty());
 }
 
 }  // namespace flexjit::codegen

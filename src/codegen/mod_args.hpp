@@ -31,8 +31,7 @@ bool buffer_offsets_fit_32_bits(const ModValues& values, const std::set<std::str
 // "(zzt)": bias[h][q_idx][kv_idx] 1.47-1.75x, bias[q_idx][kv_idx] 1.74-1.87x, rel[h][kv_idx -
 // q_idx] 1.38-1.45x, rel[kv_idx - q_idx] 1.02-1.06x); a mask that reads buffers (documents, also
 // beside ALiBi) measured 0.95-0.96x with them (and 0.97x on the H100 in "(t)").
-bool kernel_takes_32_bit_reads(bool dkdv_sums_dq, const Declarations& declarations, const Expr& score_mod,
-                               const Expr& mask_mod);
+bool kernel_takes_32_bit_reads(bool dkdv_sums_dq, const Expr& score_mod, const Expr& mask_mod);
 
 // The parameter and buffer names `exprs` read.
 std::set<std::string> names_read(std::initializer_list<const Expr*> exprs);

@@ -12,6 +12,7 @@
 #include "flexjit/error.hpp"
 #include "jit/driver.hpp"
 #include "support/attention_harness.hpp"
+#include "support/random_draws.hpp"
 #include "support/scoped.hpp"
 #include "tune/autotune_cache.hpp"
 
@@ -120,14 +121,8 @@ TEST(BwdGpu, ScoreModsWithConstantFactors) {
 TEST(BwdGpu, BufferReadsWithThirtyTwoAndSixtyFourBitOffsets) {
   FLEXJIT_REQUIRE_GPU();
   std::mt19937_64 rng(fresh_seed());
-  std::normal_distribution<double> normal(0.0, 1.0);
   const auto table = [&](const std::string& name, std::vector<int64_t> shape) {
-    TestBuffer t;
-    t.decl = BufferDecl{name, DType::f32, shape};
-    int64_t n = 1;
-    for (int64_t e : shape) n *= e;
-    for (int64_t i = 0; i < n; ++i) t.values.push_back(normal(rng));
-    return t;
+    return f32_buffer(name, shape, rng, -2.0, 2.0);
   };
   for (bool reversed : {false, true})
   for (BackwardMode mode : {BackwardMode::fast, BackwardMode::deterministic}) {

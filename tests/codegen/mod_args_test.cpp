@@ -119,15 +119,15 @@ TEST(ModArgs, ThirtyTwoBitReadsInTheDkDvKernelOnlyForScoreBuffersBesideAMaskWith
   const Expr causal = Expr::parse(ModKind::mask, "q_idx >= kv_idx", d);
   const Expr documents = Expr::parse(ModKind::mask, "doc[q_idx] == doc[kv_idx]", d);
   // Every other kernel: always (the call's buffers decide the rest).
-  EXPECT_TRUE(kernel_takes_32_bit_reads(false, d, table, documents));
-  EXPECT_TRUE(kernel_takes_32_bit_reads(false, d, identity, documents));
-  EXPECT_TRUE(kernel_takes_32_bit_reads(false, d, table, causal));
+  EXPECT_TRUE(kernel_takes_32_bit_reads(false, table, documents));
+  EXPECT_TRUE(kernel_takes_32_bit_reads(false, identity, documents));
+  EXPECT_TRUE(kernel_takes_32_bit_reads(false, table, causal));
   // The dK/dV kernel that sums dQ.
-  EXPECT_TRUE(kernel_takes_32_bit_reads(true, d, table, causal));
-  EXPECT_FALSE(kernel_takes_32_bit_reads(true, d, table, documents));     // the mask reads doc
-  EXPECT_FALSE(kernel_takes_32_bit_reads(true, d, identity, documents));  // documents alone
-  EXPECT_FALSE(kernel_takes_32_bit_reads(true, d, capped, causal));       // a parameter is no buffer
-  EXPECT_FALSE(kernel_takes_32_bit_reads(true, d, identity, causal));
+  EXPECT_TRUE(kernel_takes_32_bit_reads(true, table, causal));
+  EXPECT_FALSE(kernel_takes_32_bit_reads(true, table, documents));     // the mask reads doc
+  EXPECT_FALSE(kernel_takes_32_bit_reads(true, identity, documents));  // documents alone
+  EXPECT_FALSE(kernel_takes_32_bit_reads(true, capped, causal));       // a parameter is no buffer
+  EXPECT_FALSE(kernel_takes_32_bit_reads(true, identity, causal));
 }
 
 }  // namespace
