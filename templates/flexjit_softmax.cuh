@@ -56,9 +56,18 @@ __device__ __forceinline__ void softmax_probabilities(float (&acc_s)[M_TILES][N_
   for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
-      float mx = row_max[mt][r];
+      // The row's maximum as a tree (depth log2(N_TILES) + 1), not a chain through every column:
+      // nothing else can issue until it is known, and each step of a chain waits out the last
+      // one's latency (ncu, H200, notes/perf.md "(zzu)": the chain's 65 instructions took about
+      // 230 cycles of the warpgroup's 1,080-cycle softmax stretch; the tree measured 1.00-1.03x).
+      float pair_max[N_TILES];
 #pragma unroll
-      for (int j = 0; j < N_TILES; ++j) mx = fmaxf(mx, fmaxf(acc_s[mt][j][2 * r], acc_s[mt][j][2 * r + 1]));
+      for (int j = 0; j < N_TILES; ++j) pair_max[j] = fmaxf(acc_s[mt][j][2 * r], acc_s[mt][j][2 * r + 1]);
+#pragma unroll
+      for (int stride = 1; stride < N_TILES; stride *= 2)
+#pragma unroll
+        for (int j = 0; j + stride < N_TILES; j += 2 * stride) pair_max[j] = fmaxf(pair_max[j], pair_max[j + stride]);
+      float mx = fmaxf(row_max[mt][r], pair_max[0]);
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
       const float base = (mx == neg_inf() ? 0.f : mx) * exp_scale;

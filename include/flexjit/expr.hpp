@@ -166,6 +166,10 @@ class Expr {
   bool uses(std::string_view variable) const;
   /// Names of the buffers read.
   std::set<std::string> buffers_read() const;
+  /// True when some buffer read has an index that reads q_idx or kv_idx, directly or through
+  /// another read: a table over the scores' positions (`bias[q_idx][kv_idx]`, `rel[kv_idx - q_idx]`,
+  /// `bias[doc[q_idx]][h]`), not one value per head or batch (`slope[h]`).
+  bool reads_buffers_by_position() const;
   /// Names of the parameters read.
   std::set<std::string> params_read() const;
   /// True for a score_mod that returns `score` unchanged (after simplification).

@@ -140,7 +140,8 @@ bool reads_buffers(const Declarations& declarations, std::initializer_list<const
 }
 
 bool kernel_takes_32_bit_reads(bool dkdv_sums_dq, const Expr& score_mod, const Expr& mask_mod) {
-  return !dkdv_sums_dq || (!score_mod.buffers_read().empty() && mask_mod.buffers_read().empty());
+  return !dkdv_sums_dq || score_mod.reads_buffers_by_position() ||
+         (!score_mod.buffers_read().empty() && mask_mod.buffers_read().empty());
 }
 
 }  // namespace flexjit::codegen

@@ -26,11 +26,14 @@ bool buffer_offsets_fit_32_bits(const ModValues& values, const std::set<std::str
 
 // Whether a kernel takes the 32-bit reads when its call's buffers fit them. Every kernel does but
 // the backward's dK/dV kernel that also sums dQ (`dq_accumulate`, both backward modes), which takes
-// them only where the score_mod reads a buffer and the mask_mod reads none. There the 64-bit
-// offsets spill in the inner loop and the 32-bit ones measured 1.02-1.87x (H200, notes/perf.md
-// "(zzt)": bias[h][q_idx][kv_idx] 1.47-1.75x, bias[q_idx][kv_idx] 1.74-1.87x, rel[h][kv_idx -
-// q_idx] 1.38-1.45x, rel[kv_idx - q_idx] 1.02-1.06x); a mask that reads buffers (documents, also
-// beside ALiBi) measured 0.95-0.96x with them (and 0.97x on the H100 in "(t)").
+// them where the score_mod reads a buffer by the score's position (a table: its offsets are
+// computed per score), and where it reads any buffer beside a mask_mod that reads none. Such
+// tables spill in the inner loop with 64-bit offsets: the 32-bit ones measured 1.02-1.87x beside
+// masks without buffers (H200, notes/perf.md "(zzt)": bias[h][q_idx][kv_idx] 1.47-1.75x,
+// bias[q_idx][kv_idx] 1.74-1.87x, rel[h][kv_idx - q_idx] 1.38-1.45x, rel[kv_idx - q_idx]
+// 1.02-1.06x) and 1.01-1.19x beside a documents mask ("(zzu)"). A mask that reads buffers beside
+// no table keeps the 64-bit reads: documents alone and beside ALiBi's slope[h] measured 0.95-0.96x
+// with 32-bit ones (and 0.97x on the H100 in "(t)").
 bool kernel_takes_32_bit_reads(bool dkdv_sums_dq, const Expr& score_mod, const Expr& mask_mod);
 
 // The parameter and buffer names `exprs` read.

@@ -130,6 +130,17 @@ std::set<std::string> Expr::buffers_read() const {
   return names;
 }
 
+bool Expr::reads_buffers_by_position() const {
+  bool by_position = false;
+  visit(*root_, [&](const Node& node) {
+    if (node.kind != NodeKind::buffer_read) return;
+    for (const auto& index : node.operands)
+      if (expr::tree_uses(*index, expr::Variable::q_idx) || expr::tree_uses(*index, expr::Variable::kv_idx))
+        by_position = true;
+  });
+  return by_position;
+}
+
 std::set<std::string> Expr::params_read() const {
   std::set<std::string> names;
   visit(*root_, [&](const Node& node) {

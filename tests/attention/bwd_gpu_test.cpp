@@ -114,10 +114,11 @@ TEST(BwdGpu, ScoreModsWithConstantFactors) {
 
 // The backward's buffer reads in both forms (FwdGpu.BufferReadsWithThirtyTwoAndSixtyFourBitOffsets):
 // contiguous buffers (32-bit offsets) and reversed views (64-bit), in both backward modes. The
-// dK/dV kernel that sums dQ takes the 32-bit form only for a score_mod's buffers beside a mask
-// that reads none (codegen::kernel_takes_32_bit_reads): ALiBi beside documents keeps the 64-bit
-// form there, the tables over one, two and three coordinates beside causal and sliding-window
-// masks take the 32-bit one, at head dims 128 and 64, with odd lengths and GQA 3:1.
+// dK/dV kernel that sums dQ takes the 32-bit form for a score_mod's tables, and for its other
+// buffers beside a mask that reads none (codegen::kernel_takes_32_bit_reads): ALiBi beside
+// documents keeps the 64-bit form there, the tables over one, two and three coordinates beside
+// causal, sliding-window and documents masks take the 32-bit one, at head dims 128 and 64, with
+// odd lengths and GQA 3:1.
 TEST(BwdGpu, BufferReadsWithThirtyTwoAndSixtyFourBitOffsets) {
   FLEXJIT_REQUIRE_GPU();
   std::mt19937_64 rng(fresh_seed());
@@ -154,6 +155,9 @@ TEST(BwdGpu, BufferReadsWithThirtyTwoAndSixtyFourBitOffsets) {
       t.score_mod = "score + bias[h][q_idx][kv_idx]";
       t.mask_mod = "";
       expect_close(t, "bias[h][q_idx][kv_idx] unmasked" + d);
+      t.buffers.push_back(document_ids(t.Skv, rng));
+      t.mask_mod = "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx";
+      expect_close(t, "bias[h][q_idx][kv_idx] documents causal" + d);
     }
   }
 }

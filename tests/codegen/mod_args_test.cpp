@@ -108,12 +108,17 @@ TEST(ModArgs, BufferOffsetsFit32BitsOnlyWhenEveryReadBufferDoes) {
 // Which kernels take the 32-bit reads where the call's buffers fit them: every kernel but the
 // dK/dV kernel that sums dQ, which takes them only where the score_mod reads a buffer and the
 // mask_mod reads none (the classes measured faster and slower in notes/perf.md "(zzt)").
-TEST(ModArgs, ThirtyTwoBitReadsInTheDkDvKernelOnlyForScoreBuffersBesideAMaskWithout) {
+TEST(ModArgs, ThirtyTwoBitReadsInTheDkDvKernelForScoreTablesAndForScoreBuffersBesideAMaskWithout) {
   Declarations d;
   d.buffers.push_back(BufferDecl::parse("bias:f32:?x?"));
+  d.buffers.push_back(BufferDecl::parse("rel:f32:?"));
+  d.buffers.push_back(BufferDecl::parse("slope:f32:?"));
   d.buffers.push_back(BufferDecl::parse("doc:i32:?"));
   d.params.push_back(ParamDecl::parse("cap:float"));
   const Expr table = Expr::parse(ModKind::score, "score + bias[q_idx][kv_idx]", d);
+  const Expr diagonal = Expr::parse(ModKind::score, "score + rel[kv_idx - q_idx + 4095]", d);
+  const Expr by_document = Expr::parse(ModKind::score, "score + rel[doc[kv_idx]]", d);
+  const Expr alibi = Expr::parse(ModKind::score, "score + slope[h] * (kv_idx - q_idx)", d);
   const Expr capped = Expr::parse(ModKind::score, "cap * tanh(score / cap)", d);
   const Expr identity = Expr::parse(ModKind::score, "score", d);
   const Expr causal = Expr::parse(ModKind::mask, "q_idx >= kv_idx", d);
@@ -121,10 +126,16 @@ TEST(ModArgs, ThirtyTwoBitReadsInTheDkDvKernelOnlyForScoreBuffersBesideAMaskWith
   // Every other kernel: always (the call's buffers decide the rest).
   EXPECT_TRUE(kernel_takes_32_bit_reads(false, table, documents));
   EXPECT_TRUE(kernel_takes_32_bit_reads(false, identity, documents));
+  EXPECT_TRUE(kernel_takes_32_bit_reads(false, alibi, documents));
   EXPECT_TRUE(kernel_takes_32_bit_reads(false, table, causal));
-  // The dK/dV kernel that sums dQ.
+  // The dK/dV kernel that sums dQ: tables whatever the mask reads.
   EXPECT_TRUE(kernel_takes_32_bit_reads(true, table, causal));
-  EXPECT_FALSE(kernel_takes_32_bit_reads(true, table, documents));     // the mask reads doc
+  EXPECT_TRUE(kernel_takes_32_bit_reads(true, table, documents));
+  EXPECT_TRUE(kernel_takes_32_bit_reads(true, diagonal, documents));
+  EXPECT_TRUE(kernel_takes_32_bit_reads(true, by_document, documents));  // indexed through doc[kv_idx]
+  // Per-head buffers only beside a mask without buffers.
+  EXPECT_TRUE(kernel_takes_32_bit_reads(true, alibi, causal));
+  EXPECT_FALSE(kernel_takes_32_bit_reads(true, alibi, documents));
   EXPECT_FALSE(kernel_takes_32_bit_reads(true, identity, documents));  // documents alone
   EXPECT_FALSE(kernel_takes_32_bit_reads(true, capped, causal));       // a parameter is no buffer
   EXPECT_FALSE(kernel_takes_32_bit_reads(true, identity, causal));

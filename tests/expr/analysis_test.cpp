@@ -32,6 +32,17 @@ TEST(Analysis, BuffersAndParamsRead) {
   EXPECT_EQ(e.declarations().buffers.size(), standard_declarations().buffers.size());
 }
 
+TEST(Analysis, BuffersReadByPosition) {
+  for (const char* table : {"score + bias[h][q_idx]", "score + bias[h][kv_idx - q_idx + 4095]",
+                            "score + bias[h][doc[kv_idx]]", "score + slope[h] + table[q_idx * 2]"})
+    EXPECT_TRUE(score_mod(table).reads_buffers_by_position()) << table;
+  EXPECT_TRUE(mask_mod("doc[q_idx] == doc[kv_idx]").reads_buffers_by_position());
+  for (const char* per_head : {"score + slope[h] * (kv_idx - q_idx)", "score * slope[b] + q_idx", "score + slope[0]",
+                               "score * cap", "score"})
+    EXPECT_FALSE(score_mod(per_head).reads_buffers_by_position()) << per_head;
+  EXPECT_FALSE(mask_mod("q_idx >= kv_idx").reads_buffers_by_position());
+}
+
 TEST(Analysis, IdentityScoreMods) {
   for (const char* identity : {"score", "(score)", "score + 0", "score * 1", "1.0 * score - 0.0", "+score",
                                "-(-score)", "where(true, score, 0.0)", "where(q_idx > 0, score, score)",

@@ -241,7 +241,12 @@ TEST_F(CliEmitRun, EmitBufferOffsetsPicksTheReadForm) {
         cli({"emit", "--family", "bwd_dkdv", mode, "--score", "score + bias[q_idx][kv_idx]", "--mask",
              "doc[q_idx] == doc[kv_idx]", "--buffer", "bias:f32:?x?", "--buffer", "doc:i32:?"});
     ASSERT_EQ(table_documents.exit_code, 0) << table_documents.describe();
-    EXPECT_FALSE(has_text(table_documents.out, kMap)) << mode;
+    EXPECT_TRUE(has_text(table_documents.out, kMap)) << mode;
+    const ProcessResult alibi_documents =
+        cli({"emit", "--family", "bwd_dkdv", mode, "--score", "score + slope[h] * (kv_idx - q_idx)", "--mask",
+             "doc[q_idx] == doc[kv_idx]", "--buffer", "slope:f32:?", "--buffer", "doc:i32:?"});
+    ASSERT_EQ(alibi_documents.exit_code, 0) << alibi_documents.describe();
+    EXPECT_FALSE(has_text(alibi_documents.out, kMap)) << mode;
   }
   const ProcessResult fast32 = emit({"--family", "bwd_dkdv", "--fast-dq", "--buffer-offsets", "32"});
   ASSERT_EQ(fast32.exit_code, 0) << fast32.describe();
