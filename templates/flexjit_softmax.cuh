@@ -59,7 +59,8 @@ __device__ __forceinline__ void softmax_probabilities(float (&acc_s)[M_TILES][N_
       // The row's maximum as a tree (depth log2(N_TILES) + 1), not a chain through every column:
       // nothing else can issue until it is known, and each step of a chain waits out the last
       // one's latency (ncu, H200, notes/perf.md "(zzu)": the chain's 65 instructions took about
-      // 230 cycles of the warpgroup's 1,080-cycle softmax stretch; the tree measured 1.00-1.03x).
+      // 230 cycles of the warpgroup's 1,080-cycle softmax stretch; the tree measured 1.00-1.03x on
+      // most suite forwards in two A/B runs, causal d64 0.99-1.00x).
       float pair_max[N_TILES];
 #pragma unroll
       for (int j = 0; j < N_TILES; ++j) pair_max[j] = fmaxf(acc_s[mt][j][2 * r], acc_s[mt][j][2 * r + 1]);

@@ -106,8 +106,9 @@ TEST(ModArgs, BufferOffsetsFit32BitsOnlyWhenEveryReadBufferDoes) {
 }
 
 // Which kernels take the 32-bit reads where the call's buffers fit them: every kernel but the
-// dK/dV kernel that sums dQ, which takes them only where the score_mod reads a buffer and the
-// mask_mod reads none (the classes measured faster and slower in notes/perf.md "(zzt)").
+// dK/dV kernel that sums dQ, which takes them where the score_mod reads a table by position, and
+// where it reads any buffer beside a mask_mod that reads none (the classes measured faster and
+// slower in notes/perf.md "(zzt)" and "(zzu)").
 TEST(ModArgs, ThirtyTwoBitReadsInTheDkDvKernelForScoreTablesAndForScoreBuffersBesideAMaskWithout) {
   Declarations d;
   d.buffers.push_back(BufferDecl::parse("bias:f32:?x?"));
