@@ -119,17 +119,26 @@ TEST(FamilyGeometry, OneConsumerWarpgroupTakesTwoCtasPerSmWhereTheyFit) {
 }
 
 // The persistent forward's sections of (batch, head) pairs: by ticket, the heads whose K and V
-// fit in 8 MiB together, and at least 4 work tiles per CTA; striding, one head.
+// fit in 8 MiB together, and at least 4 work tiles per CTA, then evened out so that the last
+// section is not a small remainder; striding, one head.
 TEST(FamilyGeometry, ForwardTileSections) {
   // Causal d256, B=2 H=16 S=4096 on 132 CTAs: a head's K and V are 4 MiB (1 fits beside the
-  // +1 byte of rounding), 4 x 132 tiles need ceil(528 / 32) = 17 heads.
-  EXPECT_EQ(forward_tile_section(spec(Family::fwd, 256, "m128n64w8s2ws"), 32, 32, 4096, 132, true), 17);
-  // Causal d128, B=4 H=16: 2 MiB heads (3 fit), 17 for the balance.
-  EXPECT_EQ(forward_tile_section(spec(Family::fwd, 128, "m128n128w8s2ws"), 64, 32, 4096, 132, true), 17);
-  // GQA 4:1 at d64, B=2 H=32: a query head's share of its K and V is 256 KiB: 31 fit in L2.
+  // +1 byte of rounding), 4 x 132 tiles need ceil(528 / 32) = 17 heads; 32 heads in two
+  // sections of 16.
+  EXPECT_EQ(forward_tile_section(spec(Family::fwd, 256, "m128n64w8s2ws"), 32, 32, 4096, 132, true), 16);
+  // Causal d128, B=4 H=16: 2 MiB heads (3 fit), 17 for the balance: 17, 17, 17, 13 become four
+  // sections of 16.
+  EXPECT_EQ(forward_tile_section(spec(Family::fwd, 128, "m128n128w8s2ws"), 64, 32, 4096, 132, true), 16);
+  // GQA 4:1 at d64, B=2 H=32: a query head's share of its K and V is 256 KiB: 31 fit in L2;
+  // 31, 31, 2 become three sections of 22 (the last 20).
   KernelSpec gqa = spec(Family::fwd, 64, "m128n128w8s2ws");
   gqa.gqa_group = 4;
-  EXPECT_EQ(forward_tile_section(gqa, 64, 32, 4096, 132, true), 31);
+  EXPECT_EQ(forward_tile_section(gqa, 64, 32, 4096, 132, true), 22);
+  // B=1 H=16 S=16384 at d128 (an 8 MiB head, 128 tiles each): 5 heads for the balance left the
+  // last section one head (5, 5, 5, 1); four sections of 4 instead.
+  EXPECT_EQ(forward_tile_section(spec(Family::fwd, 128, "m128n128w8s2ws"), 16, 128, 16384, 132, true), 4);
+  // 17 such heads: four sections would be 5, 5, 5, 2; three of 6 leave 5 for the last.
+  EXPECT_EQ(forward_tile_section(spec(Family::fwd, 128, "m128n128w8s2ws"), 17, 128, 16384, 132, true), 6);
   // Never more than the call's heads; one head when the CTAs stride over equal tiles.
   EXPECT_EQ(forward_tile_section(spec(Family::fwd, 128, "m128n128w8s2ws"), 3, 2, 200, 6, true), 3);
   EXPECT_EQ(forward_tile_section(spec(Family::fwd, 256, "m128n64w8s2ws"), 32, 32, 4096, 132, false), 1);
