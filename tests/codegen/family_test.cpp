@@ -139,6 +139,9 @@ TEST(FamilyGeometry, ForwardTileSections) {
   EXPECT_EQ(forward_tile_section(spec(Family::fwd, 128, "m128n128w8s2ws"), 16, 128, 16384, 132, true), 4);
   // 17 such heads: four sections would be 5, 5, 5, 2; three of 6 leave 5 for the last.
   EXPECT_EQ(forward_tile_section(spec(Family::fwd, 128, "m128n128w8s2ws"), 17, 128, 16384, 132, true), 6);
+  // 13 heads of 512 tiles (S=65536: 32 MiB heads, 2 for the balance): sections of 2, 3 or 4
+  // leave the last one head, and 5 is more than twice 2, so the sections stay 2.
+  EXPECT_EQ(forward_tile_section(spec(Family::fwd, 128, "m128n128w8s2ws"), 13, 512, 65536, 132, true), 2);
   // Never more than the call's heads; one head when the CTAs stride over equal tiles.
   EXPECT_EQ(forward_tile_section(spec(Family::fwd, 128, "m128n128w8s2ws"), 3, 2, 200, 6, true), 3);
   EXPECT_EQ(forward_tile_section(spec(Family::fwd, 256, "m128n64w8s2ws"), 32, 32, 4096, 132, false), 1);

@@ -333,13 +333,14 @@ int forward_tile_section(const KernelSpec& spec, int heads, int tiles_per_head, 
   // left one head's 128 tiles to 132 CTAs: long documents' SMs idled 17 % of the kernel, ncu,
   // notes/perf.md "(zzv)"; evened out, long documents ran 1.08x and long causal 1.02x, H200).
   // As many sections as before, or fewer until the last holds at least three quarters of the
-  // others.
-  for (long long n = (heads + section - 1) / section; n > 1; --n) {
+  // others; none more than twice the size above (its L2 share), else that size as it was.
+  for (long long n = (heads + section - 1) / section; n >= 1; --n) {
     const long long even = (heads + n - 1) / n;
+    if (even > 2 * section) break;
     const long long last = heads - (n - 1) * even;
     if (4 * last >= 3 * even) return static_cast<int>(even);
   }
-  return heads;
+  return static_cast<int>(section);
 }
 
 }  // namespace flexjit::codegen
