@@ -14,8 +14,8 @@ namespace flexjit::codegen {
 // in order) a section holds the heads whose K and V fit an 8 MiB share of L2 together, and at
 // least 4 tiles per CTA, so that the last section's heaviest tile is taken early enough for the
 // lighter ones to even out the CTAs' finishing times; then the sections are evened out (the last
-// one, the heads left over, at least three quarters of the others). Striding over equal tiles,
-// one head.
+// one, the heads left over, at least three quarters of the others, no section more than twice
+// that size; where no split qualifies, that size). Striding over equal tiles, one head.
 int forward_tile_section(const KernelSpec& spec, int heads, int tiles_per_head, int kv_len, int ctas,
                          bool by_ticket);
 
