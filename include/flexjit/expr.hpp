@@ -170,6 +170,9 @@ class Expr {
   /// another read: a table over the scores' positions (`bias[q_idx][kv_idx]`, `rel[kv_idx - q_idx]`,
   /// `bias[doc[q_idx]][h]`), not one value per head or batch (`slope[h]`).
   bool reads_buffers_by_position() const;
+  /// True when some buffer read has an index that reads q_idx, directly or through another read
+  /// (`doc[q_idx]`, `bias[q_idx][kv_idx]`); false for reads at key positions alone (`pad[kv_idx]`).
+  bool reads_buffers_at_query_positions() const;
   /// Names of the parameters read.
   std::set<std::string> params_read() const;
   /// True for a score_mod that returns `score` unchanged (after simplification).

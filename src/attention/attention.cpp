@@ -217,10 +217,11 @@ int bwd_head_splits(const codegen::KernelSpec& ks, const attention::ProblemShape
   pr.sm_count = device_sm_count();
   pr.kv_len = shape.kv_len;
   pr.head_dims = ks.memory_head_dim() + ks.memory_head_dim_v();
+  pr.launch_group_ctas = codegen::dkdv_launch_group_ctas(ks);
   static std::mutex mutex;
   static std::map<std::vector<int64_t>, int> chosen;
   const std::vector<int64_t> key = {pr.kv_tiles, pr.pairs,   pr.group,  pr.q_tiles,
-                                    pr.masked,   pr.sm_count, pr.kv_len, pr.head_dims};
+                                    pr.masked,   pr.sm_count, pr.kv_len, pr.head_dims, pr.launch_group_ctas};
   std::lock_guard<std::mutex> lock(mutex);
   if (const auto it = chosen.find(key); it != chosen.end()) return it->second;
   if (chosen.size() > 4096) chosen.clear();  // bounded: a rebuilt entry is the same choice

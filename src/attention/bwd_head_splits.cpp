@@ -16,9 +16,6 @@ namespace {
 // A CTA's fixed cost beside its walk (K and V loads, the first tile's latency, the epilogue), in
 // query-tile steps.
 constexpr double kCtaSteps = 2.0;
-// The kernel's grouped launch order under masks: heaviest kv tiles first within groups of pairs of
-// about this many CTAs (the template's HEAVY_FIRST_CTAS).
-constexpr int64_t kHeavyFirstCtas = 128;
 // Grids of this many waves or more at one CTA per group are left whole (their tails are short
 // beside them), and no split makes more than kMaxWaves waves.
 constexpr int64_t kWholeGroupWaves = 8, kMaxWaves = 64;
@@ -58,7 +55,8 @@ double estimate_bwd_head_split_time(const HeadSplitProblem& pr, int splits) {
     const int span = flexjit_first_split_head(pr.group, splits, split + 1) - flexjit_first_split_head(pr.group, splits, split);
     return kCtaSteps + static_cast<double>(span * tiles);
   };
-  LaunchOrder order{units, pairs, std::max<int64_t>(1, std::min(pairs, kHeavyFirstCtas / units)), pr.masked};
+  const int64_t group_ctas = std::max(pr.launch_group_ctas, 0);
+  LaunchOrder order{units, pairs, std::max<int64_t>(1, std::min(pairs, group_ctas / units)), group_ctas > 0};
   std::priority_queue<double, std::vector<double>, std::greater<double>> free_at;
   for (int i = 0; i < std::max(pr.sm_count, 1); ++i) free_at.push(0.0);
   double end = 0.0;

@@ -23,6 +23,7 @@ struct HeadSplitProblem {
   int sm_count = 132;  ///< CTAs that run at once (one per SM)
   int kv_len = 1;      ///< keys per sequence (the partial sums' rows)
   int head_dims = 256; ///< D + Dv (the partial sums' columns and the work per tile)
+  int launch_group_ctas = 0; ///< the kernel's launch groups (codegen::dkdv_launch_group_ctas; 0: the plain order)
 };
 
 /// How many CTAs share each (kv tile, kv head): 1 (no split) to `group`, each split walking the

@@ -154,6 +154,33 @@ bool dkdv_half_slab_dims(int head_dim, int head_dim_v);
 // launch.
 inline bool mask_walks_cut_by_data(const KernelSpec& s) { return s.has_mask() && !s.mask_mod.has_tile_bounds(); }
 
+// The warp-specialised dK/dV kernel's launch groups (LAUNCH_GROUP_CTAS): 0 without a mask (the
+// plain order, kv tile fastest, keeps the co-resident CTAs adding into a few heads' dQ); under a
+// mask, groups of (kv head, batch) pairs of about this many CTAs, heaviest kv tiles first within
+// each (the causal model: kv tile n walks the query tiles from its diagonal on). 128, about one
+// wave, where that model holds; 1024 in the fast mode where data at the query positions cuts the
+// walks (mask_walks_cut_by_data and a buffer read at q_idx: documents), whose heavy tiles (a long
+// document's first) sit anywhere in the kv order, and the tables say where they are (without
+// tables every walk is whole). With groups of one wave the last group's start late and run
+// alone; eight times as many pairs per group interleave the documents' walks, and walks the
+// documents cut keep the co-resident CTAs' dQ rows within their documents, so the L2 reuse the
+// small groups buy stays. H200, fast backward, 1024 against 128 CTAs (notes/perf.md "(zzw)",
+// zzw1 and zzw2, three rounds each): GQA 4:1 documents 1.207x / 1.181x, long documents 1.098x /
+// 1.094x, 12 documents d64 at 8k 1.035x / 1.032x, bidirectional documents 1.022x / 1.026x, the
+// suite's documents 1.017x / 1.015x, 4 documents at 8k 1.010x / 1.013x, 40 short documents
+// 1.001x / 1.001x, documents within a 512 window 0.991x (zzw2). 4096 lost two of them (0.956x,
+// 0.978x). Causal-like masks lose at 1024 (zzv: causal 0.949x, GQA causal 0.950x, ALiBi 0.946x,
+// sliding window 0.964x, long causal 0.983x), and so does key padding beside causal
+// (`pad[kv_idx] == 0 && q_idx >= kv_idx`, no tile bounds but causal's walks: 0.975x, zzw2),
+// hence the read at q_idx. The deterministic mode keeps 128: its chains of ordered sums lost
+// 0.835x under 4 documents at 8k with 1024 (zzw1).
+inline int dkdv_launch_group_ctas(const KernelSpec& s) {
+  if (!s.has_mask()) return 0;
+  return !s.dq_ordered && s.has_block_mask && mask_walks_cut_by_data(s) && s.mask_mod.reads_buffers_at_query_positions()
+             ? 1024
+             : 128;
+}
+
 // Whether the ordered dQ sums of a deterministic dK/dV kernel run from the last kv tile down
 // (DQ_ASCENDING) in every pair but those of the last wave: under any mask_mod without GQA, and
 // under masks whose walks the data cuts (documents) with GQA at head dims up to 128. Descending,

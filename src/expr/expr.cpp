@@ -141,6 +141,16 @@ bool Expr::reads_buffers_by_position() const {
   return by_position;
 }
 
+bool Expr::reads_buffers_at_query_positions() const {
+  bool at_queries = false;
+  visit(*root_, [&](const Node& node) {
+    if (node.kind != NodeKind::buffer_read) return;
+    for (const auto& index : node.operands)
+      if (expr::tree_uses(*index, expr::Variable::q_idx)) at_queries = true;
+  });
+  return at_queries;
+}
+
 std::set<std::string> Expr::params_read() const {
   std::set<std::string> names;
   visit(*root_, [&](const Node& node) {

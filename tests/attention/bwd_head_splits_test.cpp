@@ -15,6 +15,7 @@ HeadSplitProblem problem(int kv_tiles, int64_t pairs, int group, int q_tiles, bo
   HeadSplitProblem p;
   p.kv_tiles = kv_tiles, p.pairs = pairs, p.group = group, p.q_tiles = q_tiles, p.masked = masked;
   p.sm_count = 132, p.kv_len = kv_len, p.head_dims = 256;
+  p.launch_group_ctas = masked ? 128 : 0;  // the kernel's groups under causal-like masks
   return p;
 }
 
@@ -67,6 +68,19 @@ TEST(BwdHeadSplits, EstimateCountsTheLongestWalkAndThePartialSums) {
   EXPECT_NEAR(estimate_bwd_head_split_time(problem(1, 1, 2, 10, false, 128), 2), 12.0 + sum_us / step_us, 1e-9);
   // Two splits of a group of 3: heads 0 and 1..2, so the longer CTA walks 2 x 10 tiles plus its 2.
   EXPECT_NEAR(estimate_bwd_head_split_time(problem(1, 1, 3, 10, false, 128), 2), 22.0 + sum_us / step_us, 1e-9);
+}
+
+TEST(BwdHeadSplits, EstimateFollowsTheKernelsLaunchOrder) {
+  // Three kv tiles of two pairs on two SMs, causal walks of 6, 4 and 2 query tiles plus 2 each.
+  HeadSplitProblem p = problem(3, 2, 1, 6, true, 384);
+  p.sm_count = 2;
+  // Plain order (pair 0's tiles, then pair 1's): 8 | 6, 4 after the 6, pair 1's 8 after the first
+  // 8, its 6 at 10 on the other SM, and its 4 starts at 16.
+  p.launch_group_ctas = 0;
+  EXPECT_DOUBLE_EQ(estimate_bwd_head_split_time(p, 1), 20.0);
+  // One group of both pairs, kv tile slowest: 8 | 8, 6 | 6, 4 | 4.
+  p.launch_group_ctas = 128;
+  EXPECT_DOUBLE_EQ(estimate_bwd_head_split_time(p, 1), 18.0);
 }
 
 TEST(BwdHeadSplits, TheKnobRunsFromOneToTheGroup) {

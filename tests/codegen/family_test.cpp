@@ -184,6 +184,34 @@ TEST(FamilyFacts, FirstStoresOnlyInMaskedHeadDim128FastKernels) {
   EXPECT_FALSE(dkdv_first_stores(no_dq)) << "dQ by its own kernel";
 }
 
+// The warp-specialised dK/dV kernel's launch groups (LAUNCH_GROUP_CTAS): the plain order without a
+// mask, one wave's worth of CTAs under causal-like masks, 1024 CTAs where data at the query
+// positions cuts the walks (documents) in the fast mode with tables; the deterministic mode,
+// kernels without tables and masks that read buffers at key positions alone keep 128.
+TEST(FamilyFacts, LaunchGroupsOfAThousandCtasUnderDocumentsInTheFastMode) {
+  const auto group = [](const char* mask, bool block_mask, bool ordered) {
+    KernelSpec s = spec(Family::bwd_dkdv, 128, "m64n128w8s2ws");
+    s.dq_accumulate = true;
+    s.dq_ordered = ordered;
+    s.has_block_mask = block_mask;
+    s.declarations.buffers.push_back(BufferDecl::parse("doc:i32:?"));
+    s.declarations.buffers.push_back(BufferDecl::parse("valid:i32:?"));
+    if (*mask != '\0') s.mask_mod = Expr::parse(ModKind::mask, mask, s.declarations);
+    return template_constant(s, "LAUNCH_GROUP_CTAS");
+  };
+  const char* documents = "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx";
+  EXPECT_EQ(group("", false, false), "0") << "no mask";
+  EXPECT_EQ(group("", true, false), "0") << "tables alone";
+  EXPECT_EQ(group("q_idx >= kv_idx", true, false), "128");
+  EXPECT_EQ(group("q_idx >= kv_idx && q_idx - kv_idx <= 1024", true, false), "128") << "sliding window";
+  EXPECT_EQ(group(documents, true, false), "1024");
+  EXPECT_EQ(group("doc[q_idx] == doc[kv_idx]", true, false), "1024") << "bidirectional documents";
+  EXPECT_EQ(group("valid[kv_idx] != 0 && q_idx >= kv_idx", true, false), "128") << "key padding: causal's walks";
+  EXPECT_EQ(group(documents, true, true), "128") << "the deterministic mode";
+  EXPECT_EQ(group(documents, false, false), "128") << "no tables: every walk whole";
+  EXPECT_EQ(group("q_idx >= kv_idx", true, true), "128");
+}
+
 // Which dK/dV kernels read the row statistics as 8-byte pairs: the warp-specialised fast kernel at
 // head dims up to 64 under a mask, tables or a score_mod, and at 128 with a score_mod whose
 // derivative is not folded and whose buffers have one dimension (measured faster there; no faster

@@ -43,6 +43,15 @@ TEST(Analysis, BuffersReadByPosition) {
   EXPECT_FALSE(mask_mod("q_idx >= kv_idx").reads_buffers_by_position());
 }
 
+TEST(Analysis, BuffersReadAtQueryPositions) {
+  for (const char* mask : {"doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx", "table[kv_idx - q_idx + 4095] > 0.0",
+                           "q_idx - kv_idx <= table[doc[q_idx]]", "bias[h][q_idx] > 0.0"})
+    EXPECT_TRUE(mask_mod(mask).reads_buffers_at_query_positions()) << mask;
+  for (const char* mask : {"doc[kv_idx] == 0 && q_idx >= kv_idx", "kv_idx < table[b] || q_idx >= kv_idx",
+                           "q_idx >= kv_idx", "bias[h][kv_idx] > 0.0"})
+    EXPECT_FALSE(mask_mod(mask).reads_buffers_at_query_positions()) << mask;
+}
+
 TEST(Analysis, IdentityScoreMods) {
   for (const char* identity : {"score", "(score)", "score + 0", "score * 1", "1.0 * score - 0.0", "+score",
                                "-(-score)", "where(true, score, 0.0)", "where(q_idx > 0, score, score)",

@@ -335,6 +335,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(bool_constant("DQ_FIRST_STORES", dkdv_first_stores(s)));
   constants.push_back(int_constant("DQ_CHAINS", s.dq_ordered ? ordered_dq_chains(s) : 1));
   constants.push_back(bool_constant("DQ_ASCENDING", ordered_dq_ascending(s)));
+  constants.push_back(int_constant("LAUNCH_GROUP_CTAS", dkdv_launch_group_ctas(s)));
   constants.push_back(int_constant("DQ_BUFFERS", s.config.warp_specialized ? ws_dq_buffers(s) : 0));
   constants.push_back(bool_constant("SCORE_HALVES", warpgroup_slices(s)));
   constants.push_back(bool_constant("HALF_SLAB_SLICES", half_slab_slices(s)));

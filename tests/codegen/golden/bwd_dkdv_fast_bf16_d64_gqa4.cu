@@ -47,6 +47,7 @@ constexpr bool DQ_ORDERED = false;
 constexpr bool DQ_FIRST_STORES = false;
 constexpr int DQ_CHAINS = 1;
 constexpr bool DQ_ASCENDING = false;
+constexpr int LAUNCH_GROUP_CTAS = 128;
 constexpr int DQ_BUFFERS = 0;
 constexpr bool SCORE_HALVES = false;
 constexpr bool HALF_SLAB_SLICES = false;

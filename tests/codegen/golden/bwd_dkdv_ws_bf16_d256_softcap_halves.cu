@@ -47,6 +47,7 @@ constexpr bool DQ_ORDERED = false;
 constexpr bool DQ_FIRST_STORES = false;
 constexpr int DQ_CHAINS = 1;
 constexpr bool DQ_ASCENDING = false;
+constexpr int LAUNCH_GROUP_CTAS = 128;
 constexpr int DQ_BUFFERS = 2;
 constexpr bool SCORE_HALVES = true;
 constexpr bool HALF_SLAB_SLICES = false;
@@ -343,8 +344,10 @@ static_assert(!DQ_FIRST_STORES || (!DQ_ORDERED && !WG_SLICES && DQ_PARTS == 1),
 // took heavy-first over every pair until session (q): with groups instead, DRAM reads of GQA 4:1
 // causal d128 fell from 1.6 GB to 0.45 GB and it ran 1.10x faster (8:1 1.05x, d256 1.12x, d64
 // 1.02x; H100, notes/perf.md "(q)"); smaller groups (64, 32 CTAs) read less still but ran slower
-// (the tail again).
-constexpr int HEAVY_FIRST_CTAS = HAS_MASK ? 128 : 0;
+// (the tail again). Where the data cuts the walks (documents) the fast mode takes groups of about
+// 1024 CTAs (LAUNCH_GROUP_CTAS, codegen::dkdv_launch_group_ctas: the heavy tiles sit anywhere in
+// the kv order there, and the walks keep the co-resident CTAs' dQ rows within their documents).
+constexpr int HEAVY_FIRST_CTAS = LAUNCH_GROUP_CTAS;
 // The units of the last pairs, which keep the descending sums under DQ_ASCENDING (about one wave).
 constexpr int ASCENDING_TAIL_CTAS = 128;
 constexpr int PRODUCER_THREADS = 128;
