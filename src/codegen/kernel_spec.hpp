@@ -161,10 +161,10 @@ inline bool mask_walks_cut_by_data(const KernelSpec& s) { return s.has_mask() &&
 // wave, where that model holds; 1024 in the fast mode where data at the query positions cuts the
 // walks (mask_walks_cut_by_data and a buffer read at q_idx: documents), whose heavy tiles (a long
 // document's first) sit anywhere in the kv order, and the tables say where they are (without
-// tables every walk is whole). With groups of one wave the last group's start late and run
-// alone; eight times as many pairs per group interleave the documents' walks, and walks the
-// documents cut keep the co-resident CTAs' dQ rows within their documents, so the L2 reuse the
-// small groups buy stays. H200, fast backward, 1024 against 128 CTAs (notes/perf.md "(zzw)",
+// tables every walk is whole). With groups of one wave the last group's heavy tiles start late
+// and run alone; eight times as many pairs per group interleave the documents' walks, and walks
+// the documents cut keep the co-resident CTAs' dQ rows within their documents, so the L2 reuse
+// the small groups buy stays. H200, fast backward, 1024 against 128 CTAs (notes/perf.md "(zzw)",
 // zzw1 and zzw2, three rounds each): GQA 4:1 documents 1.207x / 1.181x, long documents 1.098x /
 // 1.094x, 12 documents d64 at 8k 1.035x / 1.032x, bidirectional documents 1.022x / 1.026x, the
 // suite's documents 1.017x / 1.015x, 4 documents at 8k 1.010x / 1.013x, 40 short documents
@@ -173,7 +173,8 @@ inline bool mask_walks_cut_by_data(const KernelSpec& s) { return s.has_mask() &&
 // sliding window 0.964x, long causal 0.983x), and so does key padding beside causal
 // (`pad[kv_idx] == 0 && q_idx >= kv_idx`, no tile bounds but causal's walks: 0.975x, zzw2),
 // hence the read at q_idx. The deterministic mode keeps 128: its chains of ordered sums lost
-// 0.835x under 4 documents at 8k with 1024 (zzw1).
+// 0.879x under 4 documents at 8k with 1024 (and gained 1.08x on long and on bidirectional documents;
+// zzw1).
 inline int dkdv_launch_group_ctas(const KernelSpec& s) {
   if (!s.has_mask()) return 0;
   return !s.dq_ordered && s.has_block_mask && mask_walks_cut_by_data(s) && s.mask_mod.reads_buffers_at_query_positions()
