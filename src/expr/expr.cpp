@@ -2,6 +2,7 @@
 // checked tree (analysis, canonical form, hash), each delegated to its own stage.
 #include <cctype>
 #include <functional>
+#include <initializer_list>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -130,26 +131,25 @@ std::set<std::string> Expr::buffers_read() const {
   return names;
 }
 
-bool Expr::reads_buffers_by_position() const {
-  bool by_position = false;
-  visit(*root_, [&](const Node& node) {
+namespace {
+// True when some buffer read has an index that reads one of `variables`, directly or through
+// another read.
+bool buffer_index_reads(const Node& root, std::initializer_list<expr::Variable> variables) {
+  bool reads = false;
+  visit(root, [&](const Node& node) {
     if (node.kind != NodeKind::buffer_read) return;
     for (const auto& index : node.operands)
-      if (expr::tree_uses(*index, expr::Variable::q_idx) || expr::tree_uses(*index, expr::Variable::kv_idx))
-        by_position = true;
+      for (const expr::Variable variable : variables) reads = reads || expr::tree_uses(*index, variable);
   });
-  return by_position;
+  return reads;
+}
+}  // namespace
+
+bool Expr::reads_buffers_by_position() const {
+  return buffer_index_reads(*root_, {expr::Variable::q_idx, expr::Variable::kv_idx});
 }
 
-bool Expr::reads_buffers_at_query_positions() const {
-  bool at_queries = false;
-  visit(*root_, [&](const Node& node) {
-    if (node.kind != NodeKind::buffer_read) return;
-    for (const auto& index : node.operands)
-      if (expr::tree_uses(*index, expr::Variable::q_idx)) at_queries = true;
-  });
-  return at_queries;
-}
+bool Expr::reads_buffers_at_query_positions() const { return buffer_index_reads(*root_, {expr::Variable::q_idx}); }
 
 std::set<std::string> Expr::params_read() const {
   std::set<std::string> names;

@@ -339,15 +339,15 @@ static_assert(!DQ_FIRST_STORES || (!DQ_ORDERED && !WG_SLICES && DQ_PARTS == 1),
 // 372-407 TF/s, those heads' dQ no longer fitting in L2), but under masks whose walks differ in
 // length it starts the last pairs' heaviest tiles near the end and the tail runs them alone. So
 // masked kernels take the heaviest kv tiles first within groups of pairs of about 128 CTAs, about
-// one wave (HEAVY_FIRST_CTAS): co-resident CTAs add into a few heads, and no heavy tile starts
+// one wave (LAUNCH_GROUP_CTAS): co-resident CTAs add into a few heads, and no heavy tile starts
 // much after the last wave's light ones. GQA kernels (whose CTAs walk every head of the group)
 // took heavy-first over every pair until session (q): with groups instead, DRAM reads of GQA 4:1
 // causal d128 fell from 1.6 GB to 0.45 GB and it ran 1.10x faster (8:1 1.05x, d256 1.12x, d64
 // 1.02x; H100, notes/perf.md "(q)"); smaller groups (64, 32 CTAs) read less still but ran slower
 // (the tail again). Where the data cuts the walks (documents) the fast mode takes groups of about
-// 1024 CTAs (LAUNCH_GROUP_CTAS, codegen::dkdv_launch_group_ctas: the heavy tiles sit anywhere in
-// the kv order there, and the walks keep the co-resident CTAs' dQ rows within their documents).
-constexpr int HEAVY_FIRST_CTAS = LAUNCH_GROUP_CTAS;
+// 1024 CTAs (codegen::dkdv_launch_group_ctas renders LAUNCH_GROUP_CTAS: the heavy tiles sit
+// anywhere in the kv order there, and the walks keep the co-resident CTAs' dQ rows within their
+// documents).
 // The units of the last pairs, which keep the descending sums under DQ_ASCENDING (about one wave).
 constexpr int ASCENDING_TAIL_CTAS = 128;
 constexpr int PRODUCER_THREADS = 128;
@@ -677,14 +677,14 @@ __device__ __forceinline__ void dq_order_rank(const FlexjitBwdParams& p, int b, 
 }  // namespace bwd_dkdv
 
 namespace bwd_dkdv {
-// This CTA's kv tile and (kv head, batch) pair in the launch order (see HEAVY_FIRST_CTAS); the
+// This CTA's kv tile and (kv head, batch) pair in the launch order (see LAUNCH_GROUP_CTAS); the
 // pair is blockIdx.y + gridDim.y * blockIdx.z in the plain order (read from blockIdx there).
 __device__ __forceinline__ void launch_position(int& n_tile, int& pair) {
   const int pairs = static_cast<int>(gridDim.y * gridDim.z), units = static_cast<int>(gridDim.x);
   const int linear = static_cast<int>(blockIdx.x) + units * static_cast<int>(blockIdx.y + gridDim.y * blockIdx.z);
   n_tile = static_cast<int>(blockIdx.x), pair = 0;
-  if constexpr (HEAVY_FIRST_CTAS > 0) {
-    const int group_size = max(1, min(pairs, HEAVY_FIRST_CTAS / units));
+  if constexpr (LAUNCH_GROUP_CTAS > 0) {
+    const int group_size = max(1, min(pairs, LAUNCH_GROUP_CTAS / units));
     const int group = linear / (units * group_size);
     const int in_group = min(group_size, pairs - group * group_size);  // the last group may be smaller
     const int within = linear - group * units * group_size;
@@ -694,7 +694,7 @@ __device__ __forceinline__ void launch_position(int& n_tile, int& pair) {
 // The grid's kv head of this CTA (kv heads x FlexjitBwdParams::kv_head_splits), from the (kv head,
 // batch) pair launch_position gave it.
 __device__ __forceinline__ int grid_kv_head_of(int pair) {
-  return HEAVY_FIRST_CTAS == 0 ? static_cast<int>(blockIdx.y) : pair % static_cast<int>(gridDim.y);
+  return LAUNCH_GROUP_CTAS == 0 ? static_cast<int>(blockIdx.y) : pair % static_cast<int>(gridDim.y);
 }
 // The same from blockIdx alone (the epilogue's, where the pair is no longer live).
 __device__ __forceinline__ int grid_kv_head() {
@@ -711,7 +711,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   extern __shared__ __align__(128) unsigned char smem[];
   const int tid = static_cast<int>(threadIdx.x);
   const int warp = tid / 32, lane = tid % 32;
-  // Blocks start in linear order (see HEAVY_FIRST_CTAS): under masks the (kv head, batch) pairs
+  // Blocks start in linear order (see LAUNCH_GROUP_CTAS): under masks the (kv head, batch) pairs
   // in groups, and in a group kv tile slowest, so every pair's first tiles (the most query tiles
   // under causal-like masks) start before any last ones. Whatever the grouping, a pair's kv tile
   // n - 1 starts before its kv tile n (the ordered dQ sums rely on it), or n + 1 before n in the
@@ -719,7 +719,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   const int pairs = static_cast<int>(gridDim.y * gridDim.z), units = static_cast<int>(gridDim.x);
   int n_tile, pair;
   launch_position(n_tile, pair);
-  constexpr bool PLAIN_ORDER = HEAVY_FIRST_CTAS == 0;
+  constexpr bool PLAIN_ORDER = LAUNCH_GROUP_CTAS == 0;
   // DQ_ASCENDING: every pair but the last wave's (about ASCENDING_TAIL_CTAS units) sums from its
   // last kv tile down, its units in reverse, so its heaviest tiles start last; the pairs of the
   // last wave keep the descending sums and their heavy-first order, so no heavy tile starts when
