@@ -87,6 +87,66 @@ __device__ __forceinline__ void softmax_probabilities(float (&acc_s)[M_TILES][N_
     }
 }
 
+// The lazy rescale (FA4's): while no score of a tile passes its row's running max by more than
+// 2^LAZY_RESCALE_LOG2 in base 2, the max stays, O keeps its scale and the sum just adds; the
+// tile's probabilities are taken against the max as it stands. Probabilities up to 2^8 and sums up
+// to 2^8 times the key count fit fp32 and the 16-bit P alike, and LSE (running max + log2 of the
+// sum) is the same value. The test needs each thread's own maximum and one warp vote; the quad's
+// shuffles, the rescale factors' exp2 and O's multiplies run only where some row of the warp
+// passes the bound (then every row of the warp moves its max, as softmax_probabilities does). A row
+// with no max yet (only -inf scores so far) counts as passing once its tile holds a finite score.
+constexpr float LAZY_RESCALE_LOG2 = 8.f;
+
+// What softmax_probabilities computes, with the lazy rescale: returns whether the warp's rows
+// moved their max, and only then are `alpha` set and row_sum scaled (O still takes alpha).
+template <int BLOCK_N>
+__device__ __forceinline__ bool softmax_probabilities_lazy(float (&acc_s)[BLOCK_N / 8][4], float (&row_max)[2],
+                                                           float (&row_sum)[2], float (&alpha)[2], float exp_scale) {
+  float tile_max[2];
+  bool within = true;
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    float pair_max[BLOCK_N / 8];
+#pragma unroll
+    for (int j = 0; j < BLOCK_N / 8; ++j) pair_max[j] = fmaxf(acc_s[j][2 * r], acc_s[j][2 * r + 1]);
+#pragma unroll
+    for (int stride = 1; stride < BLOCK_N / 8; stride *= 2)
+#pragma unroll
+      for (int j = 0; j + stride < BLOCK_N / 8; j += 2 * stride) pair_max[j] = fmaxf(pair_max[j], pair_max[j + stride]);
+    tile_max[r] = pair_max[0];
+    // (A NaN tile maximum fails both tests.)
+    within = within & (row_max[r] == neg_inf() ? tile_max[r] == neg_inf()
+                                                : fmaf(tile_max[r], exp_scale, -row_max[r] * exp_scale) <= LAZY_RESCALE_LOG2);
+  }
+  const bool moved = !__all_sync(0xffffffffu, within);
+  if (moved) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      float mx = fmaxf(row_max[r], tile_max[r]);
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+      alpha[r] = exp2_approx(row_max[r] * exp_scale - (mx == neg_inf() ? 0.f : mx) * exp_scale);
+      row_max[r] = mx;
+      row_sum[r] *= alpha[r];
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const float base = (row_max[r] == neg_inf() ? 0.f : row_max[r]) * exp_scale;
+    float sum = 0.f;
+#pragma unroll
+    for (int j = 0; j < BLOCK_N / 8; ++j) {
+      const float p0 = exp2_approx(fmaf(acc_s[j][2 * r], exp_scale, -base));
+      const float p1 = exp2_approx(fmaf(acc_s[j][2 * r + 1], exp_scale, -base));
+      acc_s[j][2 * r] = p0;
+      acc_s[j][2 * r + 1] = p1;
+      sum += p0 + p1;
+    }
+    row_sum[r] += sum;
+  }
+  return moved;
+}
+
 template <int M_TILES, int DV_TILES>
 __device__ __forceinline__ void rescale_output(float (&acc_o)[M_TILES][DV_TILES][4], const float (&alpha)[M_TILES][2]) {
 #pragma unroll

@@ -109,6 +109,40 @@ TEST(FwdGpu, ScoreModsAffineInKeys) {
     }
 }
 
+// Scores that pass a row's running max later in the walk, by little and by far: the forward's
+// lazy rescale keeps the max while a tile stays within 2^8 of it (base 2) and takes the eager
+// form, which moves the max and rescales O, where any row of a warp passes that. Climbing scores
+// (every few tiles pass), a jump of 150 per 256 keys (past 2^128 against the old max: an exp2
+// there would overflow), rows that climb beside rows that do not (mixed warps), falling scores
+// (the max stays far above the later tiles), and a row whose first keys are all masked, under the
+// warp-specialised forward's default tiles at both head dims, odd lengths and f16.
+TEST(FwdGpu, ScoresThatPassTheRunningMaxLater) {
+  FLEXJIT_REQUIRE_GPU();
+  struct Case {
+    const char* score;
+    const char* mask;
+  };
+  const Case cases[] = {
+      {"score + float(kv_idx) * 0.03", ""},
+      {"score + float(kv_idx) * 0.03", "q_idx >= kv_idx"},
+      {"score + float(kv_idx / 256) * 150.0", ""},
+      {"score + float(q_idx % 3 == 1) * 0.05 * float(kv_idx)", ""},
+      {"score - float(kv_idx) * 0.05", ""},
+      {"score + float(kv_idx) * 0.04", "kv_idx >= 300 || q_idx % 2 == 0"},
+  };
+  for (const Case& c : cases)
+    for (int D : {64, 128})
+      for (DType dtype : {DType::bf16, DType::f16}) {
+        FwdProblem p = base(333, D);
+        p.Skv = 901;
+        p.dtype = dtype;
+        p.score_mod = c.score;
+        p.mask_mod = c.mask;
+        expect_close(p, std::string(c.score) + " | " + c.mask + " d" + std::to_string(D) +
+                            (dtype == DType::f16 ? " f16" : " bf16"));
+      }
+}
+
 // An infinite slope (hostile input) under a strict causal mask: every kept score of its head is
 // -inf, so its rows are empty (output 0, LSE -inf) as the mod evaluated per score gives them; the
 // affine pass would meet -inf + inf there, so such rows take the per-score form. The other heads

@@ -484,8 +484,8 @@ TEST(CodegenValidation, TileBoundsWalkOnlyWithoutTablesAndWithBounds) {
 // lean one (no overlap there) where it does. Which mods fit is ptxas's call (NVRTC 13.0 here):
 // the causal mask, unmodified scores, a softcap and ALiBi's slope read do (the last spilled a few
 // words beside the tail's range test until the consumers took their work tile decoded, session
-// (z)); the document mask does not; prefix LM does when the lengths divide the tiles and not when
-// the tail's range test joins it.
+// (z)); the document mask does not; prefix LM does (beside the tail's range test only since the
+// lazy softmax, session (zzx), whose tiles mostly skip the quad's shuffles and O's rescale).
 TEST(CodegenCompileMatrix, ForwardTakesItsLeanFormWhereTheFullOneSpills) {
   const TempCacheDir cache;
   // How much the full form spills beside the mod: nothing, a few words (at most 32 bytes of spill
@@ -507,7 +507,7 @@ TEST(CodegenCompileMatrix, ForwardTakesItsLeanFormWhereTheFullOneSpills) {
                                    {"alibi_causal_d128", 1000, Spills::none},
                                    {"document_causal_d128", 4096, Spills::many},
                                    {"prefix_lm_d128", 4096, Spills::none},
-                                   {"prefix_lm_d128", 1000, Spills::many},
+                                   {"prefix_lm_d128", 1000, Spills::none},
                                    {"causal_d128", 4096, Spills::none, 64, "m192n128w12s2ws"},
                                    {"sliding_window_d128", 1000, Spills::none, 64, "m192n128w12s2ws"},
                                    {"prefix_lm_d128", 4096, Spills::none, 64, "m192n128w12s2ws"},

@@ -364,6 +364,17 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
       ((!WIDE_TILE ||
         (!MODS_READ_BUFFERS && (CONSUMER_WARPGROUPS < 3 || (SCORE_IS_IDENTITY && (!HAS_MASK || !LEAN_REGISTERS))))) &&
        N_TILES * 4 + DV_TILES * 4 + (BLOCK_N / 16) * 4 <= OVERLAP_REGISTERS);
+  // LAZY_RESCALE: the overlap's tiles after the first take the lazy rescale
+  // (softmax_probabilities_lazy): the running max moves, and O takes a rescale, only where some row
+  // of a warp passes it by more than 2^8, so most tiles skip the quad's shuffles, the factors' exp2
+  // and O's multiplies. H200, A/B against the eager form (notes/perf.md "(zzx)"): causal d128
+  // 1.09x, long causal 1.07x, prefix LM, ALiBi and GQA 1.06x, noop d128, d96 and d64 1.04-1.05x,
+  // causal d256 1.08x, documents level (0.996-1.01). Not where O is 32 columns wide: causal d32
+  // 0.955x (its rescale is 16 multiplies a tile). Two consumer warpgroups only (the ones measured;
+  // three spill beside the tile-bounds walk), and a 256-wide V only beside mods that read no
+  // buffer (ALiBi's slope read there then spills a word, and its full form fit before).
+  constexpr bool LAZY_RESCALE =
+      OVERLAP && CONSUMER_WARPGROUPS == 2 && DV_GEMM >= 64 && (DV <= 128 || !MODS_READ_BUFFERS);
   auto open_window = [&]() {
     if constexpr (PING_PONG) named_barrier_sync(3 + warpgroup, 256);
   };
@@ -414,7 +425,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
     };
     u32 pa[BLOCK_N / 16][4];
     float alpha[M_TILES][2];
-    auto scores_to_probabilities = [&](int t) {
+    auto apply_mods_to_scores = [&](int t) {
       const int kv_start = tiles.start(t);
       bool masked_tile = HAS_MASK && tiles.is_partial(t);
       // Only a tile whose keys cross kv_len needs the range test: its keys past the end must drop
@@ -439,6 +450,9 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
         auto apply_mods = [&](auto masked, auto bounds) { apply_mods_clamping(masked, bounds, BoolConstant<false>()); };
         run_tile_pass<HAS_MASK, IS_DIVISIBLE>(bounds_tile, masked_tile, /*plain=*/!SCORE_IS_IDENTITY, apply_mods);
       }
+    };
+    auto scores_to_probabilities = [&](int t) {
+      apply_mods_to_scores(t);
       softmax_probabilities(acc_s, row_max, row_sum, alpha, exp_scale);
     };
     auto stage_k = [&](const KRing::Slot& f) { return smem_kv + f.index * STAGE_BYTES; };
@@ -496,6 +510,9 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
 #pragma unroll
         for (int r = 0; r < 2; ++r) alpha[0][r] = 1.f;
       }
+      // LAZY_RESCALE: whether tile t-1 moved the running max of any of the warp's rows (then O
+      // takes alpha before P(t-1) V(t-1) adds in); O is zero before tile 0, so not after it.
+      bool rescale_pending = !LAZY_RESCALE;
       KRing::Slot prev = fill;
       for (int t = 1; t < n_tiles; ++t) {
         KRing::Slot f = prev;
@@ -503,7 +520,8 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
         k_ring.wait_full(f);
         open_window();
         issue_scores(stage_k(f));
-        if constexpr (RESCALE_IN_WINDOW) rescale_output(acc_o, alpha);  // to tile t-1's max, under S(t)
+        if constexpr (RESCALE_IN_WINDOW)
+          if (rescale_pending) rescale_output(acc_o, alpha);  // to tile t-1's max, under S(t)
         // V(t-1)'s wait (its try_wait round trip, and the clearing past a sequence's end) runs under
         // S(t)'s tensor time, FA3's order, not in the loop head ahead of the window: causal d64
         // 1.03x, the rest level (H200, notes/perf.md "(zzv)").
@@ -517,19 +535,26 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
           k_ring.release(f);
           if (t == n_tiles - 1) mbarrier_arrive(q_empty);  // the last read of this tile's Q
         }
-        scores_to_probabilities(t);
+        if constexpr (LAZY_RESCALE) {
+          apply_mods_to_scores(t);
+          rescale_pending = softmax_probabilities_lazy<BLOCK_N>(acc_s[0], row_max[0], row_sum[0], alpha[0], exp_scale);
+        } else {
+          scores_to_probabilities(t);
+        }
         wgmma_wait<0>();
         wgmma_fence_operands(acc_o[0]);
         wgmma_fence_operands(pa);
         if (lane == 0) v_ring.release(prev);
-        if constexpr (!RESCALE_IN_WINDOW) rescale_output(acc_o, alpha);
+        if constexpr (!RESCALE_IN_WINDOW)
+          if (rescale_pending) rescale_output(acc_o, alpha);
         pack_probabilities<T, BLOCK_N>(pa, acc_s[0]);
         prev = f;
       }
       const KRing::Slot last = prev;
       v_ring.wait_full(last);
       clear_v_past_end(last, n_tiles - 1);
-      if constexpr (RESCALE_IN_WINDOW) rescale_output(acc_o, alpha);  // to the last tile's max
+      if constexpr (RESCALE_IN_WINDOW)
+        if (rescale_pending) rescale_output(acc_o, alpha);  // to the last tile's max
       open_window();
       wgmma_issue_pv<BLOCK_N, DV_GEMM, VTile>(acc_o[0], pa, stage_k(last) + KTile::kBytes);
       close_window();
