@@ -484,8 +484,9 @@ TEST(CodegenValidation, TileBoundsWalkOnlyWithoutTablesAndWithBounds) {
 // lean one (no overlap there) where it does. Which mods fit is ptxas's call (NVRTC 13.0 here):
 // the causal mask, unmodified scores, a softcap and ALiBi's slope read do (the last spilled a few
 // words beside the tail's range test until the consumers took their work tile decoded, session
-// (z)); the document mask does not; prefix LM does (beside the tail's range test only since the
-// lazy softmax, session (zzx), whose tiles mostly skip the quad's shuffles and O's rescale).
+// (z)); the document mask does not; prefix LM does, at lengths the tiles divide and, since the
+// lazy softmax (session (zzx): its tiles mostly skip the quad's shuffles and O's rescale), beside
+// the tail's range test too.
 TEST(CodegenCompileMatrix, ForwardTakesItsLeanFormWhereTheFullOneSpills) {
   const TempCacheDir cache;
   // How much the full form spills beside the mod: nothing, a few words (at most 32 bytes of spill
