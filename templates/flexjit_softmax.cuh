@@ -44,6 +44,23 @@ __device__ __forceinline__ void online_softmax_update(float (&acc_s)[M_TILES][N_
     }
 }
 
+// The largest of this thread's scores of row r (0: g, 1: g + 8) of a 16-row tile, as a tree
+// (depth log2(N_TILES) + 1), not a chain through every column: nothing else can issue until it is
+// known, and each step of a chain waits out the last one's latency (ncu, H200, notes/perf.md
+// "(zzu)": the chain's 65 instructions took about 230 cycles of the warpgroup's 1,080-cycle
+// softmax stretch; the tree measured 1.00-1.03x on most suite forwards, causal d64 0.99-1.00x).
+template <int N_TILES>
+__device__ __forceinline__ float thread_row_max(const float (&acc_s)[N_TILES][4], int r) {
+  float pair_max[N_TILES];
+#pragma unroll
+  for (int j = 0; j < N_TILES; ++j) pair_max[j] = fmaxf(acc_s[j][2 * r], acc_s[j][2 * r + 1]);
+#pragma unroll
+  for (int stride = 1; stride < N_TILES; stride *= 2)
+#pragma unroll
+    for (int j = 0; j + stride < N_TILES; j += 2 * stride) pair_max[j] = fmaxf(pair_max[j], pair_max[j + stride]);
+  return pair_max[0];
+}
+
 // The online softmax in two halves, for kernels that keep an O += P V in flight while they turn the
 // next scores into probabilities: softmax_probabilities folds the tile into the running max and sum
 // and leaves P in acc_s and each row's rescale factor in `alpha`; rescale_output applies alpha to O
@@ -56,19 +73,7 @@ __device__ __forceinline__ void softmax_probabilities(float (&acc_s)[M_TILES][N_
   for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
-      // The row's maximum as a tree (depth log2(N_TILES) + 1), not a chain through every column:
-      // nothing else can issue until it is known, and each step of a chain waits out the last
-      // one's latency (ncu, H200, notes/perf.md "(zzu)": the chain's 65 instructions took about
-      // 230 cycles of the warpgroup's 1,080-cycle softmax stretch; the tree measured 1.00-1.03x on
-      // most suite forwards in two A/B runs, causal d64 0.99-1.00x).
-      float pair_max[N_TILES];
-#pragma unroll
-      for (int j = 0; j < N_TILES; ++j) pair_max[j] = fmaxf(acc_s[mt][j][2 * r], acc_s[mt][j][2 * r + 1]);
-#pragma unroll
-      for (int stride = 1; stride < N_TILES; stride *= 2)
-#pragma unroll
-        for (int j = 0; j + stride < N_TILES; j += 2 * stride) pair_max[j] = fmaxf(pair_max[j], pair_max[j + stride]);
-      float mx = fmaxf(row_max[mt][r], pair_max[0]);
+      float mx = fmaxf(row_max[mt][r], thread_row_max(acc_s[mt], r));
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
       const float base = (mx == neg_inf() ? 0.f : mx) * exp_scale;
@@ -106,14 +111,7 @@ __device__ __forceinline__ bool softmax_probabilities_lazy(float (&acc_s)[BLOCK_
   bool within = true;
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
-    float pair_max[BLOCK_N / 8];
-#pragma unroll
-    for (int j = 0; j < BLOCK_N / 8; ++j) pair_max[j] = fmaxf(acc_s[j][2 * r], acc_s[j][2 * r + 1]);
-#pragma unroll
-    for (int stride = 1; stride < BLOCK_N / 8; stride *= 2)
-#pragma unroll
-      for (int j = 0; j + stride < BLOCK_N / 8; j += 2 * stride) pair_max[j] = fmaxf(pair_max[j], pair_max[j + stride]);
-    tile_max[r] = pair_max[0];
+    tile_max[r] = thread_row_max(acc_s, r);
     // (A NaN tile maximum fails both tests.)
     within = within & (row_max[r] == neg_inf() ? tile_max[r] == neg_inf()
                                                 : fmaf(tile_max[r], exp_scale, -row_max[r] * exp_scale) <= LAZY_RESCALE_LOG2);
