@@ -143,6 +143,7 @@ TEST(BufferGradCompile, DqKernelsAndReduceFamilyCompileWithoutSpills) {
   for (size_t i = 0; i < jobs.size(); ++i) {
     const std::string what = jobs[i].label + " " + jobs[i].arch + " " + jobs[i].spec.describe();
     ASSERT_EQ(errors[i], "") << what;
+    EXPECT_EQ(compiled[i].log.find("warning #"), std::string::npos) << what << ":\n" << compiled[i].log;
     const auto names = render(jobs[i].spec).kernel_names;
     for (const auto& name : names) {
       ASSERT_TRUE(compiled[i].resources.count(name)) << what << ": no ptxas resources for " << name;

@@ -90,6 +90,7 @@ struct Outcome {
   bool compiled = false;
   std::string error;
   std::string smem_note;  // check_shared_memory's complaint, if any
+  std::string log;        // NVRTC's and ptxas's messages
   std::map<std::string, KernelResources> resources;
   double ms = 0;
 };
@@ -195,6 +196,7 @@ TEST(CodegenCompileMatrix, EveryFamilyModHeadDimAndDtypeCompiles) {
       const jit::CompiledKernel c = o.smem_note.empty() ? compile_kernel(job.spec, job.arch).kernel
                                                         : jit::get_or_compile(render(job.spec), options);
       o.compiled = true;
+      o.log = c.log;
       o.resources = c.resources;
       o.ms = c.compile_ms;
       for (const auto& name : render(job.spec).kernel_names)
@@ -228,10 +230,15 @@ TEST(CodegenCompileMatrix, EveryFamilyModHeadDimAndDtypeCompiles) {
   }
   std::printf("%zu kernels compiled in %.1f s (%d entry points spill registers)\n", jobs.size(), seconds, spilling);
 
-  for (size_t i = 0; i < jobs.size(); ++i)
+  for (size_t i = 0; i < jobs.size(); ++i) {
     EXPECT_TRUE(outcomes[i].compiled && outcomes[i].error.empty())
         << jobs[i].label << " " << jobs[i].arch << " " << jobs[i].spec.describe() << ":\n"
         << outcomes[i].error;
+    // The rendered source is ours: NVRTC's front end finds nothing to warn about in it.
+    EXPECT_EQ(outcomes[i].log.find("warning #"), std::string::npos)
+        << jobs[i].label << " " << jobs[i].arch << " " << jobs[i].spec.describe() << ":\n"
+        << outcomes[i].log;
+  }
   // Every kernel went into the temporary cache, none into the user's.
   size_t entries = 0;
   for (const auto& e : fs::recursive_directory_iterator(cache.path()))
@@ -325,6 +332,8 @@ std::vector<jit::CompiledKernel> compile_jobs(const std::vector<Job>& jobs, std:
   parallel_for(jobs.size(), 0, [&](size_t i) {
     try {
       compiled[i] = compile_kernel(jobs[i].spec, jobs[i].arch).kernel;
+      // The rendered source is ours: NVRTC's front end finds nothing to warn about in it.
+      if (compiled[i].log.find("warning #") != std::string::npos) errors[i] = "NVRTC warned:\n" + compiled[i].log;
     } catch (const Error& e) {
       errors[i] = e.what();
     }
@@ -343,6 +352,7 @@ void check_warp_specialized_compiles(const std::vector<Job>& jobs, const std::se
     ASSERT_EQ(errors[i], "") << what;
     const jit::CompiledKernel& c = compiled[i];
     EXPECT_EQ(c.log.find("C75"), std::string::npos) << what << ": ptxas warned about the wgmma pipeline:\n" << c.log;
+    EXPECT_EQ(c.log.find("warning #"), std::string::npos) << what << ": NVRTC warned about the source:\n" << c.log;
     ASSERT_EQ(c.resources.count("flexjit_attention_fwd"), 1u) << what;
     if (!may_spill.count(jobs[i].label)) {
       EXPECT_EQ(c.resources.at("flexjit_attention_fwd").spill_store_bytes, 0) << what << ":\n" << c.log;

@@ -43,6 +43,7 @@ TEST(SeqLensCompile, ForwardAndBackwardVariantsCompileOnBothPaths) {
       EXPECT_EQ(render(attention(c.family, config, false)).text.find("FlexjitSeqLens"), std::string::npos);
       const jit::CompiledKernel k = compile_kernel(s, arch).kernel;
       EXPECT_EQ(k.resources.count(kernel_name(c.family)), 1u) << arch << " " << s.describe();
+      EXPECT_EQ(k.log.find("warning #"), std::string::npos) << arch << " " << s.describe() << ":\n" << k.log;
     }
 }
 

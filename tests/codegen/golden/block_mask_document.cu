@@ -4,10 +4,10 @@
 #include "flexjit_variant.cuh"  // FlexjitModArgs, flexjit_mask_mod for this variant
 
 namespace block_mask {
-constexpr int Q_BLOCK = 128;
-constexpr int KV_BLOCK = 128;
-constexpr int CLASSIFY_THREADS = 256;
-constexpr int COMPACT_THREADS = 32;
+[[maybe_unused]] constexpr int Q_BLOCK = 128;
+[[maybe_unused]] constexpr int KV_BLOCK = 128;
+[[maybe_unused]] constexpr int CLASSIFY_THREADS = 256;
+[[maybe_unused]] constexpr int COMPACT_THREADS = 32;
 constexpr unsigned char EMPTY = 0, PARTIAL = 1, FULL = 2;
 static_assert(COMPACT_THREADS == 32, "compaction runs one warp per table row (warp ballots)");
 }  // namespace block_mask

@@ -5,14 +5,14 @@
 namespace bwd_pre {
 using namespace flexjit;
 using T = bf16;
-constexpr int D = 128;
-constexpr int DV = 192;
-constexpr int D_IO = 128;
-constexpr int DV_IO = 192;
-constexpr int THREADS = 256;
-constexpr int THREADS_PER_ROW = 32;
-constexpr int ROWS_PER_CTA = 8;
-constexpr int SPLITS = 2;
+[[maybe_unused]] constexpr int D = 128;
+[[maybe_unused]] constexpr int DV = 192;
+[[maybe_unused]] constexpr int D_IO = 128;
+[[maybe_unused]] constexpr int DV_IO = 192;
+[[maybe_unused]] constexpr int THREADS = 256;
+[[maybe_unused]] constexpr int THREADS_PER_ROW = 32;
+[[maybe_unused]] constexpr int ROWS_PER_CTA = 8;
+[[maybe_unused]] constexpr int SPLITS = 2;
 constexpr int CHUNKS = DV_IO / 8;  // 16-byte chunks of O's and dO's rows
 // THREADS_PER_ROW (lanes per row: the next power of two of CHUNKS, for the shuffle reduction;
 // spare lanes add 0) and ROWS_PER_CTA come from the family descriptor, which launches the grid.

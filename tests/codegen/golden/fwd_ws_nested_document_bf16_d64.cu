@@ -13,44 +13,44 @@
 namespace fwd {
 using namespace flexjit;
 using T = bf16;  // element type of Q, K, V and O
-constexpr int D = 64;
-constexpr int DV = 64;
-constexpr int D_IO = 64;
-constexpr int DV_IO = 64;
-constexpr int D_REDUCE = 64;
-constexpr int DV_REDUCE = 64;
-constexpr int BLOCK_M = 128;
-constexpr int BLOCK_N = 128;
-constexpr int NUM_WARPS = 8;
-constexpr int STAGES = 2;
-constexpr int GQA_GROUP = 1;
-constexpr int SPARSE_Q_BLOCK = 128;
-constexpr int SPARSE_KV_BLOCK = 128;
-constexpr int EXPECTED_SMEM_BYTES = 103552;
-constexpr bool IS_DIVISIBLE = false;
-constexpr bool HAS_BLOCK_MASK = true;
-constexpr bool HAS_FULL_BLOCKS = true;
-constexpr bool HAS_MASK = true;
-constexpr bool SCORE_IS_IDENTITY = true;
-constexpr bool ROWS_GUARANTEED_SAFE = false;
-constexpr bool WGMMA = true;
-constexpr bool SEQ_LENS = false;
-constexpr flexjit::MmaPath MMA_PATH = flexjit::MmaPath::wgmma;
-constexpr bool WARP_SPECIALIZED = true;
-constexpr bool MODS_READ_BUFFERS = true;
-constexpr bool LEAN_REGISTERS = false;
-constexpr int O_STAGE_COLUMNS = 64;
-constexpr bool Q_IN_REGISTERS = true;
-constexpr int MIN_CTAS_PER_SM = 1;
-constexpr bool TILE_BOUNDS_WALK = false;
-constexpr int TILE_SLOT_WORDS = 4;
-constexpr int MASK_COLUMN_VALUES = 1;
+[[maybe_unused]] constexpr int D = 64;
+[[maybe_unused]] constexpr int DV = 64;
+[[maybe_unused]] constexpr int D_IO = 64;
+[[maybe_unused]] constexpr int DV_IO = 64;
+[[maybe_unused]] constexpr int D_REDUCE = 64;
+[[maybe_unused]] constexpr int DV_REDUCE = 64;
+[[maybe_unused]] constexpr int BLOCK_M = 128;
+[[maybe_unused]] constexpr int BLOCK_N = 128;
+[[maybe_unused]] constexpr int NUM_WARPS = 8;
+[[maybe_unused]] constexpr int STAGES = 2;
+[[maybe_unused]] constexpr int GQA_GROUP = 1;
+[[maybe_unused]] constexpr int SPARSE_Q_BLOCK = 128;
+[[maybe_unused]] constexpr int SPARSE_KV_BLOCK = 128;
+[[maybe_unused]] constexpr int EXPECTED_SMEM_BYTES = 103552;
+[[maybe_unused]] constexpr bool IS_DIVISIBLE = false;
+[[maybe_unused]] constexpr bool HAS_BLOCK_MASK = true;
+[[maybe_unused]] constexpr bool HAS_FULL_BLOCKS = true;
+[[maybe_unused]] constexpr bool HAS_MASK = true;
+[[maybe_unused]] constexpr bool SCORE_IS_IDENTITY = true;
+[[maybe_unused]] constexpr bool ROWS_GUARANTEED_SAFE = false;
+[[maybe_unused]] constexpr bool WGMMA = true;
+[[maybe_unused]] constexpr bool SEQ_LENS = false;
+[[maybe_unused]] constexpr flexjit::MmaPath MMA_PATH = flexjit::MmaPath::wgmma;
+[[maybe_unused]] constexpr bool WARP_SPECIALIZED = true;
+[[maybe_unused]] constexpr bool MODS_READ_BUFFERS = true;
+[[maybe_unused]] constexpr bool LEAN_REGISTERS = false;
+[[maybe_unused]] constexpr int O_STAGE_COLUMNS = 64;
+[[maybe_unused]] constexpr bool Q_IN_REGISTERS = true;
+[[maybe_unused]] constexpr int MIN_CTAS_PER_SM = 1;
+[[maybe_unused]] constexpr bool TILE_BOUNDS_WALK = false;
+[[maybe_unused]] constexpr int TILE_SLOT_WORDS = 4;
+[[maybe_unused]] constexpr int MASK_COLUMN_VALUES = 1;
 
 constexpr int THREADS = NUM_WARPS * 32;
 constexpr int ROWS_PER_WARP = BLOCK_M / NUM_WARPS;
 constexpr int M_TILES = ROWS_PER_WARP / 16;     // 16-row mma tiles per warp
 constexpr int N_TILES = BLOCK_N / 8;            // 8-column score tiles per warp
-constexpr int DV_TILES = DV / 8;                // 8-column tiles of V's shared tile
+[[maybe_unused]] constexpr int DV_TILES = DV / 8;  // 8-column tiles of V's shared tile (the warp-specialised path's budget)
 // O's accumulators and P V's N span V's own columns rounded to 16 (DV_REDUCE), not the tile's: at
 // head dims that are no multiple of 64 (d80 on 128-column tiles) the columns past them are zeros,
 // and multiplying them cost as much as the real ones. V's shared tile keeps its whole slabs (the
@@ -59,7 +59,6 @@ constexpr int DV_TILES = DV / 8;                // 8-column tiles of V's shared 
 constexpr int DV_GEMM = DV_REDUCE;
 constexpr int O_TILES = DV_GEMM / 8;  // 8-column output tiles a thread's accumulators hold
 static_assert(DV_GEMM % 16 == 0 && DV_GEMM <= DV, "P V's columns: whole 16-column pairs within V's tile");
-constexpr float LOG2E = FLEXJIT_LOG2E;
 constexpr float LN2 = FLEXJIT_LN2;
 static_assert(ROWS_PER_WARP % 16 == 0 && M_TILES >= 1, "BLOCK_M must be a multiple of 16 * NUM_WARPS");
 static_assert(BLOCK_N % 16 == 0 && D % 16 == 0 && DV % 16 == 0, "tiles and head dims must be multiples of 16");
@@ -96,7 +95,7 @@ static_assert(O_STAGE_COLUMNS == 0 || (WARP_SPECIALIZED && O_STAGE_COLUMNS % 64 
 constexpr int COLUMN_REGION = (WARP_SPECIALIZED ? NUM_WARPS / 4 : 1) * 2 * 2 * MASK_COLUMN_VALUES * BLOCK_N * 4;
 constexpr int SMEM_BYTES = Q_REGION + STAGES * STAGE_BYTES + O_STAGE_REGION + COLUMN_REGION + ALIGN_SLACK + BARRIER_BYTES;
 constexpr int PRODUCER_THREADS = WARP_SPECIALIZED ? 128 : 0;
-constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;
+[[maybe_unused]] constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;  // the warp-specialised launch bounds
 // 1 CTA per SM with two consumer warpgroups: the launch gives 384 x 168 registers; the producer
 // hands back 128 x (168 - 40) and the consumers take 256 x (232 - 168), the same number. 24 / 240
 // (FA3's split) once spilled in the producer's tile walk; 176-key tiles need it (the overlap keeps
