@@ -325,7 +325,8 @@ TEST(CodegenCompileMatrix, HopperKernelsCompileForF16AndWideHeads) {
   }
 }
 
-// Compiles `jobs` in parallel: each job's kernel, or its error text in `errors`.
+// Compiles `jobs` in parallel: each job's kernel, or its error text in `errors` (a warning of NVRTC's
+// about the rendered source counts as an error).
 std::vector<jit::CompiledKernel> compile_jobs(const std::vector<Job>& jobs, std::vector<std::string>& errors) {
   std::vector<jit::CompiledKernel> compiled(jobs.size());
   errors.assign(jobs.size(), "");
@@ -352,7 +353,6 @@ void check_warp_specialized_compiles(const std::vector<Job>& jobs, const std::se
     ASSERT_EQ(errors[i], "") << what;
     const jit::CompiledKernel& c = compiled[i];
     EXPECT_EQ(c.log.find("C75"), std::string::npos) << what << ": ptxas warned about the wgmma pipeline:\n" << c.log;
-    EXPECT_EQ(c.log.find("warning #"), std::string::npos) << what << ": NVRTC warned about the source:\n" << c.log;
     ASSERT_EQ(c.resources.count("flexjit_attention_fwd"), 1u) << what;
     if (!may_spill.count(jobs[i].label)) {
       EXPECT_EQ(c.resources.at("flexjit_attention_fwd").spill_store_bytes, 0) << what << ":\n" << c.log;
