@@ -6,6 +6,32 @@
 
 namespace flexjit {
 
+// A row's maximum over its quad (the 4 threads that hold its columns), from each one's own.
+__device__ __forceinline__ float quad_row_max(float mx) {
+  mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+  return fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+}
+
+// What a row's scores subtract (base 2) to become probabilities against its max `mx`: 0 for a row
+// with no max yet (only -inf so far), which keeps exp2 from NaN.
+__device__ __forceinline__ float exp_base(float mx, float exp_scale) { return (mx == neg_inf() ? 0.f : mx) * exp_scale; }
+
+// Turns this thread's scores of row r (0: g, 1: g + 8) of a 16-row tile into probabilities against
+// `base` in place; returns their sum.
+template <int N_TILES>
+__device__ __forceinline__ float exponentiate_row(float (&acc_s)[N_TILES][4], int r, float base, float exp_scale) {
+  float sum = 0.f;
+#pragma unroll
+  for (int j = 0; j < N_TILES; ++j) {
+    const float p0 = exp2_approx(fmaf(acc_s[j][2 * r], exp_scale, -base));
+    const float p1 = exp2_approx(fmaf(acc_s[j][2 * r + 1], exp_scale, -base));
+    acc_s[j][2 * r] = p0;
+    acc_s[j][2 * r + 1] = p1;
+    sum += p0 + p1;
+  }
+  return sum;
+}
+
 // Folds one tile of scores into the running max and sum and rescales the output accumulator.
 // `exp_scale` multiplies scores (and maxima) into base-2 units. On return acc_s holds the tile's
 // unnormalised probabilities P. A row may see a tile where every score is -inf before any finite
@@ -21,21 +47,11 @@ __device__ __forceinline__ void online_softmax_update(float (&acc_s)[M_TILES][N_
       float mx = row_max[mt][r];
 #pragma unroll
       for (int j = 0; j < N_TILES; ++j) mx = fmaxf(mx, fmaxf(acc_s[mt][j][2 * r], acc_s[mt][j][2 * r + 1]));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-      const float base = (mx == neg_inf() ? 0.f : mx) * exp_scale;
+      mx = quad_row_max(mx);
+      const float base = exp_base(mx, exp_scale);
       const float alpha = exp2_approx(row_max[mt][r] * exp_scale - base);
       row_max[mt][r] = mx;
-      float sum = 0.f;
-#pragma unroll
-      for (int j = 0; j < N_TILES; ++j) {
-        const float p0 = exp2_approx(fmaf(acc_s[mt][j][2 * r], exp_scale, -base));
-        const float p1 = exp2_approx(fmaf(acc_s[mt][j][2 * r + 1], exp_scale, -base));
-        acc_s[mt][j][2 * r] = p0;
-        acc_s[mt][j][2 * r + 1] = p1;
-        sum += p0 + p1;
-      }
-      row_sum[mt][r] = row_sum[mt][r] * alpha + sum;
+      row_sum[mt][r] = row_sum[mt][r] * alpha + exponentiate_row(acc_s[mt], r, base, exp_scale);
 #pragma unroll
       for (int j = 0; j < DV_TILES; ++j) {
         acc_o[mt][j][2 * r] *= alpha;
@@ -73,22 +89,11 @@ __device__ __forceinline__ void softmax_probabilities(float (&acc_s)[M_TILES][N_
   for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
-      float mx = fmaxf(row_max[mt][r], thread_row_max(acc_s[mt], r));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-      const float base = (mx == neg_inf() ? 0.f : mx) * exp_scale;
+      const float mx = quad_row_max(fmaxf(row_max[mt][r], thread_row_max(acc_s[mt], r)));
+      const float base = exp_base(mx, exp_scale);
       alpha[mt][r] = exp2_approx(row_max[mt][r] * exp_scale - base);
       row_max[mt][r] = mx;
-      float sum = 0.f;
-#pragma unroll
-      for (int j = 0; j < N_TILES; ++j) {
-        const float p0 = exp2_approx(fmaf(acc_s[mt][j][2 * r], exp_scale, -base));
-        const float p1 = exp2_approx(fmaf(acc_s[mt][j][2 * r + 1], exp_scale, -base));
-        acc_s[mt][j][2 * r] = p0;
-        acc_s[mt][j][2 * r + 1] = p1;
-        sum += p0 + p1;
-      }
-      row_sum[mt][r] = row_sum[mt][r] * alpha[mt][r] + sum;
+      row_sum[mt][r] = row_sum[mt][r] * alpha[mt][r] + exponentiate_row(acc_s[mt], r, base, exp_scale);
     }
 }
 
@@ -120,28 +125,14 @@ __device__ __forceinline__ bool softmax_probabilities_lazy(float (&acc_s)[BLOCK_
   if (moved) {
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
-      float mx = fmaxf(row_max[r], tile_max[r]);
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-      alpha[r] = exp2_approx(row_max[r] * exp_scale - (mx == neg_inf() ? 0.f : mx) * exp_scale);
+      const float mx = quad_row_max(fmaxf(row_max[r], tile_max[r]));
+      alpha[r] = exp2_approx(row_max[r] * exp_scale - exp_base(mx, exp_scale));
       row_max[r] = mx;
       row_sum[r] *= alpha[r];
     }
   }
 #pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    const float base = (row_max[r] == neg_inf() ? 0.f : row_max[r]) * exp_scale;
-    float sum = 0.f;
-#pragma unroll
-    for (int j = 0; j < BLOCK_N / 8; ++j) {
-      const float p0 = exp2_approx(fmaf(acc_s[j][2 * r], exp_scale, -base));
-      const float p1 = exp2_approx(fmaf(acc_s[j][2 * r + 1], exp_scale, -base));
-      acc_s[j][2 * r] = p0;
-      acc_s[j][2 * r + 1] = p1;
-      sum += p0 + p1;
-    }
-    row_sum[r] += sum;
-  }
+  for (int r = 0; r < 2; ++r) row_sum[r] += exponentiate_row(acc_s, r, exp_base(row_max[r], exp_scale), exp_scale);
   return moved;
 }
 

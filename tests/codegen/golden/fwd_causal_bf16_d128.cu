@@ -49,7 +49,6 @@ constexpr int THREADS = NUM_WARPS * 32;
 constexpr int ROWS_PER_WARP = BLOCK_M / NUM_WARPS;
 constexpr int M_TILES = ROWS_PER_WARP / 16;     // 16-row mma tiles per warp
 constexpr int N_TILES = BLOCK_N / 8;            // 8-column score tiles per warp
-[[maybe_unused]] constexpr int DV_TILES = DV / 8;  // 8-column tiles of V's shared tile (the warp-specialised path's budget)
 // O's accumulators and P V's N span V's own columns rounded to 16 (DV_REDUCE), not the tile's: at
 // head dims that are no multiple of 64 (d80 on 128-column tiles) the columns past them are zeros,
 // and multiplying them cost as much as the real ones. V's shared tile keeps its whole slabs (the
@@ -94,7 +93,7 @@ static_assert(O_STAGE_COLUMNS == 0 || (WARP_SPECIALIZED && O_STAGE_COLUMNS % 64 
 constexpr int COLUMN_REGION = (WARP_SPECIALIZED ? NUM_WARPS / 4 : 1) * 2 * 2 * MASK_COLUMN_VALUES * BLOCK_N * 4;
 constexpr int SMEM_BYTES = Q_REGION + STAGES * STAGE_BYTES + O_STAGE_REGION + COLUMN_REGION + ALIGN_SLACK + BARRIER_BYTES;
 constexpr int PRODUCER_THREADS = WARP_SPECIALIZED ? 128 : 0;
-[[maybe_unused]] constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;  // the warp-specialised launch bounds
+constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;
 // 1 CTA per SM with two consumer warpgroups: the launch gives 384 x 168 registers; the producer
 // hands back 128 x (168 - 40) and the consumers take 256 x (232 - 168), the same number. 24 / 240
 // (FA3's split) once spilled in the producer's tile walk; 176-key tiles need it (the overlap keeps
@@ -158,7 +157,7 @@ __device__ __forceinline__ void apply_tile_mods(float (&acc_s)[M_TILES][N_TILES]
 
 }  // namespace fwd
 
-extern "C" __global__ void __launch_bounds__(fwd::THREADS, fwd::MIN_CTAS_PER_SM)
+extern "C" __global__ void __launch_bounds__(fwd::LAUNCH_THREADS, fwd::MIN_CTAS_PER_SM)
 flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
                  unsigned* const error_word) {
   unsigned errors = 0;  // out-of-bounds buffer reads by the mods, reported to error_word at the end
