@@ -12,7 +12,7 @@ d=.gpu/zzy; here=notes/results/2026-12-05-zzy
 test -f build/build.ninja || { echo "no build/: run scripts/setup.sh first" >&2; exit 2; }
 # The branch, from its patches here where this checkout lacks it (a clone of main only).
 if ! git rev-parse -q --verify lazy-every-warpgroup-count > /dev/null; then
-  git branch lazy-every-warpgroup-count d979600
+  git branch lazy-every-warpgroup-count d83566b
   git checkout -q lazy-every-warpgroup-count
   git am -q $here/branch/*.patch
   git checkout -q main
