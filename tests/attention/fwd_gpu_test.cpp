@@ -518,6 +518,49 @@ namespace {
   FLEXJIT_REQUIRE_GPU();                                                                                    \
   if (!is_hopper()) GTEST_SKIP() << "the warp-specialised path needs an sm_90a GPU, this is " << current_device().name
 
+// ScoresThatPassTheRunningMaxLater's scores on the warp-specialised tiles other than the default
+// two consumer warpgroups: three (192 query rows, d64; unmasked scores take the lazy rescale there,
+// masked ones the eager form, over no tables and over 192-row tables) and one (the short-sequence
+// tiles at d64 and d128, which take the lazy rescale under every mod).
+TEST(FwdGpu, ScoresThatPassTheRunningMaxLaterOnEveryWarpgroupCount) {
+  FLEXJIT_REQUIRE_HOPPER();
+  struct Case {
+    const char* score;
+    const char* mask;
+  };
+  const Case cases[] = {
+      {"score + float(kv_idx) * 0.03", ""},
+      {"score + float(kv_idx / 256) * 150.0", ""},
+      {"score + float(q_idx % 3 == 1) * 0.05 * float(kv_idx)", ""},
+      {"score - float(kv_idx) * 0.05", ""},
+      {"score + float(kv_idx) * 0.03", "q_idx >= kv_idx"},
+      {"score + float(kv_idx) * 0.04", "kv_idx >= 300 || q_idx % 2 == 0"},
+  };
+  struct Shape {
+    int D;
+    const char* config;
+    bool tables;
+  };
+  const Shape shapes[] = {{64, "m192n128w12s2ws", false}, {64, "m192n128w12s2ws", true}, {64, "m64n128w4s2ws", false},
+                          {64, "m64n128w4s2ws", true},     {128, "m64n64w4s2ws", true},     {128, "m64n128w4s2ws", false}};
+  for (const Shape& shape : shapes)
+    for (const Case& c : cases)
+      for (DType dtype : {DType::bf16, DType::f16}) {
+        if (!*c.mask && shape.tables) continue;  // an unmasked problem has no tables
+        FwdProblem p = base(333, shape.D);
+        p.Skv = 901;
+        p.Hq = 6;  // GQA 2:1 over base's 3 kv heads
+        p.dtype = dtype;
+        p.score_mod = c.score;
+        p.mask_mod = c.mask;
+        p.config = BlockConfig::parse(shape.config);
+        p.use_block_mask = shape.tables;
+        if (p.config->block_m == 192) p.q_block = 192;
+        expect_close(p, std::string(c.score) + " | " + c.mask + " " + shape.config + (shape.tables ? " tables" : "") +
+                            (dtype == DType::f16 ? " f16" : " bf16"));
+      }
+}
+
 void check_warp_specialized_mods(const char* c, std::initializer_list<int> head_dims = {64, 128}) {
   std::mt19937_64 rng(fresh_seed());
   struct Mod { const char* name; const char* score; const char* mask; };

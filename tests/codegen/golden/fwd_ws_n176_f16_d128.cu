@@ -364,15 +364,17 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
   // LAZY_RESCALE: the overlap's tiles after the first take the lazy rescale
   // (softmax_probabilities_lazy): the running max moves, and O takes a rescale, only where some row
   // of a warp passes it by more than 2^8, so most tiles skip the quad's shuffles, the factors' exp2
-  // and O's multiplies. H200, A/B against the eager form (notes/perf.md "(zzx)"): causal d128
-  // 1.09x, long causal 1.07x, prefix LM, ALiBi and GQA 1.06x, noop d128 and d96 1.04-1.05x,
-  // causal d256 1.08x, documents level (0.996-1.01). Not where O is 32 columns wide: causal d32
-  // 0.955x (its rescale is 16 multiplies a tile). Two consumer warpgroups only (the arms' noop d64
-  // gain, 1.05x, was the three-warpgroup kernel's, which keeps the eager form here until its GPU
-  // tests run: branch lazy-every-warpgroup-count), and a 256-wide V only beside mods that read no
-  // buffer (ALiBi's slope read there then spills a word, and its full form fit before).
-  constexpr bool LAZY_RESCALE =
-      OVERLAP && CONSUMER_WARPGROUPS == 2 && DV_GEMM >= 64 && (DV <= 128 || !MODS_READ_BUFFERS);
+  // and O's multiplies. H200, A/B against the eager form (notes/perf.md "(zzx)"), two consumer
+  // warpgroups: causal d128 1.09x, long causal 1.07x, prefix LM, ALiBi and GQA 1.06x, noop d128
+  // and d96 1.04-1.05x, causal d256 1.08x, documents level (0.996-1.01); three (m192, unmasked
+  // d64, the same arms): noop d64 1.05x; under a mask three spill 4 bytes beside the tile-bounds
+  // walk and prefix LM's full form at 1000 keys, so they keep the eager form there. One consumer
+  // warpgroup (the short-sequence tiles, no ping-pong) compiles without spills with it. Not where
+  // O is 32 columns wide: causal d32 0.955x (its rescale is 16 multiplies a tile). A 256-wide V
+  // only beside mods that read no buffer (ALiBi's slope read there then spills a word, and its
+  // full form fit before).
+  constexpr bool LAZY_RESCALE = OVERLAP && DV_GEMM >= 64 && (DV <= 128 || !MODS_READ_BUFFERS) &&
+                                (CONSUMER_WARPGROUPS != 3 || !HAS_MASK);
   auto open_window = [&]() {
     if constexpr (PING_PONG) named_barrier_sync(3 + warpgroup, 256);
   };
