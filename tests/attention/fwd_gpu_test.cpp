@@ -518,11 +518,12 @@ namespace {
   FLEXJIT_REQUIRE_GPU();                                                                                    \
   if (!is_hopper()) GTEST_SKIP() << "the warp-specialised path needs an sm_90a GPU, this is " << current_device().name
 
-// ScoresThatPassTheRunningMaxLater's scores on the warp-specialised tiles other than the default
-// two consumer warpgroups: three (192 query rows, d64; unmasked scores take the lazy rescale there,
-// masked ones the eager form, over no tables and over 192-row tables) and one (the short-sequence
-// tiles at d64 and d128, which take the lazy rescale under every mod).
-TEST(FwdGpu, ScoresThatPassTheRunningMaxLaterOnEveryWarpgroupCount) {
+// ScoresThatPassTheRunningMaxLater's scores on the tiles other than the default two consumer
+// warpgroups: three (192 query rows, d64; unmasked scores take the lazy rescale there, masked ones
+// the eager form, over no tables and over 192-row tables), one (the short-sequence tiles at d64 and
+// d128, which take the lazy rescale under every mod), and the synchronous kernels (the wgmma 'g'
+// twin and mma.sync), which a template arm may give the lazy form too.
+TEST(FwdGpu, ScoresThatPassTheRunningMaxLaterOnOtherTiles) {
   FLEXJIT_REQUIRE_HOPPER();
   struct Case {
     const char* score;
@@ -542,7 +543,9 @@ TEST(FwdGpu, ScoresThatPassTheRunningMaxLaterOnEveryWarpgroupCount) {
     bool tables;
   };
   const Shape shapes[] = {{64, "m192n128w12s2ws", false}, {64, "m192n128w12s2ws", true}, {64, "m64n128w4s2ws", false},
-                          {64, "m64n128w4s2ws", true},     {128, "m64n64w4s2ws", true},     {128, "m64n128w4s2ws", false}};
+                          {64, "m64n128w4s2ws", true},     {128, "m64n64w4s2ws", true},     {128, "m64n128w4s2ws", false},
+                          {64, "m128n128w8s2g", true},     {128, "m128n64w8s2g", false},    {128, "m128n64w4s2", true},
+                          {64, "m128n64w4s2", false}};
   for (const Shape& shape : shapes)
     for (const Case& c : cases)
       for (DType dtype : {DType::bf16, DType::f16}) {
