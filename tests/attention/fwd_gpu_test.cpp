@@ -116,21 +116,22 @@ TEST(FwdGpu, ScoreModsAffineInKeys) {
 // there would overflow), rows that climb beside rows that do not (mixed warps), falling scores
 // (the max stays far above the later tiles), and a row whose first keys are all masked, under the
 // warp-specialised forward's default tiles at both head dims, odd lengths and f16.
+struct RunningMaxCase {
+  const char* score;
+  const char* mask;
+};
+const RunningMaxCase kRunningMaxCases[] = {
+    {"score + float(kv_idx) * 0.03", ""},
+    {"score + float(kv_idx) * 0.03", "q_idx >= kv_idx"},
+    {"score + float(kv_idx / 256) * 150.0", ""},
+    {"score + float(q_idx % 3 == 1) * 0.05 * float(kv_idx)", ""},
+    {"score - float(kv_idx) * 0.05", ""},
+    {"score + float(kv_idx) * 0.04", "kv_idx >= 300 || q_idx % 2 == 0"},
+};
+
 TEST(FwdGpu, ScoresThatPassTheRunningMaxLater) {
   FLEXJIT_REQUIRE_GPU();
-  struct Case {
-    const char* score;
-    const char* mask;
-  };
-  const Case cases[] = {
-      {"score + float(kv_idx) * 0.03", ""},
-      {"score + float(kv_idx) * 0.03", "q_idx >= kv_idx"},
-      {"score + float(kv_idx / 256) * 150.0", ""},
-      {"score + float(q_idx % 3 == 1) * 0.05 * float(kv_idx)", ""},
-      {"score - float(kv_idx) * 0.05", ""},
-      {"score + float(kv_idx) * 0.04", "kv_idx >= 300 || q_idx % 2 == 0"},
-  };
-  for (const Case& c : cases)
+  for (const RunningMaxCase& c : kRunningMaxCases)
     for (int D : {64, 128})
       for (DType dtype : {DType::bf16, DType::f16}) {
         FwdProblem p = base(333, D);
@@ -525,18 +526,6 @@ namespace {
 // twin and mma.sync), which a template arm may give the lazy form too.
 TEST(FwdGpu, ScoresThatPassTheRunningMaxLaterOnOtherTiles) {
   FLEXJIT_REQUIRE_HOPPER();
-  struct Case {
-    const char* score;
-    const char* mask;
-  };
-  const Case cases[] = {
-      {"score + float(kv_idx) * 0.03", ""},
-      {"score + float(kv_idx / 256) * 150.0", ""},
-      {"score + float(q_idx % 3 == 1) * 0.05 * float(kv_idx)", ""},
-      {"score - float(kv_idx) * 0.05", ""},
-      {"score + float(kv_idx) * 0.03", "q_idx >= kv_idx"},
-      {"score + float(kv_idx) * 0.04", "kv_idx >= 300 || q_idx % 2 == 0"},
-  };
   struct Shape {
     int D;
     const char* config;
@@ -547,7 +536,7 @@ TEST(FwdGpu, ScoresThatPassTheRunningMaxLaterOnOtherTiles) {
                           {64, "m128n128w8s2g", true},     {128, "m128n64w8s2g", false},    {128, "m128n64w4s2", true},
                           {64, "m128n64w4s2", false}};
   for (const Shape& shape : shapes)
-    for (const Case& c : cases)
+    for (const RunningMaxCase& c : kRunningMaxCases)
       for (DType dtype : {DType::bf16, DType::f16}) {
         if (!*c.mask && shape.tables) continue;  // an unmasked problem has no tables
         FwdProblem p = base(333, shape.D);
