@@ -442,10 +442,12 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
   // of a warp passes it by more than 2^8, so most tiles skip the quad's shuffles, the factors' exp2
   // and O's multiplies. H200, A/B against the eager form (notes/perf.md "(zzx)"), two consumer
   // warpgroups: causal d128 1.09x, long causal 1.07x, prefix LM, ALiBi and GQA 1.06x, noop d128
-  // and d96 1.04-1.05x, causal d256 1.08x, documents level (0.996-1.01); three (m192, unmasked
-  // d64, the same arms): noop d64 1.05x; under a mask three spill 4 bytes beside the tile-bounds
-  // walk and prefix LM's full form at 1000 keys, so they keep the eager form there. One consumer
-  // warpgroup (the short-sequence tiles, no ping-pong) compiles without spills with it. Not where
+  // and d96 1.04-1.05x, causal d256 1.08x, documents level (0.996-1.01). Three (m192, unmasked
+  // d64): noop d64 1.02-1.05x ((zzx), (zzz)). One consumer warpgroup (the short-sequence tiles,
+  // no ping-pong; (zzz)): noop d128 1.09x, noop d64 1.04x, causal d64 / d128 1.01x. Under a mask
+  // three spill 4 bytes beside the tile-bounds walk and prefix LM's full form at 1000 keys, and
+  // over 192-row tables they did not beat the two-warpgroup default on causal d64 or a window
+  // ((zzz): 0.92-1.00x), so masked m192 keeps the eager form. Not where
   // O is 32 columns wide: causal d32 0.955x (its rescale is 16 multiplies a tile). A 256-wide V
   // only beside mods that read no buffer (ALiBi's slope read there then spills a word, and its
   // full form fit before).
