@@ -267,7 +267,13 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
     };
     run_tile_pass<HAS_MASK, IS_DIVISIBLE>(bounds_tile, masked_tile, /*plain=*/!SCORE_IS_IDENTITY, apply_mods);
 
-    online_softmax_update(acc_s, row_max, row_sum, acc_o, exp_scale);
+    // The lazy rescale on mma.sync (flexjit_softmax.cuh); not on the 'g' twin's wgmma, where it
+    // measured 0.97-1.07x (noop d128 0.965x), nor where O is 32 columns wide (as the
+    // warp-specialised kernel's causal d32 lost).
+    if constexpr (MMA_PATH == MmaPath::mma_sync && DV_GEMM >= 64)
+      online_softmax_update_lazy(acc_s, row_max, row_sum, acc_o, exp_scale);
+    else
+      online_softmax_update(acc_s, row_max, row_sum, acc_o, exp_scale);
 
     // O += P V: the score accumulators, packed to 16 bits, are the A operand as they stand.
     warp_gemm_pv<MMA_PATH, T, M_TILES, BLOCK_N, DV_GEMM, VTile>(acc_o, acc_s, smem_v, lanes);
