@@ -523,7 +523,7 @@ namespace {
 // warpgroups: three (192 query rows, d64; unmasked scores take the lazy rescale there, masked ones
 // the eager form, over no tables and over 192-row tables), one (the short-sequence tiles at d64 and
 // d128, which take the lazy rescale under every mod), and the synchronous kernels (the wgmma 'g'
-// twin and mma.sync), which a template arm may give the lazy form too.
+// twin, eager, and mma.sync, lazy).
 TEST(FwdGpu, ScoresThatPassTheRunningMaxLaterOnOtherTiles) {
   FLEXJIT_REQUIRE_HOPPER();
   struct Shape {
