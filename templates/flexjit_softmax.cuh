@@ -114,6 +114,17 @@ __device__ __forceinline__ bool stays_within_lazy_bound(float tile_max, float ro
                               : fmaf(tile_max, exp_scale, -row_max * exp_scale) <= LAZY_RESCALE_LOG2;
 }
 
+// The lazy forms' move of a row's running max once some row of the warp passed the bound: the
+// quad's max of the running max and this thread's tile max; the sum takes the factor, which is
+// returned for O.
+__device__ __forceinline__ float move_running_max(float& row_max, float& row_sum, float tile_max, float exp_scale) {
+  const float mx = quad_row_max(fmaxf(row_max, tile_max));
+  const float alpha = exp2_approx(row_max * exp_scale - exp_base(mx, exp_scale));
+  row_max = mx;
+  row_sum *= alpha;
+  return alpha;
+}
+
 // What softmax_probabilities computes, with the lazy rescale: returns whether the warp's rows
 // moved their max, and only then are `alpha` set and row_sum scaled (O still takes alpha).
 template <int BLOCK_N>
@@ -129,12 +140,7 @@ __device__ __forceinline__ bool softmax_probabilities_lazy(float (&acc_s)[BLOCK_
   const bool moved = !__all_sync(0xffffffffu, within);
   if (moved) {
 #pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      const float mx = quad_row_max(fmaxf(row_max[r], tile_max[r]));
-      alpha[r] = exp2_approx(row_max[r] * exp_scale - exp_base(mx, exp_scale));
-      row_max[r] = mx;
-      row_sum[r] *= alpha[r];
-    }
+    for (int r = 0; r < 2; ++r) alpha[r] = move_running_max(row_max[r], row_sum[r], tile_max[r], exp_scale);
   }
 #pragma unroll
   for (int r = 0; r < 2; ++r) row_sum[r] += exponentiate_row(acc_s, r, exp_base(row_max[r], exp_scale), exp_scale);
@@ -177,12 +183,8 @@ __device__ __forceinline__ void online_softmax_update_lazy(float (&acc_s)[M_TILE
 #pragma unroll
     for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        const float mx = quad_row_max(fmaxf(row_max[mt][r], tile_max[mt][r]));
-        alpha[mt][r] = exp2_approx(row_max[mt][r] * exp_scale - exp_base(mx, exp_scale));
-        row_max[mt][r] = mx;
-        row_sum[mt][r] *= alpha[mt][r];
-      }
+      for (int r = 0; r < 2; ++r)
+        alpha[mt][r] = move_running_max(row_max[mt][r], row_sum[mt][r], tile_max[mt][r], exp_scale);
     rescale_output(acc_o, alpha);
   }
 #pragma unroll

@@ -114,8 +114,7 @@ TEST(FwdGpu, ScoreModsAffineInKeys) {
 // form, which moves the max and rescales O, where any row of a warp passes that. Climbing scores
 // (every few tiles pass), a jump of 150 per 256 keys (past 2^128 against the old max: an exp2
 // there would overflow), rows that climb beside rows that do not (mixed warps), falling scores
-// (the max stays far above the later tiles), and a row whose first keys are all masked, under the
-// warp-specialised forward's default tiles at both head dims, odd lengths and f16.
+// (the max stays far above the later tiles), and a row whose first keys are all masked.
 struct RunningMaxCase {
   const char* score;
   const char* mask;
@@ -129,6 +128,7 @@ const RunningMaxCase kRunningMaxCases[] = {
     {"score + float(kv_idx) * 0.04", "kv_idx >= 300 || q_idx % 2 == 0"},
 };
 
+// The cases under the forward's default tiles at both head dims, odd lengths and f16.
 TEST(FwdGpu, ScoresThatPassTheRunningMaxLater) {
   FLEXJIT_REQUIRE_GPU();
   for (const RunningMaxCase& c : kRunningMaxCases)
