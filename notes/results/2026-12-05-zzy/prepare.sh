@@ -10,12 +10,10 @@ test -z "$(git status --porcelain --untracked-files=no)" || { echo "commit or st
 export PATH=/usr/local/cuda/bin:$PATH
 d=.gpu/zzy; here=notes/results/2026-12-05-zzy
 test -f build/build.ninja || { echo "no build/: run scripts/setup.sh first" >&2; exit 2; }
-# The branch, from its patches here where this checkout lacks it (a clone of main only).
+# The branch where this checkout lacks it: its commits landed on main as f557e9d..dc7e829 in
+# (zzz), on notes-only commits over d83566b, so dc7e829 holds the branch's code.
 if ! git rev-parse -q --verify lazy-every-warpgroup-count > /dev/null; then
-  git branch lazy-every-warpgroup-count d83566b
-  git checkout -q lazy-every-warpgroup-count
-  git am -q $here/branch/*.patch
-  git checkout -q main
+  git branch lazy-every-warpgroup-count dc7e829
 fi
 rm -rf $d; mkdir -p $d/tvW $d/tvW2 $d/tv_pre $d/tvS
 git checkout -q lazy-every-warpgroup-count
