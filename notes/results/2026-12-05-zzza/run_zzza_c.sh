@@ -1,0 +1,22 @@
+#!/bin/bash
+# (zzza) prepared, not run. Optional call 4 (carry .gpu/zzza; about 300 s), a measurement, not a
+# candidate: per-key score biases (keybias.json: kb[b][kv_idx], hb[h][kv_idx]), whose forward's
+# full form spills 112-152 bytes on the CPU (ptxas, m128n128w8s2ws; ALiBi's slope[h] none).
+# 1. main against tv_NO (main's forward without the overlap where the mods read buffers: 36-72
+#    bytes), rounds alternating, forward and fast backward: do the spills cost, and does the
+#    overlap still pay beside them?
+# 2. FlexAttention (Triton) and the SDPA peers on the same problems (no --flash: FA4 is not
+#    installed in this call; carry .fa4b and run after the .fa4a copy to add it).
+set -u
+cd "$(dirname "$0")"
+out=${OUT:-/tmp/zzzac}; r=/tmp/zzzacr/r; mkdir -p $r $out
+save() { (cd /tmp/zzzacr && tar czf $out/zzzac.tar.gz r); }
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee $r/gpu.txt
+t0=$(date +%s)
+bash ab2.sh zk keybias.json fwd_ms 150 3 "" main:./flexjit: NO:./flexjit:$PWD/tv_NO/templates 2>&1 | grep -v "^zk "
+cp /tmp/zkr/r/ab.txt $r/ab_keybias.txt 2>/dev/null; cp /tmp/zkr/r/*.jsonl $r/ 2>/dev/null
+save
+timeout 150 python3 peers.py --suite keybias.json > $r/peers_keybias.jsonl 2> $r/peers_keybias.err || tail -3 $r/peers_keybias.err
+grep -h '"name"' $r/peers_keybias.jsonl | python3 -c "import sys, json; [print(o['system'], o['name'], o.get('fwd_tflops'), o.get('bwd_tflops')) for o in map(json.loads, sys.stdin)]"
+echo "done $(( $(date +%s) - t0 )) s"; save
