@@ -1,5 +1,5 @@
 #!/bin/bash
-# (zzza) prepared, not run (no device this session). Call 1 of 3 (carry .gpu/zzza; about 400 s):
+# (zzza) prepared, not run (no device this session). Call 1 (carry .gpu/zzza; about 450 s):
 # the branch bwd-late-dq-fence's backward against float64 before any timing.
 # 1. gta (the branch's GPU tests, its templates = arm FM) in parallel processes: every fast-mode
 #    backward test that reaches the warp-specialised dK/dV kernel, the ordered mode's (arm M

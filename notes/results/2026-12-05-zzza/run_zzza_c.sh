@@ -1,5 +1,5 @@
 #!/bin/bash
-# (zzza) prepared, not run. Optional call 4 (carry .gpu/zzza; about 300 s), a measurement, not a
+# (zzza) prepared, not run. Optional call 5 (carry .gpu/zzza; about 300 s), a measurement, not a
 # candidate: per-key score biases (keybias.json: kb[b][kv_idx], hb[h][kv_idx]), whose forward's
 # full form spills 112-152 bytes on the CPU (ptxas, m128n128w8s2ws; ALiBi's slope[h] none).
 # 1. main against tv_NO (main's forward without the overlap where the mods read buffers: 36-72
