@@ -51,5 +51,5 @@ done
 test "$( (diff -rq /tmp/zzza_main/templates $d/tv_FM/templates || true) | wc -l)" -eq 2
 test "$( (diff -rq /tmp/zzza_main/templates $d/tv_NO/templates || true) | wc -l)" -eq 1
 cp notes/results/2026-12-04-zzv/ab2.sh ../shared/bench/peers.py ../shared/bench/suite.json \
-   $here/keybias.json $here/run_zzza_a.sh $here/run_zzza_b.sh $here/run_zzza_c.sh $here/run_zzza_d.sh $d/
+   $here/bias_tables.json $here/run_zzza_a.sh $here/run_zzza_b.sh $here/run_zzza_c.sh $here/run_zzza_d.sh $d/
 du -sh $d

@@ -1,12 +1,14 @@
 #!/bin/bash
-# (zzza) prepared, not run. Optional call 5 (carry .gpu/zzza; about 300 s), a measurement, not a
-# candidate: per-key score biases (keybias.json: kb[b][kv_idx], hb[h][kv_idx]), whose forward's
-# full form spills 112-152 bytes on the CPU (ptxas, m128n128w8s2ws; ALiBi's slope[h] none).
-# 1. main against tv_NO (main's forward without the overlap where the mods read buffers: 36-72
-#    bytes), rounds alternating, forward and fast backward: do the spills cost, and does the
-#    overlap still pay beside them?
+# (zzza) prepared, not run. Optional call 5 (carry .gpu/zzza; about 350 s), a measurement, not a
+# candidate: bias tables and nested document reads a user brings (bias_tables.json: kb[b][kv_idx],
+# hb[h][kv_idx], relh[h][kv_idx - q_idx + 4096], a per-document prefix through start[doc[kv_idx]]),
+# whose kernels spill on the CPU (ptxas, main: the forward 112-944 bytes, the fast dK/dV kernel
+# 360 under the prefix mask; the suite's mods 0-12).
+# 1. main against tv_NO (main's forward without the overlap where the mods read buffers),
+#    rounds alternating, forward and fast backward: do the spills cost, and does the overlap
+#    still pay beside them?
 # 2. FlexAttention (Triton) and the SDPA peers on the same problems (no --flash: FA4 is not
-#    installed in this call; carry .fa4b and run after the .fa4a copy to add it).
+#    installed in this call): is flexjit ahead on them?
 set -u
 cd "$(dirname "$0")"
 out=${OUT:-/tmp/zzzac}; r=/tmp/zzzacr/r; mkdir -p $r $out
@@ -14,9 +16,9 @@ save() { (cd /tmp/zzzacr && tar czf $out/zzzac.tar.gz r); }
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee $r/gpu.txt
 t0=$(date +%s)
-bash ab2.sh zk keybias.json fwd_ms 150 3 "" main:./flexjit: NO:./flexjit:$PWD/tv_NO/templates 2>&1 | grep -v "^zk "
-cp /tmp/zkr/r/ab.txt $r/ab_keybias.txt 2>/dev/null; cp /tmp/zkr/r/*.jsonl $r/ 2>/dev/null
+bash ab2.sh zk bias_tables.json fwd_ms 150 3 "" main:./flexjit: NO:./flexjit:$PWD/tv_NO/templates 2>&1 | grep -v "^zk "
+cp /tmp/zkr/r/ab.txt $r/ab_bias_tables.txt 2>/dev/null; cp /tmp/zkr/r/*.jsonl $r/ 2>/dev/null
 save
-timeout 150 python3 peers.py --suite keybias.json > $r/peers_keybias.jsonl 2> $r/peers_keybias.err || tail -3 $r/peers_keybias.err
-grep -h '"name"' $r/peers_keybias.jsonl | python3 -c "import sys, json; [print(o['system'], o['name'], o.get('fwd_tflops'), o.get('bwd_tflops')) for o in map(json.loads, sys.stdin)]"
+timeout 150 python3 peers.py --suite bias_tables.json > $r/peers_bias_tables.jsonl 2> $r/peers_bias_tables.err || tail -3 $r/peers_bias_tables.err
+grep -h '"name"' $r/peers_bias_tables.jsonl | python3 -c "import sys, json; [print(o['system'], o['name'], o.get('fwd_tflops'), o.get('bwd_tflops')) for o in map(json.loads, sys.stdin)]"
 echo "done $(( $(date +%s) - t0 )) s"; save
