@@ -42,6 +42,11 @@ git archive bwd-late-dq-fence templates | tar x -C $d/tv_FM
 # per-key biases, not a candidate).
 mkdir -p $d/tv_NO && git archive main templates | tar x -C $d/tv_NO
 (cd $d/tv_NO && patch -s -p1 < ../../../$here/arm_NO_fwd_no_overlap_beside_buffer_reads.patch)
+# R: main's templates with the 32-bit buffer read selecting the address before the load (zero
+# storage out of bounds, as the 64-bit read) instead of the value after it (a candidate for the
+# score tables' spills; every kernel with 32-bit reads takes it).
+mkdir -p $d/tv_R && git archive main templates | tar x -C $d/tv_R
+(cd $d/tv_R && patch -s -p1 < ../../../$here/arm_R_read32_selects_the_address.patch)
 # The arms differ from main's templates in their own file and nowhere else.
 mkdir -p /tmp/zzza_main && rm -rf /tmp/zzza_main/templates && git archive main templates | tar x -C /tmp/zzza_main
 for arm in F:attention_bwd_dkdv_ws.cu.j2 M:flexjit_wgmma_ops.cuh; do
@@ -50,6 +55,7 @@ for arm in F:attention_bwd_dkdv_ws.cu.j2 M:flexjit_wgmma_ops.cuh; do
 done
 test "$( (diff -rq /tmp/zzza_main/templates $d/tv_FM/templates || true) | wc -l)" -eq 2
 test "$( (diff -rq /tmp/zzza_main/templates $d/tv_NO/templates || true) | wc -l)" -eq 1
+test "$( (diff -rq /tmp/zzza_main/templates $d/tv_R/templates || true) | wc -l)" -eq 1
 cp notes/results/2026-12-04-zzv/ab2.sh ../shared/bench/peers.py ../shared/bench/suite.json \
    $here/bias_tables.json $here/run_zzza_a.sh $here/run_zzza_b.sh $here/run_zzza_c.sh $here/run_zzza_d.sh $d/
 du -sh $d
