@@ -17,11 +17,17 @@ test -z "$(git status --porcelain --untracked-files=no)" || { echo "commit or st
 export PATH=/usr/local/cuda/bin:$PATH
 d=.gpu/zzza; here=notes/results/2026-12-05-zzza
 test -f build/build.ninja || { echo "no build/: run scripts/setup.sh first" >&2; exit 2; }
-# The branch where this checkout lacks it: its commits are patches/ here, on main at b45f761.
+# The branches where this checkout lacks them: their commits are patches/ (on main at b45f761)
+# and patches_S/ (on main at 61aaacd) here.
+back0=$(git rev-parse --abbrev-ref HEAD)
 if ! git rev-parse -q --verify bwd-late-dq-fence > /dev/null; then
-  back0=$(git rev-parse --abbrev-ref HEAD)
   git checkout -q -b bwd-late-dq-fence b45f761
   git am -q $here/patches/*.patch
+  git checkout -q "$back0"
+fi
+if ! git rev-parse -q --verify score-reads-select-address > /dev/null; then
+  git checkout -q -b score-reads-select-address 61aaacd
+  git am -q $here/patches_S/*.patch
   git checkout -q "$back0"
 fi
 back=$(git rev-parse --abbrev-ref HEAD)
@@ -29,6 +35,11 @@ rm -rf $d; mkdir -p $d/tv_F $d/tv_M $d/tv_FM
 git checkout -q bwd-late-dq-fence
 ninja -C build > /dev/null
 strip -o $d/gta build/tests/gpu_test_attention
+# S (call 5): the branch score-reads-select-address, its flexjit and its GPU tests.
+git checkout -q score-reads-select-address
+ninja -C build > /dev/null
+strip -o $d/flexjit_S build/flexjit
+strip -o $d/gta_S build/tests/gpu_test_attention
 git checkout -q main
 ninja -C build > /dev/null
 strip -o $d/flexjit build/flexjit
@@ -42,11 +53,6 @@ git archive bwd-late-dq-fence templates | tar x -C $d/tv_FM
 # per-key biases, not a candidate).
 mkdir -p $d/tv_NO && git archive main templates | tar x -C $d/tv_NO
 (cd $d/tv_NO && patch -s -p1 < ../../../$here/arm_NO_fwd_no_overlap_beside_buffer_reads.patch)
-# R: main's templates with the 32-bit buffer read selecting the address before the load (zero
-# storage out of bounds, as the 64-bit read) instead of the value after it (a candidate for the
-# score tables' spills; every kernel with 32-bit reads takes it).
-mkdir -p $d/tv_R && git archive main templates | tar x -C $d/tv_R
-(cd $d/tv_R && patch -s -p1 < ../../../$here/arm_R_read32_selects_the_address.patch)
 # The arms differ from main's templates in their own file and nowhere else.
 mkdir -p /tmp/zzza_main && rm -rf /tmp/zzza_main/templates && git archive main templates | tar x -C /tmp/zzza_main
 for arm in F:attention_bwd_dkdv_ws.cu.j2 M:flexjit_wgmma_ops.cuh; do
@@ -55,7 +61,6 @@ for arm in F:attention_bwd_dkdv_ws.cu.j2 M:flexjit_wgmma_ops.cuh; do
 done
 test "$( (diff -rq /tmp/zzza_main/templates $d/tv_FM/templates || true) | wc -l)" -eq 2
 test "$( (diff -rq /tmp/zzza_main/templates $d/tv_NO/templates || true) | wc -l)" -eq 1
-test "$( (diff -rq /tmp/zzza_main/templates $d/tv_R/templates || true) | wc -l)" -eq 1
 cp notes/results/2026-12-04-zzv/ab2.sh ../shared/bench/peers.py ../shared/bench/suite.json \
    $here/bias_tables.json $here/run_zzza_a.sh $here/run_zzza_b.sh $here/run_zzza_c.sh $here/run_zzza_d.sh $d/
 du -sh $d
