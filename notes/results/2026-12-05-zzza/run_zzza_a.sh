@@ -27,6 +27,10 @@ go f "" 'SeqLensGpu.*Backward*:SeqLensGpu.UnmaskedHeadDims72And80WithThreeStages
 go g "" 'BwdGpu.OrderedModeLongDocuments:BwdGpu.DeterministicModeSumsDqInOrder:BwdGpu.OrderedModeSplitsGqaGroupsOverCtas:BwdGpu.TwoRunsOnTheSameInputsGiveTheSameBits:BwdGpu.FastModeSplitsGqaGroupsOverCtas:BwdGpu.FullyMaskedRowsGiveZeroGradients:BwdGpu.NanInDoReachesOnlyTheGradientsThatReadIt' &
 go hF $PWD/tv_F/templates 'BwdGpu.SuiteMods:BwdGpu.OddLengthsAndDifferentLengths:BwdGpu.Gqa8To1AndBshd:BwdGpu.FastModeOnePerHeadDim' &
 go iM $PWD/tv_M/templates 'BwdGpu.SuiteMods:BwdGpu.OddLengthsAndDifferentLengths:BwdGpu.Gqa8To1AndBshd:BwdGpu.FastModeOnePerHeadDim' &
+# WITH_S=1: arm S's buffer-read tests (gta_S, the branch score-reads-select-address) beside them.
+[ "${WITH_S:-0}" = 1 ] && (FLEXJIT_CACHE_DIR=/tmp/fct_s timeout 240 ./gta_S \
+  --gtest_filter='*BufferReadsWithThirtyTwoAndSixtyFourBitOffsets*:ErrorWordsGpu.*:BufferGradGpu.*:FwdGpu.SuiteMods:BwdGpu.SuiteMods' \
+  > $r/tests_S.txt 2>&1; echo "tests_S rc=$? $(( $(date +%s) - t0 )) s" >> $r/rc.txt) &
 wait
 cat $r/rc.txt; grep -hE "^\[  (PASSED|FAILED) |FAILED  \]|Failure" $r/tests_*.txt | sort | uniq -c
 save
@@ -66,7 +70,7 @@ save
 # 3. If the call has time left: the deterministic mode (arm M changes its dSᵀ stores), main / FM,
 #    rounds alternating, on the dense rows of the suite.
 unset FLEXJIT_TEMPLATE_DIR FLEXJIT_CACHE_DIR
-left=$(( 520 - ($(date +%s) - t0) ))
+left=$(( ${DET_UNTIL:-520} - ($(date +%s) - t0) ))
 if [ $left -gt 90 ]; then
   python3 - <<'PY'
 import json
