@@ -21,14 +21,16 @@ test -f build/build.ninja || { echo "no build/: run scripts/setup.sh first" >&2;
 # and patches_S/ (on main at 61aaacd) here.
 back0=$(git rev-parse --abbrev-ref HEAD)
 if ! git rev-parse -q --verify bwd-late-dq-fence > /dev/null; then
+  tmp=$(mktemp -d); cp $here/patches/*.patch "$tmp"/  # (the base commit predates the patches)
   git checkout -q -b bwd-late-dq-fence b45f761
-  git am -q $here/patches/*.patch
-  git checkout -q "$back0"
+  git am -q "$tmp"/*.patch
+  git checkout -q "$back0"; rm -rf "$tmp"
 fi
 if ! git rev-parse -q --verify score-reads-select-address > /dev/null; then
+  tmp=$(mktemp -d); cp $here/patches_S/*.patch "$tmp"/  # (the base commit predates the patches)
   git checkout -q -b score-reads-select-address 61aaacd
-  git am -q $here/patches_S/*.patch
-  git checkout -q "$back0"
+  git am -q "$tmp"/*.patch
+  git checkout -q "$back0"; rm -rf "$tmp"
 fi
 back=$(git rev-parse --abbrev-ref HEAD)
 rm -rf $d; mkdir -p $d/tv_F $d/tv_M $d/tv_FM

@@ -11,9 +11,11 @@ d=.gpu/zzzb; here=notes/results/2026-12-05-zzzb
 test -f build/build.ninja || { echo "no build/: run scripts/setup.sh first" >&2; exit 2; }
 back=$(git rev-parse --abbrev-ref HEAD)
 if ! git rev-parse -q --verify score-column-values > /dev/null; then
-  git checkout -q -b score-column-values "$(cat $here/patches_SC/BASE)"
-  git am -q $here/patches_SC/*.patch
-  git checkout -q "$back"
+  # (The patches are copied out first: the base commit predates them.)
+  tmp=$(mktemp -d); cp $here/patches_SC/* "$tmp"/
+  git checkout -q -b score-column-values "$(cat "$tmp"/BASE)"
+  git am -q "$tmp"/*.patch
+  git checkout -q "$back"; rm -rf "$tmp"
 fi
 rm -rf $d; mkdir -p $d
 git checkout -q score-column-values
