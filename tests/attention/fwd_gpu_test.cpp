@@ -694,6 +694,18 @@ TEST(FwdGpu, MaskColumnValues) {
   EXPECT_NO_THROW(check_buffer_errors());
 }
 
+// The forward of `p`, whose mods read a buffer out of bounds, throws the ShapeError that says so
+// (and leaves no error word set behind it).
+void expect_out_of_bounds_reported(const FwdProblem& p, const std::string& config) {
+  try {
+    run_forward_check(p);
+    ADD_FAILURE() << config << ": expected a ShapeError for the out-of-bounds reads";
+  } catch (const ShapeError& e) {
+    EXPECT_NE(std::string(e.what()).find("indexed a buffer out of bounds"), std::string::npos) << e.what();
+  }
+  check_buffer_errors();
+}
+
 // A column value read out of bounds: reported where the mask needs the value, silent where a
 // guard keeps it out of the result (the tile then counts each value's errors where the mask's
 // && / || would, not once per key).
@@ -713,13 +725,7 @@ TEST(FwdGpu, MaskColumnValuesOutOfBounds) {
     expect_close(p, std::string("guarded column value ") + config);
     EXPECT_NO_THROW(check_buffer_errors()) << config;
     p.mask_mod = "short_doc[kv_idx] == doc[q_idx] || q_idx >= kv_idx";  // keys 250.. read past the end
-    try {
-      run_forward_check(p);
-      ADD_FAILURE() << config << ": expected a ShapeError for the out-of-bounds reads";
-    } catch (const ShapeError& e) {
-      EXPECT_NE(std::string(e.what()).find("indexed a buffer out of bounds"), std::string::npos) << e.what();
-    }
-    check_buffer_errors();
+    expect_out_of_bounds_reported(p, config);
   }
 }
 
@@ -805,13 +811,7 @@ TEST(FwdGpu, ScoreColumnValuesOutOfBounds) {
     expect_close(p, std::string("guarded score column value ") + config);
     EXPECT_NO_THROW(check_buffer_errors()) << config;
     p.score_mod = "score + short_bias[kv_idx]";  // keys 250.. read past the end
-    try {
-      run_forward_check(p);
-      ADD_FAILURE() << config << ": expected a ShapeError for the out-of-bounds reads";
-    } catch (const ShapeError& e) {
-      EXPECT_NE(std::string(e.what()).find("indexed a buffer out of bounds"), std::string::npos) << e.what();
-    }
-    check_buffer_errors();
+    expect_out_of_bounds_reported(p, config);
   }
 }
 
