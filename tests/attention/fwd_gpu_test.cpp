@@ -653,6 +653,21 @@ std::vector<const char*> column_value_configs() {
   return configs;
 }
 
+// The column-value tests' problem: tails on both sides, Sq != Skv, GQA 3:1, head dim D.
+FwdProblem column_value_problem(const char* config, int D) {
+  FwdProblem p;
+  p.B = 2;
+  p.Hq = 6;
+  p.Hkv = 2;
+  p.Sq = 333;
+  p.Skv = 517;
+  p.D = p.Dv = D;
+  p.config = BlockConfig::parse(config);
+  // 192-row and 176-key tiles take calls without a block mask.
+  p.use_block_mask = p.config->block_m != 192 && p.config->block_n != 176;
+  return p;
+}
+
 TEST(FwdGpu, MaskColumnValues) {
   FLEXJIT_REQUIRE_GPU();
   std::mt19937_64 rng(fresh_seed());
@@ -663,19 +678,9 @@ TEST(FwdGpu, MaskColumnValues) {
       {"float and bool per head", "w[h][kv_idx] * 3.0 < q_idx * 0.01 + 1.5 || tab[kv_idx] > 0.25 && q_idx >= kv_idx"},
   };
   for (const char* config : column_value_configs()) {
-    const bool wide = std::string(config).find("m192") != std::string::npos ||
-                      std::string(config).find("n176") != std::string::npos;
     for (int D : {64, 128})
       for (const Mask& m : masks) {
-        FwdProblem p;
-        p.B = 2;
-        p.Hq = 6;
-        p.Hkv = 2;
-        p.Sq = 333;
-        p.Skv = 517;
-        p.D = p.Dv = D;
-        p.config = BlockConfig::parse(config);
-        p.use_block_mask = !wide;  // 192-row and 176-key tiles take calls without a block mask
+        FwdProblem p = column_value_problem(config, D);
         p.mask_mod = m.text;
         TestBuffer doc = document_ids(p.Skv, rng);
         const TestBuffer start = document_starts(doc);
@@ -750,19 +755,9 @@ TEST(FwdGpu, ScoreColumnValues) {
     for (const char* c : {"m128n128w8s2ws", "m128n64w8s2ws", "m64n128w4s2ws", "m192n128w12s2ws", "m128n176w8s2ws"})
       configs.push_back(c);
   for (const char* config : configs) {
-    const bool wide = std::string(config).find("m192") != std::string::npos ||
-                      std::string(config).find("n176") != std::string::npos;
     for (int D : {64, 128})
       for (const Mod& m : mods) {
-        FwdProblem p;
-        p.B = 2;
-        p.Hq = 6;
-        p.Hkv = 2;
-        p.Sq = 333;
-        p.Skv = 517;
-        p.D = p.Dv = D;
-        p.config = BlockConfig::parse(config);
-        p.use_block_mask = !wide;  // 192-row and 176-key tiles take calls without a block mask
+        FwdProblem p = column_value_problem(config, D);
         p.score_mod = m.score;
         p.mask_mod = m.mask;
         std::normal_distribution<double> normal(0.0, 1.0);
