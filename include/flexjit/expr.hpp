@@ -229,9 +229,10 @@ class Expr {
   /// expression. A kernel then evaluates P once per row and each score in two fused multiply-adds.
   std::optional<ScoreKvAffineForm> kv_affine_form() const;
 
-  /// For a mask_mod: how many column values it has, its largest subexpressions that read a
-  /// buffer and depend on kv_idx but not on q_idx (`doc[kv_idx]`); 0 for a score_mod. A kernel
-  /// can compute them once per key of a tile instead of once per score (emit_cuda_columns).
+  /// How many column values the mod has: its largest subexpressions that read a buffer and
+  /// depend on kv_idx but not on q_idx or score (`doc[kv_idx]`, a score_mod's `bias[b][kv_idx]`).
+  /// A kernel can compute them once per key of a tile instead of once per score
+  /// (emit_cuda_columns, emit_cuda_prescaled_columns).
   int column_value_count() const;
   /// For a mask_mod with column values (N = column_value_count()): emits
   ///   `void VALUES_NAME(int b, int h, int kv_idx, int q_len, int kv_len, const FlexjitModArgs&
@@ -246,6 +247,17 @@ class Expr {
   /// where a `&&` / `||` needs it. Throws UsageError when column_value_count() is 0 or a name is
   /// not a C++ identifier.
   std::string emit_cuda_columns(const std::string& values_name, const std::string& mask_name) const;
+  /// For a score_mod with column values (N = column_value_count()): emits the values function
+  /// as emit_cuda_columns does (`void VALUES_NAME(int b, int h, int kv_idx, ...)`) and
+  ///   `float SCORE_NAME(float flexjit_acc, float flexjit_score_scale, int b, int h, int q_idx,
+  ///    int kv_idx, int q_len, int kv_len, const FlexjitModArgs& args, unsigned& flexjit_errors,
+  ///    const unsigned (&flexjit_values)[N], const unsigned (&flexjit_value_errors)[N])`,
+  /// emit_cuda_prescaled's function with those values read from the arrays: its result equals
+  /// that function's, and so do its errors (a value's error bits count where the score_mod
+  /// reads the value). Throws UsageError for a mask_mod, a score_mod without column values or
+  /// a name that is not a C++ identifier.
+  std::string emit_cuda_prescaled_columns(const std::string& values_name, const std::string& score_name,
+                                          double prescale, double output_factor) const;
 
   /// For a mask_mod: true when its tiles can be classified by interval bounds (every
   /// sub-expression an int or a bool, and no buffer indexed by kv_idx). The decode kernel then

@@ -250,6 +250,12 @@ std::string variant_header(const KernelSpec& spec) {
     out += affine->kv_slope.emit_cuda_prescaled("flexjit_score_mod_log2_kv_slope", 1.0, kLog2e, "score_mod_kv_slope");
     out += "\n";
   }
+  if (forward_score_column_values(spec) > 0) {
+    // The score_mod with its key-only reads computed once per key of a tile (forward_score_column_values).
+    out += spec.score_mod.emit_cuda_prescaled_columns("flexjit_score_columns", "flexjit_score_mod_log2_columns",
+                                                      prescale, kLog2e);
+    out += "\n";
+  }
   out += spec.mask_mod.emit_cuda("flexjit_mask_mod");
   out += "\n";
   if (forward_mask_column_values(spec) > 0) {

@@ -417,7 +417,7 @@ void find_column_values(const Node& node, const std::vector<NodePtr>& values,
 
 }  // namespace
 
-std::vector<NodePtr> mask_column_values(const NodePtr& root) {
+std::vector<NodePtr> column_values(const NodePtr& root) {
   std::vector<NodePtr> values;
   std::vector<NodePtr> stack = {root};
   // Pre-order, left to right: a value is found before the values inside it would be.
@@ -517,11 +517,10 @@ std::optional<double> uniform_score_factor(const Node& root) {
   return factors.front();
 }
 
-std::string emit_cuda_prescaled_function(const Node& root, double prescale, double output_factor,
-                                         const std::string& function_name, const std::string& line_file) {
-  require_identifier("function name", function_name);
-  const std::string file = line_file.empty() ? std::string(mod_name(ModKind::score)) : line_file;
-  require_line_file(file);
+// The tree a prescaled score function returns: its scores replaced by acc * score_scale (the
+// prescale divided out), and its root's literal factors folded into output_factor, which then
+// multiplies the whole.
+static NodePtr prescaled_body(const Node& root, double prescale, double output_factor) {
   const NodePtr borrowed(&root, [](const Node*) {});  // the caller owns the tree
   NodePtr body = prescale_scores(borrowed, prescale);
   // The root's literal factors join output_factor (float operands only: an int product wraps).
@@ -555,6 +554,15 @@ std::string emit_cuda_prescaled_function(const Node& root, double prescale, doub
     body = rest;
   }
   if (output_factor != 1.0) body = make_binary(BinaryOp::mul, body, make_float(output_factor));
+  return body;
+}
+
+std::string emit_cuda_prescaled_function(const Node& root, double prescale, double output_factor,
+                                         const std::string& function_name, const std::string& line_file) {
+  require_identifier("function name", function_name);
+  const std::string file = line_file.empty() ? std::string(mod_name(ModKind::score)) : line_file;
+  require_line_file(file);
+  const NodePtr body = prescaled_body(root, prescale, output_factor);
   std::string out = "__device__ __forceinline__ float " + function_name +
                     "(float flexjit_acc, float flexjit_score_scale, int b, int h, int q_idx, int kv_idx, "
                     "int q_len, int kv_len, const FlexjitModArgs& args, unsigned& flexjit_errors) {\n";
@@ -563,18 +571,16 @@ std::string emit_cuda_prescaled_function(const Node& root, double prescale, doub
   return out + emit_function_body(*body, ModKind::score, file, nullptr);
 }
 
-std::string emit_cuda_column_functions(const Node& root, const std::string& values_name,
-                                       const std::string& mask_name) {
-  require_identifier("function name", values_name);
-  require_identifier("function name", mask_name);
-  const NodePtr borrowed(&root, [](const Node*) {});  // the caller owns the tree
-  const std::vector<NodePtr> values = mask_column_values(borrowed);
-  if (values.empty()) throw UsageError("the mask_mod has no column values (no buffer read that depends on kv_idx alone)");
+// `void NAME(int b, int h, int kv_idx, ..., unsigned (&flexjit_values)[N], unsigned
+// (&flexjit_value_errors)[N])`: one key's column values (int and float bits, bool as 0 or 1) and
+// the error bits of each value's reads.
+static std::string emit_values_function(const std::vector<NodePtr>& values, const std::string& values_name,
+                                 const std::string& line_file) {
   const std::string n = std::to_string(values.size());
   std::string out = "__device__ __forceinline__ void " + values_name +
                     "(int b, int h, int kv_idx, int q_len, int kv_len, const FlexjitModArgs& args, "
                     "unsigned (&flexjit_values)[" + n +
-                    "], unsigned (&flexjit_value_errors)[" + n + "]) {\n#line 1 \"mask_mod\"\n";
+                    "], unsigned (&flexjit_value_errors)[" + n + "]) {\n#line 1 \"" + line_file + "\"\n";
   struct Restore {
     ~Restore() { g_error_word = "flexjit_errors"; }
   } restore;
@@ -591,10 +597,12 @@ std::string emit_cuda_column_functions(const Node& root, const std::string& valu
     out += "    flexjit_value_errors[" + i + "] = flexjit_errors;\n  }\n";
   }
   out += "}\n\n";
-  out += "__device__ __forceinline__ bool " + mask_name +
-         "(int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, const FlexjitModArgs& args, "
-         "unsigned& flexjit_errors, const unsigned (&flexjit_values)[" + n +
-         "], const unsigned (&flexjit_value_errors)[" + n + "]) {\n";
+  return out;
+}
+
+// The column-value function's locals: `const T flexjit_vK = <value K from its bits>;`.
+static std::string value_declarations(const std::vector<NodePtr>& values) {
+  std::string out;
   for (size_t k = 0; k < values.size(); ++k) {
     const std::string i = std::to_string(k);
     const ScalarType t = values[k]->type;
@@ -604,9 +612,49 @@ std::string emit_cuda_column_functions(const Node& root, const std::string& valu
                                        : "static_cast<int>(flexjit_values[" + i + "])") +
            ";\n";
   }
+  return out;
+}
+
+std::string emit_cuda_column_functions(const Node& root, const std::string& values_name,
+                                       const std::string& mask_name) {
+  require_identifier("function name", values_name);
+  require_identifier("function name", mask_name);
+  const NodePtr borrowed(&root, [](const Node*) {});  // the caller owns the tree
+  const std::vector<NodePtr> values = column_values(borrowed);
+  if (values.empty()) throw UsageError("the mask_mod has no column values (no buffer read that depends on kv_idx alone)");
+  const std::string n = std::to_string(values.size());
+  std::string out = emit_values_function(values, values_name, "mask_mod");
+  out += "__device__ __forceinline__ bool " + mask_name +
+         "(int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, const FlexjitModArgs& args, "
+         "unsigned& flexjit_errors, const unsigned (&flexjit_values)[" + n +
+         "], const unsigned (&flexjit_value_errors)[" + n + "]) {\n";
+  out += value_declarations(values);
   std::unordered_map<const Node*, size_t> found;
   find_column_values(root, values, found);
   return out + emit_function_body(root, ModKind::mask, "mask_mod", &found);
+}
+
+std::string emit_cuda_prescaled_column_functions(const Node& root, double prescale, double output_factor,
+                                                 const std::string& values_name, const std::string& score_name,
+                                                 const std::string& line_file) {
+  require_identifier("function name", values_name);
+  require_identifier("function name", score_name);
+  const std::string file = line_file.empty() ? std::string(mod_name(ModKind::score)) : line_file;
+  require_line_file(file);
+  const NodePtr body = prescaled_body(root, prescale, output_factor);
+  const std::vector<NodePtr> values = column_values(body);
+  if (values.empty()) throw UsageError("the score_mod has no column values (no buffer read that depends on kv_idx alone)");
+  const std::string n = std::to_string(values.size());
+  std::string out = emit_values_function(values, values_name, file);
+  out += "__device__ __forceinline__ float " + score_name +
+         "(float flexjit_acc, float flexjit_score_scale, int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, "
+         "const FlexjitModArgs& args, unsigned& flexjit_errors, const unsigned (&flexjit_values)[" + n +
+         "], const unsigned (&flexjit_value_errors)[" + n + "]) {\n";
+  if (tree_uses(*body, Variable::score)) out += "  const float score = flexjit_acc * flexjit_score_scale;\n";
+  out += value_declarations(values);
+  std::unordered_map<const Node*, size_t> found;
+  find_column_values(*body, values, found);
+  return out + emit_function_body(*body, ModKind::score, file, &found);
 }
 
 }  // namespace flexjit::expr

@@ -13,13 +13,20 @@ namespace flexjit::expr {
 /// The `__device__ __forceinline__` function for a checked mod (see Expr::emit_cuda).
 std::string emit_cuda_function(const Node& root, ModKind kind, const std::string& function_name,
                                const std::string& line_file);
-/// A mask's column values: its largest subexpressions that read a buffer and depend on kv_idx but
-/// not on q_idx (`doc[kv_idx]`, `start[doc[kv_idx]]`), one per distinct tree, in the order they
-/// first appear. A kernel can compute them once per key and share them among a tile's rows.
-std::vector<NodePtr> mask_column_values(const NodePtr& root);
+/// A mod's column values: its largest subexpressions that read a buffer and depend on kv_idx but
+/// not on q_idx or score (`doc[kv_idx]`, `start[doc[kv_idx]]`, `bias[b][kv_idx]`), one per
+/// distinct tree, in the order they first appear. A kernel can compute them once per key and
+/// share them among a tile's rows.
+std::vector<NodePtr> column_values(const NodePtr& root);
 /// For a mask with column values: the function that computes one key's values and their reads'
 /// error bits, and the mask with the values read from those arrays (Expr::emit_cuda_columns).
 std::string emit_cuda_column_functions(const Node& root, const std::string& values_name, const std::string& mask_name);
+/// For a score_mod with column values: the values function, and the prescaled score function (as
+/// emit_cuda_prescaled_function's) with the values read from those arrays
+/// (Expr::emit_cuda_prescaled_columns).
+std::string emit_cuda_prescaled_column_functions(const Node& root, double prescale, double output_factor,
+                                                 const std::string& values_name, const std::string& score_name,
+                                                 const std::string& line_file);
 /// The constant every `score` of the tree is multiplied by: the k of `score * k`, `k * score` and
 /// `score / c` (k = 1/c), with k a literal and its magnitude within [2^-100, 2^100]; 1 for a bare
 /// `score`, and also 1 for a tree that reads no score. Nullopt when two occurrences differ.

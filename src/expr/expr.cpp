@@ -63,9 +63,7 @@ Expr::Expr(ModKind kind, std::shared_ptr<const expr::Node> root, Declarations de
       declarations_(std::make_shared<const Declarations>(std::move(declarations))),
       source_(std::move(source)),
       // Counted once: the forward's shared-memory size asks for it on every call.
-      column_values_(kind_ == ModKind::mask
-                         ? static_cast<int>(expr::mask_column_values(expr::propagate_equalities(root_)).size())
-                         : 0) {}
+      column_values_(static_cast<int>(expr::column_values(expr::propagate_equalities(root_)).size())) {}
 
 Expr Expr::parse(ModKind kind, std::string_view source, const Declarations& declarations) {
   expr::validate_declarations(declarations);
@@ -232,9 +230,17 @@ std::optional<ScoreKvAffineForm> Expr::kv_affine_form() const {
 int Expr::column_value_count() const { return column_values_; }
 
 std::string Expr::emit_cuda_columns(const std::string& values_name, const std::string& mask_name) const {
-  if (kind_ != ModKind::mask) throw UsageError("column values need a mask_mod; a score_mod has none");
+  if (kind_ != ModKind::mask) throw UsageError("emit_cuda_columns needs a mask_mod; a score_mod's take emit_cuda_prescaled_columns");
   const NodePtr emitted = expr::propagate_equalities(root_);  // the tree emit_cuda emits
   return expr::emit_cuda_column_functions(*emitted, values_name, mask_name);
+}
+
+std::string Expr::emit_cuda_prescaled_columns(const std::string& values_name, const std::string& score_name,
+                                              double prescale, double output_factor) const {
+  if (kind_ != ModKind::score) throw UsageError("emit_cuda_prescaled_columns needs a score_mod; a mask_mod has no score");
+  const NodePtr emitted = expr::propagate_equalities(root_);  // the tree emit_cuda_prescaled emits
+  return expr::emit_cuda_prescaled_column_functions(*emitted, prescale, output_factor, values_name, score_name,
+                                                    "score_mod");
 }
 
 bool Expr::has_tile_bounds() const { return kind_ == ModKind::mask && expr::has_tile_bounds(*root_); }

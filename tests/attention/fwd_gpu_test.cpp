@@ -653,6 +653,21 @@ std::vector<const char*> column_value_configs() {
   return configs;
 }
 
+// The column-value tests' problem: tails on both sides, Sq != Skv, GQA 3:1, head dim D.
+FwdProblem column_value_problem(const char* config, int D) {
+  FwdProblem p;
+  p.B = 2;
+  p.Hq = 6;
+  p.Hkv = 2;
+  p.Sq = 333;
+  p.Skv = 517;
+  p.D = p.Dv = D;
+  p.config = BlockConfig::parse(config);
+  // 192-row and 176-key tiles take calls without a block mask.
+  p.use_block_mask = p.config->block_m != 192 && p.config->block_n != 176;
+  return p;
+}
+
 TEST(FwdGpu, MaskColumnValues) {
   FLEXJIT_REQUIRE_GPU();
   std::mt19937_64 rng(fresh_seed());
@@ -663,19 +678,9 @@ TEST(FwdGpu, MaskColumnValues) {
       {"float and bool per head", "w[h][kv_idx] * 3.0 < q_idx * 0.01 + 1.5 || tab[kv_idx] > 0.25 && q_idx >= kv_idx"},
   };
   for (const char* config : column_value_configs()) {
-    const bool wide = std::string(config).find("m192") != std::string::npos ||
-                      std::string(config).find("n176") != std::string::npos;
     for (int D : {64, 128})
       for (const Mask& m : masks) {
-        FwdProblem p;
-        p.B = 2;
-        p.Hq = 6;
-        p.Hkv = 2;
-        p.Sq = 333;
-        p.Skv = 517;
-        p.D = p.Dv = D;
-        p.config = BlockConfig::parse(config);
-        p.use_block_mask = !wide;  // 192-row and 176-key tiles take calls without a block mask
+        FwdProblem p = column_value_problem(config, D);
         p.mask_mod = m.text;
         TestBuffer doc = document_ids(p.Skv, rng);
         const TestBuffer start = document_starts(doc);
@@ -692,6 +697,18 @@ TEST(FwdGpu, MaskColumnValues) {
       }
   }
   EXPECT_NO_THROW(check_buffer_errors());
+}
+
+// The forward of `p`, whose mods read a buffer out of bounds, throws the ShapeError that says so
+// (and leaves no error word set behind it).
+void expect_out_of_bounds_reported(const FwdProblem& p, const std::string& config) {
+  try {
+    run_forward_check(p);
+    ADD_FAILURE() << config << ": expected a ShapeError for the out-of-bounds reads";
+  } catch (const ShapeError& e) {
+    EXPECT_NE(std::string(e.what()).find("indexed a buffer out of bounds"), std::string::npos) << e.what();
+  }
+  check_buffer_errors();
 }
 
 // A column value read out of bounds: reported where the mask needs the value, silent where a
@@ -713,13 +730,83 @@ TEST(FwdGpu, MaskColumnValuesOutOfBounds) {
     expect_close(p, std::string("guarded column value ") + config);
     EXPECT_NO_THROW(check_buffer_errors()) << config;
     p.mask_mod = "short_doc[kv_idx] == doc[q_idx] || q_idx >= kv_idx";  // keys 250.. read past the end
-    try {
-      run_forward_check(p);
-      ADD_FAILURE() << config << ": expected a ShapeError for the out-of-bounds reads";
-    } catch (const ShapeError& e) {
-      EXPECT_NE(std::string(e.what()).find("indexed a buffer out of bounds"), std::string::npos) << e.what();
-    }
-    check_buffer_errors();
+    expect_out_of_bounds_reported(p, config);
+  }
+}
+
+// The warp-specialised forward computes a score_mod's column values (`kb[b][kv_idx]`,
+// `w[h][kv_idx]`, `bias_doc[doc[kv_idx]]`) once per key of every tile and each score reads its
+// key's from shared memory (codegen::forward_score_column_values): one and two values, per batch,
+// per head and nested, with and without a mask, tails on both sides, Sq != Skv, GQA 3:1, one, two
+// and three consumer warpgroups and 64-, 128- and 176-key tiles; and the synchronous kernels, which
+// read per score, on the same mods.
+TEST(FwdGpu, ScoreColumnValues) {
+  FLEXJIT_REQUIRE_GPU();
+  std::mt19937_64 rng(fresh_seed());
+  struct Mod { const char* name; const char* score; const char* mask; };
+  const Mod mods[] = {
+      {"per-key bias, causal", "score + kb[b][kv_idx]", "q_idx >= kv_idx"},
+      {"per-key bias", "score + kb[b][kv_idx]", ""},
+      {"two values per head", "score * w[h][kv_idx] + tab[kv_idx] * 2.0", "q_idx + 40 >= kv_idx"},
+      {"nested per document", "where(doc[q_idx] == doc[kv_idx], score + bias_doc[doc[kv_idx]], score - 1.0)", ""},
+  };
+  std::vector<const char*> configs = {"m128n64w4s2"};
+  if (is_hopper())
+    for (const char* c : {"m128n128w8s2ws", "m128n64w8s2ws", "m64n128w4s2ws", "m192n128w12s2ws", "m128n176w8s2ws"})
+      configs.push_back(c);
+  for (const char* config : configs) {
+    for (int D : {64, 128})
+      for (const Mod& m : mods) {
+        FwdProblem p = column_value_problem(config, D);
+        p.score_mod = m.score;
+        p.mask_mod = m.mask;
+        std::normal_distribution<double> normal(0.0, 1.0);
+        std::uniform_real_distribution<double> uniform(0.5, 1.5);
+        TestBuffer kb;
+        kb.decl = BufferDecl{"kb", DType::f32, {p.B, p.Skv}};
+        for (int i = 0; i < p.B * p.Skv; ++i) kb.values.push_back(2.0 * normal(rng));
+        TestBuffer w;
+        w.decl = BufferDecl{"w", DType::f32, {p.Hq, p.Skv}};
+        for (int i = 0; i < p.Hq * p.Skv; ++i) w.values.push_back(uniform(rng));
+        TestBuffer tab;
+        tab.decl = BufferDecl{"tab", DType::f32, {p.Skv}};
+        for (int i = 0; i < p.Skv; ++i) tab.values.push_back(normal(rng));
+        const TestBuffer doc = document_ids(p.Skv, rng);
+        int documents = 0;
+        for (double id : doc.values) documents = std::max(documents, static_cast<int>(id) + 1);
+        TestBuffer bias_doc;
+        bias_doc.decl = BufferDecl{"bias_doc", DType::f32, {documents}};
+        for (int i = 0; i < documents; ++i) bias_doc.values.push_back(3.0 * normal(rng));
+        p.buffers = {kb, w, tab, doc, bias_doc};
+        expect_close(p, std::string("score column values ") + config + " d" + std::to_string(D) + " " + m.name);
+      }
+  }
+  EXPECT_NO_THROW(check_buffer_errors());
+}
+
+// A score_mod's column value read out of bounds: reported where the score_mod reads it, silent
+// where a guard keeps the read out (the tile then takes the per-score pass, whose reads count
+// their errors exactly where they are made).
+TEST(FwdGpu, ScoreColumnValuesOutOfBounds) {
+  FLEXJIT_REQUIRE_GPU();
+  check_buffer_errors();
+  std::mt19937_64 rng(fresh_seed());
+  std::vector<const char*> configs = {"m128n64w4s2"};
+  if (is_hopper())
+    for (const char* c : {"m128n128w8s2ws", "m128n64w8s2ws"}) configs.push_back(c);
+  for (const char* config : configs) {
+    FwdProblem p = base(300, 64);
+    p.config = BlockConfig::parse(config);
+    TestBuffer short_bias;
+    short_bias.decl = BufferDecl{"short_bias", DType::f32, {250}};
+    std::normal_distribution<double> normal(0.0, 1.0);
+    for (int i = 0; i < 250; ++i) short_bias.values.push_back(normal(rng));
+    p.buffers.push_back(short_bias);
+    p.score_mod = "where(kv_idx < 250, score + short_bias[kv_idx], score * 0.5)";
+    expect_close(p, std::string("guarded score column value ") + config);
+    EXPECT_NO_THROW(check_buffer_errors()) << config;
+    p.score_mod = "score + short_bias[kv_idx]";  // keys 250.. read past the end
+    expect_out_of_bounds_reported(p, config);
   }
 }
 

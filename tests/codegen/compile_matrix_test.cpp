@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/families/fwd.hpp"
 #include "codegen/family.hpp"
 #include "codegen/kernel_spec.hpp"
 #include "codegen/kernel_store.hpp"
@@ -724,6 +725,54 @@ TEST(CodegenCompileMatrix, BufferReadsCompileWithThirtyTwoBitOffsets) {
     }
   }
   EXPECT_GE(checked, 12);  // documents, nested documents, relative position, ALiBi, learnable ALiBi: 3 kernels each
+}
+
+// A score_mod's column values (codegen::forward_score_column_values): the warp-specialised
+// forward's variant header has the values function and the score_mod that reads them, its kernel
+// calls it and compiles with no serialised wgmma; the synchronous kernel reads per score; a mask
+// with column values of its own keeps them and the score reads per score; a score without key-only
+// reads has none.
+TEST(CodegenCompileMatrix, ScoreColumnValuesInTheWarpSpecialisedForward) {
+  const TempCacheDir cache;
+  SuiteVariant v;
+  v.q_heads = 6;
+  v.kv_heads = 2;
+  v.q_len = v.kv_len = 1000;
+  v.declarations.buffers = {BufferDecl::parse("kb:f32:?x?"), BufferDecl::parse("w:f32:?x?"),
+                            BufferDecl::parse("tab:f32:?"), BufferDecl::parse("doc:i32:?"),
+                            BufferDecl::parse("bias_doc:f32:?")};
+  struct Case { const char* score; const char* mask; int values; };
+  const Case cases[] = {{"score + kb[b][kv_idx]", "q_idx >= kv_idx", 1},
+                        {"score + kb[b][kv_idx]", "", 1},
+                        {"score * w[h][kv_idx] + tab[kv_idx] * 2.0", "q_idx + 40 >= kv_idx", 2},
+                        {"where(doc[q_idx] == doc[kv_idx], score + bias_doc[doc[kv_idx]], score - 1.0)", "", 2},
+                        {"score + kb[b][kv_idx]", "doc[q_idx] == doc[kv_idx]", 0},  // the mask's values
+                        {"score + tab[kv_idx - q_idx + 999]", "q_idx >= kv_idx", 0}};
+  for (const Case& c : cases)
+    for (auto [d, config] : {std::pair{128, "m128n128w8s2ws"}, {64, "m192n128w12s2ws"}, {64, "m64n128w4s2ws"},
+                             {128, "m128n64w4s2"}}) {
+      v.head_dim = v.head_dim_v = d;
+      v.score_mod = c.score;
+      v.mask_mod = c.mask;
+      KernelSpec spec = attention_kernel(Family::fwd, v);
+      spec.config = BlockConfig::parse(config);
+      if (spec.config.block_m == 192) spec.has_block_mask = spec.has_full_blocks = false;  // (calls without one)
+      const bool ws = spec.config.warp_specialized;
+      const int values = ws ? c.values : 0;
+      const std::string label = std::string(c.score) + " | " + c.mask + " | " + config;
+      EXPECT_EQ(forward_score_column_values(spec), values) << label;
+      const jit::Source src = render(spec);
+      const std::string& header = src.headers.at("flexjit_variant.cuh");
+      EXPECT_EQ(header.find("flexjit_score_columns(int b, int h, int kv_idx") != std::string::npos, values > 0) << label;
+      EXPECT_EQ(src.text.find("flexjit_score_mod_log2_columns(") != std::string::npos, values > 0) << label;
+      if (values == 0) continue;
+      EXPECT_NE(src.text.find("[[maybe_unused]] constexpr int SCORE_COLUMN_VALUES = " + std::to_string(values) + ";"), std::string::npos)
+          << label;
+      const CompiledSpec k = compile_kernel(spec, "sm_90a");
+      EXPECT_EQ(k.kernel.resources.count(kernel_name(Family::fwd)), 1u) << label << "\n" << k.kernel.log;
+      EXPECT_EQ(k.kernel.log.find("C7515"), std::string::npos) << label << "\n" << k.kernel.log;
+      EXPECT_EQ(k.kernel.log.find("C7519"), std::string::npos) << label << "\n" << k.kernel.log;
+    }
 }
 
 // The fast backward's dK/dV kernel (issue 13: dQ = dS K added in fp32 there, no dQ kernel) for

@@ -379,7 +379,9 @@ TEST(Emitter, ColumnValuesAreTheKeyOnlyReads) {
   EXPECT_EQ(mask_mod("doc[q_idx] >= 0 && q_idx >= kv_idx").column_value_count(), 0);  // rows only
   EXPECT_EQ(mask_mod("kv_idx * 2 <= q_idx").column_value_count(), 0);                 // no read
   EXPECT_EQ(mask_mod("doc[q_idx - kv_idx + 9] > 0").column_value_count(), 0);         // both positions
-  EXPECT_EQ(score_mod("score + slope[h] * kv_idx").column_value_count(), 0);          // not a mask
+  EXPECT_EQ(score_mod("score + bias[h][kv_idx] * 0.5").column_value_count(), 1);    // a score_mod's
+  EXPECT_EQ(score_mod("score * bias[h][kv_idx] + table[kv_idx - q_idx + 9]").column_value_count(), 1);
+  EXPECT_EQ(score_mod("score + bias[h][int(score)]").column_value_count(), 0);       // reads the score
 }
 
 // Float values travel as their bits and bool values as 0 / 1; a value on the right of && reports
@@ -403,11 +405,39 @@ TEST(Emitter, ColumnValuesOfEveryTypeKeepTheirErrorRules) {
       << cuda;
 }
 
+// A score_mod's column values: the values function as a mask's, and the prescaled score function
+// reading them, its root's literal factor folded into the output factor as emit_cuda_prescaled
+// folds it.
+TEST(Emitter, ScoreColumnValuesFeedThePrescaledScore) {
+  const std::string cuda =
+      score_mod("(score * 0.5 + bias[h][kv_idx]) * 4.0").emit_cuda_prescaled_columns("cols", "scored", 0.5, 2.0);
+  EXPECT_NE(cuda.find("__device__ __forceinline__ void cols(int b, int h, int kv_idx, int q_len, int kv_len, const "
+                      "FlexjitModArgs& args, unsigned (&flexjit_values)[1], unsigned (&flexjit_value_errors)[1]) {\n"
+                      "#line 1 \"score_mod\"\n"),
+            std::string::npos) << cuda;
+  EXPECT_NE(cuda.find("flexjit_values[0] = __float_as_uint(flexjit_read(args.buf_bias, flexjit_errors, h, kv_idx));"),
+            std::string::npos) << cuda;
+  EXPECT_NE(cuda.find("__device__ __forceinline__ float scored(float flexjit_acc, float flexjit_score_scale, int b, "
+                      "int h, int q_idx, int kv_idx, int q_len, int kv_len, const FlexjitModArgs& args, unsigned& "
+                      "flexjit_errors, const unsigned (&flexjit_values)[1], const unsigned (&flexjit_value_errors)[1]) {\n"
+                      "  const float score = flexjit_acc * flexjit_score_scale;\n"
+                      "  const float flexjit_v0 = __uint_as_float(flexjit_values[0]);\n"),
+            std::string::npos) << cuda;
+  // score * 0.5 with the prescale 0.5 is acc * score_scale; 4.0 joins the output factor 2.0.
+  EXPECT_NE(cuda.find("return ((score + flexjit_column_value(flexjit_v0, flexjit_value_errors[0], flexjit_errors)) * 8.0f);"),
+            std::string::npos) << cuda;
+  EXPECT_EQ(cuda.find("buf_bias", cuda.find("scored(")), std::string::npos) << cuda;  // no read in the score
+}
+
 TEST(Emitter, ColumnFunctionsNeedColumnValues) {
   EXPECT_EQ(usage_error_of([] { mask_mod("q_idx >= kv_idx").emit_cuda_columns("cols", "masked"); }),
             "the mask_mod has no column values (no buffer read that depends on kv_idx alone)");
   EXPECT_EQ(usage_error_of([] { score_mod("score + slope[kv_idx % 16]").emit_cuda_columns("cols", "masked"); }),
-            "column values need a mask_mod; a score_mod has none");
+            "emit_cuda_columns needs a mask_mod; a score_mod's take emit_cuda_prescaled_columns");
+  EXPECT_EQ(usage_error_of([] { score_mod("score + slope[h]").emit_cuda_prescaled_columns("cols", "scored", 1.0, 1.0); }),
+            "the score_mod has no column values (no buffer read that depends on kv_idx alone)");
+  EXPECT_EQ(usage_error_of([] { mask_mod("doc[kv_idx] > 0").emit_cuda_prescaled_columns("cols", "scored", 1.0, 1.0); }),
+            "emit_cuda_prescaled_columns needs a score_mod; a mask_mod has no score");
   EXPECT_EQ(usage_error_of([] { mask_mod("doc[kv_idx] > 0").emit_cuda_columns("cols()", "masked"); }),
             "function name 'cols()' is not a valid C++ identifier");
 }

@@ -97,7 +97,7 @@ int o_stage_columns(const KernelSpec& s, int column_values) {
 }
 
 size_t shared_memory_bytes(const KernelSpec& s) {
-  const int column_values = forward_mask_column_values(s);
+  const int column_values = forward_mask_column_values(s) + forward_score_column_values(s);
   return shared_memory_without_o_stage(s, column_values) +
          static_cast<size_t>(s.config.num_warps / 4) * o_stage_bytes(o_stage_columns(s, column_values));
 }
@@ -146,15 +146,20 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(bool_constant("WARP_SPECIALIZED", s.config.warp_specialized));
   constants.push_back(bool_constant("MODS_READ_BUFFERS", mods_read_buffers(s)));
   constants.push_back(bool_constant("LEAN_REGISTERS", s.lean_registers));
-  const int column_values = forward_mask_column_values(s);
+  const int mask_column_values = forward_mask_column_values(s);
+  const int score_column_values = forward_score_column_values(s);
+  const int column_values = mask_column_values + score_column_values;
   constants.push_back(int_constant("O_STAGE_COLUMNS", o_stage_columns(s, column_values)));
   constants.push_back(bool_constant("Q_IN_REGISTERS", q_in_registers(s)));
   constants.push_back(int_constant("MIN_CTAS_PER_SM", min_ctas_per_sm(s)));
   constants.push_back(bool_constant("TILE_BOUNDS_WALK", s.tile_bounds_walk));
   constants.push_back(int_constant("TILE_SLOT_WORDS", static_cast<int>(tile_slot_words(s))));
-  constants.push_back(int_constant("MASK_COLUMN_VALUES", column_values));
+  constants.push_back(int_constant("MASK_COLUMN_VALUES", mask_column_values));
+  constants.push_back(int_constant("SCORE_COLUMN_VALUES", score_column_values));
   ctx["warp_specialized"] = s.config.warp_specialized;
-  ctx["mask_columns"] = column_values > 0;
+  ctx["mask_columns"] = mask_column_values > 0;
+  ctx["score_columns"] = score_column_values > 0;
+  ctx["mod_columns"] = column_values > 0;  // the staging of either's
   ctx["tile_bounds_walk"] = s.tile_bounds_walk;  // flexjit_mask_mod_bounds exists only then
   ctx["score_kv_affine"] = forward_kv_affine(s).has_value();  // flexjit_score_mod_log2_kv_slope exists only then
 }
@@ -314,6 +319,20 @@ int forward_mask_column_values(const KernelSpec& spec) {
                          (spec.config.warp_specialized ? warpgroups * families::o_stage_bytes(families::o_stage_columns(spec, 0)) : 0);
   const size_t limit = max_shared_memory_for_arch(spec.config.warp_specialized ? "sm_90a" : "sm_86");
   return without + families::column_value_bytes(spec, values) <= limit ? values : 0;
+}
+
+int forward_score_column_values(const KernelSpec& spec) {
+  constexpr int kMaxColumnValues = 4;
+  // The warp-specialised kernel only (measured there first), and one mod's values at a time: a
+  // mask with column values keeps its own, and an affine score its two-FFMA pass.
+  if (spec.family != Family::fwd || !spec.config.warp_specialized || spec.score_mod.is_identity()) return 0;
+  if (forward_mask_column_values(spec) > 0 || forward_kv_affine(spec)) return 0;
+  const int values = spec.score_mod.column_value_count();
+  if (values == 0 || values > kMaxColumnValues) return 0;
+  const size_t warpgroups = static_cast<size_t>(spec.config.num_warps / 4);
+  const size_t without = families::shared_memory_without_o_stage(spec, 0) +
+                         warpgroups * families::o_stage_bytes(families::o_stage_columns(spec, 0));
+  return without + families::column_value_bytes(spec, values) <= max_shared_memory_for_arch("sm_90a") ? values : 0;
 }
 
 // With one 4 MiB head per section (causal d256), the CTAs that took the last head's heaviest

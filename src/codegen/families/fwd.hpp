@@ -26,6 +26,13 @@ int forward_tile_section(const KernelSpec& spec, int heads, int tiles_per_head, 
 // memory (the synchronous kernel: on every GPU it runs on).
 int forward_mask_column_values(const KernelSpec& spec);
 
+// The score_mod's column values (Expr::column_value_count: `bias[b][kv_idx]` and the like) the
+// warp-specialised forward computes once per key of every tile into its warpgroups' shared
+// memory, where each score reads them, instead of reading the buffer once per score; 0 for other
+// kernels, identity scores, more than four values, a mask with column values of its own, an
+// affine score (forward_kv_affine) or where the buffers would not fit.
+int forward_score_column_values(const KernelSpec& spec);
+
 // The score_mod's affine form in kv_idx (Expr::kv_affine_form) where the forward takes it: its
 // tiles that cross no key end then evaluate the mod's position part once per row and each score
 // in two FFMAs (ALiBi's forward 1.04-1.09x on an H200, notes/perf.md "(zza)"). nullopt for other

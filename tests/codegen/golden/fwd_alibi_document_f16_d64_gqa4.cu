@@ -44,6 +44,7 @@ using T = f16;  // element type of Q, K, V and O
 [[maybe_unused]] constexpr bool TILE_BOUNDS_WALK = false;
 [[maybe_unused]] constexpr int TILE_SLOT_WORDS = 4;
 [[maybe_unused]] constexpr int MASK_COLUMN_VALUES = 1;
+[[maybe_unused]] constexpr int SCORE_COLUMN_VALUES = 0;
 
 constexpr int THREADS = NUM_WARPS * 32;
 constexpr int ROWS_PER_WARP = BLOCK_M / NUM_WARPS;
@@ -90,7 +91,8 @@ static_assert(O_STAGE_COLUMNS == 0 || (WARP_SPECIALIZED && O_STAGE_COLUMNS % 64 
 // Masked tiles: two buffers of the mask's column values (MASK_COLUMN_VALUES, the host's
 // forward_mask_column_values) and their error bits, BLOCK_N 4-byte words each; warp-specialised,
 // a pair per consumer warpgroup.
-constexpr int COLUMN_REGION = (WARP_SPECIALIZED ? NUM_WARPS / 4 : 1) * 2 * 2 * MASK_COLUMN_VALUES * BLOCK_N * 4;
+constexpr int COLUMN_REGION =
+    (WARP_SPECIALIZED ? NUM_WARPS / 4 : 1) * 2 * 2 * (MASK_COLUMN_VALUES + SCORE_COLUMN_VALUES) * BLOCK_N * 4;
 constexpr int SMEM_BYTES = Q_REGION + STAGES * STAGE_BYTES + O_STAGE_REGION + COLUMN_REGION + ALIGN_SLACK + BARRIER_BYTES;
 constexpr int PRODUCER_THREADS = WARP_SPECIALIZED ? 128 : 0;
 constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;
@@ -234,16 +236,18 @@ __device__ __forceinline__ void apply_tile_mods(float (&acc_s)[M_TILES][N_TILES]
 // per key of a masked tile and shared by the tile's rows, not computed once per score by every
 // row: a column value's read costs a bounds test, an offset, an address, a load and the error
 // bookkeeping, and per score that was most of the documents mask's instructions (notes/perf.md,
-// "(w)"). A buffer of COLUMN_BUFFER_WORDS holds MASK_COLUMN_VALUES arrays of BLOCK_N values, then
-// as many arrays of their reads' error bits.
-constexpr int COLUMN_BUFFER_WORDS = 2 * MASK_COLUMN_VALUES * BLOCK_N;
+// "(w)"). The warp-specialised kernel does the same for a score_mod's (flexjit_score_columns:
+// `bias[b][kv_idx]`), on every tile. A buffer of COLUMN_BUFFER_WORDS holds COLUMN_VALUES arrays
+// of BLOCK_N values, then as many arrays of their reads' error bits.
+constexpr int COLUMN_VALUES = MASK_COLUMN_VALUES + SCORE_COLUMN_VALUES;  // one of them is 0
+constexpr int COLUMN_BUFFER_WORDS = 2 * COLUMN_VALUES * BLOCK_N;
 
 // `threads` threads (this one is `thread` among them) compute the tile's keys' values into
 // `columns`; returns the error bits of this thread's reads.
 template <bool BOUNDS>
 __device__ __forceinline__ unsigned stage_column_values(unsigned* columns, const FlexjitModArgs& mod, int b, int h,
                                                         int kv_start, int q_len, int kv_len, int thread, int threads) {
-  constexpr int VALUES = MASK_COLUMN_VALUES;
+  constexpr int VALUES = COLUMN_VALUES;
   unsigned column_errors = 0;
   for (int c = thread; c < BLOCK_N; c += threads) {
     const int kv_eval = BOUNDS ? min(kv_start + c, kv_len - 1) : kv_start + c;

@@ -45,6 +45,7 @@ using T = bf16;  // element type of Q, K, V and O
 [[maybe_unused]] constexpr bool TILE_BOUNDS_WALK = false;
 [[maybe_unused]] constexpr int TILE_SLOT_WORDS = 4;
 [[maybe_unused]] constexpr int MASK_COLUMN_VALUES = 0;
+[[maybe_unused]] constexpr int SCORE_COLUMN_VALUES = 0;
 
 constexpr int THREADS = NUM_WARPS * 32;
 constexpr int ROWS_PER_WARP = BLOCK_M / NUM_WARPS;
@@ -91,7 +92,8 @@ static_assert(O_STAGE_COLUMNS == 0 || (WARP_SPECIALIZED && O_STAGE_COLUMNS % 64 
 // Masked tiles: two buffers of the mask's column values (MASK_COLUMN_VALUES, the host's
 // forward_mask_column_values) and their error bits, BLOCK_N 4-byte words each; warp-specialised,
 // a pair per consumer warpgroup.
-constexpr int COLUMN_REGION = (WARP_SPECIALIZED ? NUM_WARPS / 4 : 1) * 2 * 2 * MASK_COLUMN_VALUES * BLOCK_N * 4;
+constexpr int COLUMN_REGION =
+    (WARP_SPECIALIZED ? NUM_WARPS / 4 : 1) * 2 * 2 * (MASK_COLUMN_VALUES + SCORE_COLUMN_VALUES) * BLOCK_N * 4;
 constexpr int SMEM_BYTES = Q_REGION + STAGES * STAGE_BYTES + O_STAGE_REGION + COLUMN_REGION + ALIGN_SLACK + BARRIER_BYTES;
 constexpr int PRODUCER_THREADS = WARP_SPECIALIZED ? 128 : 0;
 constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;
@@ -154,6 +156,7 @@ __device__ __forceinline__ void apply_tile_mods(float (&acc_s)[M_TILES][N_TILES]
         acc_s[mt][j][i] = keep ? s : neg_inf();
       }
 }
+
 
 
 }  // namespace fwd

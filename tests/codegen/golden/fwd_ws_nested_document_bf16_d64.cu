@@ -45,6 +45,7 @@ using T = bf16;  // element type of Q, K, V and O
 [[maybe_unused]] constexpr bool TILE_BOUNDS_WALK = false;
 [[maybe_unused]] constexpr int TILE_SLOT_WORDS = 4;
 [[maybe_unused]] constexpr int MASK_COLUMN_VALUES = 1;
+[[maybe_unused]] constexpr int SCORE_COLUMN_VALUES = 0;
 
 constexpr int THREADS = NUM_WARPS * 32;
 constexpr int ROWS_PER_WARP = BLOCK_M / NUM_WARPS;
@@ -91,7 +92,8 @@ static_assert(O_STAGE_COLUMNS == 0 || (WARP_SPECIALIZED && O_STAGE_COLUMNS % 64 
 // Masked tiles: two buffers of the mask's column values (MASK_COLUMN_VALUES, the host's
 // forward_mask_column_values) and their error bits, BLOCK_N 4-byte words each; warp-specialised,
 // a pair per consumer warpgroup.
-constexpr int COLUMN_REGION = (WARP_SPECIALIZED ? NUM_WARPS / 4 : 1) * 2 * 2 * MASK_COLUMN_VALUES * BLOCK_N * 4;
+constexpr int COLUMN_REGION =
+    (WARP_SPECIALIZED ? NUM_WARPS / 4 : 1) * 2 * 2 * (MASK_COLUMN_VALUES + SCORE_COLUMN_VALUES) * BLOCK_N * 4;
 constexpr int SMEM_BYTES = Q_REGION + STAGES * STAGE_BYTES + O_STAGE_REGION + COLUMN_REGION + ALIGN_SLACK + BARRIER_BYTES;
 constexpr int PRODUCER_THREADS = WARP_SPECIALIZED ? 128 : 0;
 constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;
@@ -159,16 +161,18 @@ __device__ __forceinline__ void apply_tile_mods(float (&acc_s)[M_TILES][N_TILES]
 // per key of a masked tile and shared by the tile's rows, not computed once per score by every
 // row: a column value's read costs a bounds test, an offset, an address, a load and the error
 // bookkeeping, and per score that was most of the documents mask's instructions (notes/perf.md,
-// "(w)"). A buffer of COLUMN_BUFFER_WORDS holds MASK_COLUMN_VALUES arrays of BLOCK_N values, then
-// as many arrays of their reads' error bits.
-constexpr int COLUMN_BUFFER_WORDS = 2 * MASK_COLUMN_VALUES * BLOCK_N;
+// "(w)"). The warp-specialised kernel does the same for a score_mod's (flexjit_score_columns:
+// `bias[b][kv_idx]`), on every tile. A buffer of COLUMN_BUFFER_WORDS holds COLUMN_VALUES arrays
+// of BLOCK_N values, then as many arrays of their reads' error bits.
+constexpr int COLUMN_VALUES = MASK_COLUMN_VALUES + SCORE_COLUMN_VALUES;  // one of them is 0
+constexpr int COLUMN_BUFFER_WORDS = 2 * COLUMN_VALUES * BLOCK_N;
 
 // `threads` threads (this one is `thread` among them) compute the tile's keys' values into
 // `columns`; returns the error bits of this thread's reads.
 template <bool BOUNDS>
 __device__ __forceinline__ unsigned stage_column_values(unsigned* columns, const FlexjitModArgs& mod, int b, int h,
                                                         int kv_start, int q_len, int kv_len, int thread, int threads) {
-  constexpr int VALUES = MASK_COLUMN_VALUES;
+  constexpr int VALUES = COLUMN_VALUES;
   unsigned column_errors = 0;
   for (int c = thread; c < BLOCK_N; c += threads) {
     const int kv_eval = BOUNDS ? min(kv_start + c, kv_len - 1) : kv_start + c;
@@ -317,24 +321,29 @@ __device__ __forceinline__ Tiles ws_tiles(const FlexjitFwdParams& p, const WsTil
 
 constexpr int COLUMN_BARRIER = 11;  // named barrier 11 + w: consumer warpgroup w's column values
 
+// This consumer warpgroup's column-value buffer of the given parity, its thread index in the
+// warpgroup and the warpgroup, from a fresh thread index (kept live across the tile loop, they
+// spilled beside the ping-pong's barrier ids). Each warpgroup's buffers alternate: a thread writes
+// one only after every thread of the warpgroup passed the barrier of the tile that read the other.
+__device__ __forceinline__ unsigned* warpgroup_columns(int parity, int& warpgroup, int& warpgroup_thread) {
+  extern __shared__ __align__(128) unsigned char column_smem[];
+  const int e_tid = thread_index_here() - 128;  // consumer thread
+  warpgroup = e_tid / 128;
+  warpgroup_thread = e_tid % 128;
+  const u32 region = ((smem_addr(column_smem) + 1023u) & ~1023u) - smem_addr(column_smem) + Q_REGION +
+                     STAGES * STAGE_BYTES + O_STAGE_REGION;
+  return reinterpret_cast<unsigned*>(column_smem + region) + (warpgroup * 2 + parity) * COLUMN_BUFFER_WORDS;
+}
+
 // A masked tile's mods with the mask's column values computed once per key by the warpgroup
 // (stage_column_values; its 128 threads, then its own barrier), not once per score by every row.
-// Each warpgroup's `columns` alternate between two buffers: a thread writes one only after every
-// thread of the warpgroup passed the barrier of the tile that read the other.
 template <bool BOUNDS, bool CLAMP_ROWS>
 __device__ __forceinline__ void apply_tile_mods_by_columns(float (&acc_s)[M_TILES][N_TILES][4], const FlexjitFwdParams& p,
                                                            const FlexjitModArgs& mod, int b, int h, int q_row0,
                                                            int kv_start, int q_len, int kv_len, int g, int t4,
                                                            unsigned& errors, int parity, bool affine_rows) {
-  // The buffer and the barrier from a fresh thread index (kept live across the tile loop, they
-  // spilled beside the ping-pong's barrier ids).
-  extern __shared__ __align__(128) unsigned char column_smem[];
-  const int e_tid = thread_index_here() - 128;  // consumer thread
-  const int warpgroup = e_tid / 128, warpgroup_thread = e_tid % 128;
-  const u32 region = ((smem_addr(column_smem) + 1023u) & ~1023u) - smem_addr(column_smem) + Q_REGION +
-                     STAGES * STAGE_BYTES + O_STAGE_REGION;
-  unsigned* const columns = reinterpret_cast<unsigned*>(column_smem + region) +
-                            (warpgroup * 2 + parity) * COLUMN_BUFFER_WORDS;
+  int warpgroup, warpgroup_thread;
+  unsigned* const columns = warpgroup_columns(parity, warpgroup, warpgroup_thread);
   const unsigned column_errors =
       stage_column_values<BOUNDS>(columns, mod, b, h, kv_start, q_len, kv_len, warpgroup_thread, 128);
   const bool any_error = named_barrier_sync_or(COLUMN_BARRIER + warpgroup, 128, column_errors != 0u);
@@ -465,7 +474,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
   // read, the next tile's Q loaded earlier and the masked d64 kernels lost 3-4 % (s3, s4).
   constexpr int Q_FRAGMENT_STEPS = Q_IN_REGISTERS ? D / 16 : 1;
   constexpr int O_STAGE_BARRIER = 8;  // named barrier 8 + w: warpgroup w's O staging buffer
-  int column_round = 0;  // the masked tiles this warpgroup has passed, for its column buffers
+  int column_round = 0;  // the tiles this warpgroup staged column values for, for its column buffers
   // The overlap keeps S(t), P(t-1) and O live at once: that fits the 232 registers of two
   // consumer warpgroups up to 160 accumulator registers (d128 with 128-key tiles), their 240 with
   // 176-key tiles up to 196 (d128), the 160 of three up to 128 (d64 with 128-key tiles). A
