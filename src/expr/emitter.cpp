@@ -517,10 +517,61 @@ std::optional<double> uniform_score_factor(const Node& root) {
   return factors.front();
 }
 
-// The tree a prescaled score function returns: its scores replaced by acc * score_scale (the
-// prescale divided out), and its root's literal factors folded into output_factor, which then
-// multiplies the whole.
-static NodePtr prescaled_body(const Node& root, double prescale, double output_factor) {
+// The tree a prescaled score function returns, and the factor its `score` carries. Its scores
+// are acc * score_scale (the prescale divided out), and its root's literal factors are folded into
+// output_factor, which then multiplies the whole; or, with `distribute` and a tree `score ± R` (R
+// free of score, nested to the left: `score + kb[kv_idx] + hb[h][kv_idx]`), distributed over the
+// terms, the score itself scaled by it (score_factor) and each R by a literal. With R a column
+// value, staged scaled, a score then costs one FFMA where `(score + R) * log2(e)` took an FMUL, an
+// FADD and an FMUL (the per-key bias forward, notes/perf.md "(zzzc)"). Only the column form
+// distributes: elsewhere the hoisted scale * factor is one more live register, and the sm_80
+// backward kernels beside relative tables spilled with it (0 -> 40 bytes).
+struct PrescaledBody {
+  NodePtr body;
+  double score_factor = 1.0;  // `score` in body stands for acc * score_scale * score_factor
+};
+
+// R * factor, the factor folded into R's own literal factor where R has one (`0.5 * x`).
+static NodePtr scaled_term(const NodePtr& term, double factor) {
+  const Node& n = *term;
+  if (n.kind == NodeKind::binary && n.binary_op == BinaryOp::mul && n.type == ScalarType::floating) {
+    const auto right = number_literal(*n.operands[1]);
+    const auto left = number_literal(*n.operands[0]);
+    const double k = right ? *right : left ? *left : 0.0;
+    const NodePtr& rest = right ? n.operands[0] : n.operands[1];
+    const double folded = k * factor;
+    if ((right || left) && rest->type == ScalarType::floating && std::isfinite(folded) && folded != 0.0 &&
+        std::fabs(folded) >= 0x1p-100 && std::fabs(folded) <= 0x1p100)
+      return make_binary(BinaryOp::mul, rest, make_float(folded), n.span);
+  }
+  return make_binary(BinaryOp::mul, term, make_float(factor), n.span);
+}
+
+// `score ± R` chains with each R scaled by factor, or null where the tree is not one.
+static NodePtr distributed_sum(const NodePtr& node, double factor) {
+  const Node& n = *node;
+  if (n.kind == NodeKind::variable && n.variable == Variable::score) return node;
+  if (n.kind != NodeKind::binary || n.type != ScalarType::floating ||
+      (n.binary_op != BinaryOp::add && n.binary_op != BinaryOp::sub))
+    return nullptr;
+  const NodePtr& lhs = n.operands[0];
+  const NodePtr& rhs = n.operands[1];
+  const auto plain = [](const NodePtr& term) {
+    return !tree_uses(*term, Variable::score) &&
+           (term->type == ScalarType::floating || term->type == ScalarType::integer);
+  };
+  if (plain(rhs)) {
+    NodePtr left = distributed_sum(lhs, factor);
+    return left ? make_binary(n.binary_op, left, scaled_term(rhs, factor), n.span) : nullptr;
+  }
+  if (n.binary_op == BinaryOp::add && plain(lhs)) {
+    NodePtr right = distributed_sum(rhs, factor);
+    return right ? make_binary(BinaryOp::add, scaled_term(lhs, factor), right, n.span) : nullptr;
+  }
+  return nullptr;
+}
+
+static PrescaledBody prescaled_body(const Node& root, double prescale, double output_factor, bool distribute) {
   const NodePtr borrowed(&root, [](const Node*) {});  // the caller owns the tree
   NodePtr body = prescale_scores(borrowed, prescale);
   // The root's literal factors join output_factor (float operands only: an int product wraps).
@@ -553,8 +604,18 @@ static NodePtr prescaled_body(const Node& root, double prescale, double output_f
     output_factor = folded;
     body = rest;
   }
-  if (output_factor != 1.0) body = make_binary(BinaryOp::mul, body, make_float(output_factor));
-  return body;
+  if (output_factor == 1.0) return {body, 1.0};
+  if (NodePtr sum = distribute ? distributed_sum(body, output_factor) : nullptr; sum && sum != body)
+    return {sum, output_factor};
+  return {make_binary(BinaryOp::mul, body, make_float(output_factor)), 1.0};
+}
+
+// `const float score = ...;`: the prescaled score, times the distributed factor where it has one.
+static std::string score_declaration(const PrescaledBody& prescaled) {
+  if (!tree_uses(*prescaled.body, Variable::score)) return "";
+  if (prescaled.score_factor == 1.0) return "  const float score = flexjit_acc * flexjit_score_scale;\n";
+  return "  const float score = flexjit_acc * (flexjit_score_scale * " + emit_float_constant(prescaled.score_factor) +
+         ");\n";
 }
 
 std::string emit_cuda_prescaled_function(const Node& root, double prescale, double output_factor,
@@ -562,13 +623,13 @@ std::string emit_cuda_prescaled_function(const Node& root, double prescale, doub
   require_identifier("function name", function_name);
   const std::string file = line_file.empty() ? std::string(mod_name(ModKind::score)) : line_file;
   require_line_file(file);
-  const NodePtr body = prescaled_body(root, prescale, output_factor);
+  const PrescaledBody prescaled = prescaled_body(root, prescale, output_factor, false);
   std::string out = "__device__ __forceinline__ float " + function_name +
                     "(float flexjit_acc, float flexjit_score_scale, int b, int h, int q_idx, int kv_idx, "
                     "int q_len, int kv_len, const FlexjitModArgs& args, unsigned& flexjit_errors) {\n";
   // score: the score times the prescale (the caller's score_scale holds the product).
-  if (tree_uses(*body, Variable::score)) out += "  const float score = flexjit_acc * flexjit_score_scale;\n";
-  return out + emit_function_body(*body, ModKind::score, file, nullptr);
+  out += score_declaration(prescaled);
+  return out + emit_function_body(*prescaled.body, ModKind::score, file, nullptr);
 }
 
 // `void NAME(int b, int h, int kv_idx, ..., unsigned (&flexjit_values)[N], unsigned
@@ -641,7 +702,8 @@ std::string emit_cuda_prescaled_column_functions(const Node& root, double presca
   require_identifier("function name", score_name);
   const std::string file = line_file.empty() ? std::string(mod_name(ModKind::score)) : line_file;
   require_line_file(file);
-  const NodePtr body = prescaled_body(root, prescale, output_factor);
+  const PrescaledBody prescaled = prescaled_body(root, prescale, output_factor, true);
+  const NodePtr& body = prescaled.body;
   const std::vector<NodePtr> values = column_values(body);
   if (values.empty()) throw UsageError("the score_mod has no column values (no buffer read that depends on kv_idx alone)");
   const std::string n = std::to_string(values.size());
@@ -650,7 +712,7 @@ std::string emit_cuda_prescaled_column_functions(const Node& root, double presca
          "(float flexjit_acc, float flexjit_score_scale, int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, "
          "const FlexjitModArgs& args, unsigned& flexjit_errors, const unsigned (&flexjit_values)[" + n +
          "], const unsigned (&flexjit_value_errors)[" + n + "]) {\n";
-  if (tree_uses(*body, Variable::score)) out += "  const float score = flexjit_acc * flexjit_score_scale;\n";
+  out += score_declaration(prescaled);
   out += value_declarations(values);
   std::unordered_map<const Node*, size_t> found;
   find_column_values(*body, values, found);

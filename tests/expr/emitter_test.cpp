@@ -415,18 +415,45 @@ TEST(Emitter, ScoreColumnValuesFeedThePrescaledScore) {
                       "FlexjitModArgs& args, unsigned (&flexjit_values)[1], unsigned (&flexjit_value_errors)[1]) {\n"
                       "#line 1 \"score_mod\"\n"),
             std::string::npos) << cuda;
-  EXPECT_NE(cuda.find("flexjit_values[0] = __float_as_uint(flexjit_read(args.buf_bias, flexjit_errors, h, kv_idx));"),
+  // The output factor (2.0 times the root's 4.0) distributed over the sum: the value is staged
+  // times 8, and the score carries 8 in its scale, so the score is one FFMA.
+  EXPECT_NE(cuda.find("flexjit_values[0] = __float_as_uint((flexjit_read(args.buf_bias, flexjit_errors, h, kv_idx) * 8.0f));"),
             std::string::npos) << cuda;
   EXPECT_NE(cuda.find("__device__ __forceinline__ float scored(float flexjit_acc, float flexjit_score_scale, int b, "
                       "int h, int q_idx, int kv_idx, int q_len, int kv_len, const FlexjitModArgs& args, unsigned& "
                       "flexjit_errors, const unsigned (&flexjit_values)[1], const unsigned (&flexjit_value_errors)[1]) {\n"
-                      "  const float score = flexjit_acc * flexjit_score_scale;\n"
+                      "  const float score = flexjit_acc * (flexjit_score_scale * 8.0f);\n"
                       "  const float flexjit_v0 = __uint_as_float(flexjit_values[0]);\n"),
             std::string::npos) << cuda;
-  // score * 0.5 with the prescale 0.5 is acc * score_scale; 4.0 joins the output factor 2.0.
-  EXPECT_NE(cuda.find("return ((score + flexjit_column_value(flexjit_v0, flexjit_value_errors[0], flexjit_errors)) * 8.0f);"),
+  EXPECT_NE(cuda.find("return (score + flexjit_column_value(flexjit_v0, flexjit_value_errors[0], flexjit_errors));"),
             std::string::npos) << cuda;
   EXPECT_EQ(cuda.find("buf_bias", cuda.find("scored(")), std::string::npos) << cuda;  // no read in the score
+}
+
+TEST(Emitter, ScoreColumnValuesDistributeTheFactorOverSumsOfTheScoreOnly) {
+  // A left-nested sum and a difference: each term scaled, a literal factor folded into its term's.
+  const std::string sum = score_mod("bias[h][kv_idx] + score - 0.5 * table[kv_idx]")
+                              .emit_cuda_prescaled_columns("cols", "scored", 1.0, 2.0);
+  EXPECT_NE(sum.find("flexjit_values[0] = __float_as_uint((flexjit_read(args.buf_bias, flexjit_errors, h, kv_idx) * 2.0f));"),
+            std::string::npos) << sum;
+  EXPECT_NE(sum.find("flexjit_values[1] = __float_as_uint((flexjit_read(args.buf_table, flexjit_errors, kv_idx) * 1.0f));"),
+            std::string::npos) << sum;
+  EXPECT_NE(sum.find("  const float score = flexjit_acc * (flexjit_score_scale * 2.0f);\n"), std::string::npos) << sum;
+  EXPECT_NE(sum.find("return ((flexjit_column_value(flexjit_v0, flexjit_value_errors[0], flexjit_errors) + score) - "
+                     "flexjit_column_value(flexjit_v1, flexjit_value_errors[1], flexjit_errors));"),
+            std::string::npos) << sum;
+  // The score inside a product, or subtracted: the factor stays outside, the values unscaled.
+  for (const char* text : {"score * score + bias[h][kv_idx]", "bias[h][kv_idx] - score"}) {
+    const std::string kept = score_mod(text).emit_cuda_prescaled_columns("cols", "scored", 1.0, 2.0);
+    EXPECT_NE(kept.find("flexjit_values[0] = __float_as_uint(flexjit_read(args.buf_bias, flexjit_errors, h, kv_idx));"),
+              std::string::npos) << text << "\n" << kept;
+    EXPECT_NE(kept.find("  const float score = flexjit_acc * flexjit_score_scale;\n"), std::string::npos) << text;
+    EXPECT_NE(kept.find(") * 2.0f);\n}"), std::string::npos) << text << "\n" << kept;
+  }
+  // The score function without columns keeps the factor outside the sum.
+  const std::string plain = score_mod("score + bias[h][kv_idx]").emit_cuda_prescaled("f", 1.0, 2.0);
+  EXPECT_NE(plain.find("return ((score + flexjit_read(args.buf_bias, flexjit_errors, h, kv_idx)) * 2.0f);"),
+            std::string::npos) << plain;
 }
 
 TEST(Emitter, ColumnFunctionsNeedColumnValues) {
