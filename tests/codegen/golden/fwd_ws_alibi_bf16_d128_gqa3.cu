@@ -505,7 +505,6 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
       for (int i = 0; i < 4; ++i) acc_o[0][j][i] = 0.f;
 
     float acc_s[M_TILES][N_TILES][4];
-    auto stage_columns = [](int) {};
     auto issue_scores = [&](u32 smem_k) {
       wgmma_issue_scores<Q_IN_REGISTERS, BLOCK_N, D_REDUCE, QTile, KTile>(acc_s[0], q_fragments, smem_q, smem_k, warpgroup);
     };
@@ -558,7 +557,6 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
         open_window();
         issue_scores(stage_k(f));
         close_window();
-        stage_columns(t);
         wgmma_wait<0>();
         wgmma_fence_operands(acc_s[0]);
         if (lane == 0) {
@@ -583,7 +581,6 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
       open_window();
       issue_scores(stage_k(fill));
       close_window();
-      stage_columns(0);
       wgmma_wait<0>();
       wgmma_fence_operands(acc_s[0]);
       if (lane == 0) {
@@ -617,7 +614,6 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
         clear_v_past_end(prev, t - 1);
         wgmma_issue_pv<BLOCK_N, DV_GEMM, VTile>(acc_o[0], pa, stage_k(prev) + KTile::kBytes);
         close_window();
-        stage_columns(t);
         wgmma_wait<1>();  // S(t) is in; P(t-1) V(t-1) may still run
         wgmma_fence_operands(acc_s[0]);
         if (lane == 0) {
