@@ -454,6 +454,9 @@ std::string emit_cuda_function(const Node& root, ModKind kind, const std::string
 
 namespace {
 
+// A constant factor far from the float range's ends, so that its products with a scale stay normal floats.
+bool usable_factor(double k) { return std::fabs(k) >= 0x1p-100 && std::fabs(k) <= 0x1p100; }
+
 // The constant of `score * k`, `k * score` or `score / c` (1 / c) at `node`, if it is one of those.
 std::optional<double> score_factor_at(const Node& node) {
   if (node.kind != NodeKind::binary || node.type != ScalarType::floating || node.operands.size() != 2) return std::nullopt;
@@ -467,8 +470,7 @@ std::optional<double> score_factor_at(const Node& node) {
   } else if (node.binary_op == BinaryOp::div && is_score(lhs)) {
     if (const auto c = number_literal(rhs); c && *c != 0.0) k = 1.0 / *c;
   }
-  // Far from the float range's ends, so that scale * k stays a normal float.
-  if (k && !(std::fabs(*k) >= 0x1p-100 && std::fabs(*k) <= 0x1p100)) return std::nullopt;
+  if (k && !usable_factor(*k)) return std::nullopt;
   return k;
 }
 
@@ -540,8 +542,7 @@ static NodePtr scaled_term(const NodePtr& term, double factor) {
     const double k = right ? *right : left ? *left : 0.0;
     const NodePtr& rest = right ? n.operands[0] : n.operands[1];
     const double folded = k * factor;
-    if ((right || left) && rest->type == ScalarType::floating && std::isfinite(folded) && folded != 0.0 &&
-        std::fabs(folded) >= 0x1p-100 && std::fabs(folded) <= 0x1p100)
+    if ((right || left) && rest->type == ScalarType::floating && usable_factor(folded))
       return make_binary(BinaryOp::mul, rest, make_float(folded), n.span);
   }
   return make_binary(BinaryOp::mul, term, make_float(factor), n.span);
@@ -600,7 +601,7 @@ static PrescaledBody prescaled_body(const Node& root, double prescale, double ou
       break;
     }
     const double folded = output_factor * factor;
-    if (!std::isfinite(folded) || folded == 0.0 || std::fabs(folded) < 0x1p-100 || std::fabs(folded) > 0x1p100) break;
+    if (!usable_factor(folded)) break;
     output_factor = folded;
     body = rest;
   }
