@@ -589,6 +589,14 @@ static_assert(NAMED_BARRIER_CLEAR + CONSUMER_WARPGROUPS <= 16, "16 named barrier
 // by turns (DQ_ALTERNATE) all of them go first.
 constexpr int DK_STEPS = S_STEPS;  // BLOCK_M / 16 but with halves (whose path never takes these)
 constexpr int DK_EARLY = DS_EXCHANGE ? 2 : DK_STEPS;
+// DQ_LATE_HAND_OVER (the fast mode's whole-tile shares, two staging buffers): tile t's staged dQ
+// share is handed to the writer in tile t + 1, right after the proxy fence that dSᵀ's stores need
+// there, which also orders the share's stores (issued before it) for the bulk reduction: one
+// proxy fence a tile instead of two, and none right behind the staging stores, where the warp
+// waited for them to drain (timing variants without that fence ran 1.05x, notes/perf.md "(zu)",
+// zu1-zu3). The writer then reads the share half a tile later; with two buffers the consumers
+// refill it a tile and a half after that. The last tile's share is handed over after the walk.
+constexpr bool DQ_LATE_HAND_OVER = !DQ_ORDERED && !WG_SLICES && !DQ_ALTERNATE && DQ_RING == 2;
 
 // The ordered mode's name of a tile (the ring at tile_names, tile t's in entry t % TILE_NAMES):
 // its first query row, then its head within the group | partial << 31.
@@ -1302,7 +1310,9 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   // `stored` false (a piece wholly past the tensor's columns, piece_past_io): the barrier only.
   // acc_dq: DQ_PIECE_N columns, or half-slab slices' second piece's 32 (at col0 = 32 w in the
   // shared buffer's 64-column group).
-  const auto store_dq_share = [&](const auto& acc_dq, u32 stage, u32 row_bytes, int col0, u32 full, bool stored) {
+  // `hand_over` false (DQ_LATE_HAND_OVER): the stores only; the fence and the arrival come later.
+  const auto store_dq_share = [&](const auto& acc_dq, u32 stage, u32 row_bytes, int col0, u32 full, bool stored,
+                                  bool hand_over) {
     constexpr int J = static_cast<int>(sizeof(acc_dq) / sizeof(acc_dq[0]));
     // The lean form's offsets take col0's place within its 64-column group into the swizzle
     // (chunk c + j of the group is chunk c ^ j where c's and j's bits do not meet).
@@ -1321,6 +1331,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
                            acc_dq[j][2 * r + 1]);
       }
     }
+    if (!hand_over) return;
     fence_proxy_async_shared();  // the bulk copies (async proxy) read what st.shared wrote
     __syncwarp();
     if (lane == 0) mbarrier_arrive(full);
@@ -1351,7 +1362,8 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
         }
       }
     }
-    store_dq_share(acc_dq, dq_part + buffer * DQ_BUFFER_BYTES, DQ_ROW_BYTES, dq_col0, dq_full + 8 * buffer, true);
+    store_dq_share(acc_dq, dq_part + buffer * DQ_BUFFER_BYTES, DQ_ROW_BYTES, dq_col0, dq_full + 8 * buffer, true,
+                   !DQ_LATE_HAND_OVER);
   };
   // DQ_DEFERRED: tile u's share, this warpgroup's turn (u % 2 == wg), computed in tile u + 1 (or
   // after the walk) once the other warpgroup has announced its dSᵀ rows of tile u; the dK k-steps
@@ -1464,6 +1476,12 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
     pack_a_operand<T>(da, acc_dp[0]);
     store_a_fragments<DsTile>(ds, da, warp_row0, half_q0 / 16, g8, t4);
     fence_proxy_async();  // the tensor cores read what st.shared wrote
+    if constexpr (DQ_LATE_HAND_OVER) {  // the last tile's share, fenced with dSᵀ (see DQ_LATE_HAND_OVER)
+      if (t > 0) {
+        __syncwarp();
+        if (lane == 0) mbarrier_arrive(dq_full + 8 * ((t - 1) % DQ_RING));
+      }
+    }
     // dQ's share in DQ_PIECES pieces of columns, one after another (see WG_SLICES).
     float acc_dq[DQ_PIECE_N / 8][4];
     const auto issue_dq = [&](int piece) { issue_dq_from(acc_dq, ds, piece); };
@@ -1576,7 +1594,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
         const u32 buffer_uses = DQ_PIECE_IN_STAGE || HALF_SLAB_SLICES ? static_cast<u32>(t) : k;
         if (!in_stage) mbarrier_wait(dq_empty + 8 * wg, (buffer_uses & 1u) ^ 1u);
         store_dq_share(acc_dq, buffer, DQ_PIECE_N * 4, 0, (in_stage ? dq_full_stage : dq_full) + 8 * wg,
-                       !piece_past_io(wg, piece));
+                       !piece_past_io(wg, piece), true);
       }
       if constexpr (HALF_SLAB_SLICES) {
         // The second piece, 32 columns, in registers of its own (issued into rows of acc_dq, whose
@@ -1591,7 +1609,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
         wgmma_fence_operands(acc_dq_half);
         wgmma_fence_operands(acc_dk[0]);
         mbarrier_wait(dq_empty_shared, (static_cast<u32>(t) & 1u) ^ 1u);
-        store_dq_share(acc_dq_half, smem_dq_shared, 64 * 4, 32 * wg, dq_full_shared, true);
+        store_dq_share(acc_dq_half, smem_dq_shared, 64 * 4, 32 * wg, dq_full_shared, true, true);
       }
     } else if (dq_here) {
       stage_dq(acc_dq, t);
@@ -1610,6 +1628,13 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
 
   if constexpr (DQ_DEFERRED) {
     if (num_tiles > 0 && wg == ((num_tiles - 1) & 1)) deferred_dq(num_tiles - 1);  // the last tile's turn
+  }
+  if constexpr (DQ_LATE_HAND_OVER) {  // the walk's last share
+    if (num_tiles > 0) {
+      fence_proxy_async_shared();
+      __syncwarp();
+      if (lane == 0) mbarrier_arrive(dq_full + 8 * ((num_tiles - 1) % DQ_RING));
+    }
   }
   // Epilogue: dK = scale * sum and dV, staged through the K and V regions (no longer read once
   // the last dK, dV and dQ are done) for 16-byte stores.
