@@ -99,9 +99,10 @@ __device__ __forceinline__ void load_a_fragments(u32 (&a)[STEPS][4], u32 smem_ti
 // Whole 64-query tiles (four steps) take one stmatrix.x4 per k-step, not four 4-byte stores: a
 // fragment's four registers are the four 8 x 8 matrices of its 16 x 16 step (rows 0-7 and 8-15 of
 // columns 0-7, then of columns 8-15), in stmatrix's order, and lane l names the 16-byte row
-// (l % 8) of matrix l / 8 (the swizzle keeps 16-byte chunks whole). The steps' chunks
-// c = 2 (step0 + kk) + hi differ in the bits of 2 kk alone where step0 is a multiple of 4 (the
-// tile's 0), so each step's address is one base XOR an immediate: one address register, not one
+// (l % 8) of matrix l / 8 (the swizzle keeps 16-byte chunks whole). A lane's chunk of step kk is
+// c + hi with c = 2 (step0 + kk) even, so its swizzled place (c % 8 + hi) ^ (row % 8) is
+// (hi ^ row % 8) ^ c % 8: the address is one base (chunk hi), plus c's slab, XOR (c % 8) * 16,
+// immediates where step0 is known at compile time (the tile's 0): one address register, not one
 // per step (an address per step had ptxas spill 56-60 bytes at d96 and under documents). The
 // score halves' two steps (32 queries, head dims above 128) keep the 4-byte stores: by stmatrix
 // ptxas spilled 12 bytes there (d256, GQA 4:1, causal).
