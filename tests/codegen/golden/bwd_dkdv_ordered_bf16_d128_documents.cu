@@ -587,8 +587,11 @@ constexpr int DK_EARLY = DS_EXCHANGE ? 2 : DK_STEPS;
 // deferred turns (DQ_DEFERRED), share t is staged in tile t + 1 by warpgroup t % 2 and handed
 // over in tile t + 2. The writer reads it half a tile later than before; the staging buffer is
 // refilled a tile and a half after that (two buffers). What the walk leaves staged is handed
-// over after it.
-constexpr bool DQ_LATE_HAND_OVER = !DQ_ORDERED && !WG_SLICES && (!DQ_ALTERNATE || DQ_DEFERRED) && DQ_RING == 2;
+// over after it. Only without mods: there it won (noop d128 1.033, d64 1.004, notes/perf.md
+// "(zzzd)"); beside a mask or a score_mod it lost or tied (ALiBi and documents 0.977, sliding window
+// 0.985, causal 0.995); ncu has not said why.
+constexpr bool DQ_LATE_HAND_OVER = !DQ_ORDERED && !WG_SLICES && (!DQ_ALTERNATE || DQ_DEFERRED) && DQ_RING == 2 &&
+                                   !HAS_MASK && SCORE_IS_IDENTITY;
 // The share warpgroup `w` hands over in tile t (at its dSᵀ fence), or -1: the last one it staged.
 __device__ __forceinline__ int late_dq_share(int t, int w) {
   if constexpr (DQ_DEFERRED) return t >= 2 && w == (t & 1) ? t - 2 : -1;
