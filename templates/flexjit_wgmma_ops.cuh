@@ -96,15 +96,39 @@ __device__ __forceinline__ void load_a_fragments(u32 (&a)[STEPS][4], u32 smem_ti
 
 // The inverse of load_a_fragments: A fragments (pack_a_operand's layout) into a swizzled tile, as
 // k-steps step0 .. of the tile's columns, where another warpgroup's wgmmas read them.
+// Whole 64-query tiles (four steps) take one stmatrix.x4 per k-step, not four 4-byte stores: a
+// fragment's four registers are the four 8 x 8 matrices of its 16 x 16 step (rows 0-7 and 8-15 of
+// columns 0-7, then of columns 8-15), in stmatrix's order, and lane l names the 16-byte row
+// (l % 8) of matrix l / 8 (the swizzle keeps 16-byte chunks whole). A lane's chunk of step kk is
+// c + hi with c = 2 (step0 + kk) even, so its swizzled place (c % 8 + hi) ^ (row % 8) is
+// (hi ^ row % 8) ^ c % 8: the address is one base (chunk hi), plus c's slab, XOR (c % 8) * 16,
+// immediates where step0 is known at compile time (the tile's 0): one address register, not one
+// per step (an address per step had ptxas spill 56-60 bytes at d96 and under documents). The
+// score halves' two steps (32 queries, head dims above 128) keep the 4-byte stores: by stmatrix
+// ptxas spilled 12 bytes there (d256, GQA 4:1, causal).
 template <typename Tile, int STEPS>
 __device__ __forceinline__ void store_a_fragments(u32 smem_tile, const u32 (&a)[STEPS][4], int row0, int step0, int g8,
                                                   int t4) {
+  if constexpr (STEPS == 4) {
+    const int lane = 4 * g8 + t4;
+    const int row = row0 + (lane & 7) + ((lane >> 3) & 1) * 8, hi = lane >> 4;
+    const u32 base = smem_tile + Tile::offset(row, hi);
 #pragma unroll
-  for (int kk = 0; kk < STEPS; ++kk) {
-    st_shared_b32(smem_tile + Tile::offset(row0 + g8, 2 * (step0 + kk)) + 4 * t4, a[kk][0]);
-    st_shared_b32(smem_tile + Tile::offset(row0 + g8 + 8, 2 * (step0 + kk)) + 4 * t4, a[kk][1]);
-    st_shared_b32(smem_tile + Tile::offset(row0 + g8, 2 * (step0 + kk) + 1) + 4 * t4, a[kk][2]);
-    st_shared_b32(smem_tile + Tile::offset(row0 + g8 + 8, 2 * (step0 + kk) + 1) + 4 * t4, a[kk][3]);
+    for (int kk = 0; kk < STEPS; ++kk) {
+      const int c = 2 * (step0 + kk);
+      const u32 address = (base + static_cast<u32>(c / 8) * Tile::kSlabBytes) ^ static_cast<u32>((c % 8) << 4);
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(address), "r"(a[kk][0]),
+                   "r"(a[kk][1]), "r"(a[kk][2]), "r"(a[kk][3])
+                   : "memory");
+    }
+  } else {
+#pragma unroll
+    for (int kk = 0; kk < STEPS; ++kk) {
+      st_shared_b32(smem_tile + Tile::offset(row0 + g8, 2 * (step0 + kk)) + 4 * t4, a[kk][0]);
+      st_shared_b32(smem_tile + Tile::offset(row0 + g8 + 8, 2 * (step0 + kk)) + 4 * t4, a[kk][1]);
+      st_shared_b32(smem_tile + Tile::offset(row0 + g8, 2 * (step0 + kk) + 1) + 4 * t4, a[kk][2]);
+      st_shared_b32(smem_tile + Tile::offset(row0 + g8 + 8, 2 * (step0 + kk) + 1) + 4 * t4, a[kk][3]);
+    }
   }
 }
 

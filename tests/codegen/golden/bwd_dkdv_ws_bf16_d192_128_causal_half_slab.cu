@@ -578,6 +578,25 @@ static_assert(NAMED_BARRIER_CLEAR + CONSUMER_WARPGROUPS <= 16, "16 named barrier
 // by turns (DQ_ALTERNATE) all of them go first.
 constexpr int DK_STEPS = S_STEPS;  // BLOCK_M / 16 but with halves (whose path never takes these)
 constexpr int DK_EARLY = DS_EXCHANGE ? 2 : DK_STEPS;
+// DQ_LATE_HAND_OVER (the fast mode's whole-tile shares, two staging buffers): a staged dQ share
+// is handed to the writer at the warpgroup's next dSᵀ store, right after the proxy fence those
+// stores need, which also orders the share's stores (issued before it) for the bulk reduction:
+// one proxy fence a tile instead of two, and none right behind the staging stores, where the warp
+// waited for them to drain (timing variants without that fence ran 1.05x, notes/perf.md "(zu)",
+// zu1-zu3). In the tile, share t is staged in tile t and handed over in tile t + 1; by the
+// deferred turns (DQ_DEFERRED), share t is staged in tile t + 1 by warpgroup t % 2 and handed
+// over in tile t + 2. The writer reads it half a tile later than before; the staging buffer is
+// refilled a tile and a half after that (two buffers). What the walk leaves staged is handed
+// over after it. Only without mods: there it won (noop d128 1.033, d64 1.004, notes/perf.md
+// "(zzzd)"); beside a mask or a score_mod it lost or tied (ALiBi and documents 0.977, sliding window
+// 0.985, causal 0.995); ncu has not said why.
+constexpr bool DQ_LATE_HAND_OVER = !DQ_ORDERED && !WG_SLICES && (!DQ_ALTERNATE || DQ_DEFERRED) && DQ_RING == 2 &&
+                                   !HAS_MASK && SCORE_IS_IDENTITY;
+// The share warpgroup `w` hands over in tile t (at its dSᵀ fence), or -1: the last one it staged.
+__device__ __forceinline__ int late_dq_share(int t, int w) {
+  if constexpr (DQ_DEFERRED) return t >= 2 && w == (t & 1) ? t - 2 : -1;
+  return t - 1;
+}
 
 // The ordered mode's name of a tile (the ring at tile_names, tile t's in entry t % TILE_NAMES):
 // its first query row, then its head within the group | partial << 31.
@@ -1291,7 +1310,9 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   // `stored` false (a piece wholly past the tensor's columns, piece_past_io): the barrier only.
   // acc_dq: DQ_PIECE_N columns, or half-slab slices' second piece's 32 (at col0 = 32 w in the
   // shared buffer's 64-column group).
-  const auto store_dq_share = [&](const auto& acc_dq, u32 stage, u32 row_bytes, int col0, u32 full, bool stored) {
+  // `hand_over` false (DQ_LATE_HAND_OVER): the stores only; the fence and the arrival come later.
+  const auto store_dq_share = [&](const auto& acc_dq, u32 stage, u32 row_bytes, int col0, u32 full, bool stored,
+                                  bool hand_over) {
     constexpr int J = static_cast<int>(sizeof(acc_dq) / sizeof(acc_dq[0]));
     // The lean form's offsets take col0's place within its 64-column group into the swizzle
     // (chunk c + j of the group is chunk c ^ j where c's and j's bits do not meet).
@@ -1310,13 +1331,14 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
                            acc_dq[j][2 * r + 1]);
       }
     }
+    if (!hand_over) return;
     fence_proxy_async_shared();  // the bulk copies (async proxy) read what st.shared wrote
     __syncwarp();
     if (lane == 0) mbarrier_arrive(full);
   };
   // Without slices: tile u's share into buffer u % DQ_BUFFERS, once the writer has read what it
   // last staged there.
-  const auto stage_dq = [&](const float (&acc_dq)[DQ_PIECE_N / 8][4], int u) {
+  const auto stage_dq = [&](const float (&acc_dq)[DQ_PIECE_N / 8][4], int u, bool hand_over) {
     const int buffer = u % DQ_RING;
     // By turns through one buffer (three stages at head dims 72 to 96) a parity wait tells only
     // neighbouring phases apart, so it is exact only while the barrier is in phase u - 1 or u. The
@@ -1340,12 +1362,13 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
         }
       }
     }
-    store_dq_share(acc_dq, dq_part + buffer * DQ_BUFFER_BYTES, DQ_ROW_BYTES, dq_col0, dq_full + 8 * buffer, true);
+    store_dq_share(acc_dq, dq_part + buffer * DQ_BUFFER_BYTES, DQ_ROW_BYTES, dq_col0, dq_full + 8 * buffer, true,
+                   hand_over);
   };
   // DQ_DEFERRED: tile u's share, this warpgroup's turn (u % 2 == wg), computed in tile u + 1 (or
   // after the walk) once the other warpgroup has announced its dSᵀ rows of tile u; the dK k-steps
   // issued before it are waited for with it.
-  const auto deferred_dq = [&](int u) {
+  const auto deferred_dq = [&](int u, bool hand_over) {
     named_barrier_sync(NAMED_BARRIER_DS + 2 * (u % DS_RING) + (wg ^ 1), THREADS);
     float acc_dq[DQ_PIECE_N / 8][4];
     wgmma_fence_operands(acc_dq);
@@ -1354,7 +1377,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
     wgmma_wait<0>();
     wgmma_fence_operands(acc_dq);
     wgmma_fence_operands(acc_dk[0]);
-    stage_dq(acc_dq, u);
+    stage_dq(acc_dq, u, hand_over);
   };
   QdoRing::Slot slot, previous;
   // Tile t's name has been written once its name barrier's (t / TILE_NAMES)-th phase completed.
@@ -1453,6 +1476,13 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
     pack_a_operand<T>(da, acc_dp[0]);
     store_a_fragments<DsTile>(ds, da, warp_row0, half_q0 / 16, g8, t4);
     fence_proxy_async();  // the tensor cores read what st.shared wrote
+    if constexpr (DQ_LATE_HAND_OVER) {  // the share staged last, fenced with dSᵀ (see DQ_LATE_HAND_OVER)
+      const int u = late_dq_share(t, wg);
+      if (u >= 0) {
+        __syncwarp();
+        if (lane == 0) mbarrier_arrive(dq_full + 8 * (u % DQ_RING));
+      }
+    }
     // dQ's share in DQ_PIECES pieces of columns, one after another (see WG_SLICES).
     float acc_dq[DQ_PIECE_N / 8][4];
     const auto issue_dq = [&](int piece) { issue_dq_from(acc_dq, ds, piece); };
@@ -1469,7 +1499,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
       wgmma_fence();
       wgmma_issue_rn<DK_GEMM, DK_STEPS, QTile>(acc_dk[0], da, smem_q);
       wgmma_commit();
-      if (announce && t > 0) deferred_dq(t - 1);
+      if (announce && t > 0) deferred_dq(t - 1, !DQ_LATE_HAND_OVER);
     } else if constexpr (DS_EXCHANGE || DQ_ALTERNATE) {
       // The other warpgroup's rows are needed: announce ours, issue dK += dSᵀ Q (our rows only)
       // and wait for theirs while the tensor cores run it, then dQ. With the exchange only the
@@ -1565,7 +1595,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
         const u32 buffer_uses = DQ_PIECE_IN_STAGE || HALF_SLAB_SLICES ? static_cast<u32>(t) : k;
         if (!in_stage) mbarrier_wait(dq_empty + 8 * wg, (buffer_uses & 1u) ^ 1u);
         store_dq_share(acc_dq, buffer, DQ_PIECE_N * 4, 0, (in_stage ? dq_full_stage : dq_full) + 8 * wg,
-                       !piece_past_io(wg, piece));
+                       !piece_past_io(wg, piece), true);
       }
       if constexpr (HALF_SLAB_SLICES) {
         // The second piece, 32 columns, in registers of its own (issued into rows of acc_dq, whose
@@ -1580,10 +1610,10 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
         wgmma_fence_operands(acc_dq_half);
         wgmma_fence_operands(acc_dk[0]);
         mbarrier_wait(dq_empty_shared, (static_cast<u32>(t) & 1u) ^ 1u);
-        store_dq_share(acc_dq_half, smem_dq_shared, 64 * 4, 32 * wg, dq_full_shared, true);
+        store_dq_share(acc_dq_half, smem_dq_shared, 64 * 4, 32 * wg, dq_full_shared, true, true);
       }
     } else if (dq_here) {
-      stage_dq(acc_dq, t);
+      stage_dq(acc_dq, t, !DQ_LATE_HAND_OVER);
       if constexpr (DK_EARLY < DK_STEPS) {
         wgmma_wait<0>();  // dK's k-steps after dQ
         wgmma_fence_operands(acc_dk[0]);
@@ -1597,8 +1627,16 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
     slot.advance();
   }
 
-  if constexpr (DQ_DEFERRED) {
-    if (num_tiles > 0 && wg == ((num_tiles - 1) & 1)) deferred_dq(num_tiles - 1);  // the last tile's turn
+  if constexpr (DQ_LATE_HAND_OVER) {  // the share the walk left staged (the tile after the last's)
+    const int u = late_dq_share(num_tiles, wg);
+    if (u >= 0) {
+      fence_proxy_async_shared();
+      __syncwarp();
+      if (lane == 0) mbarrier_arrive(dq_full + 8 * (u % DQ_RING));
+    }
+  }
+  if constexpr (DQ_DEFERRED) {  // the last tile's turn, handed over at once
+    if (num_tiles > 0 && wg == ((num_tiles - 1) & 1)) deferred_dq(num_tiles - 1, true);
   }
   // Epilogue: dK = scale * sum and dV, staged through the K and V regions (no longer read once
   // the last dK, dV and dQ are done) for 16-byte stores.
