@@ -306,14 +306,15 @@ std::optional<ScoreKvAffineForm> forward_kv_affine(const KernelSpec& spec) {
   return spec.score_mod.kv_affine_form();
 }
 
-int forward_mask_column_values(const KernelSpec& spec) {
-  constexpr int kMaxColumnValues = 4;
-  if (spec.family != Family::fwd || !spec.has_mask()) return 0;
-  const int values = spec.mask_mod.column_value_count();
+namespace {
+
+constexpr int kMaxColumnValues = 4;
+
+// `values` column values if their buffers fit beside everything the kernel has without them (O's
+// staging at its width): in any GPU's shared memory for the synchronous kernel (sm_86 / sm_89 have
+// the least), in sm_90a's for the warp-specialised one; else 0.
+int column_values_that_fit(const KernelSpec& spec, int values) {
   if (values == 0 || values > kMaxColumnValues) return 0;
-  // Only where they fit beside everything the kernel has without them (O's staging at its width):
-  // in any GPU's shared memory for the synchronous kernel (sm_86 / sm_89 have the least), in
-  // sm_90a's for the warp-specialised one.
   const size_t warpgroups = static_cast<size_t>(spec.config.num_warps / 4);
   const size_t without = families::shared_memory_without_o_stage(spec, 0) +
                          (spec.config.warp_specialized ? warpgroups * families::o_stage_bytes(families::o_stage_columns(spec, 0)) : 0);
@@ -321,18 +322,22 @@ int forward_mask_column_values(const KernelSpec& spec) {
   return without + families::column_value_bytes(spec, values) <= limit ? values : 0;
 }
 
+}  // namespace
+
+int forward_mask_column_values(const KernelSpec& spec) {
+  if (spec.family != Family::fwd || !spec.has_mask()) return 0;
+  return column_values_that_fit(spec, spec.mask_mod.column_value_count());
+}
+
 int forward_score_column_values(const KernelSpec& spec) {
-  constexpr int kMaxColumnValues = 4;
   // The warp-specialised kernel only (measured there first), and one mod's values at a time: a
-  // mask with column values keeps its own, and an affine score its two-FFMA pass.
+  // mask with column values keeps its own, and an affine score its two-FFMA pass. The count is
+  // cached and most score_mods have none: it is tested before the affine form, which analyses
+  // the tree (this runs for every launch's shared-memory size).
   if (spec.family != Family::fwd || !spec.config.warp_specialized || spec.score_mod.is_identity()) return 0;
-  if (forward_mask_column_values(spec) > 0 || forward_kv_affine(spec)) return 0;
   const int values = spec.score_mod.column_value_count();
-  if (values == 0 || values > kMaxColumnValues) return 0;
-  const size_t warpgroups = static_cast<size_t>(spec.config.num_warps / 4);
-  const size_t without = families::shared_memory_without_o_stage(spec, 0) +
-                         warpgroups * families::o_stage_bytes(families::o_stage_columns(spec, 0));
-  return without + families::column_value_bytes(spec, values) <= max_shared_memory_for_arch("sm_90a") ? values : 0;
+  if (values == 0 || forward_mask_column_values(spec) > 0 || forward_kv_affine(spec)) return 0;
+  return column_values_that_fit(spec, values);
 }
 
 // With one 4 MiB head per section (causal d256), the CTAs that took the last head's heaviest

@@ -335,6 +335,20 @@ __device__ __forceinline__ unsigned* warpgroup_columns(int parity, int& warpgrou
   return reinterpret_cast<unsigned*>(column_smem + region) + (warpgroup * 2 + parity) * COLUMN_BUFFER_WORDS;
 }
 
+// The tile's column values into this warpgroup's buffer of the given parity (stage_column_values
+// by its 128 threads, then its barrier); `any_error` says whether a read of the tile was out of
+// bounds (the barrier's OR).
+template <bool BOUNDS>
+__device__ __forceinline__ const unsigned* stage_warpgroup_columns(const FlexjitModArgs& mod, int b, int h, int kv_start,
+                                                                   int q_len, int kv_len, int parity, bool& any_error) {
+  int warpgroup, warpgroup_thread;
+  unsigned* const columns = warpgroup_columns(parity, warpgroup, warpgroup_thread);
+  const unsigned column_errors =
+      stage_column_values<BOUNDS>(columns, mod, b, h, kv_start, q_len, kv_len, warpgroup_thread, 128);
+  any_error = named_barrier_sync_or(COLUMN_BARRIER + warpgroup, 128, column_errors != 0u);
+  return columns;
+}
+
 // A masked tile's mods with the mask's column values computed once per key by the warpgroup
 // (stage_column_values; its 128 threads, then its own barrier), not once per score by every row.
 template <bool BOUNDS, bool CLAMP_ROWS>
@@ -342,11 +356,8 @@ __device__ __forceinline__ void apply_tile_mods_by_columns(float (&acc_s)[M_TILE
                                                            const FlexjitModArgs& mod, int b, int h, int q_row0,
                                                            int kv_start, int q_len, int kv_len, int g, int t4,
                                                            unsigned& errors, int parity, bool affine_rows) {
-  int warpgroup, warpgroup_thread;
-  unsigned* const columns = warpgroup_columns(parity, warpgroup, warpgroup_thread);
-  const unsigned column_errors =
-      stage_column_values<BOUNDS>(columns, mod, b, h, kv_start, q_len, kv_len, warpgroup_thread, 128);
-  const bool any_error = named_barrier_sync_or(COLUMN_BARRIER + warpgroup, 128, column_errors != 0u);
+  bool any_error;
+  const unsigned* const columns = stage_warpgroup_columns<BOUNDS>(mod, b, h, kv_start, q_len, kv_len, parity, any_error);
   apply_tile_mods_with_columns<BOUNDS, CLAMP_ROWS>(acc_s, p, mod, b, h, q_row0, kv_start, q_len, kv_len, g, t4, errors,
                                                    columns, any_error, affine_rows);
 }
