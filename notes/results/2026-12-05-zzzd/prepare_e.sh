@@ -8,10 +8,10 @@ test -z "$(git status --porcelain --untracked-files=no)" || { echo "commit or st
 export PATH=/usr/local/cuda/bin:$PATH
 here=notes/results/2026-12-05-zzzd; d=.gpu/zzzd3
 back=$(git rev-parse --abbrev-ref HEAD)
-# The branch where this checkout lacks it: its commit is patches_D/ (on main at d2ca170).
+# The branch where this checkout lacks it: its commits are patches_D/ (on main at 2b72b26).
 if ! git rev-parse -q --verify score-diagonal-values > /dev/null; then
   tmp=$(mktemp -d); cp $here/patches_D/*.patch "$tmp"/
-  git checkout -q -b score-diagonal-values d2ca170
+  git checkout -q -b score-diagonal-values 2b72b26
   git am -q "$tmp"/*.patch
   git checkout -q "$back"; rm -rf "$tmp"
 fi
