@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# (zzze) Builds .gpu/zzze for run_zzze_a.sh and run_zzze_b.sh: flexjit_main = main's flexjit,
+# (zzze) Builds .gpu/zzze for run_zzze_a.sh, _b.sh and _c.sh: flexjit_main = main's flexjit,
 # flexjit and gta = branch bwd-score-diagonals's (B), flexjit_b1 = branch
 # bwd-score-diagonals-d128-one-dq-buffer's (B1), the tables, the suite and ab2.sh. From the
 # repository root on a clean checkout with build/ set up (scripts/setup.sh); returns to the
