@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# (zzze) Builds .gpu/zzze for run_zzze_a.sh, _b.sh and _c.sh: flexjit_main = main's flexjit,
+# (zzze) Builds .gpu/zzze for run_zzze_a.sh and run_zzze_b.sh: flexjit_main = main's flexjit,
 # flexjit and gta = branch bwd-score-diagonals's (B), flexjit_b1 = branch
 # bwd-score-diagonals-d128-one-dq-buffer's (B1), the tables, the suite and ab2.sh. From the
 # repository root on a clean checkout with build/ set up (scripts/setup.sh); returns to the
@@ -31,5 +31,5 @@ git checkout -q bwd-score-diagonals && ninja -C build > /dev/null
 strip -o $d/flexjit build/flexjit; strip -o $d/gta build/tests/gpu_test_attention
 git checkout -q "$back"
 cp notes/results/2026-12-04-zzv/ab2.sh ../shared/bench/suite.json notes/results/2026-12-05-zzzd/diagonal_tables.json \
-   $here/diagonal_tables_bwd.json $here/c0_suite.json $here/run_zzze_a.sh $here/run_zzze_b.sh $here/run_zzze_c.sh $d/
+   $here/diagonal_tables_bwd.json $here/run_zzze_a.sh $here/run_zzze_b.sh $d/
 du -sh $d
