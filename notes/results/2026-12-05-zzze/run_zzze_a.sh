@@ -1,8 +1,8 @@
 #!/bin/bash
 # (zzze) prepared, not run (no device this session). Call A (carry .gpu/zzze, built by
-# prepare.sh; about 520 s): the forward and the fast backward, main / B / B1, three rounds
-# alternating (ab2.sh), on the diagonal tables (zzzd's forward ones, diagonal_tables_bwd.json) and
-# two suite rows as controls (their SASS is identical on the CPU).
+# prepare.sh; about 300 s, no round starts after 420 s): the forward and the fast backward,
+# main / B / B1, four rounds alternating (ab2.sh), on the diagonal tables (zzzd's forward ones,
+# diagonal_tables_bwd.json) and two suite rows as controls (their SASS is identical on the CPU).
 #   main: main's flexjit. B: branch bwd-score-diagonals (the forward's diagonal values, and the
 #   dK/dV kernel's at head dim 64). B1: B + the dK/dV kernel's at head dim 128 with one dQ
 #   buffer instead of two (branch bwd-score-diagonals-d128-one-dq-buffer).
@@ -22,7 +22,7 @@ for p in f["problems"] + b["problems"] + [p for p in rows if p["name"] in ("caus
     if p["name"] not in seen: seen.add(p["name"]); probs.append(p)
 json.dump({"problems": probs}, open("ab_tables.json", "w"))
 PY
-OUT=$out bash ab2.sh ze ab_tables.json bwd_ms 420 3 "" main:./flexjit_main: B:./flexjit: B1:./flexjit_b1: 2>&1 | grep -v "^ze "
+OUT=$out bash ab2.sh ze ab_tables.json bwd_ms 420 4 "" main:./flexjit_main: B:./flexjit: B1:./flexjit_b1: 2>&1 | grep -v "^ze "
 cp /tmp/zer/r/ab.txt $r/ab_bwd.txt 2>/dev/null; cp /tmp/zer/r/*.jsonl /tmp/zer/r/*.log $r/ 2>/dev/null
 python3 - $r <<'PY' | tee $r/ab_fwd.txt
 import json, sys, glob, statistics as st
