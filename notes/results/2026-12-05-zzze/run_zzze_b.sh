@@ -1,10 +1,11 @@
 #!/bin/bash
-# (zzze) prepared, not run. Call B (carry .gpu/zzze; at most about 450 s, everything in parallel
-# processes): branch B's GPU tests of the
-# diagonal values (forward and backward) and neighbours in parallel processes; `flexjit run
+# (zzze) prepared, not run. Call B (carry .gpu/zzze; at most about 450 s, its parts in parallel
+# processes): branch B's GPU tests of the diagonal values (forward and backward) and neighbours;
+# `flexjit run
 # --check` of forward + backward (--do) against float64 on odd shapes (Sq 333, Skv 517, GQA 3:1,
-# per-sequence lengths) with B and B1; compute-sanitizer memcheck / racecheck / synccheck on the
-# dK/dV kernel beside a per-head relative table at d64 (B) and d128 (B1).
+# per-sequence lengths, the forward's 192-row tiles) with B and B1; compute-sanitizer memcheck /
+# racecheck / synccheck on the forward and backward kernels (kns=attention_) beside a per-head
+# relative table at d64 (B) and d128 (B1).
 set -u
 cd "$(dirname "$0")"
 out=${OUT:-/tmp/zzzeb}; r=/tmp/zzzebr/r; mkdir -p $r $out
@@ -39,13 +40,14 @@ chk() { bin=$1 n=$2 d=$3; shift 3; FLEXJIT_CACHE_DIR=/tmp/fczc_$bin timeout 90 .
 (chk flexjit rc64 64 --score "$REL" --mask "q_idx >= kv_idx" --bwd-mode fast
  chk flexjit r64 64 --score "$REL" --bwd-mode fast
  chk flexjit t64 64 --score "$T5" --bwd-mode fast
+ chk flexjit rn192 64 --score "$REL" --config m192n128w12s2ws --bwd-mode fast
  chk flexjit rc64d 64 --score "$REL" --mask "q_idx >= kv_idx" --bwd-mode deterministic
  chk flexjit sl64 64 --score "$REL" --mask "q_idx >= kv_idx" --seq-lens /tmp/zin/lens.npy --q-lens /tmp/zin/qlens.npy --bwd-mode fast
  chk flexjit_b1 rc128 128 --score "$REL" --mask "q_idx >= kv_idx" --bwd-mode fast
  chk flexjit_b1 t128 128 --score "$T5" --bwd-mode fast
  chk flexjit_b1 sl128 128 --score "$REL" --mask "q_idx >= kv_idx" --seq-lens /tmp/zin/lens.npy --q-lens /tmp/zin/qlens.npy --bwd-mode fast) > $r/check.txt &
 san() { bin=$1 n=$2 d=$3 tool=$4; shift 4
-  FLEXJIT_CACHE_DIR=/tmp/fczs_$bin timeout 200 /usr/local/cuda/bin/compute-sanitizer --tool $tool --print-limit 20 --kernel-name kns=attention_bwd_dkdv \
+  FLEXJIT_CACHE_DIR=/tmp/fczs_$bin timeout 200 /usr/local/cuda/bin/compute-sanitizer --tool $tool --print-limit 20 --kernel-name kns=attention_ \
     ./$bin run $(io $d) "$@" --bwd-mode fast --out /tmp/zsan_${n}_$tool > $r/san_${n}_$tool.txt 2>&1
   echo "san $bin $n $tool rc=$? $(grep -h 'ERROR SUMMARY\|RACECHECK SUMMARY' $r/san_${n}_$tool.txt | tr '\n' ' ') $(( $(date +%s) - t0 )) s"; }
 for tool in memcheck racecheck synccheck; do
