@@ -17,7 +17,7 @@ if ! git rev-parse -q --verify $br > /dev/null; then
   git checkout -q "$back"; rm -rf "$tmp"
 fi
 rm -rf $d; mkdir -p $d
-cp $here/run_zzzf_next.sh $here/run_zzzf_c.sh notes/results/2026-12-04-zzv/ab2.sh ../shared/bench/suite.json \
+cp $here/run_zzzf_next.sh $here/run_zzzf_c.sh notes/results/2026-12-05-zzzd/run_zzzd_d.sh notes/results/2026-12-04-zzv/ab2.sh ../shared/bench/suite.json \
    ../shared/bench/peers.py notes/results/2026-12-05-zzzd/diagonal_tables.json $d/
 git checkout -q main && ninja -C build flexjit > /dev/null && strip -o $d/flexjit_main build/flexjit
 git checkout -q $br && ninja -C build > /dev/null
