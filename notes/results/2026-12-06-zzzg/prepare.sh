@@ -11,19 +11,17 @@ cd "$(git rev-parse --show-toplevel)"
 here=notes/results/2026-12-06-zzzg; d=.gpu/zzzf; br=fwd-diagonals-with-mask-columns
 bash notes/results/2026-12-05-zzzf/prepare.sh
 back=$(git rev-parse --abbrev-ref HEAD)
-if ! git rev-parse -q --verify $br > /dev/null; then
-  tmp=$(mktemp -d); cp $here/patches_g/*.patch "$tmp"/
-  git checkout -q -b $br bwd-score-diagonals-zzzf
+# Branch $1 from the patches in folder $2, on branch $3, where it does not exist yet.
+branch_from_patches() {
+  git rev-parse -q --verify "$1" > /dev/null && return 0
+  local tmp; tmp=$(mktemp -d); cp "$2"/*.patch "$tmp"/
+  git checkout -q -b "$1" "$3"
   git am -q "$tmp"/*.patch
   git checkout -q "$back"; rm -rf "$tmp"
-fi
+}
 br2=fwd-diagonals-staged-under-s
-if ! git rev-parse -q --verify $br2 > /dev/null; then
-  tmp=$(mktemp -d); cp $here/patches_g2/*.patch "$tmp"/
-  git checkout -q -b $br2 $br
-  git am -q "$tmp"/*.patch
-  git checkout -q "$back"; rm -rf "$tmp"
-fi
+branch_from_patches $br $here/patches_g bwd-score-diagonals-zzzf
+branch_from_patches $br2 $here/patches_g2 $br
 git checkout -q $br && ninja -C build > /dev/null
 strip -o $d/flexjit_g build/flexjit
 git checkout -q $br2 && ninja -C build > /dev/null
