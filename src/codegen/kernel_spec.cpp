@@ -256,6 +256,12 @@ std::string variant_header(const KernelSpec& spec) {
                                                       prescale, kLog2e);
     out += "\n";
   }
+  if (forward_score_diagonal_values(spec) > 0) {
+    // The score_mod with its diagonal reads computed once per diagonal of a tile (forward_score_diagonal_values).
+    out += spec.score_mod.emit_cuda_prescaled_diagonals("flexjit_score_diagonals", "flexjit_score_mod_log2_columns",
+                                                        prescale, kLog2e);
+    out += "\n";
+  }
   out += spec.mask_mod.emit_cuda("flexjit_mask_mod");
   out += "\n";
   if (forward_mask_column_values(spec) > 0) {

@@ -810,6 +810,90 @@ TEST(FwdGpu, ScoreColumnValuesOutOfBounds) {
   }
 }
 
+// The warp-specialised forward computes a score_mod's diagonal values (`relh[h][kv_idx - q_idx +
+// c]`, a T5 bucket's table read: whatever depends on the positions only through kv_idx - q_idx)
+// once per diagonal of every tile, and each score reads its diagonal's from shared memory
+// (codegen::forward_score_diagonal_values): one and two values, per head and shared, the
+// difference either way round, a bucket of comparisons, abs and log, with and without a mask,
+// tails on both sides (the rows past q_len clamp their diagonals), Sq != Skv, GQA 3:1, one, two
+// and three consumer warpgroups and 64-, 128- and 176-key tiles; and the synchronous kernel, which
+// reads per score, on the same mods. The tables are exactly as long as the diagonals need, so a
+// diagonal read off by one reads another value (or out of bounds, which is reported).
+TEST(FwdGpu, ScoreDiagonalValues) {
+  FLEXJIT_REQUIRE_GPU();
+  std::mt19937_64 rng(fresh_seed());
+  struct Mod { const char* name; const char* score; const char* mask; };
+  // kv_idx - q_idx runs over [-(Sq - 1), Skv - 1]: Sq - 1 = 332 is the tables' offset.
+  const Mod mods[] = {
+      {"per-head relative table, causal", "score + relh[h][kv_idx - q_idx + 332]", "q_idx >= kv_idx"},
+      {"per-head relative table", "score + relh[h][kv_idx - q_idx + 332]", ""},
+      {"two values, either way round", "score * 0.5 + rel[516 - (q_idx - kv_idx) - 184] * relh[h % 2][kv_idx - q_idx + 332]",
+       "q_idx + 40 >= kv_idx"},
+      {"T5 bucket", "score + t5[h][where(kv_idx - q_idx > 0, 16, 0) + where(abs(kv_idx - q_idx) < 8, "
+                    "abs(kv_idx - q_idx), min(15, 8 + int(log(float(abs(kv_idx - q_idx)) / 8.0) / log(16.0) * 8.0)))]",
+       ""},
+  };
+  std::vector<const char*> configs = {"m128n64w4s2"};
+  if (is_hopper())
+    for (const char* c : {"m128n128w8s2ws", "m128n64w8s2ws", "m64n128w4s2ws", "m192n128w12s2ws", "m128n176w8s2ws"})
+      configs.push_back(c);
+  for (const char* config : configs) {
+    for (int D : {64, 128})
+      for (const Mod& m : mods) {
+        FwdProblem p = column_value_problem(config, D);
+        p.score_mod = m.score;
+        p.mask_mod = m.mask;
+        ASSERT_EQ(p.Sq, 333);
+        ASSERT_EQ(p.Skv, 517);
+        std::normal_distribution<double> normal(0.0, 1.0);
+        const int diagonals = p.Sq + p.Skv - 1;
+        TestBuffer relh;
+        relh.decl = BufferDecl{"relh", DType::bf16, {p.Hq, diagonals}};
+        for (int i = 0; i < p.Hq * diagonals; ++i) relh.values.push_back(2.0 * normal(rng));
+        TestBuffer rel;
+        rel.decl = BufferDecl{"rel", DType::f32, {diagonals}};
+        for (int i = 0; i < diagonals; ++i) rel.values.push_back(normal(rng));
+        TestBuffer t5;
+        t5.decl = BufferDecl{"t5", DType::f32, {p.Hq, 32}};
+        for (int i = 0; i < p.Hq * 32; ++i) t5.values.push_back(3.0 * normal(rng));
+        p.buffers = {relh, rel, t5};
+        expect_close(p, std::string("score diagonal values ") + config + " d" + std::to_string(D) + " " + m.name);
+      }
+  }
+  EXPECT_NO_THROW(check_buffer_errors());
+}
+
+// A score_mod's diagonal value read out of bounds: reported where the score_mod reads it, silent
+// where a guard keeps the read out (the tile then takes the pass that counts each value's errors
+// where the score_mod reads it).
+TEST(FwdGpu, ScoreDiagonalValuesOutOfBounds) {
+  FLEXJIT_REQUIRE_GPU();
+  check_buffer_errors();
+  std::mt19937_64 rng(fresh_seed());
+  std::vector<const char*> configs = {"m128n64w4s2"};
+  if (is_hopper())
+    for (const char* c : {"m128n128w8s2ws", "m128n64w8s2ws", "m192n128w12s2ws"}) configs.push_back(c);
+  for (const char* config : configs) {
+    FwdProblem p = base(300, 64);
+    p.config = BlockConfig::parse(config);
+    p.use_block_mask = p.config->block_m != 192;
+    TestBuffer short_rel;
+    short_rel.decl = BufferDecl{"short_rel", DType::f32, {250}};
+    std::normal_distribution<double> normal(0.0, 1.0);
+    for (int i = 0; i < 250; ++i) short_rel.values.push_back(normal(rng));
+    p.buffers.push_back(short_rel);
+    p.score_mod = "where(kv_idx <= q_idx && q_idx - kv_idx < 250, score + short_rel[q_idx - kv_idx], score * 0.5)";
+    expect_close(p, std::string("guarded score diagonal value ") + config);
+    EXPECT_NO_THROW(check_buffer_errors()) << config;
+    p.score_mod = "score + short_rel[q_idx - kv_idx]";  // keys past the query, and 250 behind it, read out of bounds
+    expect_out_of_bounds_reported(p, config);
+    p.score_mod = "score + short_rel[q_idx - kv_idx]";  // the same under causal: only 250 behind
+    p.mask_mod = "q_idx >= kv_idx";
+    expect_out_of_bounds_reported(p, config);
+    p.mask_mod = "";
+  }
+}
+
 // config: empty for each head dim's two-warpgroup tiles, or one config for every pair of head dims.
 void check_warp_specialized_shapes(DType dtype, const char* config = "") {
   {

@@ -764,12 +764,67 @@ TEST(CodegenCompileMatrix, ScoreColumnValuesInTheWarpSpecialisedForward) {
       const jit::Source src = render(spec);
       const std::string& header = src.headers.at("flexjit_variant.cuh");
       EXPECT_EQ(header.find("flexjit_score_columns(int b, int h, int kv_idx") != std::string::npos, values > 0) << label;
-      EXPECT_EQ(src.text.find("flexjit_score_mod_log2_columns(") != std::string::npos, values > 0) << label;
+      EXPECT_EQ(src.text.find("flexjit_score_mod_log2_columns(") != std::string::npos,
+                values > 0 || forward_score_diagonal_values(spec) > 0) << label;
       if (values == 0) continue;
       EXPECT_NE(src.text.find("[[maybe_unused]] constexpr int SCORE_COLUMN_VALUES = " + std::to_string(values) + ";"), std::string::npos)
           << label;
       const CompiledSpec k = compile_kernel(spec, "sm_90a");
       EXPECT_EQ(k.kernel.resources.count(kernel_name(Family::fwd)), 1u) << label << "\n" << k.kernel.log;
+      EXPECT_EQ(k.kernel.log.find("C7515"), std::string::npos) << label << "\n" << k.kernel.log;
+      EXPECT_EQ(k.kernel.log.find("C7519"), std::string::npos) << label << "\n" << k.kernel.log;
+    }
+}
+
+// A score_mod's diagonal values (codegen::forward_score_diagonal_values): the warp-specialised
+// forward's variant header has the values function of the diagonal and the score_mod that reads
+// them, its kernel calls them and compiles with no spill and no serialised wgmma (a per-head
+// relative table spilled 712 bytes at d128 and 1,024 at d64 reading per score); the synchronous
+// kernel reads per score; column values of the mask or the score_mod, and an affine score, keep
+// their own forms.
+TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedForward) {
+  const TempCacheDir cache;
+  SuiteVariant v;
+  v.q_heads = 6;
+  v.kv_heads = 2;
+  v.q_len = 1000;
+  v.kv_len = 777;
+  v.declarations.buffers = {BufferDecl::parse("relh:bf16:?x?"), BufferDecl::parse("rel:f32:?"),
+                            BufferDecl::parse("t5:f32:?x32"), BufferDecl::parse("doc:i32:?"),
+                            BufferDecl::parse("kb:f32:?"), BufferDecl::parse("slope:f32:?")};
+  struct Case { const char* score; const char* mask; int values; };
+  const Case cases[] = {
+      {"score + relh[h][kv_idx - q_idx + 4096]", "q_idx >= kv_idx", 1},
+      {"score + relh[h][kv_idx - q_idx + 4096]", "", 1},
+      {"score * 0.5 + rel[q_idx - kv_idx + 999] + relh[h % 2][kv_idx - q_idx + 999]", "q_idx + 40 >= kv_idx", 2},
+      {"score + t5[h][where(kv_idx - q_idx > 0, 16, 0) + where(abs(kv_idx - q_idx) < 8, abs(kv_idx - q_idx), "
+       "min(15, 8 + int(log(float(abs(kv_idx - q_idx)) / 8.0) / log(16.0) * 8.0)))]", "", 1},
+      {"score + relh[h][kv_idx - q_idx + 4096]", "doc[q_idx] == doc[kv_idx]", 0},  // the mask's column values
+      {"score + kb[kv_idx] + rel[kv_idx - q_idx + 999]", "", 0},                  // the score_mod's column values
+      {"score + slope[h] * float(kv_idx - q_idx)", "q_idx >= kv_idx", 0}};          // ALiBi: the affine pass
+  for (const Case& c : cases)
+    for (auto [d, config] : {std::pair{128, "m128n128w8s2ws"}, {64, "m192n128w12s2ws"}, {64, "m64n128w4s2ws"},
+                             {64, "m128n128w8s2ws"}, {128, "m128n64w4s2"}}) {
+      v.head_dim = v.head_dim_v = d;
+      v.score_mod = c.score;
+      v.mask_mod = c.mask;
+      KernelSpec spec = attention_kernel(Family::fwd, v);
+      spec.config = BlockConfig::parse(config);
+      if (spec.config.block_m == 192) spec.has_block_mask = spec.has_full_blocks = false;  // (calls without one)
+      const bool ws = spec.config.warp_specialized;
+      const int values = ws ? c.values : 0;
+      const std::string label = std::string(c.score) + " | " + c.mask + " | " + config;
+      EXPECT_EQ(forward_score_diagonal_values(spec), values) << label;
+      const jit::Source src = render(spec);
+      const std::string& header = src.headers.at("flexjit_variant.cuh");
+      EXPECT_EQ(header.find("flexjit_score_diagonals(int b, int h, int kv_idx") != std::string::npos, values > 0) << label;
+      EXPECT_EQ(src.text.find("apply_tile_mods_by_score_diagonals<") != std::string::npos, values > 0) << label;
+      if (values == 0) continue;
+      EXPECT_NE(src.text.find("[[maybe_unused]] constexpr int SCORE_DIAGONAL_VALUES = " + std::to_string(values) + ";"),
+                std::string::npos) << label;
+      const CompiledSpec k = compile_kernel(spec, "sm_90a");
+      ASSERT_EQ(k.kernel.resources.count(kernel_name(Family::fwd)), 1u) << label << "\n" << k.kernel.log;
+      EXPECT_EQ(k.kernel.resources.at(kernel_name(Family::fwd)).spill_store_bytes, 0) << label << "\n" << k.kernel.log;
       EXPECT_EQ(k.kernel.log.find("C7515"), std::string::npos) << label << "\n" << k.kernel.log;
       EXPECT_EQ(k.kernel.log.find("C7519"), std::string::npos) << label << "\n" << k.kernel.log;
     }
