@@ -391,11 +391,8 @@ void require_line_file(const std::string& file) {
       throw UsageError("#line file name '" + file + "' may only contain letters, digits and _ - . /");
 }
 
-// A subexpression worth computing once per key: it reads a buffer, and its value depends on the
-// key (kv_idx) and on nothing that varies along a tile's rows.
-bool is_column_value(const Node& node) {
-  if (!tree_uses(node, Variable::kv_idx) || tree_uses(node, Variable::q_idx) || tree_uses(node, Variable::score))
-    return false;
+// True when the tree reads a buffer anywhere.
+bool reads_a_buffer(const Node& node) {
   std::vector<const Node*> stack = {&node};
   while (!stack.empty()) {
     const Node* n = stack.back();
@@ -404,6 +401,14 @@ bool is_column_value(const Node& node) {
     for (const auto& operand : n->operands) stack.push_back(operand.get());
   }
   return false;
+}
+
+// A subexpression worth computing once per key: it reads a buffer, and its value depends on the
+// key (kv_idx) and on nothing that varies along a tile's rows.
+bool is_column_value(const Node& node) {
+  if (!tree_uses(node, Variable::kv_idx) || tree_uses(node, Variable::q_idx) || tree_uses(node, Variable::score))
+    return false;
+  return reads_a_buffer(node);
 }
 
 // The coefficients of q_idx and kv_idx in an int tree that is linear in them: sums, differences,
@@ -455,14 +460,7 @@ bool is_diagonal_value(const Node& node) {
   if (tree_uses(node, Variable::score)) return false;
   if (!tree_uses(node, Variable::q_idx) && !tree_uses(node, Variable::kv_idx)) return false;
   if (!depends_on_positions_by_difference(node)) return false;
-  std::vector<const Node*> stack = {&node};
-  while (!stack.empty()) {
-    const Node* n = stack.back();
-    stack.pop_back();
-    if (n->kind == NodeKind::buffer_read) return true;
-    for (const auto& operand : n->operands) stack.push_back(operand.get());
-  }
-  return false;
+  return reads_a_buffer(node);
 }
 
 // The tree with every q_idx replaced by 0: for a diagonal value, the function of kv_idx - q_idx
