@@ -734,6 +734,17 @@ TEST(FwdGpu, MaskColumnValuesOutOfBounds) {
   }
 }
 
+// The configs the staged score values are tested on: the synchronous kernel (which reads per
+// score), and on Hopper the warp-specialised one with one, two and three consumer warpgroups and
+// 64-, 128- and 176-key tiles.
+std::vector<const char*> staged_value_configs() {
+  std::vector<const char*> configs = {"m128n64w4s2"};
+  if (is_hopper())
+    for (const char* c : {"m128n128w8s2ws", "m128n64w8s2ws", "m64n128w4s2ws", "m192n128w12s2ws", "m128n176w8s2ws"})
+      configs.push_back(c);
+  return configs;
+}
+
 // The warp-specialised forward computes a score_mod's column values (`kb[b][kv_idx]`,
 // `w[h][kv_idx]`, `bias_doc[doc[kv_idx]]`) once per key of every tile and each score reads its
 // key's from shared memory (codegen::forward_score_column_values): one and two values, per batch,
@@ -750,11 +761,7 @@ TEST(FwdGpu, ScoreColumnValues) {
       {"two values per head", "score * w[h][kv_idx] + tab[kv_idx] * 2.0", "q_idx + 40 >= kv_idx"},
       {"nested per document", "where(doc[q_idx] == doc[kv_idx], score + bias_doc[doc[kv_idx]], score - 1.0)", ""},
   };
-  std::vector<const char*> configs = {"m128n64w4s2"};
-  if (is_hopper())
-    for (const char* c : {"m128n128w8s2ws", "m128n64w8s2ws", "m64n128w4s2ws", "m192n128w12s2ws", "m128n176w8s2ws"})
-      configs.push_back(c);
-  for (const char* config : configs) {
+  for (const char* config : staged_value_configs()) {
     for (int D : {64, 128})
       for (const Mod& m : mods) {
         FwdProblem p = column_value_problem(config, D);
@@ -784,30 +791,43 @@ TEST(FwdGpu, ScoreColumnValues) {
   EXPECT_NO_THROW(check_buffer_errors());
 }
 
+// The out-of-bounds test of a score_mod's staged values (column or diagonal): on each config (the
+// synchronous kernel, then `ws_configs` on Hopper), a 250-value f32 buffer `few` beside a
+// 300-row problem; `guarded` keeps its reads inside and runs silent against float64, and
+// `unguarded` reads past the end and is reported, without a mask and under `mask`.
+void check_staged_values_out_of_bounds(const char* guarded, const char* unguarded, const char* mask,
+                                       std::initializer_list<const char*> ws_configs) {
+  check_buffer_errors();
+  std::mt19937_64 rng(fresh_seed());
+  std::vector<const char*> configs = {"m128n64w4s2"};
+  if (is_hopper()) configs.insert(configs.end(), ws_configs);
+  for (const char* config : configs) {
+    FwdProblem p = base(300, 64);
+    p.config = BlockConfig::parse(config);
+    p.use_block_mask = p.config->block_m != 192;  // 192-row tiles take calls without a block mask
+    TestBuffer few;
+    few.decl = BufferDecl{"few", DType::f32, {250}};
+    std::normal_distribution<double> normal(0.0, 1.0);
+    for (int i = 0; i < 250; ++i) few.values.push_back(normal(rng));
+    p.buffers.push_back(few);
+    p.score_mod = guarded;
+    expect_close(p, std::string("guarded staged values ") + config);
+    EXPECT_NO_THROW(check_buffer_errors()) << config;
+    p.score_mod = unguarded;
+    expect_out_of_bounds_reported(p, config);
+    p.mask_mod = mask;
+    expect_out_of_bounds_reported(p, std::string(config) + " under " + mask);
+  }
+}
+
 // A score_mod's column value read out of bounds: reported where the score_mod reads it, silent
 // where a guard keeps the read out (the tile then takes the per-score pass, whose reads count
 // their errors exactly where they are made).
 TEST(FwdGpu, ScoreColumnValuesOutOfBounds) {
   FLEXJIT_REQUIRE_GPU();
-  check_buffer_errors();
-  std::mt19937_64 rng(fresh_seed());
-  std::vector<const char*> configs = {"m128n64w4s2"};
-  if (is_hopper())
-    for (const char* c : {"m128n128w8s2ws", "m128n64w8s2ws"}) configs.push_back(c);
-  for (const char* config : configs) {
-    FwdProblem p = base(300, 64);
-    p.config = BlockConfig::parse(config);
-    TestBuffer short_bias;
-    short_bias.decl = BufferDecl{"short_bias", DType::f32, {250}};
-    std::normal_distribution<double> normal(0.0, 1.0);
-    for (int i = 0; i < 250; ++i) short_bias.values.push_back(normal(rng));
-    p.buffers.push_back(short_bias);
-    p.score_mod = "where(kv_idx < 250, score + short_bias[kv_idx], score * 0.5)";
-    expect_close(p, std::string("guarded score column value ") + config);
-    EXPECT_NO_THROW(check_buffer_errors()) << config;
-    p.score_mod = "score + short_bias[kv_idx]";  // keys 250.. read past the end
-    expect_out_of_bounds_reported(p, config);
-  }
+  check_staged_values_out_of_bounds("where(kv_idx < 250, score + few[kv_idx], score * 0.5)",
+                                    "score + few[kv_idx]",  // keys 250.. read past the end
+                                    "q_idx + 20 >= kv_idx", {"m128n128w8s2ws", "m128n64w8s2ws"});
 }
 
 // The warp-specialised forward computes a score_mod's diagonal values (`relh[h][kv_idx - q_idx +
@@ -833,11 +853,7 @@ TEST(FwdGpu, ScoreDiagonalValues) {
                     "abs(kv_idx - q_idx), min(15, 8 + int(log(float(abs(kv_idx - q_idx)) / 8.0) / log(16.0) * 8.0)))]",
        ""},
   };
-  std::vector<const char*> configs = {"m128n64w4s2"};
-  if (is_hopper())
-    for (const char* c : {"m128n128w8s2ws", "m128n64w8s2ws", "m64n128w4s2ws", "m192n128w12s2ws", "m128n176w8s2ws"})
-      configs.push_back(c);
-  for (const char* config : configs) {
+  for (const char* config : staged_value_configs()) {
     for (int D : {64, 128})
       for (const Mod& m : mods) {
         FwdProblem p = column_value_problem(config, D);
@@ -868,30 +884,11 @@ TEST(FwdGpu, ScoreDiagonalValues) {
 // where the score_mod reads it).
 TEST(FwdGpu, ScoreDiagonalValuesOutOfBounds) {
   FLEXJIT_REQUIRE_GPU();
-  check_buffer_errors();
-  std::mt19937_64 rng(fresh_seed());
-  std::vector<const char*> configs = {"m128n64w4s2"};
-  if (is_hopper())
-    for (const char* c : {"m128n128w8s2ws", "m128n64w8s2ws", "m192n128w12s2ws"}) configs.push_back(c);
-  for (const char* config : configs) {
-    FwdProblem p = base(300, 64);
-    p.config = BlockConfig::parse(config);
-    p.use_block_mask = p.config->block_m != 192;
-    TestBuffer short_rel;
-    short_rel.decl = BufferDecl{"short_rel", DType::f32, {250}};
-    std::normal_distribution<double> normal(0.0, 1.0);
-    for (int i = 0; i < 250; ++i) short_rel.values.push_back(normal(rng));
-    p.buffers.push_back(short_rel);
-    p.score_mod = "where(kv_idx <= q_idx && q_idx - kv_idx < 250, score + short_rel[q_idx - kv_idx], score * 0.5)";
-    expect_close(p, std::string("guarded score diagonal value ") + config);
-    EXPECT_NO_THROW(check_buffer_errors()) << config;
-    p.score_mod = "score + short_rel[q_idx - kv_idx]";  // keys past the query, and 250 behind it, read out of bounds
-    expect_out_of_bounds_reported(p, config);
-    p.score_mod = "score + short_rel[q_idx - kv_idx]";  // the same under causal: only 250 behind
-    p.mask_mod = "q_idx >= kv_idx";
-    expect_out_of_bounds_reported(p, config);
-    p.mask_mod = "";
-  }
+  check_staged_values_out_of_bounds(
+      "where(kv_idx <= q_idx && q_idx - kv_idx < 250, score + few[q_idx - kv_idx], score * 0.5)",
+      "score + few[q_idx - kv_idx]",  // keys past the query, and those 250 behind it, read out of bounds
+      "q_idx >= kv_idx",                // only those 250 behind
+      {"m128n128w8s2ws", "m128n64w8s2ws", "m192n128w12s2ws"});
 }
 
 // config: empty for each head dim's two-warpgroup tiles, or one config for every pair of head dims.
