@@ -321,9 +321,10 @@ namespace {
 
 constexpr int kMaxColumnValues = 4;
 
-// `values` column values (arrays of `span` words) if their buffers fit beside everything the kernel has without them (O's
-// staging at its width): in any GPU's shared memory for the synchronous kernel (sm_86 / sm_89 have
-// the least), in sm_90a's for the warp-specialised one; else 0.
+// `values` column values (arrays of `span` words) if their buffers fit beside everything the
+// kernel has without them (O's staging at its width): in any GPU's shared memory for the
+// synchronous kernel (sm_86 / sm_89 have the least), in sm_90a's for the warp-specialised one;
+// else 0.
 int column_values_that_fit(const KernelSpec& spec, int values, int span) {
   if (values == 0 || values > kMaxColumnValues) return 0;
   const size_t warpgroups = static_cast<size_t>(spec.config.num_warps / 4);
