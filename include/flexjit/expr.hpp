@@ -263,6 +263,16 @@ class Expr {
   /// (`rel[h][kv_idx - q_idx + 4096]`); 0 for a mask_mod. A kernel can compute them once per
   /// diagonal of a tile instead of once per score (emit_cuda_prescaled_diagonals).
   int diagonal_value_count() const;
+  /// For a score_mod with diagonal values: true when its derivative (gradient()) has diagonal
+  /// values of its own (`score * rel[kv_idx - q_idx + 4096]`), which a backward that stages the
+  /// score_mod's would still read once per score; false otherwise (`score + rel[...]`, whose
+  /// derivative is 1) and for a mask_mod. Cached, as diagonal_value_count().
+  bool gradient_has_diagonal_values() const;
+  /// For a score_mod with diagonal values: true when it also has an affine form in kv_idx
+  /// (kv_affine_form().has_value(): ALiBi's `slope[h] * (kv_idx - q_idx)`), whose per-score form
+  /// (two FFMAs) a kernel keeps rather than a shared load per score; false otherwise. Cached, so
+  /// that a launch's shared-memory size need not analyse the tree.
+  bool diagonal_values_are_kv_affine() const;
   /// For a score_mod with diagonal values (N = diagonal_value_count()): emits
   ///   `void VALUES_NAME(int b, int h, int kv_idx, int q_len, int kv_len, const FlexjitModArgs&
   ///    args, unsigned (&flexjit_values)[N], unsigned (&flexjit_value_errors)[N])`,
@@ -310,6 +320,8 @@ class Expr {
   std::string source_;
   int column_values_ = 0;  // column_value_count()
   int diagonal_values_ = 0;  // diagonal_value_count()
+  bool gradient_diagonal_values_ = false;  // gradient_has_diagonal_values()
+  bool diagonal_kv_affine_ = false;        // diagonal_values_are_kv_affine()
 };
 
 namespace expr {

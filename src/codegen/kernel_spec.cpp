@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "codegen/buffer_grad.hpp"
+#include "codegen/families/bwd_dkdv.hpp"
 #include "codegen/families/fwd.hpp"
 #include "codegen/family.hpp"
 #include "codegen/template_registry.hpp"
@@ -256,8 +257,9 @@ std::string variant_header(const KernelSpec& spec) {
                                                       prescale, kLog2e);
     out += "\n";
   }
-  if (forward_score_diagonal_values(spec) > 0) {
-    // The score_mod with its diagonal reads computed once per diagonal of a tile (forward_score_diagonal_values).
+  if (forward_score_diagonal_values(spec) > 0 || dkdv_score_diagonal_values(spec) > 0) {
+    // The score_mod with its diagonal reads computed once per diagonal of a tile
+    // (forward_score_diagonal_values, dkdv_score_diagonal_values).
     out += spec.score_mod.emit_cuda_prescaled_diagonals("flexjit_score_diagonals", "flexjit_score_mod_log2_columns",
                                                         prescale, kLog2e);
     out += "\n";

@@ -8,6 +8,7 @@
 
 #include "flexjit/error.hpp"
 #include "support/attention_harness.hpp"
+#include "support/diagonal_mods.hpp"
 
 namespace flexjit::test {
 namespace {
@@ -842,37 +843,15 @@ TEST(FwdGpu, ScoreColumnValuesOutOfBounds) {
 TEST(FwdGpu, ScoreDiagonalValues) {
   FLEXJIT_REQUIRE_GPU();
   std::mt19937_64 rng(fresh_seed());
-  struct Mod { const char* name; const char* score; const char* mask; };
-  // kv_idx - q_idx runs over [-(Sq - 1), Skv - 1]: Sq - 1 = 332 is the tables' offset.
-  const Mod mods[] = {
-      {"per-head relative table, causal", "score + relh[h][kv_idx - q_idx + 332]", "q_idx >= kv_idx"},
-      {"per-head relative table", "score + relh[h][kv_idx - q_idx + 332]", ""},
-      {"two values, either way round", "score * 0.5 + rel[516 - (q_idx - kv_idx) - 184] * relh[h % 2][kv_idx - q_idx + 332]",
-       "q_idx + 40 >= kv_idx"},
-      {"T5 bucket", "score + t5[h][where(kv_idx - q_idx > 0, 16, 0) + where(abs(kv_idx - q_idx) < 8, "
-                    "abs(kv_idx - q_idx), min(15, 8 + int(log(float(abs(kv_idx - q_idx)) / 8.0) / log(16.0) * 8.0)))]",
-       ""},
-  };
   for (const char* config : staged_value_configs()) {
     for (int D : {64, 128})
-      for (const Mod& m : mods) {
+      for (const DiagonalMod& m : kDiagonalMods) {
         FwdProblem p = column_value_problem(config, D);
         p.score_mod = m.score;
         p.mask_mod = m.mask;
-        ASSERT_EQ(p.Sq, 333);
-        ASSERT_EQ(p.Skv, 517);
-        std::normal_distribution<double> normal(0.0, 1.0);
-        const int diagonals = p.Sq + p.Skv - 1;
-        TestBuffer relh;
-        relh.decl = BufferDecl{"relh", DType::bf16, {p.Hq, diagonals}};
-        for (int i = 0; i < p.Hq * diagonals; ++i) relh.values.push_back(2.0 * normal(rng));
-        TestBuffer rel;
-        rel.decl = BufferDecl{"rel", DType::f32, {diagonals}};
-        for (int i = 0; i < diagonals; ++i) rel.values.push_back(normal(rng));
-        TestBuffer t5;
-        t5.decl = BufferDecl{"t5", DType::f32, {p.Hq, 32}};
-        for (int i = 0; i < p.Hq * 32; ++i) t5.values.push_back(3.0 * normal(rng));
-        p.buffers = {relh, rel, t5};
+        ASSERT_EQ(p.Sq, kDiagonalSq);
+        ASSERT_EQ(p.Skv, kDiagonalSkv);
+        p.buffers = diagonal_mod_buffers(p.Hq, rng);
         expect_close(p, std::string("score diagonal values ") + config + " d" + std::to_string(D) + " " + m.name);
       }
   }

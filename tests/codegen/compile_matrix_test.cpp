@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/families/bwd_dkdv.hpp"
 #include "codegen/families/fwd.hpp"
 #include "codegen/family.hpp"
 #include "codegen/kernel_spec.hpp"
@@ -827,6 +828,70 @@ TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedForward) {
       EXPECT_EQ(k.kernel.resources.at(kernel_name(Family::fwd)).spill_store_bytes, 0) << label << "\n" << k.kernel.log;
       EXPECT_EQ(k.kernel.log.find("C7515"), std::string::npos) << label << "\n" << k.kernel.log;
       EXPECT_EQ(k.kernel.log.find("C7519"), std::string::npos) << label << "\n" << k.kernel.log;
+    }
+}
+
+// The warp-specialised dK/dV kernel's diagonal values (codegen::dkdv_score_diagonal_values): at
+// head dim 64 (two and one consumer warpgroups, three stages, per-sequence lengths) its variant
+// header has the values function of the diagonal and the score_mod that reads them, the kernel
+// stages them and compiles with no spill and no serialised wgmma; the ordered kernel
+// (deterministic mode) stages them too; at head dim 128 the buffers do not fit beside two dQ buffers and the
+// kernel reads per score, and so does the synchronous kernel. A derivative with diagonal values of
+// its own (`score * rel[...]`), an affine score (ALiBi) and column slices (d256) keep the per-score
+// reads.
+TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedDkdv) {
+  const TempCacheDir cache;
+  SuiteVariant v;
+  v.q_heads = 6;
+  v.kv_heads = 2;
+  v.q_len = 1000;
+  v.kv_len = 777;
+  v.declarations.buffers = {BufferDecl::parse("relh:bf16:?x?"), BufferDecl::parse("rel:f32:?"),
+                            BufferDecl::parse("t5:f32:?x32"), BufferDecl::parse("slope:f32:?")};
+  struct Case { const char* score; const char* mask; int values; };
+  const Case cases[] = {
+      {"score + relh[h][kv_idx - q_idx + 4096]", "q_idx >= kv_idx", 1},
+      {"score + relh[h][kv_idx - q_idx + 4096]", "", 1},
+      {"score * 0.5 + rel[q_idx - kv_idx + 999] + relh[h % 2][kv_idx - q_idx + 999]", "q_idx + 40 >= kv_idx", 2},
+      {"score + t5[h][where(kv_idx - q_idx > 0, 16, 0) + where(abs(kv_idx - q_idx) < 8, abs(kv_idx - q_idx), "
+       "min(15, 8 + int(log(float(abs(kv_idx - q_idx)) / 8.0) / log(16.0) * 8.0)))]", "", 1},
+      {"score * rel[kv_idx - q_idx + 999]", "q_idx >= kv_idx", 0},               // the derivative reads it
+      {"score + slope[h] * float(kv_idx - q_idx)", "q_idx >= kv_idx", 0}};  // ALiBi: two FFMAs a score
+  struct Kernel { int d; const char* config; bool ordered, seq_lens, staged; };
+  const Kernel kernels[] = {{64, "m64n128w8s2ws", false, false, true}, {64, "m64n128w8s3ws", false, false, true},
+                            {64, "m64n64w4s2ws", false, false, true},  {64, "m64n128w8s3ws", false, true, true},
+                            {64, "m64n128w8s2ws", true, false, true},  {128, "m64n128w8s2ws", false, false, false},
+                            {256, "m64n64w8s2ws", false, false, false}, {64, "m64n128w8s2g", false, false, false}};
+  for (const Case& c : cases)
+    for (const Kernel& k : kernels) {
+      v.head_dim = v.head_dim_v = k.d;
+      v.score_mod = c.score;
+      v.mask_mod = c.mask;
+      KernelSpec spec = attention_kernel(Family::bwd_dkdv, v);
+      spec.config = BlockConfig::parse(k.config);
+      spec.dq_accumulate = true;
+      spec.dq_ordered = k.ordered;
+      spec.seq_lens = k.seq_lens;
+      const int values = k.staged ? c.values : 0;
+      const std::string label = std::string(c.score) + " | " + c.mask + " | d" + std::to_string(k.d) + " " +
+                                k.config + (k.ordered ? " ordered" : "") + (k.seq_lens ? " seq_lens" : "");
+      EXPECT_EQ(dkdv_score_diagonal_values(spec), values) << label;
+      const jit::Source src = render(spec);
+      const std::string& header = src.headers.at("flexjit_variant.cuh");
+      EXPECT_EQ(header.find("flexjit_score_diagonals(int b, int h, int kv_idx") != std::string::npos, values > 0) << label;
+      EXPECT_EQ(src.text.find("= stage_score_diagonals(") != std::string::npos, values > 0) << label;
+      if (values == 0) continue;
+      EXPECT_NE(src.text.find("[[maybe_unused]] constexpr int SCORE_DIAGONAL_VALUES = " + std::to_string(values) + ";"),
+                std::string::npos) << label;
+      const CompiledSpec compiled = compile_kernel(spec, "sm_90a");
+      const std::string name = kernel_name(Family::bwd_dkdv);
+      ASSERT_EQ(compiled.kernel.resources.count(name), 1u) << label << "\n" << compiled.kernel.log;
+      // The ordered kernel at d64 spills beside these mods either way (ptxas, emit --ordered-dq
+      // --gqa 3: 80-108 bytes reading per score, 48-80 with the values).
+      EXPECT_LE(compiled.kernel.resources.at(name).spill_store_bytes, k.ordered ? 112 : 0)
+          << label << "\n" << compiled.kernel.log;
+      EXPECT_EQ(compiled.kernel.log.find("C7515"), std::string::npos) << label << "\n" << compiled.kernel.log;
+      EXPECT_EQ(compiled.kernel.log.find("C7519"), std::string::npos) << label << "\n" << compiled.kernel.log;
     }
 }
 

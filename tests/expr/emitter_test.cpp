@@ -483,6 +483,22 @@ TEST(Emitter, DiagonalValuesAreTheReadsOfKvMinusQ) {
   EXPECT_EQ(mask_mod("table[kv_idx - q_idx + 9] > 0.0").diagonal_value_count(), 0);     // a mask_mod's: none
 }
 
+// What a kernel asks before staging a score_mod's diagonal values: whether its derivative reads
+// diagonal values of its own (the backward's would stay per score), and whether the mod is affine
+// in kv_idx (ALiBi keeps its two FFMAs a score).
+TEST(Emitter, DiagonalValuesOfTheDerivativeAndAffineScores) {
+  EXPECT_FALSE(score_mod("score + table[kv_idx - q_idx + 4096]").gradient_has_diagonal_values());  // derivative 1
+  EXPECT_TRUE(score_mod("score * table[kv_idx - q_idx + 4096]").gradient_has_diagonal_values());
+  EXPECT_TRUE(score_mod("score + table[kv_idx - q_idx + 9] * tanh(score)").gradient_has_diagonal_values());
+  EXPECT_FALSE(score_mod("score * 0.5 + bias[h][q_idx - kv_idx + 9]").gradient_has_diagonal_values());
+  EXPECT_FALSE(score_mod("score * bias[h][kv_idx]").gradient_has_diagonal_values());  // no diagonal values at all
+  EXPECT_TRUE(score_mod("score + slope[h] * float(kv_idx - q_idx)").diagonal_values_are_kv_affine());
+  EXPECT_FALSE(score_mod("score + table[kv_idx - q_idx + 4096]").diagonal_values_are_kv_affine());
+  EXPECT_FALSE(score_mod("score + slope[h] * float(kv_idx)").diagonal_values_are_kv_affine());  // no diagonal values
+  EXPECT_FALSE(mask_mod("table[kv_idx - q_idx + 9] > 0.0").gradient_has_diagonal_values());
+  EXPECT_FALSE(mask_mod("table[kv_idx - q_idx + 9] > 0.0").diagonal_values_are_kv_affine());
+}
+
 // The diagonal values function evaluates each value with q_idx at 0 and the diagonal passed as
 // kv_idx; the score function is the column form's, reading the values from the arrays.
 TEST(Emitter, DiagonalValuesFeedThePrescaledScore) {

@@ -359,8 +359,8 @@ int forward_score_diagonal_values(const KernelSpec& spec) {
   // first, as there.
   if (spec.family != Family::fwd || !spec.config.warp_specialized || spec.score_mod.is_identity()) return 0;
   const int values = spec.score_mod.diagonal_value_count();
-  if (values == 0 || forward_mask_column_values(spec) > 0 || forward_score_column_values(spec) > 0 ||
-      spec.score_mod.kv_affine_form())
+  if (values == 0 || spec.score_mod.diagonal_values_are_kv_affine() || forward_mask_column_values(spec) > 0 ||
+      forward_score_column_values(spec) > 0)
     return 0;
   return column_values_that_fit(spec, values, spec.config.block_n + 64);
 }
