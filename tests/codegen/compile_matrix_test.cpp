@@ -728,6 +728,19 @@ TEST(CodegenCompileMatrix, BufferReadsCompileWithThirtyTwoBitOffsets) {
   EXPECT_GE(checked, 12);  // documents, nested documents, relative position, ALiBi, learnable ALiBi: 3 kernels each
 }
 
+// A kernel that stages a mod's values (column or diagonal) compiles for sm_90a with no serialised
+// wgmma and at most `max_spill_bytes` of spill stores (negative: not checked).
+void expect_staged_values_kernel_compiles(const KernelSpec& spec, const std::string& label, int max_spill_bytes) {
+  const CompiledSpec k = compile_kernel(spec, "sm_90a");
+  const std::string name = kernel_name(spec.family);
+  ASSERT_EQ(k.kernel.resources.count(name), 1u) << label << "\n" << k.kernel.log;
+  if (max_spill_bytes >= 0) {
+    EXPECT_LE(k.kernel.resources.at(name).spill_store_bytes, max_spill_bytes) << label << "\n" << k.kernel.log;
+  }
+  EXPECT_EQ(k.kernel.log.find("C7515"), std::string::npos) << label << "\n" << k.kernel.log;
+  EXPECT_EQ(k.kernel.log.find("C7519"), std::string::npos) << label << "\n" << k.kernel.log;
+}
+
 // A score_mod's column values (codegen::forward_score_column_values): the warp-specialised
 // forward's variant header has the values function and the score_mod that reads them, its kernel
 // calls it and compiles with no serialised wgmma; the synchronous kernel reads per score; a mask
@@ -770,10 +783,7 @@ TEST(CodegenCompileMatrix, ScoreColumnValuesInTheWarpSpecialisedForward) {
       if (values == 0) continue;
       EXPECT_NE(src.text.find("[[maybe_unused]] constexpr int SCORE_COLUMN_VALUES = " + std::to_string(values) + ";"), std::string::npos)
           << label;
-      const CompiledSpec k = compile_kernel(spec, "sm_90a");
-      EXPECT_EQ(k.kernel.resources.count(kernel_name(Family::fwd)), 1u) << label << "\n" << k.kernel.log;
-      EXPECT_EQ(k.kernel.log.find("C7515"), std::string::npos) << label << "\n" << k.kernel.log;
-      EXPECT_EQ(k.kernel.log.find("C7519"), std::string::npos) << label << "\n" << k.kernel.log;
+      expect_staged_values_kernel_compiles(spec, label, -1);
     }
 }
 
@@ -823,11 +833,7 @@ TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedForward) {
       if (values == 0) continue;
       EXPECT_NE(src.text.find("[[maybe_unused]] constexpr int SCORE_DIAGONAL_VALUES = " + std::to_string(values) + ";"),
                 std::string::npos) << label;
-      const CompiledSpec k = compile_kernel(spec, "sm_90a");
-      ASSERT_EQ(k.kernel.resources.count(kernel_name(Family::fwd)), 1u) << label << "\n" << k.kernel.log;
-      EXPECT_EQ(k.kernel.resources.at(kernel_name(Family::fwd)).spill_store_bytes, 0) << label << "\n" << k.kernel.log;
-      EXPECT_EQ(k.kernel.log.find("C7515"), std::string::npos) << label << "\n" << k.kernel.log;
-      EXPECT_EQ(k.kernel.log.find("C7519"), std::string::npos) << label << "\n" << k.kernel.log;
+      expect_staged_values_kernel_compiles(spec, label, 0);
     }
 }
 
@@ -835,8 +841,8 @@ TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedForward) {
 // head dim 64 (two and one consumer warpgroups, three stages, per-sequence lengths) its variant
 // header has the values function of the diagonal and the score_mod that reads them, the kernel
 // stages them and compiles with no spill and no serialised wgmma; the ordered kernel
-// (deterministic mode) stages them too; at head dim 128 the buffers do not fit beside two dQ buffers and the
-// kernel reads per score, and so does the synchronous kernel. A derivative with diagonal values of
+// (deterministic mode) stages them too; at head dim 128 the buffers do not fit beside two dQ
+// buffers and the kernel reads per score, and so does the synchronous kernel. A derivative with diagonal values of
 // its own (`score * rel[...]`), an affine score (ALiBi) and column slices (d256) keep the per-score
 // reads.
 TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedDkdv) {
@@ -883,15 +889,9 @@ TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedDkdv) {
       if (values == 0) continue;
       EXPECT_NE(src.text.find("[[maybe_unused]] constexpr int SCORE_DIAGONAL_VALUES = " + std::to_string(values) + ";"),
                 std::string::npos) << label;
-      const CompiledSpec compiled = compile_kernel(spec, "sm_90a");
-      const std::string name = kernel_name(Family::bwd_dkdv);
-      ASSERT_EQ(compiled.kernel.resources.count(name), 1u) << label << "\n" << compiled.kernel.log;
       // The ordered kernel at d64 spills beside these mods either way (ptxas, emit --ordered-dq
       // --gqa 3: 80-108 bytes reading per score, 48-80 with the values).
-      EXPECT_LE(compiled.kernel.resources.at(name).spill_store_bytes, k.ordered ? 112 : 0)
-          << label << "\n" << compiled.kernel.log;
-      EXPECT_EQ(compiled.kernel.log.find("C7515"), std::string::npos) << label << "\n" << compiled.kernel.log;
-      EXPECT_EQ(compiled.kernel.log.find("C7519"), std::string::npos) << label << "\n" << compiled.kernel.log;
+      expect_staged_values_kernel_compiles(spec, label, k.ordered ? 112 : 0);
     }
 }
 
