@@ -842,9 +842,9 @@ TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedForward) {
 // header has the values function of the diagonal and the score_mod that reads them, the kernel
 // stages them and compiles with no spill and no serialised wgmma; the ordered kernel
 // (deterministic mode) stages them too; at head dim 128 the buffers do not fit beside two dQ
-// buffers and the kernel reads per score, and so does the synchronous kernel. A derivative with diagonal values of
-// its own (`score * rel[...]`), an affine score (ALiBi) and column slices (d256) keep the per-score
-// reads.
+// buffers and the kernel reads per score, and so does the synchronous kernel. A derivative with
+// diagonal values of its own (`score * rel[...]`), an affine score (ALiBi) and column slices (d256)
+// keep the per-score reads.
 TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedDkdv) {
   const TempCacheDir cache;
   SuiteVariant v;
