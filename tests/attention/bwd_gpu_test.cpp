@@ -871,9 +871,8 @@ TEST(BwdGpu, WarpSpecializedFastDkdv) {
 // memory, and each recomputed score reads its diagonal's (codegen::dkdv_score_diagonal_values).
 // Tails on both sides (333 queries, 517 keys: the last query tile and the last kv tile's second
 // warpgroup clamp their positions), GQA 3:1, the fast mode on two and one consumer warpgroups and
-// on three stages, the deterministic mode's ordered sums (the same bits twice), head dims 64 and
-// 96, which stage the values, and 128, whose dQ buffers leave no room (it reads per score), all
-// against the float64 reference.
+// on three stages, the deterministic mode's ordered sums (the same bits twice), head dims 64, 96
+// and 128 (the 128-column tiles beside one dQ buffer), all against the float64 reference.
 TEST(BwdGpu, ScoreDiagonalValues) {
   FLEXJIT_REQUIRE_GPU();
   if (current_device().default_arch() != "sm_90a")

@@ -841,10 +841,10 @@ TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedForward) {
 // head dim 64 (two and one consumer warpgroups, three stages, per-sequence lengths) its variant
 // header has the values function of the diagonal and the score_mod that reads them, the kernel
 // stages them and compiles with no spill and no serialised wgmma; the ordered kernel
-// (deterministic mode) stages them too; at head dim 128 the buffers do not fit beside two dQ
-// buffers and the kernel reads per score, and so does the synchronous kernel. A derivative with
-// diagonal values of its own (`score * rel[...]`), an affine score (ALiBi) and column slices (d256)
-// keep the per-score reads.
+// (deterministic mode) stages them too; at head dim 128 too, beside one dQ buffer instead of two
+// (spills 40 -> 0 bytes fast, 92 -> 36 ordered); the synchronous kernel reads per score. A
+// derivative with diagonal values of its own (`score * rel[...]`), an affine score (ALiBi) and
+// column slices (d256) keep the per-score reads.
 TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedDkdv) {
   const TempCacheDir cache;
   SuiteVariant v;
@@ -866,7 +866,7 @@ TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedDkdv) {
   struct Kernel { int d; const char* config; bool ordered, seq_lens, staged; };
   const Kernel kernels[] = {{64, "m64n128w8s2ws", false, false, true}, {64, "m64n128w8s3ws", false, false, true},
                             {64, "m64n64w4s2ws", false, false, true},  {64, "m64n128w8s3ws", false, true, true},
-                            {64, "m64n128w8s2ws", true, false, true},  {128, "m64n128w8s2ws", false, false, false},
+                            {64, "m64n128w8s2ws", true, false, true},  {128, "m64n128w8s2ws", false, false, true},  {128, "m64n128w8s2ws", true, false, true},
                             {256, "m64n64w8s2ws", false, false, false}, {64, "m64n128w8s2g", false, false, false}};
   for (const Case& c : cases)
     for (const Kernel& k : kernels) {

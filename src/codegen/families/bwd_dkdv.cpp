@@ -295,10 +295,15 @@ WsLayout ws_layout(const KernelSpec& s) {
 // Two dQ staging buffers where they fit (the consumers fill one while the writer's reductions
 // read the other), else one; the score_mod's diagonal values take only what the kernel leaves
 // (dkdv_score_diagonal_values).
+size_t diagonal_bytes(const KernelSpec& s, int values);
+
 int ws_dq_buffers(const KernelSpec& s) {
   if (warpgroup_slices(s)) return dkdv_splits(s.head_dim, s.head_dim_v);  // one per warpgroup
   const WsLayout l = ws_layout(s);
-  return l.fixed + 2 * l.dq_buffer <= max_shared_memory_for_arch("sm_90a") ? 2 : 1;
+  return l.fixed + diagonal_bytes(s, dkdv_score_diagonal_values(s)) + 2 * l.dq_buffer <=
+                 max_shared_memory_for_arch("sm_90a")
+             ? 2
+             : 1;
 }
 
 // The score_mod's diagonal values' buffers (the template's DIAGONAL_BYTES): per consumer
@@ -590,8 +595,9 @@ int dkdv_score_diagonal_values(const KernelSpec& spec) {
   if (values == 0 || values > kMaxValues || spec.score_mod.gradient_has_diagonal_values() ||
       spec.score_mod.diagonal_values_are_kv_affine() || families::warpgroup_slices(spec))
     return 0;
+  // Beside one dQ buffer at least: at head dim 128 the kernel then has one instead of two.
   const families::WsLayout l = families::ws_layout(spec);
-  const size_t need = l.fixed + families::ws_dq_buffers(spec) * l.dq_buffer + families::diagonal_bytes(spec, values);
+  const size_t need = l.fixed + l.dq_buffer + families::diagonal_bytes(spec, values);
   return need <= max_shared_memory_for_arch("sm_90a") ? values : 0;
 }
 

@@ -62,8 +62,8 @@ bool dkdv_reads_stats_pairs(const KernelSpec& spec);
 // (as the forward does, forward_score_diagonal_values). 0 where the score_mod's derivative reads
 // diagonal values of its own (those reads would stay per score), for an affine score (ALiBi: its
 // per-score form is two FFMAs, cheaper than a shared load), with column slices (above head dim
-// 128), and where the buffers do not fit beside the kernel's dQ staging buffers (head dim 128: the
-// kernel leaves 896 bytes; trading its second dQ buffer for them is unmeasured).
+// 128), and where the buffers do not fit beside one dQ staging buffer; at head dim 128 the kernel
+// then has one dQ buffer instead of two (it left 896 bytes beside two; the trade is unmeasured).
 int dkdv_score_diagonal_values(const KernelSpec& spec);
 
 // The kernel may split each GQA group's query heads over its CTAs (KernelSpec::dkdv_head_splits
