@@ -791,8 +791,8 @@ TEST(CodegenCompileMatrix, ScoreColumnValuesInTheWarpSpecialisedForward) {
 // forward's variant header has the values function of the diagonal and the score_mod that reads
 // them, its kernel calls them and compiles with no spill and no serialised wgmma (a per-head
 // relative table spilled 712 bytes at d128 and 1,024 at d64 reading per score); the synchronous
-// kernel reads per score; column values of the mask or the score_mod, and an affine score, keep
-// their own forms.
+// kernel reads per score; a mask's column values (documents) are staged beside them; the score_mod's
+// own column values and an affine score keep their own forms.
 TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedForward) {
   const TempCacheDir cache;
   SuiteVariant v;
@@ -810,7 +810,7 @@ TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedForward) {
       {"score * 0.5 + rel[q_idx - kv_idx + 999] + relh[h % 2][kv_idx - q_idx + 999]", "q_idx + 40 >= kv_idx", 2},
       {"score + t5[h][where(kv_idx - q_idx > 0, 16, 0) + where(abs(kv_idx - q_idx) < 8, abs(kv_idx - q_idx), "
        "min(15, 8 + int(log(float(abs(kv_idx - q_idx)) / 8.0) / log(16.0) * 8.0)))]", "", 1},
-      {"score + relh[h][kv_idx - q_idx + 4096]", "doc[q_idx] == doc[kv_idx]", 0},  // the mask's column values
+      {"score + relh[h][kv_idx - q_idx + 4096]", "doc[q_idx] == doc[kv_idx]", 1},  // beside the mask's column values
       {"score + kb[kv_idx] + rel[kv_idx - q_idx + 999]", "", 0},                  // the score_mod's column values
       {"score + slope[h] * float(kv_idx - q_idx)", "q_idx >= kv_idx", 0}};          // ALiBi: the affine pass
   for (const Case& c : cases)

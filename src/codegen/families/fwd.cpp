@@ -356,13 +356,15 @@ int forward_score_diagonal_values(const KernelSpec& spec) {
   // As forward_score_column_values, and only where the score_mod has no column values to stage.
   // An affine score (ALiBi) keeps its own pass, and above head dim 128 (where forward_kv_affine
   // declines it) the per-score form: its diagonal values are unmeasured there. The cached count
-  // first, as there.
+  // first, as there. A mask's column values share the buffers (the diagonals' arrays, then the
+  // mask's), so the two must fit together; the span covers both (a mask's array needs only BLOCK_N
+  // words of its BLOCK_N + 64).
   if (spec.family != Family::fwd || !spec.config.warp_specialized || spec.score_mod.is_identity()) return 0;
   const int values = spec.score_mod.diagonal_value_count();
-  if (values == 0 || spec.score_mod.diagonal_values_are_kv_affine() || forward_mask_column_values(spec) > 0 ||
-      forward_score_column_values(spec) > 0)
+  if (values == 0 || spec.score_mod.diagonal_values_are_kv_affine() || forward_score_column_values(spec) > 0)
     return 0;
-  return column_values_that_fit(spec, values, spec.config.block_n + 64);
+  const int mask_values = forward_mask_column_values(spec);
+  return column_values_that_fit(spec, values + mask_values, spec.config.block_n + 64) > 0 ? values : 0;
 }
 
 // With one 4 MiB head per section (causal d256), the CTAs that took the last head's heaviest
