@@ -803,14 +803,16 @@ TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedForward) {
   v.declarations.buffers = {BufferDecl::parse("relh:bf16:?x?"), BufferDecl::parse("rel:f32:?"),
                             BufferDecl::parse("t5:f32:?x32"), BufferDecl::parse("doc:i32:?"),
                             BufferDecl::parse("kb:f32:?"), BufferDecl::parse("slope:f32:?")};
-  struct Case { const char* score; const char* mask; int values; };
+  // offsets_32: the 32-bit buffer reads that calls take (KernelSpec::buffer_offsets_32): beside
+  // documents with 64-bit ones the kernel spills (232-640 bytes, against 488-996 reading per score).
+  struct Case { const char* score; const char* mask; int values; bool offsets_32 = false; };
   const Case cases[] = {
       {"score + relh[h][kv_idx - q_idx + 4096]", "q_idx >= kv_idx", 1},
       {"score + relh[h][kv_idx - q_idx + 4096]", "", 1},
       {"score * 0.5 + rel[q_idx - kv_idx + 999] + relh[h % 2][kv_idx - q_idx + 999]", "q_idx + 40 >= kv_idx", 2},
       {"score + t5[h][where(kv_idx - q_idx > 0, 16, 0) + where(abs(kv_idx - q_idx) < 8, abs(kv_idx - q_idx), "
        "min(15, 8 + int(log(float(abs(kv_idx - q_idx)) / 8.0) / log(16.0) * 8.0)))]", "", 1},
-      {"score + relh[h][kv_idx - q_idx + 4096]", "doc[q_idx] == doc[kv_idx]", 1},  // beside the mask's column values
+      {"score + relh[h][kv_idx - q_idx + 4096]", "doc[q_idx] == doc[kv_idx]", 1, true},  // beside the mask's column values
       {"score + kb[kv_idx] + rel[kv_idx - q_idx + 999]", "", 0},                  // the score_mod's column values
       {"score + slope[h] * float(kv_idx - q_idx)", "q_idx >= kv_idx", 0}};          // ALiBi: the affine pass
   for (const Case& c : cases)
@@ -821,6 +823,7 @@ TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedForward) {
       v.mask_mod = c.mask;
       KernelSpec spec = attention_kernel(Family::fwd, v);
       spec.config = BlockConfig::parse(config);
+      spec.buffer_offsets_32 = c.offsets_32;
       if (spec.config.block_m == 192) spec.has_block_mask = spec.has_full_blocks = false;  // (calls without one)
       const bool ws = spec.config.warp_specialized;
       const int values = ws ? c.values : 0;
