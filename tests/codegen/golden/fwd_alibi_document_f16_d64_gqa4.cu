@@ -242,8 +242,9 @@ __device__ __forceinline__ void apply_tile_mods(float (&acc_s)[M_TILES][N_TILES]
 // bookkeeping, and per score that was most of the documents mask's instructions (notes/perf.md,
 // "(w)"). The warp-specialised kernel does the same for a score_mod's (flexjit_score_columns:
 // `bias[b][kv_idx]`), on every tile. A buffer of COLUMN_BUFFER_WORDS holds COLUMN_VALUES arrays
-// of BLOCK_N values, then as many arrays of their reads' error bits.
-constexpr int COLUMN_VALUES = MASK_COLUMN_VALUES + SCORE_COLUMN_VALUES + SCORE_DIAGONAL_VALUES;  // one is not 0
+// of BLOCK_N values, then as many arrays of their reads' error bits; with a score_mod's diagonal
+// values (COLUMN_SPAN words an array) their arrays come first, then the mask's columns, if any.
+constexpr int COLUMN_VALUES = MASK_COLUMN_VALUES + SCORE_COLUMN_VALUES + SCORE_DIAGONAL_VALUES;  // not all 0
 constexpr int COLUMN_BUFFER_WORDS = 2 * COLUMN_VALUES * COLUMN_SPAN;
 
 // `threads` threads (this one is `thread` among them) compute the tile's keys' values into
@@ -251,7 +252,7 @@ constexpr int COLUMN_BUFFER_WORDS = 2 * COLUMN_VALUES * COLUMN_SPAN;
 template <bool BOUNDS>
 __device__ __forceinline__ unsigned stage_column_values(unsigned* columns, const FlexjitModArgs& mod, int b, int h,
                                                         int kv_start, int q_len, int kv_len, int thread, int threads) {
-  constexpr int VALUES = COLUMN_VALUES;
+  constexpr int VALUES = MASK_COLUMN_VALUES + SCORE_COLUMN_VALUES;  // the mod's whose values these are: one is 0
   unsigned column_errors = 0;
   for (int c = thread; c < BLOCK_N; c += threads) {
     const int kv_eval = BOUNDS ? min(kv_start + c, kv_len - 1) : kv_start + c;
@@ -267,11 +268,59 @@ __device__ __forceinline__ unsigned stage_column_values(unsigned* columns, const
   return column_errors;
 }
 
+// The mask at score (mt, j, i) of the thread's tile, from its key's column values (`pair`, as read
+// from a tile's buffer) and the errors given; the mask's errors go to `mask_errors`.
+template <bool BOUNDS, bool CLAMP_ROWS>
+__device__ __forceinline__ bool mask_with_columns(const FlexjitModArgs& mod, int b, int h, int q_row0, int kv_start,
+                                                  int q_len, int kv_len, int g, int t4, int mt, int j, int i,
+                                                  const uint2 (&pair)[MASK_COLUMN_VALUES],
+                                                  const unsigned (&value_errors)[MASK_COLUMN_VALUES],
+                                                  unsigned& mask_errors) {
+  constexpr int VALUES = MASK_COLUMN_VALUES;
+  const int q_idx = q_row0 + mt * 16 + g + (i >= 2 ? 8 : 0);
+  const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
+  const int q_eval = BOUNDS || CLAMP_ROWS ? min(q_idx, q_len - 1) : q_idx;
+  const int kv_eval = BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx;
+  unsigned values[VALUES];
+#pragma unroll
+  for (int k = 0; k < VALUES; ++k) values[k] = (i & 1) ? pair[k].y : pair[k].x;
+  return flexjit_mask_mod_columns(b, h, q_eval, kv_eval, q_len, kv_len, mod, mask_errors, values, value_errors);
+}
+
+// Where a read of a masked tile's column values (`columns`) was out of bounds: the values' error
+// bits counted into `errors` where the mask's && / || needs them, as flexjit_mask_mod would count
+// them, in a pass of their own (no score needed), so that the scores' pass gives the mask zeros
+// for them, which the compiler folds away.
+template <bool BOUNDS, bool CLAMP_ROWS>
+__device__ __forceinline__ void count_mask_column_errors(const FlexjitModArgs& mod, int b, int h, int q_row0,
+                                                         int kv_start, int q_len, int kv_len, int g, int t4,
+                                                         unsigned& errors, const unsigned* columns) {
+  constexpr int VALUES = MASK_COLUMN_VALUES;
+#pragma unroll 1
+  for (int j = 0; j < N_TILES; ++j) {
+    uint2 pair[VALUES], error_pair[VALUES];
+#pragma unroll
+    for (int k = 0; k < VALUES; ++k) {
+      pair[k] = *reinterpret_cast<const uint2*>(columns + k * BLOCK_N + j * 8 + 2 * t4);
+      error_pair[k] = *reinterpret_cast<const uint2*>(columns + (VALUES + k) * BLOCK_N + j * 8 + 2 * t4);
+    }
+#pragma unroll 1
+    for (int mt = 0; mt < M_TILES; ++mt)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        unsigned value_errors[VALUES];
+#pragma unroll
+        for (int k = 0; k < VALUES; ++k) value_errors[k] = (i & 1) ? error_pair[k].y : error_pair[k].x;
+        mask_with_columns<BOUNDS, CLAMP_ROWS>(mod, b, h, q_row0, kv_start, q_len, kv_len, g, t4, mt, j, i, pair,
+                                              value_errors, errors);
+      }
+  }
+}
+
 // apply_tile_mods for a masked tile whose column values are in `columns` (visible to this thread:
 // after the barrier that followed stage_column_values), each thread reading its 2 x N_TILES keys'
-// values as pairs. Where a read of the tile was out of bounds (`any_error`, the barrier's OR), one
-// more pass counts the values' error bits where the mask's && / || needs them, as
-// flexjit_mask_mod would; elsewhere the mask gets zeros for them, which the compiler folds away.
+// values as pairs. Where a read of the tile was out of bounds (`any_error`, the barrier's OR),
+// count_mask_column_errors counts the values' error bits first.
 template <bool BOUNDS, bool CLAMP_ROWS = false>
 __device__ __forceinline__ void apply_tile_mods_with_columns(float (&acc_s)[M_TILES][N_TILES][4],
                                                              const FlexjitFwdParams& p, const FlexjitModArgs& mod,
@@ -280,38 +329,7 @@ __device__ __forceinline__ void apply_tile_mods_with_columns(float (&acc_s)[M_TI
                                                              const unsigned* columns, bool any_error,
                                                              bool affine_rows) {
   constexpr int VALUES = MASK_COLUMN_VALUES;
-  // The mask at score (mt, j, i) of the thread's tile, from its key's values and the errors given.
-  auto mask_at = [&](int mt, int j, int i, const uint2 (&pair)[VALUES], const unsigned (&value_errors)[VALUES],
-                     unsigned& mask_errors) {
-    const int q_idx = q_row0 + mt * 16 + g + (i >= 2 ? 8 : 0);
-    const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
-    const int q_eval = BOUNDS || CLAMP_ROWS ? min(q_idx, q_len - 1) : q_idx;
-    const int kv_eval = BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx;
-    unsigned values[VALUES];
-#pragma unroll
-    for (int k = 0; k < VALUES; ++k) values[k] = (i & 1) ? pair[k].y : pair[k].x;
-    return flexjit_mask_mod_columns(b, h, q_eval, kv_eval, q_len, kv_len, mod, mask_errors, values, value_errors);
-  };
-  if (any_error) {
-#pragma unroll 1
-    for (int j = 0; j < N_TILES; ++j) {
-      uint2 pair[VALUES], error_pair[VALUES];
-#pragma unroll
-      for (int k = 0; k < VALUES; ++k) {
-        pair[k] = *reinterpret_cast<const uint2*>(columns + k * BLOCK_N + j * 8 + 2 * t4);
-        error_pair[k] = *reinterpret_cast<const uint2*>(columns + (VALUES + k) * BLOCK_N + j * 8 + 2 * t4);
-      }
-#pragma unroll 1
-      for (int mt = 0; mt < M_TILES; ++mt)
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          unsigned value_errors[VALUES];
-#pragma unroll
-          for (int k = 0; k < VALUES; ++k) value_errors[k] = (i & 1) ? error_pair[k].y : error_pair[k].x;
-          mask_at(mt, j, i, pair, value_errors, errors);
-        }
-    }
-  }
+  if (any_error) count_mask_column_errors<BOUNDS, CLAMP_ROWS>(mod, b, h, q_row0, kv_start, q_len, kv_len, g, t4, errors, columns);
   const unsigned no_errors[VALUES] = {};
   // The scores with the mask from the column values; score_at(mt, j, i, acc) gives a kept score.
   const auto apply = [&](auto score_at) {
@@ -328,7 +346,8 @@ __device__ __forceinline__ void apply_tile_mods_with_columns(float (&acc_s)[M_TI
           const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
           const float s = score_at(mt, j, i, acc_s[mt][j][i]);
           bool keep = !BOUNDS || (q_idx < q_len && kv_idx < kv_len);
-          keep = keep & mask_at(mt, j, i, pair, no_errors, errors);
+          keep = keep & mask_with_columns<BOUNDS, CLAMP_ROWS>(mod, b, h, q_row0, kv_start, q_len, kv_len, g, t4, mt, j,
+                                                              i, pair, no_errors, errors);
           acc_s[mt][j][i] = keep ? s : neg_inf();
         }
     }
