@@ -870,6 +870,41 @@ TEST(FwdGpu, ScoreDiagonalValuesOutOfBounds) {
       {"m128n128w8s2ws", "m128n64w8s2ws", "m192n128w12s2ws"});
 }
 
+// A score_mod's diagonal values beside a mask's column values (documents), staged together on
+// the masked tiles of the warp-specialised forward: a mask's column value read out of bounds is
+// reported where the mask needs it and silent where a guard keeps it out (the mask's own error
+// pass), a diagonal value's likewise, and the values are right beside either guard. The scores'
+// table `rel` is exactly as long as the 599 diagonals of Sq = Skv = 300.
+TEST(FwdGpu, ScoreDiagonalValuesBesideMaskColumnsOutOfBounds) {
+  FLEXJIT_REQUIRE_HOPPER();
+  check_buffer_errors();
+  std::mt19937_64 rng(fresh_seed());
+  std::normal_distribution<double> normal(0.0, 1.0);
+  for (const char* config : {"m128n128w8s2ws", "m128n64w8s2ws", "m64n128w4s2ws"}) {
+    FwdProblem p = base(300, 64);
+    p.config = BlockConfig::parse(config);
+    TestBuffer rel, few;
+    rel.decl = BufferDecl{"rel", DType::f32, {599}};
+    for (int i = 0; i < 599; ++i) rel.values.push_back(normal(rng));
+    few.decl = BufferDecl{"few", DType::f32, {250}};
+    for (int i = 0; i < 250; ++i) few.values.push_back(normal(rng));
+    p.buffers = {document_ids(p.Skv, rng), document_ids(250, rng, "short_doc"), rel, few};
+    const std::string label = std::string("diagonals beside columns ") + config;
+    p.score_mod = "score + rel[kv_idx - q_idx + 299]";
+    p.mask_mod = "kv_idx < 250 && short_doc[kv_idx] == doc[q_idx] || kv_idx >= 250 && q_idx >= kv_idx";
+    expect_close(p, label + ", guarded column");
+    EXPECT_NO_THROW(check_buffer_errors()) << label;
+    p.mask_mod = "short_doc[kv_idx] == doc[q_idx] || q_idx >= kv_idx";  // keys 250.. read past the end
+    expect_out_of_bounds_reported(p, label + ", unguarded column");
+    p.score_mod = "where(kv_idx <= q_idx && q_idx - kv_idx < 250, score + few[q_idx - kv_idx], score * 0.5)";
+    p.mask_mod = "doc[q_idx] == doc[kv_idx]";
+    expect_close(p, label + ", guarded diagonal");
+    EXPECT_NO_THROW(check_buffer_errors()) << label;
+    p.score_mod = "score + few[q_idx - kv_idx]";  // keys past the query read before the table
+    expect_out_of_bounds_reported(p, label + ", unguarded diagonal");
+  }
+}
+
 // config: empty for each head dim's two-warpgroup tiles, or one config for every pair of head dims.
 void check_warp_specialized_shapes(DType dtype, const char* config = "") {
   {
