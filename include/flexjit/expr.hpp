@@ -258,6 +258,29 @@ class Expr {
   /// a name that is not a C++ identifier.
   std::string emit_cuda_prescaled_columns(const std::string& values_name, const std::string& score_name,
                                           double prescale, double output_factor) const;
+  /// For a score_mod: how many diagonal values it has, its largest subexpressions that read a
+  /// buffer and depend on q_idx and kv_idx only through kv_idx - q_idx, and not on score
+  /// (`rel[h][kv_idx - q_idx + 4096]`); 0 for a mask_mod. A kernel can compute them once per
+  /// diagonal of a tile instead of once per score (emit_cuda_prescaled_diagonals).
+  int diagonal_value_count() const;
+  /// For a score_mod with diagonal values: true when its derivative (gradient()) has diagonal
+  /// values of its own (`score * rel[kv_idx - q_idx + 4096]`), which a backward that stages the
+  /// score_mod's would still read once per score; false otherwise (`score + rel[...]`, whose
+  /// derivative is 1) and for a mask_mod. Cached, as diagonal_value_count().
+  bool gradient_has_diagonal_values() const;
+  /// For a score_mod with diagonal values: true when it also has an affine form in kv_idx
+  /// (kv_affine_form().has_value(): ALiBi's `slope[h] * (kv_idx - q_idx)`), whose per-score form
+  /// (two FFMAs) a kernel keeps rather than a shared load per score; false otherwise. Cached, so
+  /// that a launch's shared-memory size need not analyse the tree.
+  bool diagonal_values_are_kv_affine() const;
+  /// For a score_mod with diagonal values (N = diagonal_value_count()): emits
+  ///   `void VALUES_NAME(int b, int h, int kv_idx, int q_len, int kv_len, const FlexjitModArgs&
+  ///    args, unsigned (&flexjit_values)[N], unsigned (&flexjit_value_errors)[N])`,
+  /// whose kv_idx is the diagonal kv_idx - q_idx, and the score function emit_cuda_prescaled_columns
+  /// emits, with the diagonal's values read from the arrays. Throws UsageError for a mask_mod, a
+  /// score_mod without diagonal values or a name that is not a C++ identifier.
+  std::string emit_cuda_prescaled_diagonals(const std::string& values_name, const std::string& score_name,
+                                            double prescale, double output_factor) const;
 
   /// For a mask_mod: true when its tiles can be classified by interval bounds (every
   /// sub-expression an int or a bool, and no buffer indexed by kv_idx). The decode kernel then
@@ -296,6 +319,9 @@ class Expr {
   std::shared_ptr<const Declarations> declarations_;
   std::string source_;
   int column_values_ = 0;  // column_value_count()
+  int diagonal_values_ = 0;  // diagonal_value_count()
+  bool gradient_diagonal_values_ = false;  // gradient_has_diagonal_values()
+  bool diagonal_kv_affine_ = false;        // diagonal_values_are_kv_affine()
 };
 
 namespace expr {

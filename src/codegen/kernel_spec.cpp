@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "codegen/buffer_grad.hpp"
+#include "codegen/families/bwd_dkdv.hpp"
 #include "codegen/families/fwd.hpp"
 #include "codegen/family.hpp"
 #include "codegen/template_registry.hpp"
@@ -254,6 +255,13 @@ std::string variant_header(const KernelSpec& spec) {
     // The score_mod with its key-only reads computed once per key of a tile (forward_score_column_values).
     out += spec.score_mod.emit_cuda_prescaled_columns("flexjit_score_columns", "flexjit_score_mod_log2_columns",
                                                       prescale, kLog2e);
+    out += "\n";
+  }
+  if (forward_score_diagonal_values(spec) > 0 || dkdv_score_diagonal_values(spec) > 0) {
+    // The score_mod with its diagonal reads computed once per diagonal of a tile
+    // (forward_score_diagonal_values, dkdv_score_diagonal_values).
+    out += spec.score_mod.emit_cuda_prescaled_diagonals("flexjit_score_diagonals", "flexjit_score_mod_log2_columns",
+                                                        prescale, kLog2e);
     out += "\n";
   }
   out += spec.mask_mod.emit_cuda("flexjit_mask_mod");

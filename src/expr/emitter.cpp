@@ -4,9 +4,11 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "expr/builtins.hpp"
@@ -389,11 +391,8 @@ void require_line_file(const std::string& file) {
       throw UsageError("#line file name '" + file + "' may only contain letters, digits and _ - . /");
 }
 
-// A subexpression worth computing once per key: it reads a buffer, and its value depends on the
-// key (kv_idx) and on nothing that varies along a tile's rows.
-bool is_column_value(const Node& node) {
-  if (!tree_uses(node, Variable::kv_idx) || tree_uses(node, Variable::q_idx) || tree_uses(node, Variable::score))
-    return false;
+// True when the tree reads a buffer anywhere.
+bool reads_a_buffer(const Node& node) {
   std::vector<const Node*> stack = {&node};
   while (!stack.empty()) {
     const Node* n = stack.back();
@@ -402,6 +401,76 @@ bool is_column_value(const Node& node) {
     for (const auto& operand : n->operands) stack.push_back(operand.get());
   }
   return false;
+}
+
+// A subexpression worth computing once per key: it reads a buffer, and its value depends on the
+// key (kv_idx) and on nothing that varies along a tile's rows.
+bool is_column_value(const Node& node) {
+  if (!tree_uses(node, Variable::kv_idx) || tree_uses(node, Variable::q_idx) || tree_uses(node, Variable::score))
+    return false;
+  return reads_a_buffer(node);
+}
+
+// The coefficients of q_idx and kv_idx in an int tree that is linear in them: sums, differences,
+// negations and products with an int literal of the two variables and of subtrees that use
+// neither. Nullopt where the tree is not of that form (or a coefficient leaves +-2^31).
+std::optional<std::pair<long long, long long>> position_coefficients(const Node& node) {
+  const bool uses_q = tree_uses(node, Variable::q_idx), uses_kv = tree_uses(node, Variable::kv_idx);
+  if (!uses_q && !uses_kv) return std::make_pair(0ll, 0ll);
+  if (node.type != ScalarType::integer) return std::nullopt;
+  std::optional<std::pair<long long, long long>> out;
+  if (node.kind == NodeKind::variable) {
+    out = std::make_pair(node.variable == Variable::q_idx ? 1ll : 0ll, node.variable == Variable::kv_idx ? 1ll : 0ll);
+  } else if (node.kind == NodeKind::unary && node.unary_op == UnaryOp::negate) {
+    if (const auto c = position_coefficients(*node.operands[0])) out = std::make_pair(-c->first, -c->second);
+  } else if (node.kind == NodeKind::binary && node.operands.size() == 2 &&
+             (node.binary_op == BinaryOp::add || node.binary_op == BinaryOp::sub)) {
+    const auto l = position_coefficients(*node.operands[0]), r = position_coefficients(*node.operands[1]);
+    const long long sign = node.binary_op == BinaryOp::add ? 1 : -1;
+    if (l && r) out = std::make_pair(l->first + sign * r->first, l->second + sign * r->second);
+  } else if (node.kind == NodeKind::binary && node.operands.size() == 2 && node.binary_op == BinaryOp::mul) {
+    for (int side = 0; side < 2 && !out; ++side) {
+      const Node& k = *node.operands[side];
+      if (k.kind != NodeKind::literal || k.type != ScalarType::integer) continue;
+      if (const auto c = position_coefficients(*node.operands[1 - side]))
+        out = std::make_pair(k.int_value * c->first, k.int_value * c->second);
+    }
+  }
+  constexpr long long kLimit = 1ll << 31;
+  if (out && (std::llabs(out->first) >= kLimit || std::llabs(out->second) >= kLimit)) return std::nullopt;
+  return out;
+}
+
+// True when the tree's value depends on q_idx and kv_idx only through kv_idx - q_idx: every use of
+// them lies in a linear int subtree (position_coefficients) whose two coefficients cancel. Such a
+// tree's value at (q_idx, kv_idx) is its value at (0, kv_idx - q_idx) in 32-bit wrapping arithmetic.
+bool depends_on_positions_by_difference(const Node& node) {
+  if (!tree_uses(node, Variable::q_idx) && !tree_uses(node, Variable::kv_idx)) return true;
+  if (const auto c = position_coefficients(node)) return c->first + c->second == 0;
+  if (node.kind == NodeKind::variable) return false;
+  for (const auto& operand : node.operands)
+    if (!depends_on_positions_by_difference(*operand)) return false;
+  return true;
+}
+
+// A subexpression worth computing once per diagonal of a tile (per value of kv_idx - q_idx): it
+// reads a buffer, uses q_idx or kv_idx, depends on them only through their difference and does
+// not read the score (`rel[h][kv_idx - q_idx + 4096]`, a T5 bucket's table read).
+bool is_diagonal_value(const Node& node) {
+  if (tree_uses(node, Variable::score)) return false;
+  if (!tree_uses(node, Variable::q_idx) && !tree_uses(node, Variable::kv_idx)) return false;
+  if (!depends_on_positions_by_difference(node)) return false;
+  return reads_a_buffer(node);
+}
+
+// The tree with every q_idx replaced by 0: for a diagonal value, the function of kv_idx - q_idx
+// that the values function evaluates with that difference passed as kv_idx.
+NodePtr with_q_idx_zero(const NodePtr& node) {
+  if (node->kind == NodeKind::variable && node->variable == Variable::q_idx) return make_int(0, node->span);
+  if (!tree_uses(*node, Variable::q_idx)) return node;
+  auto copy = std::make_shared<Node>(*node);
+  for (auto& operand : copy->operands) operand = with_q_idx_zero(operand);
+  return copy;
 }
 
 // Every node of the tree that is one of `values` (by structure), mapped to that value's index.
@@ -417,14 +486,14 @@ void find_column_values(const Node& node, const std::vector<NodePtr>& values,
 
 }  // namespace
 
-std::vector<NodePtr> column_values(const NodePtr& root) {
+static std::vector<NodePtr> largest_values(const NodePtr& root, bool (*is_value)(const Node&)) {
   std::vector<NodePtr> values;
   std::vector<NodePtr> stack = {root};
   // Pre-order, left to right: a value is found before the values inside it would be.
   while (!stack.empty()) {
     NodePtr node = stack.back();
     stack.pop_back();
-    if (is_column_value(*node)) {
+    if (is_value(*node)) {
       bool known = false;
       for (const auto& v : values) known = known || same_tree(*v, *node);
       if (!known) values.push_back(node);
@@ -434,6 +503,10 @@ std::vector<NodePtr> column_values(const NodePtr& root) {
   }
   return values;
 }
+
+std::vector<NodePtr> column_values(const NodePtr& root) { return largest_values(root, is_column_value); }
+
+std::vector<NodePtr> diagonal_values(const NodePtr& root) { return largest_values(root, is_diagonal_value); }
 
 std::string emit_cuda_function(const Node& root, ModKind kind, const std::string& function_name,
                                const std::string& line_file) {
@@ -698,17 +771,27 @@ std::string emit_cuda_column_functions(const Node& root, const std::string& valu
 
 std::string emit_cuda_prescaled_column_functions(const Node& root, double prescale, double output_factor,
                                                  const std::string& values_name, const std::string& score_name,
-                                                 const std::string& line_file) {
+                                                 const std::string& line_file, bool diagonal) {
   require_identifier("function name", values_name);
   require_identifier("function name", score_name);
   const std::string file = line_file.empty() ? std::string(mod_name(ModKind::score)) : line_file;
   require_line_file(file);
   const PrescaledBody prescaled = prescaled_body(root, prescale, output_factor, true);
   const NodePtr& body = prescaled.body;
-  const std::vector<NodePtr> values = column_values(body);
-  if (values.empty()) throw UsageError("the score_mod has no column values (no buffer read that depends on kv_idx alone)");
+  const std::vector<NodePtr> values = diagonal ? diagonal_values(body) : column_values(body);
+  if (values.empty())
+    throw UsageError(diagonal ? "the score_mod has no diagonal values (no buffer read that depends on kv_idx - q_idx alone)"
+                              : "the score_mod has no column values (no buffer read that depends on kv_idx alone)");
   const std::string n = std::to_string(values.size());
-  std::string out = emit_values_function(values, values_name, file);
+  std::string out;
+  if (diagonal) {
+    // The values function takes the diagonal (kv_idx - q_idx) in its kv_idx parameter.
+    std::vector<NodePtr> at_difference;
+    for (const auto& v : values) at_difference.push_back(with_q_idx_zero(v));
+    out = emit_values_function(at_difference, values_name, file);
+  } else {
+    out = emit_values_function(values, values_name, file);
+  }
   out += "__device__ __forceinline__ float " + score_name +
          "(float flexjit_acc, float flexjit_score_scale, int b, int h, int q_idx, int kv_idx, int q_len, int kv_len, "
          "const FlexjitModArgs& args, unsigned& flexjit_errors, const unsigned (&flexjit_values)[" + n +

@@ -18,15 +18,22 @@ std::string emit_cuda_function(const Node& root, ModKind kind, const std::string
 /// distinct tree, in the order they first appear. A kernel can compute them once per key and
 /// share them among a tile's rows.
 std::vector<NodePtr> column_values(const NodePtr& root);
+/// A score_mod's diagonal values: its largest subexpressions that read a buffer, use q_idx or
+/// kv_idx but only through kv_idx - q_idx (every use inside a linear int subtree whose two
+/// coefficients cancel), and do not read the score (`rel[h][kv_idx - q_idx + 4096]`, a T5
+/// bucket's table read). A kernel can compute them once per diagonal of a tile.
+std::vector<NodePtr> diagonal_values(const NodePtr& root);
 /// For a mask with column values: the function that computes one key's values and their reads'
 /// error bits, and the mask with the values read from those arrays (Expr::emit_cuda_columns).
 std::string emit_cuda_column_functions(const Node& root, const std::string& values_name, const std::string& mask_name);
 /// For a score_mod with column values: the values function, and the prescaled score function (as
 /// emit_cuda_prescaled_function's) with the values read from those arrays
 /// (Expr::emit_cuda_prescaled_columns).
+/// With `diagonal`, the same for the score_mod's diagonal values (diagonal_values): the values
+/// function then takes kv_idx - q_idx in its kv_idx parameter.
 std::string emit_cuda_prescaled_column_functions(const Node& root, double prescale, double output_factor,
                                                  const std::string& values_name, const std::string& score_name,
-                                                 const std::string& line_file);
+                                                 const std::string& line_file, bool diagonal = false);
 /// The constant every `score` of the tree is multiplied by: the k of `score * k`, `k * score` and
 /// `score / c` (k = 1/c), with k a literal and its magnitude within [2^-100, 2^100]; 1 for a bare
 /// `score`, and also 1 for a tree that reads no score. Nullopt when two occurrences differ.

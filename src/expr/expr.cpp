@@ -63,7 +63,15 @@ Expr::Expr(ModKind kind, std::shared_ptr<const expr::Node> root, Declarations de
       declarations_(std::make_shared<const Declarations>(std::move(declarations))),
       source_(std::move(source)),
       // Counted once: the forward's shared-memory size asks for it on every call.
-      column_values_(static_cast<int>(expr::column_values(expr::propagate_equalities(root_)).size())) {}
+      column_values_(static_cast<int>(expr::column_values(expr::propagate_equalities(root_)).size())),
+      diagonal_values_(kind_ == ModKind::score
+                           ? static_cast<int>(expr::diagonal_values(expr::propagate_equalities(root_)).size())
+                           : 0),
+      // Differentiated only for the mods with diagonal values (relative tables, T5 buckets).
+      gradient_diagonal_values_(diagonal_values_ > 0 &&
+                                !expr::diagonal_values(expr::propagate_equalities(expr::differentiate_by_score(root_)))
+                                     .empty()),
+      diagonal_kv_affine_(diagonal_values_ > 0 && expr::kv_affine_form(expr::propagate_equalities(root_)).has_value()) {}
 
 Expr Expr::parse(ModKind kind, std::string_view source, const Declarations& declarations) {
   expr::validate_declarations(declarations);
@@ -241,6 +249,20 @@ std::string Expr::emit_cuda_prescaled_columns(const std::string& values_name, co
   const NodePtr emitted = expr::propagate_equalities(root_);  // the tree emit_cuda_prescaled emits
   return expr::emit_cuda_prescaled_column_functions(*emitted, prescale, output_factor, values_name, score_name,
                                                     "score_mod");
+}
+
+int Expr::diagonal_value_count() const { return diagonal_values_; }
+
+bool Expr::gradient_has_diagonal_values() const { return gradient_diagonal_values_; }
+
+bool Expr::diagonal_values_are_kv_affine() const { return diagonal_kv_affine_; }
+
+std::string Expr::emit_cuda_prescaled_diagonals(const std::string& values_name, const std::string& score_name,
+                                                double prescale, double output_factor) const {
+  if (kind_ != ModKind::score) throw UsageError("emit_cuda_prescaled_diagonals needs a score_mod; a mask_mod has no score");
+  const NodePtr emitted = expr::propagate_equalities(root_);  // the tree emit_cuda_prescaled emits
+  return expr::emit_cuda_prescaled_column_functions(*emitted, prescale, output_factor, values_name, score_name,
+                                                    "score_mod", /*diagonal=*/true);
 }
 
 bool Expr::has_tile_bounds() const { return kind_ == ModKind::mask && expr::has_tile_bounds(*root_); }

@@ -12,6 +12,7 @@
 #include "flexjit/error.hpp"
 #include "jit/driver.hpp"
 #include "support/attention_harness.hpp"
+#include "support/diagonal_mods.hpp"
 #include "support/random_draws.hpp"
 #include "support/scoped.hpp"
 #include "tune/autotune_cache.hpp"
@@ -862,6 +863,90 @@ TEST(BwdGpu, WarpSpecializedFastDkdv) {
                              std::to_string(s.sq) + "x" + std::to_string(s.skv) + " d" + std::to_string(s.d) + "/" +
                              std::to_string(s.dv) + (s.bshd ? " bshd" : "") + (s.tables ? "" : " no tables");
     expect_fast_backward_close(p, what);
+  }
+}
+
+// The warp-specialised dK/dV kernel computes a score_mod's diagonal values (relative tables, a T5
+// bucket: support/diagonal_mods.hpp) once per diagonal of each warpgroup's tile into shared
+// memory, and each recomputed score reads its diagonal's (codegen::dkdv_score_diagonal_values).
+// Tails on both sides (333 queries, 517 keys: the last query tile and the last kv tile's second
+// warpgroup clamp their positions), GQA 3:1, the fast mode on two and one consumer warpgroups and
+// on three stages, the deterministic mode's ordered sums (the same bits twice), head dims 64, 96
+// and 128 (the 128-column tiles beside one dQ buffer), all against the float64 reference.
+TEST(BwdGpu, ScoreDiagonalValues) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the warp-specialised backward runs on sm_90a GPUs, this is " << current_device().name;
+  const ScopedEnv ordered("FLEXJIT_DETERMINISTIC_DQ", "ordered");  // the deterministic cases' dK/dV kernel
+  std::mt19937_64 rng(fresh_seed());
+  struct Case { int d; const char* dkdv; BackwardMode mode; };
+  const Case cases[] = {
+      {64, "m64n128w8s2ws", BackwardMode::fast},          {64, "m64n128w8s3ws", BackwardMode::fast},
+      {64, "m64n64w4s2ws", BackwardMode::fast},           {64, nullptr, BackwardMode::deterministic},
+      {96, "m64n128w8s2ws", BackwardMode::fast},          {128, "m64n128w8s2ws", BackwardMode::fast},
+      {128, nullptr, BackwardMode::deterministic},
+  };
+  for (const Case& c : cases)
+    for (const DiagonalMod& m : kDiagonalMods) {
+      FwdProblem p = base(kDiagonalSq, c.d);
+      p.Hq = 6, p.Hkv = 2, p.Sq = kDiagonalSq, p.Skv = kDiagonalSkv;
+      p.score_mod = m.score, p.mask_mod = m.mask;
+      p.buffers = diagonal_mod_buffers(p.Hq, rng);
+      p.backward_mode = c.mode;
+      if (c.dkdv) p.dkdv_config = BlockConfig::parse(c.dkdv);
+      const bool deterministic = c.mode == BackwardMode::deterministic;
+      const std::string what = std::string(m.name) + " d" + std::to_string(c.d) + " " +
+                               (deterministic ? "deterministic" : c.dkdv);
+      const BwdOutcome r = run_backward_check(p, /*repeat=*/deterministic);
+      EXPECT_EQ(r.mode, deterministic ? "deterministic" : "fast") << what << ": " << r.mode_reason;
+      if (deterministic) {
+        EXPECT_EQ(r.dq_path, "ordered reductions") << what << ": " << r.mode_reason;
+      }
+      EXPECT_LT(r.dq_error, tolerance(p.dtype)) << what << ": dq, seed " << r.seed;
+      EXPECT_LT(r.dk_error, tolerance(p.dtype)) << what << ": dk, seed " << r.seed;
+      EXPECT_LT(r.dv_error, tolerance(p.dtype)) << what << ": dv, seed " << r.seed;
+    }
+  EXPECT_NO_THROW(check_buffer_errors());
+}
+
+// A diagonal value read out of bounds in the dK/dV kernel: reported under the kernel's name where
+// the score_mod reads it (the scores then read their values' error bits), silent where a guard
+// keeps the read out, against float64; without a mask and under one, head dim 64 (staged) and
+// 128 (read per score).
+TEST(BwdGpu, ScoreDiagonalValuesOutOfBounds) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the warp-specialised backward runs on sm_90a GPUs, this is " << current_device().name;
+  check_buffer_errors();  // start clean
+  std::mt19937_64 rng(fresh_seed());
+  for (int D : {64, 128}) {
+    FwdProblem p = base(300, D);
+    p.Hq = 4, p.Hkv = 2;
+    p.backward_mode = BackwardMode::fast;
+    p.dkdv_config = BlockConfig::parse("m64n128w8s2ws");
+    TestBuffer few;
+    few.decl = BufferDecl{"few", DType::f32, {250}};
+    std::normal_distribution<double> normal(0.0, 1.0);
+    for (int i = 0; i < 250; ++i) few.values.push_back(normal(rng));
+    p.buffers = {few};
+    const std::string d = "d" + std::to_string(D);
+    p.score_mod = "where(kv_idx <= q_idx && q_idx - kv_idx < 250, score + few[q_idx - kv_idx], score * 0.5)";
+    expect_fast_backward_close(p, "guarded " + d);
+    EXPECT_NO_THROW(check_buffer_errors()) << d;
+    // Keys past the query, and those 250 behind it, read out of bounds; under the mask only the latter.
+    p.score_mod = "score + few[q_idx - kv_idx]";
+    for (const char* mask : {"", "q_idx >= kv_idx"}) {
+      p.mask_mod = mask;
+      try {
+        run_backward_check(p);
+        ADD_FAILURE() << d << " '" << mask << "': expected a ShapeError for the out-of-bounds reads";
+      } catch (const ShapeError& e) {
+        const std::string text = e.what();
+        EXPECT_NE(text.find("indexed a buffer out of bounds"), std::string::npos) << text;
+        EXPECT_NE(text.find("\n  bwd_dkdv"), std::string::npos) << d << " '" << mask << "': " << text;
+      }
+      EXPECT_NO_THROW(check_buffer_errors()) << d << ": the report was not cleared";
+    }
   }
 }
 

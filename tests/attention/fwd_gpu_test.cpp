@@ -8,6 +8,7 @@
 
 #include "flexjit/error.hpp"
 #include "support/attention_harness.hpp"
+#include "support/diagonal_mods.hpp"
 
 namespace flexjit::test {
 namespace {
@@ -734,6 +735,17 @@ TEST(FwdGpu, MaskColumnValuesOutOfBounds) {
   }
 }
 
+// The configs the staged score values are tested on: the synchronous kernel (which reads per
+// score), and on Hopper the warp-specialised one with one, two and three consumer warpgroups and
+// 64-, 128- and 176-key tiles.
+std::vector<const char*> staged_value_configs() {
+  std::vector<const char*> configs = {"m128n64w4s2"};
+  if (is_hopper())
+    for (const char* c : {"m128n128w8s2ws", "m128n64w8s2ws", "m64n128w4s2ws", "m192n128w12s2ws", "m128n176w8s2ws"})
+      configs.push_back(c);
+  return configs;
+}
+
 // The warp-specialised forward computes a score_mod's column values (`kb[b][kv_idx]`,
 // `w[h][kv_idx]`, `bias_doc[doc[kv_idx]]`) once per key of every tile and each score reads its
 // key's from shared memory (codegen::forward_score_column_values): one and two values, per batch,
@@ -750,11 +762,7 @@ TEST(FwdGpu, ScoreColumnValues) {
       {"two values per head", "score * w[h][kv_idx] + tab[kv_idx] * 2.0", "q_idx + 40 >= kv_idx"},
       {"nested per document", "where(doc[q_idx] == doc[kv_idx], score + bias_doc[doc[kv_idx]], score - 1.0)", ""},
   };
-  std::vector<const char*> configs = {"m128n64w4s2"};
-  if (is_hopper())
-    for (const char* c : {"m128n128w8s2ws", "m128n64w8s2ws", "m64n128w4s2ws", "m192n128w12s2ws", "m128n176w8s2ws"})
-      configs.push_back(c);
-  for (const char* config : configs) {
+  for (const char* config : staged_value_configs()) {
     for (int D : {64, 128})
       for (const Mod& m : mods) {
         FwdProblem p = column_value_problem(config, D);
@@ -784,29 +792,116 @@ TEST(FwdGpu, ScoreColumnValues) {
   EXPECT_NO_THROW(check_buffer_errors());
 }
 
+// The out-of-bounds test of a score_mod's staged values (column or diagonal): on each config (the
+// synchronous kernel, then `ws_configs` on Hopper), a 250-value f32 buffer `few` beside a
+// 300-row problem; `guarded` keeps its reads inside and runs silent against float64, and
+// `unguarded` reads past the end and is reported, without a mask and under `mask`.
+void check_staged_values_out_of_bounds(const char* guarded, const char* unguarded, const char* mask,
+                                       std::initializer_list<const char*> ws_configs) {
+  check_buffer_errors();
+  std::mt19937_64 rng(fresh_seed());
+  std::vector<const char*> configs = {"m128n64w4s2"};
+  if (is_hopper()) configs.insert(configs.end(), ws_configs);
+  for (const char* config : configs) {
+    FwdProblem p = base(300, 64);
+    p.config = BlockConfig::parse(config);
+    p.use_block_mask = p.config->block_m != 192;  // 192-row tiles take calls without a block mask
+    TestBuffer few;
+    few.decl = BufferDecl{"few", DType::f32, {250}};
+    std::normal_distribution<double> normal(0.0, 1.0);
+    for (int i = 0; i < 250; ++i) few.values.push_back(normal(rng));
+    p.buffers.push_back(few);
+    p.score_mod = guarded;
+    expect_close(p, std::string("guarded staged values ") + config);
+    EXPECT_NO_THROW(check_buffer_errors()) << config;
+    p.score_mod = unguarded;
+    expect_out_of_bounds_reported(p, config);
+    p.mask_mod = mask;
+    expect_out_of_bounds_reported(p, std::string(config) + " under " + mask);
+  }
+}
+
 // A score_mod's column value read out of bounds: reported where the score_mod reads it, silent
 // where a guard keeps the read out (the tile then takes the per-score pass, whose reads count
 // their errors exactly where they are made).
 TEST(FwdGpu, ScoreColumnValuesOutOfBounds) {
   FLEXJIT_REQUIRE_GPU();
+  check_staged_values_out_of_bounds("where(kv_idx < 250, score + few[kv_idx], score * 0.5)",
+                                    "score + few[kv_idx]",  // keys 250.. read past the end
+                                    "q_idx + 20 >= kv_idx", {"m128n128w8s2ws", "m128n64w8s2ws"});
+}
+
+// The warp-specialised forward computes a score_mod's diagonal values (`relh[h][kv_idx - q_idx +
+// c]`, a T5 bucket's table read: whatever depends on the positions only through kv_idx - q_idx)
+// once per diagonal of every tile, and each score reads its diagonal's from shared memory
+// (codegen::forward_score_diagonal_values): one and two values, per head and shared, the
+// difference either way round, a bucket of comparisons, abs and log, with and without a mask,
+// tails on both sides (the rows past q_len clamp their diagonals), Sq != Skv, GQA 3:1, one, two
+// and three consumer warpgroups and 64-, 128- and 176-key tiles; and the synchronous kernel, which
+// reads per score, on the same mods. The tables are exactly as long as the diagonals need, so a
+// diagonal read off by one reads another value (or out of bounds, which is reported).
+TEST(FwdGpu, ScoreDiagonalValues) {
+  FLEXJIT_REQUIRE_GPU();
+  std::mt19937_64 rng(fresh_seed());
+  for (const char* config : staged_value_configs()) {
+    for (int D : {64, 128})
+      for (const DiagonalMod& m : kDiagonalMods) {
+        FwdProblem p = column_value_problem(config, D);
+        p.score_mod = m.score;
+        p.mask_mod = m.mask;
+        ASSERT_EQ(p.Sq, kDiagonalSq);
+        ASSERT_EQ(p.Skv, kDiagonalSkv);
+        p.buffers = diagonal_mod_buffers(p.Hq, rng);
+        expect_close(p, std::string("score diagonal values ") + config + " d" + std::to_string(D) + " " + m.name);
+      }
+  }
+  EXPECT_NO_THROW(check_buffer_errors());
+}
+
+// A score_mod's diagonal value read out of bounds: reported where the score_mod reads it, silent
+// where a guard keeps the read out (the tile then takes the pass that counts each value's errors
+// where the score_mod reads it).
+TEST(FwdGpu, ScoreDiagonalValuesOutOfBounds) {
+  FLEXJIT_REQUIRE_GPU();
+  check_staged_values_out_of_bounds(
+      "where(kv_idx <= q_idx && q_idx - kv_idx < 250, score + few[q_idx - kv_idx], score * 0.5)",
+      "score + few[q_idx - kv_idx]",  // keys past the query, and those 250 behind it, read out of bounds
+      "q_idx >= kv_idx",                // only those 250 behind
+      {"m128n128w8s2ws", "m128n64w8s2ws", "m192n128w12s2ws"});
+}
+
+// A score_mod's diagonal values beside a mask's column values (documents), staged together on
+// the masked tiles of the warp-specialised forward: a mask's column value read out of bounds is
+// reported where the mask needs it and silent where a guard keeps it out (the mask's own error
+// pass), a diagonal value's likewise, and the values are right beside either guard. The scores'
+// table `rel` is exactly as long as the 599 diagonals of Sq = Skv = 300.
+TEST(FwdGpu, ScoreDiagonalValuesBesideMaskColumnsOutOfBounds) {
+  FLEXJIT_REQUIRE_HOPPER();
   check_buffer_errors();
   std::mt19937_64 rng(fresh_seed());
-  std::vector<const char*> configs = {"m128n64w4s2"};
-  if (is_hopper())
-    for (const char* c : {"m128n128w8s2ws", "m128n64w8s2ws"}) configs.push_back(c);
-  for (const char* config : configs) {
+  std::normal_distribution<double> normal(0.0, 1.0);
+  for (const char* config : {"m128n128w8s2ws", "m128n64w8s2ws", "m64n128w4s2ws"}) {
     FwdProblem p = base(300, 64);
     p.config = BlockConfig::parse(config);
-    TestBuffer short_bias;
-    short_bias.decl = BufferDecl{"short_bias", DType::f32, {250}};
-    std::normal_distribution<double> normal(0.0, 1.0);
-    for (int i = 0; i < 250; ++i) short_bias.values.push_back(normal(rng));
-    p.buffers.push_back(short_bias);
-    p.score_mod = "where(kv_idx < 250, score + short_bias[kv_idx], score * 0.5)";
-    expect_close(p, std::string("guarded score column value ") + config);
-    EXPECT_NO_THROW(check_buffer_errors()) << config;
-    p.score_mod = "score + short_bias[kv_idx]";  // keys 250.. read past the end
-    expect_out_of_bounds_reported(p, config);
+    TestBuffer rel, few;
+    rel.decl = BufferDecl{"rel", DType::f32, {599}};
+    for (int i = 0; i < 599; ++i) rel.values.push_back(normal(rng));
+    few.decl = BufferDecl{"few", DType::f32, {250}};
+    for (int i = 0; i < 250; ++i) few.values.push_back(normal(rng));
+    p.buffers = {document_ids(p.Skv, rng), document_ids(250, rng, "short_doc"), rel, few};
+    const std::string label = std::string("diagonals beside columns ") + config;
+    p.score_mod = "score + rel[kv_idx - q_idx + 299]";
+    p.mask_mod = "kv_idx < 250 && short_doc[kv_idx] == doc[q_idx] || kv_idx >= 250 && q_idx >= kv_idx";
+    expect_close(p, label + ", guarded column");
+    EXPECT_NO_THROW(check_buffer_errors()) << label;
+    p.mask_mod = "short_doc[kv_idx] == doc[q_idx] || q_idx >= kv_idx";  // keys 250.. read past the end
+    expect_out_of_bounds_reported(p, label + ", unguarded column");
+    p.score_mod = "where(kv_idx <= q_idx && q_idx - kv_idx < 250, score + few[q_idx - kv_idx], score * 0.5)";
+    p.mask_mod = "doc[q_idx] == doc[kv_idx]";
+    expect_close(p, label + ", guarded diagonal");
+    EXPECT_NO_THROW(check_buffer_errors()) << label;
+    p.score_mod = "score + few[q_idx - kv_idx]";  // keys past the query read before the table
+    expect_out_of_bounds_reported(p, label + ", unguarded diagonal");
   }
 }
 

@@ -255,6 +255,54 @@ TEST(SeqLensGpu, WarpSpecializedOrderedBackward) {
   check_varlen(p, lens, "defaults bshd GQA 8:1, deterministic", true, true, true, Tables::with_lengths);
 }
 
+// A score_mod's diagonal values (staged once per diagonal of a tile) beside ragged lengths: a
+// guarded read `few[q_idx - kv_idx]` of a table exactly as long as the guard lets through. Under
+// tables of the padded lengths a short sequence walks key tiles wholly past its keys (64-key
+// tiles in 128-key sparse blocks), whose scores are evaluated at key kv_len - 1: their window of
+// diagonals must start there, or a score reads another diagonal's value and its read's error bits
+// (once reported as an out-of-bounds read of a guarded index; m128n64w8s2ws, Skv 300). Forward on
+// 64- and 128-key tiles, the dK/dV kernels that stage the values at d64 (three stages) and d128,
+// fast and deterministic; check_varlen compares with float64 and fails on any reported error.
+TEST(SeqLensGpu, ScoreDiagonalValuesOfShortSequences) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the warp-specialised path needs an sm_90a GPU, this is " << current_device().name;
+  std::mt19937_64 rng(fresh_seed());
+  const char* guarded = "where(kv_idx <= q_idx && q_idx - kv_idx < 150, score + few[q_idx - kv_idx], score * 0.5)";
+  // No buffer read by the key (a mask's column values would take the forward instead) and no
+  // lengths (so tables of the padded lengths stay right for every sequence).
+  const char* prefix = "kv_idx < 40 || q_idx + 20 >= kv_idx";
+  const struct {
+    int head_dim;
+    const char* fwd;
+    const char* dkdv;
+    const char* mask;
+    Tables tables;
+    BackwardMode mode;
+  } cases[] = {{64, "m128n64w8s2ws", "m64n128w8s3ws", prefix, Tables::padded, BackwardMode::fast},
+               {64, "m128n64w8s2ws", "m64n128w8s3ws", "", Tables::none, BackwardMode::deterministic},
+               {128, "m128n64w8s2ws", "m64n128w8s2ws", prefix, Tables::padded, BackwardMode::deterministic},
+               {128, "m128n128w8s2ws", "m64n128w8s2ws", kCausalByLengths, Tables::with_lengths, BackwardMode::fast}};
+  for (const auto& c : cases) {
+    Lengths lens;
+    FwdProblem p = ragged(200, 300, lens);
+    p.D = p.Dv = c.head_dim;
+    p.score_mod = guarded;
+    p.mask_mod = c.mask;
+    TestBuffer few{BufferDecl{"few", DType::f32, {150}}, {}};
+    std::normal_distribution<double> normal(0.0, 1.0);
+    for (int i = 0; i < 150; ++i) few.values.push_back(2.0 * normal(rng));
+    p.buffers.push_back(few);
+    p.config = BlockConfig::parse(c.fwd);
+    p.dkdv_config = BlockConfig::parse(c.dkdv);
+    p.backward_mode = c.mode;
+    check_varlen(p, lens,
+                 std::string("diagonal values ") + c.fwd + " / " + c.dkdv + " d" + std::to_string(c.head_dim) +
+                     " mask '" + c.mask + "'" + (c.mode == BackwardMode::fast ? " fast" : " deterministic"),
+                 /*backward=*/true, /*repeat=*/c.mode == BackwardMode::deterministic, true, c.tables);
+  }
+}
+
 TEST(SeqLensGpu, WgmmaSmallTiles) {
   FLEXJIT_REQUIRE_GPU();
   if (current_device().default_arch() != "sm_90a")

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/families/bwd_dkdv.hpp"
 #include "codegen/families/fwd.hpp"
 #include "codegen/family.hpp"
 #include "codegen/kernel_spec.hpp"
@@ -727,6 +728,19 @@ TEST(CodegenCompileMatrix, BufferReadsCompileWithThirtyTwoBitOffsets) {
   EXPECT_GE(checked, 12);  // documents, nested documents, relative position, ALiBi, learnable ALiBi: 3 kernels each
 }
 
+// A kernel that stages a mod's values (column or diagonal) compiles for sm_90a with no serialised
+// wgmma and at most `max_spill_bytes` of spill stores (negative: not checked).
+void expect_staged_values_kernel_compiles(const KernelSpec& spec, const std::string& label, int max_spill_bytes) {
+  const CompiledSpec k = compile_kernel(spec, "sm_90a");
+  const std::string name = kernel_name(spec.family);
+  ASSERT_EQ(k.kernel.resources.count(name), 1u) << label << "\n" << k.kernel.log;
+  if (max_spill_bytes >= 0) {
+    EXPECT_LE(k.kernel.resources.at(name).spill_store_bytes, max_spill_bytes) << label << "\n" << k.kernel.log;
+  }
+  EXPECT_EQ(k.kernel.log.find("C7515"), std::string::npos) << label << "\n" << k.kernel.log;
+  EXPECT_EQ(k.kernel.log.find("C7519"), std::string::npos) << label << "\n" << k.kernel.log;
+}
+
 // A score_mod's column values (codegen::forward_score_column_values): the warp-specialised
 // forward's variant header has the values function and the score_mod that reads them, its kernel
 // calls it and compiles with no serialised wgmma; the synchronous kernel reads per score; a mask
@@ -764,14 +778,123 @@ TEST(CodegenCompileMatrix, ScoreColumnValuesInTheWarpSpecialisedForward) {
       const jit::Source src = render(spec);
       const std::string& header = src.headers.at("flexjit_variant.cuh");
       EXPECT_EQ(header.find("flexjit_score_columns(int b, int h, int kv_idx") != std::string::npos, values > 0) << label;
-      EXPECT_EQ(src.text.find("flexjit_score_mod_log2_columns(") != std::string::npos, values > 0) << label;
+      EXPECT_EQ(src.text.find("flexjit_score_mod_log2_columns(") != std::string::npos,
+                values > 0 || forward_score_diagonal_values(spec) > 0) << label;
       if (values == 0) continue;
       EXPECT_NE(src.text.find("[[maybe_unused]] constexpr int SCORE_COLUMN_VALUES = " + std::to_string(values) + ";"), std::string::npos)
           << label;
-      const CompiledSpec k = compile_kernel(spec, "sm_90a");
-      EXPECT_EQ(k.kernel.resources.count(kernel_name(Family::fwd)), 1u) << label << "\n" << k.kernel.log;
-      EXPECT_EQ(k.kernel.log.find("C7515"), std::string::npos) << label << "\n" << k.kernel.log;
-      EXPECT_EQ(k.kernel.log.find("C7519"), std::string::npos) << label << "\n" << k.kernel.log;
+      expect_staged_values_kernel_compiles(spec, label, -1);
+    }
+}
+
+// A score_mod's diagonal values (codegen::forward_score_diagonal_values): the warp-specialised
+// forward's variant header has the values function of the diagonal and the score_mod that reads
+// them, its kernel calls them and compiles with no spill and no serialised wgmma (a per-head
+// relative table spilled 712 bytes at d128 and 1,024 at d64 reading per score); the synchronous
+// kernel reads per score; a mask's column values (documents) are staged beside them; the score_mod's
+// own column values and an affine score keep their own forms.
+TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedForward) {
+  const TempCacheDir cache;
+  SuiteVariant v;
+  v.q_heads = 6;
+  v.kv_heads = 2;
+  v.q_len = 1000;
+  v.kv_len = 777;
+  v.declarations.buffers = {BufferDecl::parse("relh:bf16:?x?"), BufferDecl::parse("rel:f32:?"),
+                            BufferDecl::parse("t5:f32:?x32"), BufferDecl::parse("doc:i32:?"),
+                            BufferDecl::parse("kb:f32:?"), BufferDecl::parse("slope:f32:?")};
+  // offsets_32: the 32-bit buffer reads that calls take (KernelSpec::buffer_offsets_32): beside
+  // documents with 64-bit ones the kernel spills (232-640 bytes, against 488-996 reading per score).
+  struct Case { const char* score; const char* mask; int values; bool offsets_32 = false; };
+  const Case cases[] = {
+      {"score + relh[h][kv_idx - q_idx + 4096]", "q_idx >= kv_idx", 1},
+      {"score + relh[h][kv_idx - q_idx + 4096]", "", 1},
+      {"score * 0.5 + rel[q_idx - kv_idx + 999] + relh[h % 2][kv_idx - q_idx + 999]", "q_idx + 40 >= kv_idx", 2},
+      {"score + t5[h][where(kv_idx - q_idx > 0, 16, 0) + where(abs(kv_idx - q_idx) < 8, abs(kv_idx - q_idx), "
+       "min(15, 8 + int(log(float(abs(kv_idx - q_idx)) / 8.0) / log(16.0) * 8.0)))]", "", 1},
+      {"score + relh[h][kv_idx - q_idx + 4096]", "doc[q_idx] == doc[kv_idx]", 1, true},  // beside the mask's column values
+      {"score + kb[kv_idx] + rel[kv_idx - q_idx + 999]", "", 0},                  // the score_mod's column values
+      {"score + slope[h] * float(kv_idx - q_idx)", "q_idx >= kv_idx", 0}};          // ALiBi: the affine pass
+  for (const Case& c : cases)
+    for (auto [d, config] : {std::pair{128, "m128n128w8s2ws"}, {64, "m192n128w12s2ws"}, {64, "m64n128w4s2ws"},
+                             {64, "m128n128w8s2ws"}, {128, "m128n64w4s2"}}) {
+      v.head_dim = v.head_dim_v = d;
+      v.score_mod = c.score;
+      v.mask_mod = c.mask;
+      KernelSpec spec = attention_kernel(Family::fwd, v);
+      spec.config = BlockConfig::parse(config);
+      spec.buffer_offsets_32 = c.offsets_32;
+      if (spec.config.block_m == 192) spec.has_block_mask = spec.has_full_blocks = false;  // (calls without one)
+      const bool ws = spec.config.warp_specialized;
+      const int values = ws ? c.values : 0;
+      const std::string label = std::string(c.score) + " | " + c.mask + " | " + config;
+      EXPECT_EQ(forward_score_diagonal_values(spec), values) << label;
+      const jit::Source src = render(spec);
+      const std::string& header = src.headers.at("flexjit_variant.cuh");
+      EXPECT_EQ(header.find("flexjit_score_diagonals(int b, int h, int kv_idx") != std::string::npos, values > 0) << label;
+      EXPECT_EQ(src.text.find("apply_tile_mods_by_score_diagonals<") != std::string::npos, values > 0) << label;
+      if (values == 0) continue;
+      EXPECT_NE(src.text.find("[[maybe_unused]] constexpr int SCORE_DIAGONAL_VALUES = " + std::to_string(values) + ";"),
+                std::string::npos) << label;
+      expect_staged_values_kernel_compiles(spec, label, 0);
+    }
+}
+
+// The warp-specialised dK/dV kernel's diagonal values (codegen::dkdv_score_diagonal_values): at
+// head dim 64 (two and one consumer warpgroups, three stages, per-sequence lengths) its variant
+// header has the values function of the diagonal and the score_mod that reads them, the kernel
+// stages them and compiles with no spill and no serialised wgmma; the ordered kernel
+// (deterministic mode) stages them too; at head dim 128 too, beside one dQ buffer instead of two
+// (spills 40 -> 0 bytes fast, 92 -> 36 ordered); the synchronous kernel reads per score. A
+// derivative with diagonal values of its own (`score * rel[...]`), an affine score (ALiBi) and
+// column slices (d256) keep the per-score reads.
+TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedDkdv) {
+  const TempCacheDir cache;
+  SuiteVariant v;
+  v.q_heads = 6;
+  v.kv_heads = 2;
+  v.q_len = 1000;
+  v.kv_len = 777;
+  v.declarations.buffers = {BufferDecl::parse("relh:bf16:?x?"), BufferDecl::parse("rel:f32:?"),
+                            BufferDecl::parse("t5:f32:?x32"), BufferDecl::parse("slope:f32:?")};
+  struct Case { const char* score; const char* mask; int values; };
+  const Case cases[] = {
+      {"score + relh[h][kv_idx - q_idx + 4096]", "q_idx >= kv_idx", 1},
+      {"score + relh[h][kv_idx - q_idx + 4096]", "", 1},
+      {"score * 0.5 + rel[q_idx - kv_idx + 999] + relh[h % 2][kv_idx - q_idx + 999]", "q_idx + 40 >= kv_idx", 2},
+      {"score + t5[h][where(kv_idx - q_idx > 0, 16, 0) + where(abs(kv_idx - q_idx) < 8, abs(kv_idx - q_idx), "
+       "min(15, 8 + int(log(float(abs(kv_idx - q_idx)) / 8.0) / log(16.0) * 8.0)))]", "", 1},
+      {"score * rel[kv_idx - q_idx + 999]", "q_idx >= kv_idx", 0},               // the derivative reads it
+      {"score + slope[h] * float(kv_idx - q_idx)", "q_idx >= kv_idx", 0}};  // ALiBi: two FFMAs a score
+  struct Kernel { int d; const char* config; bool ordered, seq_lens, staged; };
+  const Kernel kernels[] = {{64, "m64n128w8s2ws", false, false, true}, {64, "m64n128w8s3ws", false, false, true},
+                            {64, "m64n64w4s2ws", false, false, true},  {64, "m64n128w8s3ws", false, true, true},
+                            {64, "m64n128w8s2ws", true, false, true},  {128, "m64n128w8s2ws", false, false, true},  {128, "m64n128w8s2ws", true, false, true},
+                            {256, "m64n64w8s2ws", false, false, false}, {64, "m64n128w8s2g", false, false, false}};
+  for (const Case& c : cases)
+    for (const Kernel& k : kernels) {
+      v.head_dim = v.head_dim_v = k.d;
+      v.score_mod = c.score;
+      v.mask_mod = c.mask;
+      KernelSpec spec = attention_kernel(Family::bwd_dkdv, v);
+      spec.config = BlockConfig::parse(k.config);
+      spec.dq_accumulate = true;
+      spec.dq_ordered = k.ordered;
+      spec.seq_lens = k.seq_lens;
+      const int values = k.staged ? c.values : 0;
+      const std::string label = std::string(c.score) + " | " + c.mask + " | d" + std::to_string(k.d) + " " +
+                                k.config + (k.ordered ? " ordered" : "") + (k.seq_lens ? " seq_lens" : "");
+      EXPECT_EQ(dkdv_score_diagonal_values(spec), values) << label;
+      const jit::Source src = render(spec);
+      const std::string& header = src.headers.at("flexjit_variant.cuh");
+      EXPECT_EQ(header.find("flexjit_score_diagonals(int b, int h, int kv_idx") != std::string::npos, values > 0) << label;
+      EXPECT_EQ(src.text.find("= stage_score_diagonals(") != std::string::npos, values > 0) << label;
+      if (values == 0) continue;
+      EXPECT_NE(src.text.find("[[maybe_unused]] constexpr int SCORE_DIAGONAL_VALUES = " + std::to_string(values) + ";"),
+                std::string::npos) << label;
+      // The ordered kernel at d64 spills beside these mods either way (ptxas, emit --ordered-dq
+      // --gqa 3: 80-108 bytes reading per score, 48-80 with the values).
+      expect_staged_values_kernel_compiles(spec, label, k.ordered ? 112 : 0);
     }
 }
 

@@ -339,6 +339,22 @@ std::vector<GoldenCase> golden_cases() {
          s.dq_accumulate = true;
          return s;
        }},
+      // The same at d64 beside a per-head relative table, causal: the score_mod's diagonal values
+      // staged once per diagonal of each warpgroup's tile (dkdv_score_diagonal_values), read by each
+      // recomputed score.
+      {"bwd_dkdv_ws_bf16_d64_relative_table_diagonals",
+       [] {
+         KernelSpec s;
+         s.family = Family::bwd_dkdv;
+         s.head_dim = s.head_dim_v = 64;
+         s.config = BlockConfig::parse("m64n128w8s3ws");
+         s.declarations.buffers.push_back(BufferDecl::parse("relh:f32:?x?"));
+         s.score_mod = Expr::parse(ModKind::score, "score + relh[h][kv_idx - q_idx + 4096]", s.declarations);
+         s.mask_mod = Expr::parse(ModKind::mask, mods::causal());
+         s.has_block_mask = s.has_full_blocks = true;
+         s.dq_accumulate = true;
+         return s;
+       }},
       // The same at d256 with soft-capping, GQA 2:1 (no pairs): the consumer warpgroups split the
       // tile's queries for Sᵀ, dPᵀ and the score_mod's pass (SCORE_HALVES) and read each other's
       // Pᵀ and dSᵀ halves from shared memory.

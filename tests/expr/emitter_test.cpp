@@ -456,6 +456,75 @@ TEST(Emitter, ScoreColumnValuesDistributeTheFactorOverSumsOfTheScoreOnly) {
             std::string::npos) << plain;
 }
 
+// A score_mod's diagonal values: its largest buffer-reading subexpressions free of the score whose
+// positions enter only as kv_idx - q_idx (in any linear int form whose two coefficients cancel).
+TEST(Emitter, DiagonalValuesAreTheReadsOfKvMinusQ) {
+  EXPECT_EQ(score_mod("score + table[kv_idx - q_idx + 4096]").diagonal_value_count(), 1);
+  EXPECT_EQ(score_mod("score + bias[h][q_idx - kv_idx + 4095]").diagonal_value_count(), 1);       // -(kv - q)
+  EXPECT_EQ(score_mod("score + bias[h][2 * kv_idx + 9 - 2 * q_idx]").diagonal_value_count(), 1);  // 2 (kv - q) + 9
+  EXPECT_EQ(score_mod("score + bias[h][-(q_idx - kv_idx) + window]").diagonal_value_count(), 1);  // a param beside
+  // A T5-style bucket: comparisons, abs and float work on the difference, one read around them.
+  EXPECT_EQ(score_mod("score + bias[h][where(kv_idx - q_idx > 0, 16, 0) + min(abs(kv_idx - q_idx), 15)]")
+                .diagonal_value_count(), 1);
+  // Two reads of the same tree are one value; two trees two.
+  EXPECT_EQ(score_mod("score * table[kv_idx - q_idx + 9] + table[kv_idx - q_idx + 9]").diagonal_value_count(), 1);
+  EXPECT_EQ(score_mod("score * table[kv_idx - q_idx + 9] + bias[h][q_idx - kv_idx + 9]").diagonal_value_count(), 2);
+  // Inside a select on the positions, the read is the value (the select is not one).
+  EXPECT_EQ(score_mod("where(q_idx >= kv_idx, score + table[kv_idx - q_idx + 9], score)").diagonal_value_count(), 1);
+  EXPECT_EQ(score_mod("score + table[kv_idx + q_idx]").diagonal_value_count(), 0);      // a sum
+  EXPECT_EQ(score_mod("score + table[kv_idx - 2 * q_idx]").diagonal_value_count(), 0);  // unequal coefficients
+  EXPECT_EQ(score_mod("score + table[q_idx]").diagonal_value_count(), 0);               // a row value
+  EXPECT_EQ(score_mod("score + bias[h][kv_idx]").diagonal_value_count(), 0);            // a column value
+  EXPECT_EQ(score_mod("score + bias[q_idx % 16][kv_idx]").diagonal_value_count(), 0);   // both, apart
+  EXPECT_EQ(score_mod("score + table[(kv_idx - q_idx) * q_idx]").diagonal_value_count(), 0);
+  EXPECT_EQ(score_mod("score + slope[h] * float(kv_idx - q_idx)").diagonal_value_count(), 1);  // (ALiBi: affine first)
+  EXPECT_EQ(score_mod("score + float(kv_idx - q_idx)").diagonal_value_count(), 0);      // no read
+  EXPECT_EQ(score_mod("score + table[int(score) + kv_idx - q_idx]").diagonal_value_count(), 0);  // reads the score
+  EXPECT_EQ(mask_mod("table[kv_idx - q_idx + 9] > 0.0").diagonal_value_count(), 0);     // a mask_mod's: none
+}
+
+// What a kernel asks before staging a score_mod's diagonal values: whether its derivative reads
+// diagonal values of its own (the backward's would stay per score), and whether the mod is affine
+// in kv_idx (ALiBi keeps its two FFMAs a score).
+TEST(Emitter, DiagonalValuesOfTheDerivativeAndAffineScores) {
+  EXPECT_FALSE(score_mod("score + table[kv_idx - q_idx + 4096]").gradient_has_diagonal_values());  // derivative 1
+  EXPECT_TRUE(score_mod("score * table[kv_idx - q_idx + 4096]").gradient_has_diagonal_values());
+  EXPECT_TRUE(score_mod("score + table[kv_idx - q_idx + 9] * tanh(score)").gradient_has_diagonal_values());
+  EXPECT_FALSE(score_mod("score * 0.5 + bias[h][q_idx - kv_idx + 9]").gradient_has_diagonal_values());
+  EXPECT_FALSE(score_mod("score * bias[h][kv_idx]").gradient_has_diagonal_values());  // no diagonal values at all
+  EXPECT_TRUE(score_mod("score + slope[h] * float(kv_idx - q_idx)").diagonal_values_are_kv_affine());
+  EXPECT_FALSE(score_mod("score + table[kv_idx - q_idx + 4096]").diagonal_values_are_kv_affine());
+  EXPECT_FALSE(score_mod("score + slope[h] * float(kv_idx)").diagonal_values_are_kv_affine());  // no diagonal values
+  EXPECT_FALSE(mask_mod("table[kv_idx - q_idx + 9] > 0.0").gradient_has_diagonal_values());
+  EXPECT_FALSE(mask_mod("table[kv_idx - q_idx + 9] > 0.0").diagonal_values_are_kv_affine());
+}
+
+// The diagonal values function evaluates each value with q_idx at 0 and the diagonal passed as
+// kv_idx; the score function is the column form's, reading the values from the arrays.
+TEST(Emitter, DiagonalValuesFeedThePrescaledScore) {
+  const std::string cuda =
+      score_mod("score + bias[h][q_idx - kv_idx + 4095]").emit_cuda_prescaled_diagonals("diags", "scored", 1.0, 2.0);
+  EXPECT_NE(cuda.find("__device__ __forceinline__ void diags(int b, int h, int kv_idx, int q_len, int kv_len, const "
+                      "FlexjitModArgs& args, unsigned (&flexjit_values)[1], unsigned (&flexjit_value_errors)[1]) {\n"
+                      "#line 1 \"score_mod\"\n"),
+            std::string::npos) << cuda;
+  // The factor 2 is distributed over score + R: the value is staged times 2.
+  EXPECT_NE(cuda.find("flexjit_values[0] = __float_as_uint((flexjit_read(args.buf_bias, flexjit_errors, h, "
+                      "flexjit_iadd(flexjit_isub(0, kv_idx), 4095)) * 2.0f));"),
+            std::string::npos) << cuda;
+  EXPECT_NE(cuda.find("__device__ __forceinline__ float scored(float flexjit_acc, float flexjit_score_scale, int b, "
+                      "int h, int q_idx, int kv_idx, int q_len, int kv_len, const FlexjitModArgs& args, unsigned& "
+                      "flexjit_errors, const unsigned (&flexjit_values)[1], const unsigned (&flexjit_value_errors)[1]) {\n"),
+            std::string::npos) << cuda;
+  EXPECT_NE(cuda.find("flexjit_column_value(flexjit_v0, flexjit_value_errors[0], flexjit_errors)"), std::string::npos)
+      << cuda;
+  EXPECT_EQ(cuda.find("buf_bias", cuda.find("scored(")), std::string::npos) << cuda;  // no read in the score
+  EXPECT_EQ(usage_error_of([] { score_mod("score + bias[h][kv_idx]").emit_cuda_prescaled_diagonals("d", "s", 1.0, 1.0); }),
+            "the score_mod has no diagonal values (no buffer read that depends on kv_idx - q_idx alone)");
+  EXPECT_EQ(usage_error_of([] { mask_mod("table[kv_idx - q_idx] > 0.0").emit_cuda_prescaled_diagonals("d", "s", 1.0, 1.0); }),
+            "emit_cuda_prescaled_diagonals needs a score_mod; a mask_mod has no score");
+}
+
 TEST(Emitter, ColumnFunctionsNeedColumnValues) {
   EXPECT_EQ(usage_error_of([] { mask_mod("q_idx >= kv_idx").emit_cuda_columns("cols", "masked"); }),
             "the mask_mod has no column values (no buffer read that depends on kv_idx alone)");

@@ -293,11 +293,26 @@ WsLayout ws_layout(const KernelSpec& s) {
 }
 
 // Two dQ staging buffers where they fit (the consumers fill one while the writer's reductions
-// read the other), else one.
+// read the other), else one; the score_mod's diagonal values take only what the kernel leaves
+// (dkdv_score_diagonal_values).
+size_t diagonal_bytes(const KernelSpec& s, int values);
+
 int ws_dq_buffers(const KernelSpec& s) {
   if (warpgroup_slices(s)) return dkdv_splits(s.head_dim, s.head_dim_v);  // one per warpgroup
   const WsLayout l = ws_layout(s);
-  return l.fixed + 2 * l.dq_buffer <= max_shared_memory_for_arch("sm_90a") ? 2 : 1;
+  return l.fixed + diagonal_bytes(s, dkdv_score_diagonal_values(s)) + 2 * l.dq_buffer <=
+                 max_shared_memory_for_arch("sm_90a")
+             ? 2
+             : 1;
+}
+
+// The score_mod's diagonal values' buffers (the template's DIAGONAL_BYTES): per consumer
+// warpgroup two (by tile parity) of `values` arrays of values and as many of their reads' error
+// bits, BLOCK_M + 64 words each (a warpgroup's 64 kv rows and BLOCK_M queries meet on
+// BLOCK_M + 63 diagonals).
+size_t diagonal_bytes(const KernelSpec& s, int values) {
+  return static_cast<size_t>(s.config.num_warps / 4) * 2 * 2 * static_cast<size_t>(values) *
+         static_cast<size_t>(s.config.block_m + 64) * 4;
 }
 
 // K and V tiles, then STAGES stages of (Q, dO, LSE and delta rows); wgmma stages 1024-aligned.
@@ -306,7 +321,7 @@ int ws_dq_buffers(const KernelSpec& s) {
 size_t shared_memory_bytes(const KernelSpec& s) {
   if (s.config.warp_specialized) {
     const WsLayout l = ws_layout(s);
-    return l.fixed + ws_dq_buffers(s) * l.dq_buffer;
+    return l.fixed + ws_dq_buffers(s) * l.dq_buffer + diagonal_bytes(s, dkdv_score_diagonal_values(s));
   }
   const size_t e = 2, m = s.config.block_m, n = s.config.block_n, d = s.head_dim, dv = s.head_dim_v;
   size_t stage = m * (d + dv) * e + 2 * m * 4;
@@ -345,6 +360,9 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(bool_constant("LEAN_REGISTERS", s.lean_registers));
   constants.push_back(bool_constant("FOLD_SCORE_GRAD", dkdv_folds_score_gradient(s)));
   constants.push_back(bool_constant("HEAD_SPLITS", dkdv_splits_heads(s)));
+  const int score_diagonal_values = dkdv_score_diagonal_values(s);
+  constants.push_back(int_constant("SCORE_DIAGONAL_VALUES", score_diagonal_values));
+  ctx["score_diagonals"] = score_diagonal_values > 0;
   ctx["warp_specialized"] = s.config.warp_specialized;
   ctx["stats_pairs"] = dkdv_reads_stats_pairs(s);
 }
@@ -565,6 +583,22 @@ bool dkdv_reads_stats_pairs(const KernelSpec& spec) {
     if (buffer == nullptr || buffer->shape.size() != 1) return false;
   }
   return true;
+}
+
+int dkdv_score_diagonal_values(const KernelSpec& spec) {
+  // The cached counts first: shared_memory_bytes asks on every launch.
+  if (spec.family != Family::bwd_dkdv || !spec.config.warp_specialized || !spec.config.wgmma ||
+      spec.score_mod.is_identity())
+    return 0;
+  constexpr int kMaxValues = 4;
+  const int values = spec.score_mod.diagonal_value_count();
+  if (values == 0 || values > kMaxValues || spec.score_mod.gradient_has_diagonal_values() ||
+      spec.score_mod.diagonal_values_are_kv_affine() || families::warpgroup_slices(spec))
+    return 0;
+  // Beside one dQ buffer at least: at head dim 128 the kernel then has one instead of two.
+  const families::WsLayout l = families::ws_layout(spec);
+  const size_t need = l.fixed + l.dq_buffer + families::diagonal_bytes(spec, values);
+  return need <= max_shared_memory_for_arch("sm_90a") ? values : 0;
 }
 
 bool dkdv_splits_heads(const KernelSpec& spec) {

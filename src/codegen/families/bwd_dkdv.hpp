@@ -55,6 +55,17 @@ bool dkdv_folds_score_gradient(const KernelSpec& spec);
 // - never the ordered kernel, whose spills the text moved.
 bool dkdv_reads_stats_pairs(const KernelSpec& spec);
 
+// The score_mod's diagonal values (Expr::diagonal_value_count: `relh[h][kv_idx - q_idx + 4096]`,
+// a T5 bucket's table read) that the warp-specialised kernel computes once per diagonal of every
+// tile (each consumer warpgroup: BLOCK_M + 63 of them for its 64 kv rows) into shared memory,
+// where each recomputed score reads its diagonal's, instead of reading the buffers once per score
+// (as the forward does, forward_score_diagonal_values). 0 where the score_mod's derivative reads
+// diagonal values of its own (those reads would stay per score), for an affine score (ALiBi: its
+// per-score form is two FFMAs, cheaper than a shared load), with column slices (above head dim
+// 128), and where the buffers do not fit beside one dQ staging buffer; at head dim 128 the kernel
+// then has one dQ buffer instead of two (it left 896 bytes beside two; the trade is unmeasured).
+int dkdv_score_diagonal_values(const KernelSpec& spec);
+
 // The kernel may split each GQA group's query heads over its CTAs (KernelSpec::dkdv_head_splits
 // on the warp-specialised kernel that sums dQ, fast or ordered: the template's HEAD_SPLITS);
 // elsewhere the flag changes nothing.

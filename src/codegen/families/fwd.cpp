@@ -63,9 +63,16 @@ void validate(const KernelSpec& s) {
 // Masked tiles: two buffers of the mask's column values (forward_mask_column_values) and their
 // error bits, BLOCK_N 4-byte words each, after the stages; the warp-specialised kernel has a pair
 // per consumer warpgroup (before its barriers).
-size_t column_value_bytes(const KernelSpec& s, int values) {
+// The score_mod's diagonal values (forward_score_diagonal_values) take BLOCK_N + 64 words an array:
+// a warpgroup's 64 rows and BLOCK_N keys meet on BLOCK_N + 63 diagonals.
+size_t column_buffer_bytes(const KernelSpec& s, int values, int span) {
   const size_t pairs = s.config.warp_specialized ? static_cast<size_t>(s.config.num_warps / 4) : 1;
-  return pairs * 2 * 2 * static_cast<size_t>(values) * s.config.block_n * 4;
+  return pairs * 2 * 2 * static_cast<size_t>(values) * static_cast<size_t>(span) * 4;
+}
+
+size_t column_value_bytes(const KernelSpec& s, int values) {
+  if (values == 0) return 0;
+  return column_buffer_bytes(s, values, s.config.block_n + (forward_score_diagonal_values(s) > 0 ? 64 : 0));
 }
 
 // Words of the warp-specialised kernel's published work tile: its index, query tile, head and
@@ -97,7 +104,8 @@ int o_stage_columns(const KernelSpec& s, int column_values) {
 }
 
 size_t shared_memory_bytes(const KernelSpec& s) {
-  const int column_values = forward_mask_column_values(s) + forward_score_column_values(s);
+  const int column_values =
+      forward_mask_column_values(s) + forward_score_column_values(s) + forward_score_diagonal_values(s);
   return shared_memory_without_o_stage(s, column_values) +
          static_cast<size_t>(s.config.num_warps / 4) * o_stage_bytes(o_stage_columns(s, column_values));
 }
@@ -148,7 +156,8 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(bool_constant("LEAN_REGISTERS", s.lean_registers));
   const int mask_column_values = forward_mask_column_values(s);
   const int score_column_values = forward_score_column_values(s);
-  const int column_values = mask_column_values + score_column_values;
+  const int score_diagonal_values = forward_score_diagonal_values(s);
+  const int column_values = mask_column_values + score_column_values + score_diagonal_values;
   constants.push_back(int_constant("O_STAGE_COLUMNS", o_stage_columns(s, column_values)));
   constants.push_back(bool_constant("Q_IN_REGISTERS", q_in_registers(s)));
   constants.push_back(int_constant("MIN_CTAS_PER_SM", min_ctas_per_sm(s)));
@@ -156,10 +165,12 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(int_constant("TILE_SLOT_WORDS", static_cast<int>(tile_slot_words(s))));
   constants.push_back(int_constant("MASK_COLUMN_VALUES", mask_column_values));
   constants.push_back(int_constant("SCORE_COLUMN_VALUES", score_column_values));
+  constants.push_back(int_constant("SCORE_DIAGONAL_VALUES", score_diagonal_values));
   ctx["warp_specialized"] = s.config.warp_specialized;
   ctx["mask_columns"] = mask_column_values > 0;
   ctx["score_columns"] = score_column_values > 0;
-  ctx["mod_columns"] = column_values > 0;  // the staging of either's
+  ctx["score_diagonals"] = score_diagonal_values > 0;
+  ctx["mod_columns"] = column_values > 0;  // the staging of any of them
   ctx["tile_bounds_walk"] = s.tile_bounds_walk;  // flexjit_mask_mod_bounds exists only then
   ctx["score_kv_affine"] = forward_kv_affine(s).has_value();  // flexjit_score_mod_log2_kv_slope exists only then
 }
@@ -310,23 +321,24 @@ namespace {
 
 constexpr int kMaxColumnValues = 4;
 
-// `values` column values if their buffers fit beside everything the kernel has without them (O's
-// staging at its width): in any GPU's shared memory for the synchronous kernel (sm_86 / sm_89 have
-// the least), in sm_90a's for the warp-specialised one; else 0.
-int column_values_that_fit(const KernelSpec& spec, int values) {
+// `values` column values (arrays of `span` words) if their buffers fit beside everything the
+// kernel has without them (O's staging at its width): in any GPU's shared memory for the
+// synchronous kernel (sm_86 / sm_89 have the least), in sm_90a's for the warp-specialised one;
+// else 0.
+int column_values_that_fit(const KernelSpec& spec, int values, int span) {
   if (values == 0 || values > kMaxColumnValues) return 0;
   const size_t warpgroups = static_cast<size_t>(spec.config.num_warps / 4);
   const size_t without = families::shared_memory_without_o_stage(spec, 0) +
                          (spec.config.warp_specialized ? warpgroups * families::o_stage_bytes(families::o_stage_columns(spec, 0)) : 0);
   const size_t limit = max_shared_memory_for_arch(spec.config.warp_specialized ? "sm_90a" : "sm_86");
-  return without + families::column_value_bytes(spec, values) <= limit ? values : 0;
+  return without + families::column_buffer_bytes(spec, values, span) <= limit ? values : 0;
 }
 
 }  // namespace
 
 int forward_mask_column_values(const KernelSpec& spec) {
   if (spec.family != Family::fwd || !spec.has_mask()) return 0;
-  return column_values_that_fit(spec, spec.mask_mod.column_value_count());
+  return column_values_that_fit(spec, spec.mask_mod.column_value_count(), spec.config.block_n);
 }
 
 int forward_score_column_values(const KernelSpec& spec) {
@@ -337,7 +349,22 @@ int forward_score_column_values(const KernelSpec& spec) {
   if (spec.family != Family::fwd || !spec.config.warp_specialized || spec.score_mod.is_identity()) return 0;
   const int values = spec.score_mod.column_value_count();
   if (values == 0 || forward_mask_column_values(spec) > 0 || forward_kv_affine(spec)) return 0;
-  return column_values_that_fit(spec, values);
+  return column_values_that_fit(spec, values, spec.config.block_n);
+}
+
+int forward_score_diagonal_values(const KernelSpec& spec) {
+  // As forward_score_column_values, and only where the score_mod has no column values to stage.
+  // An affine score (ALiBi) keeps its own pass, and above head dim 128 (where forward_kv_affine
+  // declines it) the per-score form: its diagonal values are unmeasured there. The cached count
+  // first, as there. A mask's column values share the buffers (the diagonals' arrays, then the
+  // mask's), so the two must fit together; the span covers both (a mask's array needs only BLOCK_N
+  // words of its BLOCK_N + 64).
+  if (spec.family != Family::fwd || !spec.config.warp_specialized || spec.score_mod.is_identity()) return 0;
+  const int values = spec.score_mod.diagonal_value_count();
+  if (values == 0 || spec.score_mod.diagonal_values_are_kv_affine() || forward_score_column_values(spec) > 0)
+    return 0;
+  const int mask_values = forward_mask_column_values(spec);
+  return column_values_that_fit(spec, values + mask_values, spec.config.block_n + 64) > 0 ? values : 0;
 }
 
 // With one 4 MiB head per section (causal d256), the CTAs that took the last head's heaviest

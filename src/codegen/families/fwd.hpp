@@ -33,6 +33,13 @@ int forward_mask_column_values(const KernelSpec& spec);
 // affine score (forward_kv_affine) or where the buffers would not fit.
 int forward_score_column_values(const KernelSpec& spec);
 
+// The score_mod's diagonal values (Expr::diagonal_value_count: `rel[h][kv_idx - q_idx + 4096]`,
+// a T5 bucket's table read) the warp-specialised forward computes once per diagonal of every tile
+// (each consumer warpgroup: BLOCK_N + 63 of them for its 64 rows) into shared memory, where each
+// score reads its diagonal's, instead of reading the buffer once per score; 0 where the score_mod
+// has column values, and as forward_score_column_values otherwise.
+int forward_score_diagonal_values(const KernelSpec& spec);
+
 // The score_mod's affine form in kv_idx (Expr::kv_affine_form) where the forward takes it: its
 // tiles that cross no key end then evaluate the mod's position part once per row and each score
 // in two FFMAs (ALiBi's forward 1.04-1.09x on an H200, notes/perf.md "(zza)"). nullopt for other

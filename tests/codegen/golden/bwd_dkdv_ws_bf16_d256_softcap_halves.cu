@@ -57,6 +57,7 @@ using T = bf16;
 [[maybe_unused]] constexpr bool LEAN_REGISTERS = false;
 [[maybe_unused]] constexpr bool FOLD_SCORE_GRAD = false;
 [[maybe_unused]] constexpr bool HEAD_SPLITS = false;
+[[maybe_unused]] constexpr int SCORE_DIAGONAL_VALUES = 0;
 
 // Here BLOCK_N (kv rows) is the CTA's fixed tile and BLOCK_M (query rows) the streamed one.
 constexpr int THREADS = NUM_WARPS * 32;
@@ -135,8 +136,15 @@ constexpr int TILE_NAMES = 8;
 constexpr int ORDERED_NAME_BYTES = 8 * TILE_NAMES + 32 + 8 * TILE_NAMES + (WG_SLICES ? 16 * TILE_NAMES : 0);
 // HALF_SLAB_SLICES: one more buffer, the 64-column group that both warpgroups' 32-column pieces fill.
 constexpr int DQ_SHARED_BYTES = HALF_SLAB_SLICES ? DQ_BUFFER_BYTES : 0;
+// The score_mod's diagonal values (codegen::dkdv_score_diagonal_values, its diagonal_bytes): per
+// consumer warpgroup two buffers (by tile parity) of DIAGONAL_WORDS, the values' arrays and their
+// error bits' (ScoreDiagonals), DIAGONAL_SPAN words each: a warpgroup's 64 kv rows and BLOCK_M
+// queries meet on BLOCK_M + 63 diagonals.
+constexpr int DIAGONAL_SPAN = BLOCK_M + 64;
+constexpr int DIAGONAL_WORDS = 2 * SCORE_DIAGONAL_VALUES * DIAGONAL_SPAN;
+constexpr int DIAGONAL_BYTES = NUM_WARPS / 4 * 2 * DIAGONAL_WORDS * 4;
 constexpr int WS_BYTES = WARP_SPECIALIZED ? STAGES * STATS_BYTES + DQ_BUFFERS * DQ_BUFFER_BYTES + DQ_SHARED_BYTES + 128 +
-                                                (DQ_ORDERED ? ORDERED_NAME_BYTES : 0)
+                                                (DQ_ORDERED ? ORDERED_NAME_BYTES : 0) + DIAGONAL_BYTES
                                           : 0;
 static_assert(!DQ_ACCUMULATE || (WGMMA && BLOCK_M % 64 == 0 && DQ_N % 8 == 0 && DQ_KV_ROWS % 64 == 0),
               "the fast dQ runs on wgmma with 64-query blocks");
@@ -201,12 +209,21 @@ __device__ __forceinline__ float folded_probability(float prob, float grad) {
   return prob == 0.f ? 0.f : folded == 0.f ? -0.f : folded;
 }
 
-template <bool MASKED, bool BOUNDS, bool LSE_BASE2 = false, int NT = N_TILES>
+// A recomputed score in base 2 (flexjit_score_mod_log2); the warp-specialised kernel with the
+// score_mod's diagonal values reads them from a tile's ScoreDiagonals instead (below).
+struct NoScoreDiagonals {};
+__device__ __forceinline__ float score_log2(float acc, const FlexjitBwdParams& p, const FlexjitModArgs& mod, int b,
+                                            int h, int q_eval, int kv_eval, int q_len, int kv_len, unsigned& errors,
+                                            const NoScoreDiagonals&) {
+  return flexjit_score_mod_log2(acc, p.score_scale, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
+}
+
+template <bool MASKED, bool BOUNDS, bool LSE_BASE2 = false, int NT = N_TILES, class Diagonals = NoScoreDiagonals>
 __device__ __forceinline__ void tile_probabilities(float (&acc_s)[M_TILES][NT][4], float (&grad)[M_TILES][NT][4],
                                                    u32 (&pa)[NT / 2][4], const float* stats,
                                                    const FlexjitBwdParams& p, const FlexjitModArgs& mod, int b,
                                                    int h, int kv0, int q_start, int q_len, int kv_len, int g8,
-                                                   int t4, unsigned& errors) {
+                                                   int t4, unsigned& errors, const Diagonals& diagonals = Diagonals()) {
 #pragma unroll
   for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll
@@ -228,7 +245,7 @@ __device__ __forceinline__ void tile_probabilities(float (&acc_s)[M_TILES][NT][4
         if constexpr (SCORE_IS_IDENTITY) {
           s2 = acc * p.scale_log2;
         } else {
-          s2 = flexjit_score_mod_log2(acc, p.score_scale, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
+          s2 = score_log2(acc, p, mod, b, h, q_eval, kv_eval, q_len, kv_len, errors, diagonals);
           g = flexjit_score_grad(acc, p.score_scale, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
           if constexpr (!FOLD_SCORE_GRAD) grad[mt][j][i] = g;
         }
@@ -265,13 +282,14 @@ __device__ __forceinline__ u32 tile_keep_bits(const FlexjitModArgs& mod, int b, 
 }
 
 // tile_probabilities for a tile whose kept elements are already known (tile_keep_bits).
-template <int NT>
+template <int NT, class Diagonals = NoScoreDiagonals>
 __device__ __forceinline__ void tile_probabilities_from_bits(float (&acc_s)[M_TILES][NT][4],
                                                              float (&grad)[M_TILES][NT][4], u32 (&pa)[NT / 2][4],
                                                              const float* stats, const FlexjitBwdParams& p,
                                                              const FlexjitModArgs& mod, int b, int h, int kv0,
                                                              int q_start, int q_len, int kv_len, int g8, int t4,
-                                                             u32 keep_bits, unsigned& errors) {
+                                                             u32 keep_bits, unsigned& errors,
+                                                             const Diagonals& diagonals = Diagonals()) {
 #pragma unroll
   for (int j = 0; j < NT; ++j) {
     float probs[4];
@@ -288,7 +306,7 @@ __device__ __forceinline__ void tile_probabilities_from_bits(float (&acc_s)[M_TI
       if constexpr (SCORE_IS_IDENTITY) {
         s2 = acc * p.scale_log2;
       } else {
-        s2 = flexjit_score_mod_log2(acc, p.score_scale, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
+        s2 = score_log2(acc, p, mod, b, h, q_eval, kv_eval, q_len, kv_len, errors, diagonals);
         g = flexjit_score_grad(acc, p.score_scale, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors);
         if constexpr (!FOLD_SCORE_GRAD) grad[0][j][i] = g;
       }
@@ -571,7 +589,7 @@ constexpr int DS_RING = DQ_DEFERRED ? STAGES + 1 : 2;
 static_assert(!DQ_DEFERRED || (DQ_ALTERNATE && !DQ_ORDERED && DS_TILES == DS_RING),
               "the deferred dQ: by turns, fast mode, STAGES + 1 dSᵀ tiles");
 constexpr int NAMED_BARRIER_STAGGER = NAMED_BARRIER_DS + 2 * DS_RING;  // DQ_DEFERRED: the walks' start
-constexpr int NAMED_BARRIER_CLEAR = NAMED_BARRIER_STAGGER + 1;  // SEQ_LENS: + warpgroup, its cleared rows
+constexpr int NAMED_BARRIER_CLEAR = NAMED_BARRIER_STAGGER + 1;  // + warpgroup: SEQ_LENS' cleared rows, the diagonal values
 static_assert(NAMED_BARRIER_CLEAR + CONSUMER_WARPGROUPS <= 16, "16 named barriers");
 // dK += dSᵀ Q in DK_STEPS k-steps. With the dSᵀ exchange the dQ warpgroup issues DK_EARLY of
 // them before it waits for the other warpgroup's rows and the rest after dQ (see the tile loop);
@@ -721,6 +739,7 @@ __device__ __forceinline__ int grid_kv_head() {
   launch_position(n_tile, pair);
   return grid_kv_head_of(pair);
 }
+
 }  // namespace bwd_dkdv
 
 extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)
@@ -790,7 +809,8 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   const u32 smem_stats = smem_ds + DS_TILES * DsTile::kBytes;  // each stage's LSE (base 2) and delta rows
   const u32 smem_dq = smem_stats + STAGES * STATS_BYTES; // DQ_BUFFERS staging buffers
   const u32 smem_dq_shared = smem_dq + DQ_BUFFERS * DQ_BUFFER_BYTES;  // HALF_SLAB_SLICES: the pieces' shared buffer
-  const u32 kv_full = smem_dq_shared + DQ_SHARED_BYTES;
+  const u32 smem_diagonals = smem_dq_shared + DQ_SHARED_BYTES;  // the score_mod's diagonal values
+  const u32 kv_full = smem_diagonals + DIAGONAL_BYTES;
   const QdoRing ring(kv_full + 8);
   // Per dQ buffer: full (one arrival per consumer warp) and empty (the writer).
   const u32 dq_full = kv_full + 8 + QdoRing::kBytes;
@@ -1424,6 +1444,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
     wgmma_fence();
     issue_scores_and_dp<KV_IN_REGISTERS>(acc_s[0], acc_dp[0], k_fragments, v_fragments, smem_k, smem_v, wg_rows,
                                          smem_q + half_rows, smem_do + half_rows);
+    const NoScoreDiagonals diagonals;
     wgmma_wait<1>();
     wgmma_fence_operands(acc_s[0]);
     wgmma_fence_operands(acc_dv[0]);
@@ -1441,11 +1462,11 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
     auto probabilities = [&](auto masked, auto bounds) {
       if constexpr (decltype(masked)::value)
         tile_probabilities_from_bits(acc_s, grad, pa, stats, p, mod, b, h, kv_start + warp_row0, q_start + half_q0,
-                                     q_len, kv_len, g8, t4, keep_bits, errors);
+                                     q_len, kv_len, g8, t4, keep_bits, errors, diagonals);
       else
         tile_probabilities<false, decltype(bounds)::value, /*LSE_BASE2=*/true>(
             acc_s, grad, pa, stats, p, mod, b, h, kv_start + warp_row0, q_start + half_q0, q_len, kv_len, g8, t4,
-            errors);
+            errors, diagonals);
     };
     run_tile_pass<HAS_MASK, IS_DIVISIBLE>(bounds_tile, masked_tile, /*plain=*/true, probabilities);
     if (DQ_DEFERRED && t == 0 && wg == 0) named_barrier_arrive(NAMED_BARRIER_STAGGER, THREADS);

@@ -45,6 +45,7 @@ using T = f16;  // element type of Q, K, V and O
 [[maybe_unused]] constexpr int TILE_SLOT_WORDS = 4;
 [[maybe_unused]] constexpr int MASK_COLUMN_VALUES = 1;
 [[maybe_unused]] constexpr int SCORE_COLUMN_VALUES = 0;
+[[maybe_unused]] constexpr int SCORE_DIAGONAL_VALUES = 0;
 
 constexpr int THREADS = NUM_WARPS * 32;
 constexpr int ROWS_PER_WARP = BLOCK_M / NUM_WARPS;
@@ -91,8 +92,11 @@ static_assert(O_STAGE_COLUMNS == 0 || (WARP_SPECIALIZED && O_STAGE_COLUMNS % 64 
 // Masked tiles: two buffers of the mask's column values (MASK_COLUMN_VALUES, the host's
 // forward_mask_column_values) and their error bits, BLOCK_N 4-byte words each; warp-specialised,
 // a pair per consumer warpgroup.
-constexpr int COLUMN_REGION =
-    (WARP_SPECIALIZED ? NUM_WARPS / 4 : 1) * 2 * 2 * (MASK_COLUMN_VALUES + SCORE_COLUMN_VALUES) * BLOCK_N * 4;
+// The score_mod's diagonal values (SCORE_DIAGONAL_VALUES, forward_score_diagonal_values) take
+// BLOCK_N + 64 words an array: a warpgroup's 64 rows and BLOCK_N keys meet on BLOCK_N + 63 diagonals.
+constexpr int COLUMN_SPAN = SCORE_DIAGONAL_VALUES > 0 ? BLOCK_N + 64 : BLOCK_N;
+constexpr int COLUMN_REGION = (WARP_SPECIALIZED ? NUM_WARPS / 4 : 1) * 2 * 2 *
+                              (MASK_COLUMN_VALUES + SCORE_COLUMN_VALUES + SCORE_DIAGONAL_VALUES) * COLUMN_SPAN * 4;
 constexpr int SMEM_BYTES = Q_REGION + STAGES * STAGE_BYTES + O_STAGE_REGION + COLUMN_REGION + ALIGN_SLACK + BARRIER_BYTES;
 constexpr int PRODUCER_THREADS = WARP_SPECIALIZED ? 128 : 0;
 constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;
@@ -238,16 +242,17 @@ __device__ __forceinline__ void apply_tile_mods(float (&acc_s)[M_TILES][N_TILES]
 // bookkeeping, and per score that was most of the documents mask's instructions (notes/perf.md,
 // "(w)"). The warp-specialised kernel does the same for a score_mod's (flexjit_score_columns:
 // `bias[b][kv_idx]`), on every tile. A buffer of COLUMN_BUFFER_WORDS holds COLUMN_VALUES arrays
-// of BLOCK_N values, then as many arrays of their reads' error bits.
-constexpr int COLUMN_VALUES = MASK_COLUMN_VALUES + SCORE_COLUMN_VALUES;  // one of them is 0
-constexpr int COLUMN_BUFFER_WORDS = 2 * COLUMN_VALUES * BLOCK_N;
+// of BLOCK_N values, then as many arrays of their reads' error bits; with a score_mod's diagonal
+// values (COLUMN_SPAN words an array) their arrays come first, then the mask's columns, if any.
+constexpr int COLUMN_VALUES = MASK_COLUMN_VALUES + SCORE_COLUMN_VALUES + SCORE_DIAGONAL_VALUES;  // not all 0
+constexpr int COLUMN_BUFFER_WORDS = 2 * COLUMN_VALUES * COLUMN_SPAN;
 
 // `threads` threads (this one is `thread` among them) compute the tile's keys' values into
 // `columns`; returns the error bits of this thread's reads.
 template <bool BOUNDS>
 __device__ __forceinline__ unsigned stage_column_values(unsigned* columns, const FlexjitModArgs& mod, int b, int h,
                                                         int kv_start, int q_len, int kv_len, int thread, int threads) {
-  constexpr int VALUES = COLUMN_VALUES;
+  constexpr int VALUES = MASK_COLUMN_VALUES + SCORE_COLUMN_VALUES;  // the mod's whose values these are: one is 0
   unsigned column_errors = 0;
   for (int c = thread; c < BLOCK_N; c += threads) {
     const int kv_eval = BOUNDS ? min(kv_start + c, kv_len - 1) : kv_start + c;
@@ -263,11 +268,59 @@ __device__ __forceinline__ unsigned stage_column_values(unsigned* columns, const
   return column_errors;
 }
 
+// The mask at score (mt, j, i) of the thread's tile, from its key's column values (`pair`, as read
+// from a tile's buffer) and the errors given; the mask's errors go to `mask_errors`.
+template <bool BOUNDS, bool CLAMP_ROWS>
+__device__ __forceinline__ bool mask_with_columns(const FlexjitModArgs& mod, int b, int h, int q_row0, int kv_start,
+                                                  int q_len, int kv_len, int g, int t4, int mt, int j, int i,
+                                                  const uint2 (&pair)[MASK_COLUMN_VALUES],
+                                                  const unsigned (&value_errors)[MASK_COLUMN_VALUES],
+                                                  unsigned& mask_errors) {
+  constexpr int VALUES = MASK_COLUMN_VALUES;
+  const int q_idx = q_row0 + mt * 16 + g + (i >= 2 ? 8 : 0);
+  const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
+  const int q_eval = BOUNDS || CLAMP_ROWS ? min(q_idx, q_len - 1) : q_idx;
+  const int kv_eval = BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx;
+  unsigned values[VALUES];
+#pragma unroll
+  for (int k = 0; k < VALUES; ++k) values[k] = (i & 1) ? pair[k].y : pair[k].x;
+  return flexjit_mask_mod_columns(b, h, q_eval, kv_eval, q_len, kv_len, mod, mask_errors, values, value_errors);
+}
+
+// Where a read of a masked tile's column values (`columns`) was out of bounds: the values' error
+// bits counted into `errors` where the mask's && / || needs them, as flexjit_mask_mod would count
+// them, in a pass of their own (no score needed), so that the scores' pass gives the mask zeros
+// for them, which the compiler folds away.
+template <bool BOUNDS, bool CLAMP_ROWS>
+__device__ __forceinline__ void count_mask_column_errors(const FlexjitModArgs& mod, int b, int h, int q_row0,
+                                                         int kv_start, int q_len, int kv_len, int g, int t4,
+                                                         unsigned& errors, const unsigned* columns) {
+  constexpr int VALUES = MASK_COLUMN_VALUES;
+#pragma unroll 1
+  for (int j = 0; j < N_TILES; ++j) {
+    uint2 pair[VALUES], error_pair[VALUES];
+#pragma unroll
+    for (int k = 0; k < VALUES; ++k) {
+      pair[k] = *reinterpret_cast<const uint2*>(columns + k * BLOCK_N + j * 8 + 2 * t4);
+      error_pair[k] = *reinterpret_cast<const uint2*>(columns + (VALUES + k) * BLOCK_N + j * 8 + 2 * t4);
+    }
+#pragma unroll 1
+    for (int mt = 0; mt < M_TILES; ++mt)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        unsigned value_errors[VALUES];
+#pragma unroll
+        for (int k = 0; k < VALUES; ++k) value_errors[k] = (i & 1) ? error_pair[k].y : error_pair[k].x;
+        mask_with_columns<BOUNDS, CLAMP_ROWS>(mod, b, h, q_row0, kv_start, q_len, kv_len, g, t4, mt, j, i, pair,
+                                              value_errors, errors);
+      }
+  }
+}
+
 // apply_tile_mods for a masked tile whose column values are in `columns` (visible to this thread:
 // after the barrier that followed stage_column_values), each thread reading its 2 x N_TILES keys'
-// values as pairs. Where a read of the tile was out of bounds (`any_error`, the barrier's OR), one
-// more pass counts the values' error bits where the mask's && / || needs them, as
-// flexjit_mask_mod would; elsewhere the mask gets zeros for them, which the compiler folds away.
+// values as pairs. Where a read of the tile was out of bounds (`any_error`, the barrier's OR),
+// count_mask_column_errors counts the values' error bits first.
 template <bool BOUNDS, bool CLAMP_ROWS = false>
 __device__ __forceinline__ void apply_tile_mods_with_columns(float (&acc_s)[M_TILES][N_TILES][4],
                                                              const FlexjitFwdParams& p, const FlexjitModArgs& mod,
@@ -276,38 +329,7 @@ __device__ __forceinline__ void apply_tile_mods_with_columns(float (&acc_s)[M_TI
                                                              const unsigned* columns, bool any_error,
                                                              bool affine_rows) {
   constexpr int VALUES = MASK_COLUMN_VALUES;
-  // The mask at score (mt, j, i) of the thread's tile, from its key's values and the errors given.
-  auto mask_at = [&](int mt, int j, int i, const uint2 (&pair)[VALUES], const unsigned (&value_errors)[VALUES],
-                     unsigned& mask_errors) {
-    const int q_idx = q_row0 + mt * 16 + g + (i >= 2 ? 8 : 0);
-    const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
-    const int q_eval = BOUNDS || CLAMP_ROWS ? min(q_idx, q_len - 1) : q_idx;
-    const int kv_eval = BOUNDS ? min(kv_idx, kv_len - 1) : kv_idx;
-    unsigned values[VALUES];
-#pragma unroll
-    for (int k = 0; k < VALUES; ++k) values[k] = (i & 1) ? pair[k].y : pair[k].x;
-    return flexjit_mask_mod_columns(b, h, q_eval, kv_eval, q_len, kv_len, mod, mask_errors, values, value_errors);
-  };
-  if (any_error) {
-#pragma unroll 1
-    for (int j = 0; j < N_TILES; ++j) {
-      uint2 pair[VALUES], error_pair[VALUES];
-#pragma unroll
-      for (int k = 0; k < VALUES; ++k) {
-        pair[k] = *reinterpret_cast<const uint2*>(columns + k * BLOCK_N + j * 8 + 2 * t4);
-        error_pair[k] = *reinterpret_cast<const uint2*>(columns + (VALUES + k) * BLOCK_N + j * 8 + 2 * t4);
-      }
-#pragma unroll 1
-      for (int mt = 0; mt < M_TILES; ++mt)
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          unsigned value_errors[VALUES];
-#pragma unroll
-          for (int k = 0; k < VALUES; ++k) value_errors[k] = (i & 1) ? error_pair[k].y : error_pair[k].x;
-          mask_at(mt, j, i, pair, value_errors, errors);
-        }
-    }
-  }
+  if (any_error) count_mask_column_errors<BOUNDS, CLAMP_ROWS>(mod, b, h, q_row0, kv_start, q_len, kv_len, g, t4, errors, columns);
   const unsigned no_errors[VALUES] = {};
   // The scores with the mask from the column values; score_at(mt, j, i, acc) gives a kept score.
   const auto apply = [&](auto score_at) {
@@ -324,7 +346,8 @@ __device__ __forceinline__ void apply_tile_mods_with_columns(float (&acc_s)[M_TI
           const int kv_idx = kv_start + j * 8 + 2 * t4 + (i & 1);
           const float s = score_at(mt, j, i, acc_s[mt][j][i]);
           bool keep = !BOUNDS || (q_idx < q_len && kv_idx < kv_len);
-          keep = keep & mask_at(mt, j, i, pair, no_errors, errors);
+          keep = keep & mask_with_columns<BOUNDS, CLAMP_ROWS>(mod, b, h, q_row0, kv_start, q_len, kv_len, g, t4, mt, j,
+                                                              i, pair, no_errors, errors);
           acc_s[mt][j][i] = keep ? s : neg_inf();
         }
     }

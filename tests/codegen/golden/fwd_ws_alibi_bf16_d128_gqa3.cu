@@ -46,6 +46,7 @@ using T = bf16;  // element type of Q, K, V and O
 [[maybe_unused]] constexpr int TILE_SLOT_WORDS = 4;
 [[maybe_unused]] constexpr int MASK_COLUMN_VALUES = 0;
 [[maybe_unused]] constexpr int SCORE_COLUMN_VALUES = 0;
+[[maybe_unused]] constexpr int SCORE_DIAGONAL_VALUES = 0;
 
 constexpr int THREADS = NUM_WARPS * 32;
 constexpr int ROWS_PER_WARP = BLOCK_M / NUM_WARPS;
@@ -92,8 +93,11 @@ static_assert(O_STAGE_COLUMNS == 0 || (WARP_SPECIALIZED && O_STAGE_COLUMNS % 64 
 // Masked tiles: two buffers of the mask's column values (MASK_COLUMN_VALUES, the host's
 // forward_mask_column_values) and their error bits, BLOCK_N 4-byte words each; warp-specialised,
 // a pair per consumer warpgroup.
-constexpr int COLUMN_REGION =
-    (WARP_SPECIALIZED ? NUM_WARPS / 4 : 1) * 2 * 2 * (MASK_COLUMN_VALUES + SCORE_COLUMN_VALUES) * BLOCK_N * 4;
+// The score_mod's diagonal values (SCORE_DIAGONAL_VALUES, forward_score_diagonal_values) take
+// BLOCK_N + 64 words an array: a warpgroup's 64 rows and BLOCK_N keys meet on BLOCK_N + 63 diagonals.
+constexpr int COLUMN_SPAN = SCORE_DIAGONAL_VALUES > 0 ? BLOCK_N + 64 : BLOCK_N;
+constexpr int COLUMN_REGION = (WARP_SPECIALIZED ? NUM_WARPS / 4 : 1) * 2 * 2 *
+                              (MASK_COLUMN_VALUES + SCORE_COLUMN_VALUES + SCORE_DIAGONAL_VALUES) * COLUMN_SPAN * 4;
 constexpr int SMEM_BYTES = Q_REGION + STAGES * STAGE_BYTES + O_STAGE_REGION + COLUMN_REGION + ALIGN_SLACK + BARRIER_BYTES;
 constexpr int PRODUCER_THREADS = WARP_SPECIALIZED ? 128 : 0;
 constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;
