@@ -741,6 +741,17 @@ void expect_staged_values_kernel_compiles(const KernelSpec& spec, const std::str
   EXPECT_EQ(k.kernel.log.find("C7519"), std::string::npos) << label << "\n" << k.kernel.log;
 }
 
+// The diagonal-values tests' variant: GQA 3:1, Sq != Skv, the tables the cases read.
+SuiteVariant diagonal_values_variant(std::vector<BufferDecl> buffers) {
+  SuiteVariant v;
+  v.q_heads = 6;
+  v.kv_heads = 2;
+  v.q_len = 1000;
+  v.kv_len = 777;
+  v.declarations.buffers = std::move(buffers);
+  return v;
+}
+
 // A score_mod's column values (codegen::forward_score_column_values): the warp-specialised
 // forward's variant header has the values function and the score_mod that reads them, its kernel
 // calls it and compiles with no serialised wgmma; the synchronous kernel reads per score; a mask
@@ -795,14 +806,9 @@ TEST(CodegenCompileMatrix, ScoreColumnValuesInTheWarpSpecialisedForward) {
 // own column values and an affine score keep their own forms.
 TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedForward) {
   const TempCacheDir cache;
-  SuiteVariant v;
-  v.q_heads = 6;
-  v.kv_heads = 2;
-  v.q_len = 1000;
-  v.kv_len = 777;
-  v.declarations.buffers = {BufferDecl::parse("relh:bf16:?x?"), BufferDecl::parse("rel:f32:?"),
-                            BufferDecl::parse("t5:f32:?x32"), BufferDecl::parse("doc:i32:?"),
-                            BufferDecl::parse("kb:f32:?"), BufferDecl::parse("slope:f32:?")};
+  SuiteVariant v = diagonal_values_variant({BufferDecl::parse("relh:bf16:?x?"), BufferDecl::parse("rel:f32:?"),
+                                            BufferDecl::parse("t5:f32:?x32"), BufferDecl::parse("doc:i32:?"),
+                                            BufferDecl::parse("kb:f32:?"), BufferDecl::parse("slope:f32:?")});
   // offsets_32: the 32-bit buffer reads that calls take (KernelSpec::buffer_offsets_32): beside
   // documents with 64-bit ones the kernel spills (232-640 bytes, against 488-996 reading per score).
   struct Case { const char* score; const char* mask; int values; bool offsets_32 = false; };
@@ -850,13 +856,8 @@ TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedForward) {
 // column slices (d256) keep the per-score reads.
 TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedDkdv) {
   const TempCacheDir cache;
-  SuiteVariant v;
-  v.q_heads = 6;
-  v.kv_heads = 2;
-  v.q_len = 1000;
-  v.kv_len = 777;
-  v.declarations.buffers = {BufferDecl::parse("relh:bf16:?x?"), BufferDecl::parse("rel:f32:?"),
-                            BufferDecl::parse("t5:f32:?x32"), BufferDecl::parse("slope:f32:?")};
+  SuiteVariant v = diagonal_values_variant({BufferDecl::parse("relh:bf16:?x?"), BufferDecl::parse("rel:f32:?"),
+                                            BufferDecl::parse("t5:f32:?x32"), BufferDecl::parse("slope:f32:?")});
   struct Case { const char* score; const char* mask; int values; };
   const Case cases[] = {
       {"score + relh[h][kv_idx - q_idx + 4096]", "q_idx >= kv_idx", 1},
