@@ -61,17 +61,18 @@ Expr::Expr(ModKind kind, std::shared_ptr<const expr::Node> root, Declarations de
     : kind_(kind),
       root_(std::move(root)),
       declarations_(std::make_shared<const Declarations>(std::move(declarations))),
-      source_(std::move(source)),
-      // Counted once: the forward's shared-memory size asks for it on every call.
-      column_values_(static_cast<int>(expr::column_values(expr::propagate_equalities(root_)).size())),
-      diagonal_values_(kind_ == ModKind::score
-                           ? static_cast<int>(expr::diagonal_values(expr::propagate_equalities(root_)).size())
-                           : 0),
-      // Differentiated only for the mods with diagonal values (relative tables, T5 buckets).
-      gradient_diagonal_values_(diagonal_values_ > 0 &&
-                                !expr::diagonal_values(expr::propagate_equalities(expr::differentiate_by_score(root_)))
-                                     .empty()),
-      diagonal_kv_affine_(diagonal_values_ > 0 && expr::kv_affine_form(expr::propagate_equalities(root_)).has_value()) {}
+      source_(std::move(source)) {
+  // Counted once, on the tree the emitters emit: the kernels' shared-memory sizes ask on every call.
+  const auto emitted = expr::propagate_equalities(root_);
+  column_values_ = static_cast<int>(expr::column_values(emitted).size());
+  if (kind_ == ModKind::score) diagonal_values_ = static_cast<int>(expr::diagonal_values(emitted).size());
+  if (diagonal_values_ > 0) {
+    // Differentiated only for the mods with diagonal values (relative tables, T5 buckets).
+    gradient_diagonal_values_ =
+        !expr::diagonal_values(expr::propagate_equalities(expr::differentiate_by_score(root_))).empty();
+    diagonal_kv_affine_ = expr::kv_affine_form(emitted).has_value();
+  }
+}
 
 Expr Expr::parse(ModKind kind, std::string_view source, const Declarations& declarations) {
   expr::validate_declarations(declarations);

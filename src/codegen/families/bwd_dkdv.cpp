@@ -292,20 +292,6 @@ WsLayout ws_layout(const KernelSpec& s) {
   return l;
 }
 
-// Two dQ staging buffers where they fit (the consumers fill one while the writer's reductions
-// read the other), else one; the score_mod's diagonal values take only what the kernel leaves
-// (dkdv_score_diagonal_values).
-size_t diagonal_bytes(const KernelSpec& s, int values);
-
-int ws_dq_buffers(const KernelSpec& s) {
-  if (warpgroup_slices(s)) return dkdv_splits(s.head_dim, s.head_dim_v);  // one per warpgroup
-  const WsLayout l = ws_layout(s);
-  return l.fixed + diagonal_bytes(s, dkdv_score_diagonal_values(s)) + 2 * l.dq_buffer <=
-                 max_shared_memory_for_arch("sm_90a")
-             ? 2
-             : 1;
-}
-
 // The score_mod's diagonal values' buffers (the template's DIAGONAL_BYTES): per consumer
 // warpgroup two (by tile parity) of `values` arrays of values and as many of their reads' error
 // bits, BLOCK_M + 64 words each (a warpgroup's 64 kv rows and BLOCK_M queries meet on
@@ -313,6 +299,18 @@ int ws_dq_buffers(const KernelSpec& s) {
 size_t diagonal_bytes(const KernelSpec& s, int values) {
   return static_cast<size_t>(s.config.num_warps / 4) * 2 * 2 * static_cast<size_t>(values) *
          static_cast<size_t>(s.config.block_m + 64) * 4;
+}
+
+// Two dQ staging buffers where they fit (the consumers fill one while the writer's reductions
+// read the other), else one; the score_mod's diagonal values take only what the kernel leaves
+// (dkdv_score_diagonal_values).
+int ws_dq_buffers(const KernelSpec& s) {
+  if (warpgroup_slices(s)) return dkdv_splits(s.head_dim, s.head_dim_v);  // one per warpgroup
+  const WsLayout l = ws_layout(s);
+  return l.fixed + diagonal_bytes(s, dkdv_score_diagonal_values(s)) + 2 * l.dq_buffer <=
+                 max_shared_memory_for_arch("sm_90a")
+             ? 2
+             : 1;
 }
 
 // K and V tiles, then STAGES stages of (Q, dO, LSE and delta rows); wgmma stages 1024-aligned.
