@@ -860,7 +860,7 @@ TEST(FwdGpu, ScoreDiagonalValues) {
 
 // The bias form (codegen::forward_diagonal_bias_form: `score + V`, two consumer warpgroups): the
 // diagonal values go into S's accumulators divided by the scale. Stand-ins for an infinity (a
-// band of diagonals at -1e38 or +1e38, past the float range there) keep ranking below or above
+// band of diagonals at -1e38 or +1e38, held at 2^126 there) keep ranking below or above
 // every ordinary score: rows that reach a +1e38 band attend to it evenly, rows whose kept keys are
 // all at -1e38 attend to those evenly, as float64 has it (the scores' own parts are below its
 // precision at 1e38). Scales below 2^-20 add the values per score (KernelSpec::small_scale), a

@@ -376,9 +376,12 @@ bool forward_diagonal_bias_form(const KernelSpec& spec) {
   // Two or more consumer warpgroups: their ping-pong's turn is the barrier that keeps a
   // warpgroup's staging of key tile t + 1 off the buffer tile t - 1's mods still read (see the
   // template). A negative scale keeps the scores' units as they are (no fold into exp2), and a
-  // small one would move ordinary values past the float range (KernelSpec::small_scale).
+  // small one would move ordinary values past the float range (KernelSpec::small_scale). Not
+  // beside a mask's column values (documents), whose work tiles are a few key tiles long: there
+  // the staging of the first tile ahead of its S lost 2-6 % (H100, notes/perf.md "(zzzi)").
   return spec.family == Family::fwd && spec.config.warp_specialized && spec.config.num_warps >= 8 &&
-         !spec.negative_scale && !spec.small_scale && spec.score_mod.diagonal_value_is_added_to_score();
+         !spec.negative_scale && !spec.small_scale && spec.score_mod.diagonal_value_is_added_to_score() &&
+         forward_mask_column_values(spec) == 0;
 }
 
 // With one 4 MiB head per section (causal d256), the CTAs that took the last head's heaviest

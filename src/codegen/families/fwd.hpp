@@ -43,7 +43,8 @@ int forward_score_diagonal_values(const KernelSpec& spec);
 // Whether the forward adds the score_mod's diagonal value to the scores' accumulators before
 // Q K^T adds in (Expr::diagonal_value_is_added_to_score: `score + rel[h][kv_idx - q_idx + 4096]`,
 // T5 buckets), where it has diagonal values at all (forward_score_diagonal_values): the
-// warp-specialised kernel with two or more consumer warpgroups and a positive scale. Its
+// warp-specialised kernel with two or more consumer warpgroups, a positive scale of 2^-20 or more
+// and no mask column values (KernelSpec::small_scale, forward_mask_column_values). Its
 // warpgroups stage each key tile's values a tile ahead, also as pairs in the accumulators'
 // layout, scaled by 1 / (scale log2 e), and read them into the accumulators with one 8-byte load
 // per two scores: no add per score after the product (attention_fwd_ws.cu.j2,
