@@ -44,6 +44,11 @@ struct FlexjitBuffer {
 /// Bit 3: the fast backward's dQ writer waited about ten seconds for another writer's first store
 /// of a query tile and added before it (that tile's dQ is wrong).
 #define FLEXJIT_ERROR_FIRST_STORE_LOST 8u
+/// Bit 4: the forward's bias form (a diagonal `score + V` in S's accumulators) met a row whose
+/// largest score came from a finite V past 2^126 scale log2(e) in magnitude (-1e38 standing in for
+/// -inf, say), held at 2^126 there: the row's LSE, and its output where those values differ, are
+/// not exact.
+#define FLEXJIT_ERROR_BIAS_STAND_IN 16u
 
 __device__ __forceinline__ float flexjit_inf() { return __int_as_float(0x7f800000); }
 

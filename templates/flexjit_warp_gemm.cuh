@@ -125,14 +125,15 @@ __device__ __forceinline__ void warp_gemm_pv(float (&acc_o)[M_TILES][DV / 8][4],
 // the registers (wgmma_fence_operands) when it needs the results. The accumulators and the A
 // registers must not be touched until then.
 template <int BLOCK_N, int D, typename QTile, typename KTile>
-__device__ __forceinline__ void wgmma_issue_qk(float (&acc_s)[BLOCK_N / 8][4], u32 smem_q, u32 smem_k, int warpgroup) {
+__device__ __forceinline__ void wgmma_issue_qk(float (&acc_s)[BLOCK_N / 8][4], u32 smem_q, u32 smem_k, int warpgroup,
+                                               int accumulate = 0) {
   const u32 q_rows = static_cast<u32>(warpgroup) * 64 * 128;
   wgmma_fence();
 #pragma unroll
   for (int kk = 0; kk < D / 16; ++kk) {
     const u32 a = smem_q + (kk / 4) * QTile::kSlabBytes + q_rows + (kk % 4) * 32;
     const u32 bk = smem_k + (kk / 4) * KTile::kSlabBytes + (kk % 4) * 32;
-    WgmmaSS<BLOCK_N, false>::run(acc_s, wgmma_desc(a, 16, 1024), wgmma_desc(bk, 16, 1024), kk > 0 ? 1 : 0);
+    WgmmaSS<BLOCK_N, false>::run(acc_s, wgmma_desc(a, 16, 1024), wgmma_desc(bk, 16, 1024), kk > 0 ? 1 : accumulate);
   }
   wgmma_commit();
 }
@@ -141,21 +142,21 @@ __device__ __forceinline__ void wgmma_issue_qk(float (&acc_s)[BLOCK_N / 8][4], u
 // registers (q_fragments, the A-operand layout of m64nNk16, read once per work tile by
 // load_a_fragments) so that each k-step reads only K's 16 columns from shared memory. A template,
 // so that the form not taken is never instantiated (its wgmma shape is not generated). Issue and
-// commit only.
+// commit only. `accumulate` 1: S adds to what acc_s holds (a bias there), 0: S alone.
 template <bool Q_FRAGMENTS, int BLOCK_N, int D, typename QTile, typename KTile, int STEPS>
 __device__ __forceinline__ void wgmma_issue_scores(float (&acc_s)[BLOCK_N / 8][4], const u32 (&q_fragments)[STEPS][4],
-                                                   u32 smem_q, u32 smem_k, int warpgroup) {
+                                                   u32 smem_q, u32 smem_k, int warpgroup, int accumulate = 0) {
   if constexpr (Q_FRAGMENTS) {
     static_assert(STEPS * 16 >= D, "an A fragment for each k-step of Q");
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
       const u32 bk = smem_k + (kk / 4) * KTile::kSlabBytes + (kk % 4) * 32;
-      WgmmaRS<BLOCK_N, false>::run(acc_s, q_fragments[kk], wgmma_desc(bk, 16, 1024), kk > 0 ? 1 : 0);
+      WgmmaRS<BLOCK_N, false>::run(acc_s, q_fragments[kk], wgmma_desc(bk, 16, 1024), kk > 0 ? 1 : accumulate);
     }
     wgmma_commit();
   } else {
-    wgmma_issue_qk<BLOCK_N, D, QTile, KTile>(acc_s, smem_q, smem_k, warpgroup);
+    wgmma_issue_qk<BLOCK_N, D, QTile, KTile>(acc_s, smem_q, smem_k, warpgroup, accumulate);
   }
 }
 

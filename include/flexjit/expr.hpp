@@ -273,6 +273,11 @@ class Expr {
   /// (two FFMAs) a kernel keeps rather than a shared load per score; false otherwise. Cached, so
   /// that a launch's shared-memory size need not analyse the tree.
   bool diagonal_values_are_kv_affine() const;
+  /// For a score_mod: true when it is `score + V` or `V + score` with V its one diagonal value, a
+  /// float (`score + rel[h][kv_idx - q_idx + 4096]`, a T5 bucket's table read): a bias that a
+  /// kernel can add to the scores' accumulators before Q K^T adds in, instead of once per score
+  /// after it. False otherwise and for a mask_mod. Cached, as diagonal_value_count().
+  bool diagonal_value_is_added_to_score() const;
   /// For a score_mod with diagonal values (N = diagonal_value_count()): emits
   ///   `void VALUES_NAME(int b, int h, int kv_idx, int q_len, int kv_len, const FlexjitModArgs&
   ///    args, unsigned (&flexjit_values)[N], unsigned (&flexjit_value_errors)[N])`,
@@ -322,6 +327,7 @@ class Expr {
   int diagonal_values_ = 0;  // diagonal_value_count()
   bool gradient_diagonal_values_ = false;  // gradient_has_diagonal_values()
   bool diagonal_kv_affine_ = false;        // diagonal_values_are_kv_affine()
+  bool diagonal_added_ = false;            // diagonal_value_is_added_to_score()
 };
 
 namespace expr {

@@ -153,6 +153,7 @@ codegen::KernelSpec attention_spec(codegen::Family family, const AttentionSpec& 
   ks.gqa_group = shape.gqa_group();
   // Only the forward folds the scale into its exp2; the backward recomputes P from the LSE.
   ks.negative_scale = family == codegen::Family::fwd && shape.negative_scale;
+  ks.small_scale = family == codegen::Family::fwd && shape.small_scale;
   ks.buffer_offsets_32 = shape.buffer_offsets_32 &&
                          codegen::kernel_takes_32_bit_reads(family == codegen::Family::bwd_dkdv && shape.fast_dq,
                                                             score, mask);
@@ -339,9 +340,10 @@ KernelChoice choose_config(codegen::Family family, const std::optional<BlockConf
 // What a call's kernel choice depends on beyond the Attention itself: the shape's fields that
 // change the spec or the autotune key, and the block mask's tile sizes.
 std::string call_signature(std::string_view what, const attention::ProblemShape& shape, const BlockMask* block_mask) {
-  char signature[160];
-  std::snprintf(signature, sizeof signature, "%.*s %d %d %d %d %d %d %d %d %d %d %d %d %d %d",
-                static_cast<int>(what.size()), what.data(), shape.negative_scale ? 1 : 0, shape.tma_ok ? 1 : 0,
+  char signature[168];
+  std::snprintf(signature, sizeof signature, "%.*s %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d",
+                static_cast<int>(what.size()), what.data(), shape.negative_scale ? 1 : 0, shape.small_scale ? 1 : 0,
+                shape.tma_ok ? 1 : 0,
                 shape.seq_lens ? 1 : 0, shape.buffer_offsets_32 ? 1 : 0, shape.fast_dq ? 1 : 0,
                 shape.ordered_dq ? 1 : 0, shape.batch, shape.q_heads, shape.kv_heads, shape.q_len, shape.kv_len,
                 block_mask != nullptr ? 1 : 0, block_mask ? block_mask->shape().q_block : 0,
@@ -584,6 +586,7 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
   if (lse.data != nullptr) attention::check_written(lse, "lse");
   const float scale = attention::checked_scale(options.scale, spec.head_dim, "forward");
   shape.negative_scale = scale < 0.f;
+  shape.small_scale = scale > 0.f && scale < codegen::KernelSpec::kSmallScale;
   shape.tma_ok = codegen::tma_unsupported_reason(q, "q").empty() && codegen::tma_unsupported_reason(k, "k").empty() &&
                  codegen::tma_unsupported_reason(v, "v").empty() &&
                  codegen::tma_unsupported_reason(out, "out", codegen::kForwardTmaReader, /*written=*/true).empty();

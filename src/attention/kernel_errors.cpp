@@ -25,6 +25,12 @@ std::string kernel_error_message(const std::vector<std::string>& kernels) {
           ? "forward or backward got a per-sequence length (CallOptions::seq_lens) outside [0, Sq] or [0, Skv] "
             "(it was clamped into range, so the results are wrong); check the lengths (SeqLens::host_q_lens / "
             "host_kv_lens check them on the host). Kernels:"
+      : any("[a row's largest score came from a finite stand-in")
+          ? "the forward met a row whose largest score came from a finite score_mod value beyond 2^126 times the "
+            "scale in magnitude (such as -1e38 standing in for -inf in a bias table, on every key a row keeps; its "
+            "accumulators hold such values at 2^126 times the scale), so that row's lse, and its output where "
+            "those values differ, are not exact; use -inf, or a mask_mod, for the positions such values exclude. "
+            "Kernels:"
       : any("[page-table entry")
           ? "decode met a page-table entry outside the page pool or a sequence length beyond the cache (the "
             "keys involved were not read, so the results are wrong); check the page table and seq_lens "

@@ -19,6 +19,7 @@ constexpr int64_t kMaxSequenceLength = int64_t{1} << 30;
 struct ProblemShape {
   int batch = 0, q_heads = 0, kv_heads = 0, q_len = 0, kv_len = 0, head_dim = 0, head_dim_v = 0;
   bool negative_scale = false;  // the call's scale is negative (KernelSpec::negative_scale)
+  bool small_scale = false;     // the call's scale is positive and small (KernelSpec::small_scale)
   // q, k and v can be read through TMA (strides positive, below 2^40 bytes): the warp-specialised
   // forward's condition. When not, a default or tuned 'ws' config runs as its 'g' twin.
   bool tma_ok = true;

@@ -62,6 +62,9 @@ std::vector<std::string> take(Select select) {
     if (value & 8u)  // FLEXJIT_ERROR_FIRST_STORE_LOST: the fast dQ writer gave up waiting for a first store
       line += " [the fast backward's dQ writer waited too long for a query tile's first store and added before it: "
               "that tile's dQ is wrong]";
+    if (value & 16u)  // FLEXJIT_ERROR_BIAS_STAND_IN: a row's largest score was a finite stand-in held at 2^126
+      line += " [a row's largest score came from a finite stand-in beyond 2^126 times the scale: its lse, and its "
+              "output where such values differ, are not exact]";
     if (seen.insert(line).second) kernels.push_back(line);
   }
   return kernels;

@@ -105,6 +105,11 @@ struct KernelSpec {
   // into the exp2 argument: that fold keeps the row maximum of the raw Q.K, which is the minimum
   // of the scaled scores when the scale is negative. Such calls take the general score path.
   bool negative_scale = false;
+  // The call's scale is positive and below kSmallScale (fwd). The forward's bias form
+  // (forward_diagonal_bias_form) holds diagonal values divided by the scale in fp32, where values
+  // of ordinary size would then pass the float range; such calls add them per score.
+  bool small_scale = false;
+  static constexpr float kSmallScale = 0x1p-20f;
   // Scores stay raw Q.K until the exp2 (SCORE_IS_IDENTITY): the identity score_mod at a positive scale.
   bool score_is_identity() const { return score_mod.is_identity() && !negative_scale; }
   // Throws UsageError naming the first field that is out of range, and what is accepted.

@@ -508,6 +508,19 @@ std::vector<NodePtr> column_values(const NodePtr& root) { return largest_values(
 
 std::vector<NodePtr> diagonal_values(const NodePtr& root) { return largest_values(root, is_diagonal_value); }
 
+bool diagonal_value_is_added_to_score(const NodePtr& root) {
+  if (root->kind != NodeKind::binary || root->binary_op != BinaryOp::add || root->type != ScalarType::floating ||
+      root->operands.size() != 2)
+    return false;
+  const auto values = diagonal_values(root);
+  if (values.size() != 1) return false;
+  auto is_score = [](const Node& n) { return n.kind == NodeKind::variable && n.variable == Variable::score; };
+  auto is_bias = [&](const Node& n) { return n.type == ScalarType::floating && same_tree(n, *values[0]); };
+  const Node& lhs = *root->operands[0];
+  const Node& rhs = *root->operands[1];
+  return (is_score(lhs) && is_bias(rhs)) || (is_bias(lhs) && is_score(rhs));
+}
+
 std::string emit_cuda_function(const Node& root, ModKind kind, const std::string& function_name,
                                const std::string& line_file) {
   require_identifier("function name", function_name);

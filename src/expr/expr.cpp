@@ -71,6 +71,7 @@ Expr::Expr(ModKind kind, std::shared_ptr<const expr::Node> root, Declarations de
     gradient_diagonal_values_ =
         !expr::diagonal_values(expr::propagate_equalities(expr::differentiate_by_score(root_))).empty();
     diagonal_kv_affine_ = expr::kv_affine_form(emitted).has_value();
+    diagonal_added_ = expr::diagonal_value_is_added_to_score(emitted);
   }
 }
 
@@ -257,6 +258,8 @@ int Expr::diagonal_value_count() const { return diagonal_values_; }
 bool Expr::gradient_has_diagonal_values() const { return gradient_diagonal_values_; }
 
 bool Expr::diagonal_values_are_kv_affine() const { return diagonal_kv_affine_; }
+
+bool Expr::diagonal_value_is_added_to_score() const { return diagonal_added_; }
 
 std::string Expr::emit_cuda_prescaled_diagonals(const std::string& values_name, const std::string& score_name,
                                                 double prescale, double output_factor) const {

@@ -858,6 +858,66 @@ TEST(FwdGpu, ScoreDiagonalValues) {
   EXPECT_NO_THROW(check_buffer_errors());
 }
 
+// The bias form (codegen::forward_diagonal_bias_form: `score + V`, two consumer warpgroups): the
+// diagonal values go into S's accumulators divided by the scale, and a finite value past 2^126
+// there (a stand-in for an infinity: -1e38, +1e38) is held at 2^126, ranking below or above every
+// ordinary score. Rows whose largest score is an ordinary one stay exact against float64 (-1e38
+// below the 12th diagonal, no mask); a row whose largest score is a stand-in (every kept key at
+// -1e38, or a band at +1e38) is reported, naming what is not exact and what to use. Scales below
+// 2^-20 add the values per score (KernelSpec::small_scale), a negative scale too; 2^-19 takes the
+// bias form. d64 and d128, two configs.
+TEST(FwdGpu, DiagonalBiasStandInsAndScales) {
+  FLEXJIT_REQUIRE_HOPPER();
+  check_buffer_errors();
+  std::mt19937_64 rng(fresh_seed());
+  std::normal_distribution<double> normal(0.0, 1.0);
+  const auto expect_stand_in_reported = [](const FwdProblem& p, const std::string& label) {
+    try {
+      run_forward_check(p);
+      ADD_FAILURE() << label << ": expected a ShapeError for the stand-in rows";
+    } catch (const ShapeError& e) {
+      EXPECT_NE(std::string(e.what()).find("the forward met a row whose largest score came from a finite score_mod "
+                                           "value beyond 2^126 times the scale"),
+                std::string::npos)
+          << label << ": " << e.what();
+    }
+    check_buffer_errors();
+  };
+  for (const char* config : {"m128n128w8s2ws", "m128n64w8s2ws"})
+    for (int D : {64, 128}) {
+      FwdProblem p = column_value_problem(config, D);
+      const int diagonals = p.Sq + p.Skv - 1;  // k = kv_idx - q_idx + 332
+      TestBuffer plain, low, high;
+      plain.decl = low.decl = high.decl = BufferDecl{"relf", DType::f32, {p.Hq, diagonals}};
+      for (int h = 0; h < p.Hq; ++h)
+        for (int k = 0; k < diagonals; ++k) {
+          const double value = normal(rng);
+          plain.values.push_back(value);
+          low.values.push_back(k <= 320 ? -1e38 : value);               // kv_idx - q_idx <= -12
+          high.values.push_back(k >= 300 && k <= 320 ? 1e38 : value);  // kv_idx - q_idx in [-32, -12]
+        }
+      p.score_mod = "score + relf[h][kv_idx - q_idx + 332]";
+      const std::string label = std::string("diagonal bias ") + config + " d" + std::to_string(D);
+      p.buffers = {low};
+      expect_close(p, label + ", -1e38 below the 12th diagonal");
+      EXPECT_NO_THROW(check_buffer_errors()) << label;
+      p.mask_mod = "q_idx - kv_idx >= 12";  // every kept key at -1e38
+      expect_stand_in_reported(p, label + ", -1e38 on every kept key");
+      p.buffers = {high};
+      p.mask_mod = "";
+      expect_stand_in_reported(p, label + ", a band at +1e38");
+      p.buffers = {plain};
+      for (float scale : {0x1p-19f, 1e-30f, 3e-39f, -0.3f}) {
+        p.scale = scale;
+        for (const char* mask : {"", "q_idx >= kv_idx"}) {
+          p.mask_mod = mask;
+          expect_close(p, label + ", scale " + std::to_string(scale) + ", mask '" + mask + "'");
+        }
+      }
+    }
+  EXPECT_NO_THROW(check_buffer_errors());
+}
+
 // A score_mod's diagonal value read out of bounds: reported where the score_mod reads it, silent
 // where a guard keeps the read out (the tile then takes the pass that counts each value's errors
 // where the score_mod reads it).

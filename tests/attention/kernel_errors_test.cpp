@@ -26,6 +26,22 @@ const std::string kPage =
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
 
+const std::string kStandIn =
+    "fwd bf16 d128/128 m128n128w8s2ws score_mod=score + rel[kv_idx - q_idx + 4095] [a row's largest score came "
+    "from a finite stand-in beyond 2^126 times the scale: its lse, and its output where such values differ, are not "
+    "exact]";
+
+TEST(KernelErrors, AStandInRowSaysWhatIsNotExactAndWhatToUse) {
+  const std::string m = kernel_error_message({kStandIn});
+  EXPECT_EQ(m,
+            "the forward met a row whose largest score came from a finite score_mod value beyond 2^126 times the "
+            "scale in magnitude (such as -1e38 standing in for -inf in a bias table, on every key a row keeps; its "
+            "accumulators hold such values at 2^126 times the scale), so that row's lse, and its output where those "
+            "values differ, are not exact; use -inf, or a mask_mod, for the positions such values exclude. "
+            "Kernels:\n  " +
+                kStandIn);
+}
+
 TEST(KernelErrors, NoLinesNoMessage) { EXPECT_EQ(kernel_error_message({}), ""); }
 
 TEST(KernelErrors, BufferIndicesNameTheExpressionsAndListEachKernel) {

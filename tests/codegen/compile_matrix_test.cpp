@@ -811,13 +811,14 @@ TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedForward) {
                                             BufferDecl::parse("kb:f32:?"), BufferDecl::parse("slope:f32:?")});
   // offsets_32: the 32-bit buffer reads that calls take (KernelSpec::buffer_offsets_32): beside
   // documents with 64-bit ones the kernel spills (232-640 bytes, against 488-996 reading per score).
-  struct Case { const char* score; const char* mask; int values; bool offsets_32 = false; };
+  // bias: `score + V` (forward_diagonal_bias_form, where two or more consumer warpgroups stage them).
+  struct Case { const char* score; const char* mask; int values; bool offsets_32 = false; bool bias = false; };
   const Case cases[] = {
-      {"score + relh[h][kv_idx - q_idx + 4096]", "q_idx >= kv_idx", 1},
-      {"score + relh[h][kv_idx - q_idx + 4096]", "", 1},
+      {"score + relh[h][kv_idx - q_idx + 4096]", "q_idx >= kv_idx", 1, false, true},
+      {"score + relh[h][kv_idx - q_idx + 4096]", "", 1, false, true},
       {"score * 0.5 + rel[q_idx - kv_idx + 999] + relh[h % 2][kv_idx - q_idx + 999]", "q_idx + 40 >= kv_idx", 2},
       {"score + t5[h][where(kv_idx - q_idx > 0, 16, 0) + where(abs(kv_idx - q_idx) < 8, abs(kv_idx - q_idx), "
-       "min(15, 8 + int(log(float(abs(kv_idx - q_idx)) / 8.0) / log(16.0) * 8.0)))]", "", 1},
+       "min(15, 8 + int(log(float(abs(kv_idx - q_idx)) / 8.0) / log(16.0) * 8.0)))]", "", 1, false, true},
       {"score + relh[h][kv_idx - q_idx + 4096]", "doc[q_idx] == doc[kv_idx]", 1, true},  // beside the mask's column values
       {"score + kb[kv_idx] + rel[kv_idx - q_idx + 999]", "", 0},                  // the score_mod's column values
       {"score + slope[h] * float(kv_idx - q_idx)", "q_idx >= kv_idx", 0}};          // ALiBi: the affine pass
@@ -833,7 +834,7 @@ TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedForward) {
       if (spec.config.block_m == 192) spec.has_block_mask = spec.has_full_blocks = false;  // (calls without one)
       const bool ws = spec.config.warp_specialized;
       const int values = ws ? c.values : 0;
-      const std::string label = std::string(c.score) + " | " + c.mask + " | " + config;
+      const std::string label = std::string(c.score) + " | " + c.mask + " | " + config + " d" + std::to_string(d);
       EXPECT_EQ(forward_score_diagonal_values(spec), values) << label;
       const jit::Source src = render(spec);
       const std::string& header = src.headers.at("flexjit_variant.cuh");
@@ -842,6 +843,21 @@ TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedForward) {
       if (values == 0) continue;
       EXPECT_NE(src.text.find("[[maybe_unused]] constexpr int SCORE_DIAGONAL_VALUES = " + std::to_string(values) + ";"),
                 std::string::npos) << label;
+      const bool bias = c.bias && spec.config.num_warps >= 8;
+      EXPECT_EQ(forward_diagonal_bias_form(spec), bias) << label;
+      EXPECT_NE(src.text.find(std::string("[[maybe_unused]] constexpr bool SCORE_DIAGONAL_BIAS_FORM = ") +
+                              (bias ? "true" : "false") + ";"),
+                std::string::npos) << label;
+      if (bias) {
+        // A negative scale, and a positive one below 2^-20, add the values per score.
+        KernelSpec negative = spec, small = spec;
+        negative.negative_scale = true;
+        small.small_scale = true;
+        EXPECT_FALSE(forward_diagonal_bias_form(negative)) << label;
+        EXPECT_FALSE(forward_diagonal_bias_form(small)) << label;
+        EXPECT_NE(small.describe().find(" small_scale=1"), std::string::npos) << label;
+        EXPECT_EQ(spec.describe().find("small_scale"), std::string::npos) << label;
+      }
       expect_staged_values_kernel_compiles(spec, label, 0);
     }
 }

@@ -499,6 +499,27 @@ TEST(Emitter, DiagonalValuesOfTheDerivativeAndAffineScores) {
   EXPECT_FALSE(mask_mod("table[kv_idx - q_idx + 9] > 0.0").diagonal_values_are_kv_affine());
 }
 
+// The one form whose diagonal value the forward adds to the scores' accumulators ahead of Q K^T:
+// `score + V` or `V + score`, V the only diagonal value and a float.
+TEST(Emitter, DiagonalValueAddedToTheScore) {
+  EXPECT_TRUE(score_mod("score + bias[h][kv_idx - q_idx + 4096]").diagonal_value_is_added_to_score());
+  EXPECT_TRUE(score_mod("bias[h][kv_idx - q_idx + 4096] + score").diagonal_value_is_added_to_score());
+  EXPECT_TRUE(score_mod("score + table[kv_idx - q_idx + 9]").diagonal_value_is_added_to_score());  // bf16, read as float
+  EXPECT_TRUE(score_mod("score + bias[h][where(kv_idx - q_idx > 0, 16, 0) + min(15, abs(kv_idx - q_idx))]")
+                  .diagonal_value_is_added_to_score());  // a bucket
+  EXPECT_FALSE(score_mod("score - bias[h][kv_idx - q_idx + 4096]").diagonal_value_is_added_to_score());
+  EXPECT_FALSE(score_mod("score * 0.5 + bias[h][kv_idx - q_idx + 4096]").diagonal_value_is_added_to_score());
+  EXPECT_FALSE(score_mod("score * bias[h][kv_idx - q_idx + 4096]").diagonal_value_is_added_to_score());
+  EXPECT_FALSE(score_mod("score + bias[h][kv_idx - q_idx + 4096] + bias[h][q_idx - kv_idx + 4096]")
+                   .diagonal_value_is_added_to_score());  // two values
+  EXPECT_TRUE(score_mod("score + 2.0 * bias[h][kv_idx - q_idx + 4096]").diagonal_value_is_added_to_score());  // V is the product
+  EXPECT_TRUE(score_mod("score + float(doc[kv_idx - q_idx + 9])").diagonal_value_is_added_to_score());
+  EXPECT_FALSE(score_mod("score + doc[kv_idx - q_idx + 9]").diagonal_value_is_added_to_score());  // an int value
+  EXPECT_FALSE(score_mod("score + bias[h][kv_idx]").diagonal_value_is_added_to_score());  // a column value
+  EXPECT_FALSE(score_mod("score").diagonal_value_is_added_to_score());
+  EXPECT_FALSE(mask_mod("table[kv_idx - q_idx + 9] > 0.0").diagonal_value_is_added_to_score());
+}
+
 // The diagonal values function evaluates each value with q_idx at 0 and the diagonal passed as
 // kv_idx; the score function is the column form's, reading the values from the arrays.
 TEST(Emitter, DiagonalValuesFeedThePrescaledScore) {

@@ -145,7 +145,8 @@ std::string describe_attention(const KernelSpec& s) {
          std::to_string(s.gqa_group) + " divisible=" + bit(s.is_divisible) + " block_mask=" + bit(s.has_block_mask) +
          " full_blocks=" + bit(s.has_full_blocks) + " safe_rows=" + bit(s.rows_guaranteed_safe) +
          " score_mod=" + s.score_mod.canonical() + " mask_mod=" + s.mask_mod.canonical() +
-         (s.negative_scale ? " negative_scale=1" : "") + (s.buffer_grads ? " buffer_grads=1" : "") + (s.seq_lens ? " seq_lens=1" : "") +
+         (s.negative_scale ? " negative_scale=1" : "") + (s.small_scale ? " small_scale=1" : "") +
+         (s.buffer_grads ? " buffer_grads=1" : "") + (s.seq_lens ? " seq_lens=1" : "") +
          (s.dq_accumulate ? " dq_accumulate=1" : "") + (s.dq_ordered ? " dq_ordered=1" : "") + (s.dq_long_chains ? " long_chains=1" : "") +
          (s.lean_registers ? " lean_registers=1" : "") + (s.tile_bounds_walk ? " tile_bounds=1" : "");
 }

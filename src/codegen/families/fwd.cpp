@@ -72,7 +72,10 @@ size_t column_buffer_bytes(const KernelSpec& s, int values, int span) {
 
 size_t column_value_bytes(const KernelSpec& s, int values) {
   if (values == 0) return 0;
-  return column_buffer_bytes(s, values, s.config.block_n + (forward_score_diagonal_values(s) > 0 ? 64 : 0));
+  const bool diagonals = forward_score_diagonal_values(s) > 0;
+  // The bias form's pairs (forward_diagonal_bias_form) take one more value's two arrays.
+  return column_buffer_bytes(s, values + (diagonals && forward_diagonal_bias_form(s) ? 1 : 0),
+                             s.config.block_n + (diagonals ? 64 : 0));
 }
 
 // Words of the warp-specialised kernel's published work tile: its index, query tile, head and
@@ -166,6 +169,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(int_constant("MASK_COLUMN_VALUES", mask_column_values));
   constants.push_back(int_constant("SCORE_COLUMN_VALUES", score_column_values));
   constants.push_back(int_constant("SCORE_DIAGONAL_VALUES", score_diagonal_values));
+  constants.push_back(bool_constant("SCORE_DIAGONAL_BIAS_FORM", score_diagonal_values > 0 && forward_diagonal_bias_form(s)));
   ctx["warp_specialized"] = s.config.warp_specialized;
   ctx["mask_columns"] = mask_column_values > 0;
   ctx["score_columns"] = score_column_values > 0;
@@ -364,7 +368,20 @@ int forward_score_diagonal_values(const KernelSpec& spec) {
   if (values == 0 || spec.score_mod.diagonal_values_are_kv_affine() || forward_score_column_values(spec) > 0)
     return 0;
   const int mask_values = forward_mask_column_values(spec);
-  return column_values_that_fit(spec, values + mask_values, spec.config.block_n + 64) > 0 ? values : 0;
+  const int pairs = forward_diagonal_bias_form(spec) ? 1 : 0;
+  return column_values_that_fit(spec, values + mask_values + pairs, spec.config.block_n + 64) > 0 ? values : 0;
+}
+
+bool forward_diagonal_bias_form(const KernelSpec& spec) {
+  // Two or more consumer warpgroups: their ping-pong's turn is the barrier that keeps a
+  // warpgroup's staging of key tile t + 1 off the buffer tile t - 1's mods still read (see the
+  // template). A negative scale keeps the scores' units as they are (no fold into exp2), and a
+  // small one would move ordinary values past the float range (KernelSpec::small_scale). Not
+  // beside a mask's column values (documents), whose work tiles are a few key tiles long: there
+  // the staging of the first tile ahead of its S lost 2-6 % (H100, notes/perf.md "(zzzi)").
+  return spec.family == Family::fwd && spec.config.warp_specialized && spec.config.num_warps >= 8 &&
+         !spec.negative_scale && !spec.small_scale && spec.score_mod.diagonal_value_is_added_to_score() &&
+         forward_mask_column_values(spec) == 0;
 }
 
 // With one 4 MiB head per section (causal d256), the CTAs that took the last head's heaviest

@@ -40,6 +40,17 @@ int forward_score_column_values(const KernelSpec& spec);
 // has column values, and as forward_score_column_values otherwise.
 int forward_score_diagonal_values(const KernelSpec& spec);
 
+// Whether the forward adds the score_mod's diagonal value to the scores' accumulators before
+// Q K^T adds in (Expr::diagonal_value_is_added_to_score: `score + rel[h][kv_idx - q_idx + 4096]`,
+// T5 buckets), where it has diagonal values at all (forward_score_diagonal_values): the
+// warp-specialised kernel with two or more consumer warpgroups, a positive scale of 2^-20 or more
+// and no mask column values (KernelSpec::small_scale, forward_mask_column_values). Its
+// warpgroups stage each key tile's values a tile ahead, also as pairs in the accumulators'
+// layout, scaled by 1 / (scale log2 e), and read them into the accumulators with one 8-byte load
+// per two scores: no add per score after the product (attention_fwd_ws.cu.j2,
+// DIAGONAL_BIAS).
+bool forward_diagonal_bias_form(const KernelSpec& spec);
+
 // The score_mod's affine form in kv_idx (Expr::kv_affine_form) where the forward takes it: its
 // tiles that cross no key end then evaluate the mod's position part once per row and each score
 // in two FFMAs (ALiBi's forward 1.04-1.09x on an H200, notes/perf.md "(zza)"). nullopt for other

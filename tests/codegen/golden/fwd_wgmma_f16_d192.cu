@@ -47,6 +47,7 @@ using T = f16;  // element type of Q, K, V and O
 [[maybe_unused]] constexpr int MASK_COLUMN_VALUES = 0;
 [[maybe_unused]] constexpr int SCORE_COLUMN_VALUES = 0;
 [[maybe_unused]] constexpr int SCORE_DIAGONAL_VALUES = 0;
+[[maybe_unused]] constexpr bool SCORE_DIAGONAL_BIAS_FORM = false;
 
 constexpr int THREADS = NUM_WARPS * 32;
 constexpr int ROWS_PER_WARP = BLOCK_M / NUM_WARPS;
@@ -96,8 +97,11 @@ static_assert(O_STAGE_COLUMNS == 0 || (WARP_SPECIALIZED && O_STAGE_COLUMNS % 64 
 // The score_mod's diagonal values (SCORE_DIAGONAL_VALUES, forward_score_diagonal_values) take
 // BLOCK_N + 64 words an array: a warpgroup's 64 rows and BLOCK_N keys meet on BLOCK_N + 63 diagonals.
 constexpr int COLUMN_SPAN = SCORE_DIAGONAL_VALUES > 0 ? BLOCK_N + 64 : BLOCK_N;
+// With SCORE_DIAGONAL_BIAS_FORM (the host's forward_diagonal_bias_form) the diagonal values come
+// a second time, as pairs: two more arrays.
 constexpr int COLUMN_REGION = (WARP_SPECIALIZED ? NUM_WARPS / 4 : 1) * 2 * 2 *
-                              (MASK_COLUMN_VALUES + SCORE_COLUMN_VALUES + SCORE_DIAGONAL_VALUES) * COLUMN_SPAN * 4;
+                              (MASK_COLUMN_VALUES + SCORE_COLUMN_VALUES + SCORE_DIAGONAL_VALUES +
+                               (SCORE_DIAGONAL_BIAS_FORM ? 1 : 0)) * COLUMN_SPAN * 4;
 constexpr int SMEM_BYTES = Q_REGION + STAGES * STAGE_BYTES + O_STAGE_REGION + COLUMN_REGION + ALIGN_SLACK + BARRIER_BYTES;
 constexpr int PRODUCER_THREADS = WARP_SPECIALIZED ? 128 : 0;
 constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;

@@ -47,6 +47,7 @@ using T = bf16;  // element type of Q, K, V and O
 [[maybe_unused]] constexpr int MASK_COLUMN_VALUES = 0;
 [[maybe_unused]] constexpr int SCORE_COLUMN_VALUES = 0;
 [[maybe_unused]] constexpr int SCORE_DIAGONAL_VALUES = 0;
+[[maybe_unused]] constexpr bool SCORE_DIAGONAL_BIAS_FORM = false;
 
 constexpr int THREADS = NUM_WARPS * 32;
 constexpr int ROWS_PER_WARP = BLOCK_M / NUM_WARPS;
@@ -96,8 +97,11 @@ static_assert(O_STAGE_COLUMNS == 0 || (WARP_SPECIALIZED && O_STAGE_COLUMNS % 64 
 // The score_mod's diagonal values (SCORE_DIAGONAL_VALUES, forward_score_diagonal_values) take
 // BLOCK_N + 64 words an array: a warpgroup's 64 rows and BLOCK_N keys meet on BLOCK_N + 63 diagonals.
 constexpr int COLUMN_SPAN = SCORE_DIAGONAL_VALUES > 0 ? BLOCK_N + 64 : BLOCK_N;
+// With SCORE_DIAGONAL_BIAS_FORM (the host's forward_diagonal_bias_form) the diagonal values come
+// a second time, as pairs: two more arrays.
 constexpr int COLUMN_REGION = (WARP_SPECIALIZED ? NUM_WARPS / 4 : 1) * 2 * 2 *
-                              (MASK_COLUMN_VALUES + SCORE_COLUMN_VALUES + SCORE_DIAGONAL_VALUES) * COLUMN_SPAN * 4;
+                              (MASK_COLUMN_VALUES + SCORE_COLUMN_VALUES + SCORE_DIAGONAL_VALUES +
+                               (SCORE_DIAGONAL_BIAS_FORM ? 1 : 0)) * COLUMN_SPAN * 4;
 constexpr int SMEM_BYTES = Q_REGION + STAGES * STAGE_BYTES + O_STAGE_REGION + COLUMN_REGION + ALIGN_SLACK + BARRIER_BYTES;
 constexpr int PRODUCER_THREADS = WARP_SPECIALIZED ? 128 : 0;
 constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;
@@ -312,7 +316,6 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
   const int cw = warp - 4;  // consumer warp: rows cw * 16 .. of the tile
   const int warpgroup = cw / 4;
   const int warp_row0 = cw * ROWS_PER_WARP;
-  const float exp_scale = SCORE_IS_IDENTITY ? p.scale_log2 : 1.f;
 
   // The loop overlaps inside the warpgroup: step t issues S(t) = Q K(t)^T and O += P(t-1) V(t-1)
   // together, waits for S only, and runs the mods and the softmax of tile t while the tensor cores
@@ -384,6 +387,12 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
   // full form fit before).
   constexpr bool LAZY_RESCALE = OVERLAP && DV_GEMM >= 64 && (DV <= 128 || !MODS_READ_BUFFERS) &&
                                 (CONSUMER_WARPGROUPS != 3 || !HAS_MASK);
+  // DIAGONAL_BIAS (the host's forward_diagonal_bias_form, and the overlap): the score_mod's
+  // diagonal value, `score + V`, goes into S's accumulators ahead of the product (see the loop),
+  // whose scores then stay in the accumulators' units as unmodified ones do, scaled into base 2 by
+  // exp_scale: the score_mod's scale, log2(e) in. Other scores are in base 2 after their mods.
+  constexpr bool DIAGONAL_BIAS = SCORE_DIAGONAL_BIAS_FORM && OVERLAP;
+  const float exp_scale = DIAGONAL_BIAS ? p.score_scale * 1.44269502f : SCORE_IS_IDENTITY ? p.scale_log2 : 1.f;
   auto open_window = [&]() {
     if constexpr (PING_PONG) named_barrier_sync(3 + warpgroup, 256);
   };
@@ -429,8 +438,9 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
       for (int i = 0; i < 4; ++i) acc_o[0][j][i] = 0.f;
 
     float acc_s[M_TILES][N_TILES][4];
-    auto issue_scores = [&](u32 smem_k) {
-      wgmma_issue_scores<Q_IN_REGISTERS, BLOCK_N, D_REDUCE, QTile, KTile>(acc_s[0], q_fragments, smem_q, smem_k, warpgroup);
+    auto issue_scores = [&](u32 smem_k, int accumulate = 0) {
+      wgmma_issue_scores<Q_IN_REGISTERS, BLOCK_N, D_REDUCE, QTile, KTile>(acc_s[0], q_fragments, smem_q, smem_k, warpgroup,
+                                                                          accumulate);
     };
     u32 pa[BLOCK_N / 16][4];
     float alpha[M_TILES][2];
@@ -452,12 +462,14 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
         apply_tile_mods<decltype(masked)::value, decltype(bounds)::value, CLAMP>(
             acc_s, p, mod, b, h, q_start + warp_row0, kv_start, q_len, kv_len, g, t4, errors, affine_rows);
       };
+      // (DIAGONAL_BIAS: a full interior tile's accumulators hold its scores already.)
+      constexpr bool plain = !SCORE_IS_IDENTITY && !DIAGONAL_BIAS;
       if (rows_cross && !bounds_tile) {
         auto apply_mods = [&](auto masked, auto bounds) { apply_mods_clamping(masked, bounds, BoolConstant<true>()); };
-        run_tile_pass<HAS_MASK, true>(false, masked_tile, /*plain=*/!SCORE_IS_IDENTITY, apply_mods);
+        run_tile_pass<HAS_MASK, true>(false, masked_tile, plain, apply_mods);
       } else {
         auto apply_mods = [&](auto masked, auto bounds) { apply_mods_clamping(masked, bounds, BoolConstant<false>()); };
-        run_tile_pass<HAS_MASK, IS_DIVISIBLE>(bounds_tile, masked_tile, /*plain=*/!SCORE_IS_IDENTITY, apply_mods);
+        run_tile_pass<HAS_MASK, IS_DIVISIBLE>(bounds_tile, masked_tile, plain, apply_mods);
       }
     };
     auto scores_to_probabilities = [&](int t) {
@@ -503,7 +515,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
     } else {
       k_ring.wait_full(fill);
       open_window();
-      issue_scores(stage_k(fill));
+      issue_scores(stage_k(fill), DIAGONAL_BIAS);
       close_window();
       wgmma_wait<0>();
       wgmma_fence_operands(acc_s[0]);
@@ -528,7 +540,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
         f.advance();
         k_ring.wait_full(f);
         open_window();
-        issue_scores(stage_k(f));
+        issue_scores(stage_k(f), DIAGONAL_BIAS);
         if constexpr (RESCALE_IN_WINDOW)
           if (rescale_pending) rescale_output(acc_o, alpha);  // to tile t-1's max, under S(t)
         // V(t-1)'s wait (its try_wait round trip, and the clearing past a sequence's end) runs under
