@@ -508,12 +508,10 @@ std::vector<NodePtr> column_values(const NodePtr& root) { return largest_values(
 
 std::vector<NodePtr> diagonal_values(const NodePtr& root) { return largest_values(root, is_diagonal_value); }
 
-bool diagonal_value_is_added_to_score(const NodePtr& root) {
-  if (root->kind != NodeKind::binary || root->binary_op != BinaryOp::add || root->type != ScalarType::floating ||
-      root->operands.size() != 2)
+bool diagonal_value_is_added_to_score(const NodePtr& root, const std::vector<NodePtr>& values) {
+  if (values.size() != 1 || root->kind != NodeKind::binary || root->binary_op != BinaryOp::add ||
+      root->type != ScalarType::floating || root->operands.size() != 2)
     return false;
-  const auto values = diagonal_values(root);
-  if (values.size() != 1) return false;
   auto is_score = [](const Node& n) { return n.kind == NodeKind::variable && n.variable == Variable::score; };
   auto is_bias = [&](const Node& n) { return n.type == ScalarType::floating && same_tree(n, *values[0]); };
   const Node& lhs = *root->operands[0];

@@ -23,8 +23,9 @@ std::vector<NodePtr> column_values(const NodePtr& root);
 /// coefficients cancel), and do not read the score (`rel[h][kv_idx - q_idx + 4096]`, a T5
 /// bucket's table read). A kernel can compute them once per diagonal of a tile.
 std::vector<NodePtr> diagonal_values(const NodePtr& root);
-/// Whether the score_mod `root` is `score + V` or `V + score`, V its one diagonal value and a float.
-bool diagonal_value_is_added_to_score(const NodePtr& root);
+/// Whether the score_mod `root` is `score + V` or `V + score`, V its one diagonal value (`values`,
+/// diagonal_values(root)) and a float.
+bool diagonal_value_is_added_to_score(const NodePtr& root, const std::vector<NodePtr>& values);
 /// For a mask with column values: the function that computes one key's values and their reads'
 /// error bits, and the mask with the values read from those arrays (Expr::emit_cuda_columns).
 std::string emit_cuda_column_functions(const Node& root, const std::string& values_name, const std::string& mask_name);

@@ -65,13 +65,15 @@ Expr::Expr(ModKind kind, std::shared_ptr<const expr::Node> root, Declarations de
   // Counted once, on the tree the emitters emit: the kernels' shared-memory sizes ask on every call.
   const auto emitted = expr::propagate_equalities(root_);
   column_values_ = static_cast<int>(expr::column_values(emitted).size());
-  if (kind_ == ModKind::score) diagonal_values_ = static_cast<int>(expr::diagonal_values(emitted).size());
+  const std::vector<expr::NodePtr> diagonals =
+      kind_ == ModKind::score ? expr::diagonal_values(emitted) : std::vector<expr::NodePtr>{};
+  diagonal_values_ = static_cast<int>(diagonals.size());
   if (diagonal_values_ > 0) {
     // Differentiated only for the mods with diagonal values (relative tables, T5 buckets).
     gradient_diagonal_values_ =
         !expr::diagonal_values(expr::propagate_equalities(expr::differentiate_by_score(root_))).empty();
     diagonal_kv_affine_ = expr::kv_affine_form(emitted).has_value();
-    diagonal_added_ = expr::diagonal_value_is_added_to_score(emitted);
+    diagonal_added_ = expr::diagonal_value_is_added_to_score(emitted, diagonals);
   }
 }
 

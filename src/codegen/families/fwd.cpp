@@ -70,12 +70,16 @@ size_t column_buffer_bytes(const KernelSpec& s, int values, int span) {
   return pairs * 2 * 2 * static_cast<size_t>(values) * static_cast<size_t>(span) * 4;
 }
 
+// Whether the forward stages its diagonal values a second time as the bias form's pairs: they
+// take one more value's two arrays (the template's SCORE_DIAGONAL_BIAS_FORM).
+bool diagonal_bias_pairs(const KernelSpec& s) {
+  return forward_score_diagonal_values(s) > 0 && forward_diagonal_bias_form(s);
+}
+
 size_t column_value_bytes(const KernelSpec& s, int values) {
   if (values == 0) return 0;
-  const bool diagonals = forward_score_diagonal_values(s) > 0;
-  // The bias form's pairs (forward_diagonal_bias_form) take one more value's two arrays.
-  return column_buffer_bytes(s, values + (diagonals && forward_diagonal_bias_form(s) ? 1 : 0),
-                             s.config.block_n + (diagonals ? 64 : 0));
+  return column_buffer_bytes(s, values + (diagonal_bias_pairs(s) ? 1 : 0),
+                             s.config.block_n + (forward_score_diagonal_values(s) > 0 ? 64 : 0));
 }
 
 // Words of the warp-specialised kernel's published work tile: its index, query tile, head and
@@ -169,7 +173,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(int_constant("MASK_COLUMN_VALUES", mask_column_values));
   constants.push_back(int_constant("SCORE_COLUMN_VALUES", score_column_values));
   constants.push_back(int_constant("SCORE_DIAGONAL_VALUES", score_diagonal_values));
-  constants.push_back(bool_constant("SCORE_DIAGONAL_BIAS_FORM", score_diagonal_values > 0 && forward_diagonal_bias_form(s)));
+  constants.push_back(bool_constant("SCORE_DIAGONAL_BIAS_FORM", diagonal_bias_pairs(s)));
   ctx["warp_specialized"] = s.config.warp_specialized;
   ctx["mask_columns"] = mask_column_values > 0;
   ctx["score_columns"] = score_column_values > 0;
