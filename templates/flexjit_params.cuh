@@ -29,6 +29,33 @@ struct FlexjitSeqLens {
 };
 
 // Forward attention: O = softmax(score_mod(scale * Q K^T) masked) V, LSE per row.
+// The score_mod's diagonal values of one call, written by the diagonal_table kernel ahead of the
+// forward that reads them (codegen::forward_diagonal_table: `score + V`, V reading neither b,
+// q_len nor kv_len). Row h (a query head) holds `row` pairs; pair i is (V(d), V(d + 1)) at
+// diagonal d = kv_idx - q_idx = i - origin, times the forward's 1 / (score_scale log2 e) (the
+// accumulators' units), 0 off the call's diagonals. 16-byte aligned rows: the forward's producer
+// copies a tile's slice of pairs in one bulk copy.
+struct FlexjitDiagonalTable {
+  const void* pairs;        // [heads][row] 8-byte pairs of fp32
+  const unsigned* errors;   // [heads][row]: the error bits of V(d) (out-of-bounds buffer reads)
+  const unsigned* any_error;  // one word: the OR of every entry of `errors`
+  int origin;
+  int row;
+};
+
+// The diagonal_table kernel's parameters: the table above, written.
+struct FlexjitDiagonalTableParams {
+  void* pairs;  // 8-byte pairs of fp32
+  unsigned* errors;
+  unsigned* any_error;  // zeroed by the host before the launch
+  int heads;
+  int q_len;
+  int kv_len;
+  int origin;
+  int row;
+  float to_accumulator;  // 1 / (score_scale log2 e)
+};
+
 struct FlexjitFwdParams {
   const void* q;  // [B, Hq, Sq, D]   (strides in elements; last dimension contiguous)
   const void* k;  // [B, Hkv, Skv, D]
@@ -57,6 +84,9 @@ struct FlexjitFwdParams {
   // Warp-specialised kernel: (batch, query head) pairs per section of its walk, at least 1
   // (codegen::forward_tile_section).
   int tile_section;
+  // Warp-specialised kernel with SCORE_DIAGONAL_TABLE: the score_mod's diagonal values as the
+  // diagonal_table kernel wrote them for this call (FlexjitDiagonalTableParams); zeros otherwise.
+  FlexjitDiagonalTable diagonals;
 };
 
 // A TMA tensor map (the driver's CUtensorMap, encoded on the host by cuTensorMapEncodeTiled):

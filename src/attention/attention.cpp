@@ -24,6 +24,7 @@
 #include "attention/buffer_grads.hpp"
 #include "attention/bwd_head_splits.hpp"
 #include "attention/stream_fork.hpp"
+#include "attention/diagonal_table.hpp"
 #include "attention/stream_scratch.hpp"
 #include "attention/tensor_checks.hpp"
 #include "codegen/mod_args.hpp"
@@ -641,6 +642,12 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
         FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(counter->data()), 0, sizeof(unsigned), s));
         call.tile_counter = static_cast<unsigned*>(counter->data());
       }
+      // The bias form's values from a table of the call's diagonals (forward_diagonal_table),
+      // written ahead of the forward on the same stream.
+      std::optional<attention::StreamScratch> diagonal_table;
+      if (codegen::forward_diagonal_table(ks))
+        call.diagonals = attention::write_diagonal_table(ks, impl_->target_arch(), shape.q_heads, shape.q_len,
+                                                         shape.kv_len, call.score_scale, mod_args, diagonal_table, s);
       call.tile_section = codegen::forward_tile_section(ks, shape.q_heads * shape.batch, configured.tiles(), shape.kv_len,
                                                         static_cast<int>(configured.geometry().grid.x),
                                                         call.tile_counter != nullptr);

@@ -812,13 +812,24 @@ TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedForward) {
   // offsets_32: the 32-bit buffer reads that calls take (KernelSpec::buffer_offsets_32): beside
   // documents with 64-bit ones the kernel spills (232-640 bytes, against 488-996 reading per score).
   // bias: `score + V` (forward_diagonal_bias_form, where two or more consumer warpgroups stage them).
-  struct Case { const char* score; const char* mask; int values; bool offsets_32 = false; bool bias = false; };
+  // table: its values from the call's diagonal table (forward_diagonal_table: V reads neither b,
+  // q_len nor kv_len; two consumer warpgroups, up to 128-key tiles).
+  struct Case {
+    const char* score;
+    const char* mask;
+    int values;
+    bool offsets_32 = false;
+    bool bias = false;
+    bool table = false;
+  };
   const Case cases[] = {
-      {"score + relh[h][kv_idx - q_idx + 4096]", "q_idx >= kv_idx", 1, false, true},
-      {"score + relh[h][kv_idx - q_idx + 4096]", "", 1, false, true},
+      {"score + relh[h][kv_idx - q_idx + 4096]", "q_idx >= kv_idx", 1, false, true, true},
+      {"score + relh[h][kv_idx - q_idx + 4096]", "", 1, false, true, true},
+      {"score + relh[h][kv_idx - q_idx + q_len - 1]", "q_idx >= kv_idx", 1, false, true, false},
+      {"score + relh[b % 2][kv_idx - q_idx + 4096]", "", 1, false, true, false},
       {"score * 0.5 + rel[q_idx - kv_idx + 999] + relh[h % 2][kv_idx - q_idx + 999]", "q_idx + 40 >= kv_idx", 2},
       {"score + t5[h][where(kv_idx - q_idx > 0, 16, 0) + where(abs(kv_idx - q_idx) < 8, abs(kv_idx - q_idx), "
-       "min(15, 8 + int(log(float(abs(kv_idx - q_idx)) / 8.0) / log(16.0) * 8.0)))]", "", 1, false, true},
+       "min(15, 8 + int(log(float(abs(kv_idx - q_idx)) / 8.0) / log(16.0) * 8.0)))]", "", 1, false, true, true},
       {"score + relh[h][kv_idx - q_idx + 4096]", "doc[q_idx] == doc[kv_idx]", 1, true},  // beside the mask's column values
       {"score + kb[kv_idx] + rel[kv_idx - q_idx + 999]", "", 0},                  // the score_mod's column values
       {"score + slope[h] * float(kv_idx - q_idx)", "q_idx >= kv_idx", 0}};          // ALiBi: the affine pass
@@ -848,6 +859,19 @@ TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedForward) {
       EXPECT_NE(src.text.find(std::string("[[maybe_unused]] constexpr bool SCORE_DIAGONAL_BIAS_FORM = ") +
                               (bias ? "true" : "false") + ";"),
                 std::string::npos) << label;
+      const bool table = c.table && spec.config.num_warps == 8 && spec.config.block_n <= 128;
+      EXPECT_EQ(forward_diagonal_table(spec), table) << label;
+      EXPECT_NE(src.text.find(std::string("[[maybe_unused]] constexpr bool SCORE_DIAGONAL_TABLE = ") +
+                              (table ? "true" : "false") + ";"),
+                std::string::npos) << label;
+      if (table) {
+        // The table's own kernel: its variant header has the values function, and it compiles.
+        const KernelSpec table_spec = diagonal_table_kernel_spec(spec);
+        const jit::Source table_src = render(table_spec);
+        EXPECT_NE(table_src.headers.at("flexjit_variant.cuh").find("flexjit_score_diagonals(int b, int h, int kv_idx"),
+                  std::string::npos) << label;
+        expect_staged_values_kernel_compiles(table_spec, label + " (table)", 0);
+      }
       if (bias) {
         // A negative scale, and a positive one below 2^-20, add the values per score.
         KernelSpec negative = spec, small = spec;
