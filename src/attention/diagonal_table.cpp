@@ -12,8 +12,8 @@ namespace flexjit::attention {
 
 DiagonalTableLayout diagonal_table_layout(int heads, int q_len, int kv_len) {
   DiagonalTableLayout layout;
-  const long long origin = (static_cast<long long>(q_len) + 1) / 2 * 2 + 128;
-  const long long row = (origin + kv_len + 256 + 1) / 2 * 2;
+  const long long origin = (static_cast<long long>(q_len) + 1) / 2 * 2 + 256;
+  const long long row = (origin + kv_len + 384 + 1) / 2 * 2;
   if (row > (1ll << 30))
     throw ShapeError("the diagonal table of " + std::to_string(q_len) + " queries and " + std::to_string(kv_len) +
                      " keys has more than 2^30 entries a head");

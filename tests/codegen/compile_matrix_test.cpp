@@ -859,7 +859,9 @@ TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedForward) {
       EXPECT_NE(src.text.find(std::string("[[maybe_unused]] constexpr bool SCORE_DIAGONAL_BIAS_FORM = ") +
                               (bias ? "true" : "false") + ";"),
                 std::string::npos) << label;
-      const bool table = c.table && spec.config.num_warps == 8 && spec.config.block_n <= 128;
+      // (Three warpgroups at d64 with 128-key tiles: under masks that read no buffer.)
+      const bool table = c.table && (spec.config.num_warps == 8 || (spec.config.num_warps == 12 && d == 64)) &&
+                         spec.config.block_n <= 128;
       EXPECT_EQ(forward_diagonal_table(spec), table) << label;
       EXPECT_NE(src.text.find(std::string("[[maybe_unused]] constexpr bool SCORE_DIAGONAL_TABLE = ") +
                               (table ? "true" : "false") + ";"),
@@ -882,7 +884,9 @@ TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedForward) {
         EXPECT_NE(small.describe().find(" small_scale=1"), std::string::npos) << label;
         EXPECT_EQ(spec.describe().find("small_scale"), std::string::npos) << label;
       }
-      expect_staged_values_kernel_compiles(spec, label, 0);
+      // The table form on three warpgroups keeps its four Q descriptors in local memory (44 bytes:
+      // the loop reads them from L1, and ran 1.08x the two-warpgroup tiles).
+      expect_staged_values_kernel_compiles(spec, label, table && spec.config.num_warps == 12 ? 48 : 0);
     }
 }
 

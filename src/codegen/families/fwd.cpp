@@ -258,7 +258,15 @@ std::vector<const char*> curated_configs(HeadClass hc) {
 // 382 -> 428 (m192), causal d64 370 -> 369.
 const char* hopper_default(const KernelSpec& s) {
   const int d = std::max(s.head_dim, s.head_dim_v);
-  if (d <= 64 && !s.has_mask() && !s.has_block_mask && s.score_is_identity()) return "m192n128w12s2ws";
+  // So do scores whose diagonal table takes them (forward_diagonal_table): their loop has no mods
+  // (H100, three rounds: T5 d64 1.085x and a per-head table d64 1.078x the 128-row tiles at S=4096,
+  // level at S=512; under a causal mask 0.935x, which keeps 128 rows; notes/perf.md "(zzzj)").
+  if (d <= 64 && !s.has_mask() && !s.has_block_mask) {
+    if (s.score_is_identity()) return "m192n128w12s2ws";
+    KernelSpec wide = s;
+    wide.config = BlockConfig::parse("m192n128w12s2ws");
+    if (forward_diagonal_table(wide)) return "m192n128w12s2ws";
+  }
   // Q and K up to 192 wide beside a V of at most 128 (MLA's prefill: 192 / 128) hold d128's score
   // and output registers, and 128-key tiles fit in shared memory: H200, 192/128, 1.09-1.19x the
   // 64-key tiles (noop, causal, GQA, ALiBi, sliding window, 136/72). Not for a mask with column
@@ -401,11 +409,17 @@ bool forward_diagonal_bias_form(const KernelSpec& spec) {
 }
 
 bool forward_diagonal_table(const KernelSpec& spec) {
-  // Two consumer warpgroups with up to 128-key tiles and Dv up to 128: the overlapped loop that the
-  // bias form needs (attention_fwd_ws.cu.j2's OVERLAP) for every such config. V must not read b,
-  // q_len or kv_len: the table has one row per query head, evaluated at the padded lengths.
+  // The overlapped loop that the bias form needs (attention_fwd_ws.cu.j2's OVERLAP): two consumer
+  // warpgroups with up to 128-key tiles and Dv up to 128, or three under a mask that reads no
+  // buffer (the loop then reads none) where S, P and O fit their 128 overlap registers (d64 with
+  // 128-key tiles: there ptxas spills 44 bytes, the Q descriptors, and the loop ran 1.08x the
+  // 128-row tiles; notes/perf.md "(zzzj)"). V must not read b, q_len or kv_len: the table has one
+  // row per query head, evaluated at the padded lengths.
+  const BlockConfig& c = spec.config;
+  const bool three_fit = c.num_warps == 12 && spec.mask_mod.buffers_read().empty() &&
+                         c.block_n / 2 + spec.head_dim_v / 2 + c.block_n / 4 <= 128;
   return forward_diagonal_bias_form(spec) && forward_score_diagonal_values(spec) == 1 &&
-         spec.config.num_warps == 8 && spec.config.block_n <= 128 && spec.head_dim_v <= 128 &&
+         (c.num_warps == 8 || three_fit) && c.block_n <= 128 && spec.head_dim_v <= 128 &&
          !spec.score_mod.uses("b") && !spec.score_mod.uses("q_len") && !spec.score_mod.uses("kv_len");
 }
 
