@@ -647,7 +647,8 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
       std::optional<attention::StreamScratch> diagonal_table;
       if (codegen::forward_diagonal_table(ks))
         call.diagonals = attention::write_diagonal_table(ks, impl_->target_arch(), shape.q_heads, shape.q_len,
-                                                         shape.kv_len, call.score_scale, mod_args, diagonal_table, s);
+                                                         shape.kv_len, call.score_scale, /*raw=*/false, mod_args,
+                                                         diagonal_table, s);
       call.tile_section = codegen::forward_tile_section(ks, shape.q_heads * shape.batch, configured.tiles(), shape.kv_len,
                                                         static_cast<int>(configured.geometry().grid.x),
                                                         call.tile_counter != nullptr);
@@ -854,6 +855,13 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
         call.kv_head_splits = head_splits;
       }
       FlexjitSeqLens call_lens = lens;
+      // The dK/dV kernel's values from a table of the call's diagonals (dkdv_diagonal_table),
+      // written ahead of it on its stream.
+      std::optional<attention::StreamScratch> diagonal_table;
+      if (codegen::dkdv_diagonal_table(ks))
+        call.diagonals = attention::write_diagonal_table(ks, impl_->target_arch(), shape.q_heads, shape.q_len,
+                                                         shape.kv_len, call.score_scale, /*raw=*/true, mod_args,
+                                                         diagonal_table, s);
       if (ks.config.warp_specialized) {
         FlexjitBwdTma maps = codegen::encode_backward_tma(q, k, v, dout, ks.config);
         if (codegen::dkdv_adds_dq_through_tensor_map(ks) && shape.q_len > 0)

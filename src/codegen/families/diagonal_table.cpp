@@ -13,9 +13,9 @@ constexpr int kThreads = 256;
 BlockConfig default_config(int, int) { return {128, 128, 8, 2}; }
 
 void validate(const KernelSpec& s) {
-  if (s.score_mod.diagonal_value_count() != 1 || !s.score_mod.diagonal_value_is_added_to_score())
+  if (s.score_mod.diagonal_value_count() != 1)
     throw UsageError("diagonal_table: score_mod " + s.score_mod.canonical() +
-                     " is not `score + V` with V one diagonal value (a relative-position table read, a T5 bucket's)");
+                     " does not have one diagonal value (a relative-position table read, a T5 bucket's)");
 }
 
 size_t shared_memory_bytes(const KernelSpec&) { return 0; }
