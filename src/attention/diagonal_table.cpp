@@ -24,12 +24,17 @@ DiagonalTableLayout diagonal_table_layout(int heads, int q_len, int kv_len, bool
   return layout;
 }
 
-FlexjitDiagonalTable write_diagonal_table(const codegen::KernelSpec& reader, const std::string& arch, int heads,
+FlexjitDiagonalTable write_diagonal_table(const codegen::KernelSpec& reader, const codegen::ReadyKernel* kernel,
+                                          const std::string& arch, int heads,
                                           int q_len, int kv_len, float score_scale, bool raw,
                                           const std::vector<unsigned char>& mod_args,
                                           std::optional<StreamScratch>& memory, Stream stream) {
   const DiagonalTableLayout layout = diagonal_table_layout(heads, q_len, kv_len, raw);
-  const auto kernel = codegen::ready_kernel(codegen::diagonal_table_kernel_spec(reader), arch);
+  std::shared_ptr<const codegen::ReadyKernel> looked_up;
+  if (kernel == nullptr) {
+    looked_up = codegen::ready_kernel(codegen::diagonal_table_kernel_spec(reader), arch);
+    kernel = looked_up.get();
+  }
   memory.emplace(layout.total_bytes(), stream);
   auto* base = static_cast<unsigned char*>(memory->data());
   FlexjitDiagonalTableParams p;

@@ -7,6 +7,7 @@
 
 #include "attention/stream_scratch.hpp"
 #include "codegen/kernel_spec.hpp"
+#include "codegen/kernel_store.hpp"
 #include "flexjit/device.hpp"
 #include "../../templates/flexjit_params.cuh"
 
@@ -31,7 +32,9 @@ DiagonalTableLayout diagonal_table_layout(int heads, int q_len, int kv_len, bool
 // it), and returns the reader's view: the forward's pairs, or with `raw` (the dK/dV kernel's) V's
 // bits a word an entry. `mod_args`: the call's packed arguments, which the table's kernel shares
 // with the reader. `score_scale`: the forward's (FlexjitFwdParams::score_scale; unused with raw).
-FlexjitDiagonalTable write_diagonal_table(const codegen::KernelSpec& reader, const std::string& arch, int heads,
+// `kernel`: the table's kernel for `reader` where the caller has it loaded, else null (looked up).
+FlexjitDiagonalTable write_diagonal_table(const codegen::KernelSpec& reader, const codegen::ReadyKernel* kernel,
+                                          const std::string& arch, int heads,
                                           int q_len, int kv_len, float score_scale, bool raw,
                                           const std::vector<unsigned char>& mod_args,
                                           std::optional<StreamScratch>& memory, Stream stream);

@@ -612,9 +612,7 @@ int dkdv_score_diagonal_values(const KernelSpec& spec) {
 bool dkdv_diagonal_table(const KernelSpec& spec) {
   // One value that reads neither b, q_len nor kv_len (one table row per query head), and each
   // stage's slice beside the warpgroups' buffers (which a call whose table has errors still uses).
-  if (dkdv_score_diagonal_values(spec) != 1 || spec.score_mod.uses("b") || spec.score_mod.uses("q_len") ||
-      spec.score_mod.uses("kv_len"))
-    return false;
+  if (dkdv_score_diagonal_values(spec) != 1 || spec.score_mod.diagonal_values_read_batch_or_lengths()) return false;
   const families::WsLayout l = families::ws_layout(spec);
   return l.fixed + families::ws_dq_buffers(spec) * l.dq_buffer + families::diagonal_bytes(spec, 1) +
              families::diagonal_slices_bytes(spec, true) <=

@@ -420,7 +420,7 @@ bool forward_diagonal_table(const KernelSpec& spec) {
                          c.block_n / 2 + spec.head_dim_v / 2 + c.block_n / 4 <= 128;
   return forward_diagonal_bias_form(spec) && forward_score_diagonal_values(spec) == 1 &&
          (c.num_warps == 8 || three_fit) && c.block_n <= 128 && spec.head_dim_v <= 128 &&
-         !spec.score_mod.uses("b") && !spec.score_mod.uses("q_len") && !spec.score_mod.uses("kv_len");
+         !spec.score_mod.diagonal_values_read_batch_or_lengths();
 }
 
 // With one 4 MiB head per section (causal d256), the CTAs that took the last head's heaviest

@@ -398,7 +398,7 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
           if constexpr (SCORE_DIAGONAL_TABLE) {
             const DiagonalSlice slice = diagonal_slice(p.diagonals, w.m_tile * BLOCK_M, kv0);
             bulk_load(dst + KTile::kBytes + VTile::kBytes,
-                      static_cast<const uint2*>(p.diagonals.pairs) + static_cast<long long>(w.h) * p.diagonals.row +
+                      static_cast<const uint2*>(p.diagonals.entries) + static_cast<long long>(w.h) * p.diagonals.row +
                           slice.first_pair,
                       DIAGONAL_SLICE_PAIRS * 8, k_bar);
           }
@@ -473,10 +473,14 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
       CONSUMER_WARPGROUPS == 3 ? 128 : BLOCK_N > 128 ? 196 : DV > 128 && !LEAN_REGISTERS ? 176 : 160;
   // (O's registers are counted at V's tile width, as when the budgets above were measured; O's
   // accumulators hold O_TILES, no more.)
+  // SCORE_DIAGONAL_TABLE: the loop reads no buffer (the host keeps masks that read one off the
+  // table form with three warpgroups), and its scores come out of the product as unmodified ones.
+  constexpr bool LOOP_READS_BUFFERS = MODS_READ_BUFFERS && !(SCORE_DIAGONAL_TABLE && CONSUMER_WARPGROUPS == 3);
+  constexpr bool LOOP_SCORES_PLAIN = SCORE_IS_IDENTITY || SCORE_DIAGONAL_TABLE;
   constexpr bool OVERLAP =
       NUM_WARPS == 4 ||
       ((!WIDE_TILE ||
-        (!MODS_READ_BUFFERS && (CONSUMER_WARPGROUPS < 3 || (SCORE_IS_IDENTITY && (!HAS_MASK || !LEAN_REGISTERS))))) &&
+        (!LOOP_READS_BUFFERS && (CONSUMER_WARPGROUPS < 3 || (LOOP_SCORES_PLAIN && (!HAS_MASK || !LEAN_REGISTERS))))) &&
        N_TILES * 4 + (DV / 8) * 4 + (BLOCK_N / 16) * 4 <= OVERLAP_REGISTERS);
   // LAZY_RESCALE: the overlap's tiles after the first take the lazy rescale
   // (softmax_probabilities_lazy): the running max moves, and O takes a rescale, only where some row
