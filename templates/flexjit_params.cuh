@@ -29,6 +29,35 @@ struct FlexjitSeqLens {
 };
 
 // Forward attention: O = softmax(score_mod(scale * Q K^T) masked) V, LSE per row.
+// The score_mod's diagonal values of one call, written by the diagonal_table kernel ahead of the
+// kernel that reads them (codegen::forward_diagonal_table, dkdv_diagonal_table: V reading neither
+// b, q_len nor kv_len). Row h (a query head) holds `row` entries; entry i is diagonal
+// d = kv_idx - q_idx = i - origin, 0 off the call's diagonals. The forward's are 8-byte pairs
+// (V(d), V(d + 1)) times its 1 / (score_scale log2 e) (the accumulators' units), the dK/dV
+// kernel's V(d)'s bits as the score_mod reads them (`raw`). 16-byte aligned rows: the kernels'
+// producers copy a tile's slice in one bulk copy.
+struct FlexjitDiagonalTable {
+  const void* entries;      // [heads][row]
+  const unsigned* errors;   // [heads][row]: the error bits of V(d) (out-of-bounds buffer reads)
+  const unsigned* any_error;  // one word: the OR of every entry of `errors`
+  int origin;
+  int row;
+};
+
+// The diagonal_table kernel's parameters: the table above, written.
+struct FlexjitDiagonalTableParams {
+  void* entries;
+  unsigned* errors;
+  unsigned* any_error;  // zeroed by the host before the launch
+  int heads;
+  int q_len;
+  int kv_len;
+  int origin;
+  int row;
+  float to_accumulator;  // 1 / (score_scale log2 e); the pairs' only
+  int raw;  // 1: 4-byte words of V's bits (the dK/dV kernel's); 0: the forward's pairs
+};
+
 struct FlexjitFwdParams {
   const void* q;  // [B, Hq, Sq, D]   (strides in elements; last dimension contiguous)
   const void* k;  // [B, Hkv, Skv, D]
@@ -57,6 +86,9 @@ struct FlexjitFwdParams {
   // Warp-specialised kernel: (batch, query head) pairs per section of its walk, at least 1
   // (codegen::forward_tile_section).
   int tile_section;
+  // Warp-specialised kernel with SCORE_DIAGONAL_TABLE: the score_mod's diagonal values as the
+  // diagonal_table kernel wrote them for this call (FlexjitDiagonalTableParams); zeros otherwise.
+  FlexjitDiagonalTable diagonals;
 };
 
 // A TMA tensor map (the driver's CUtensorMap, encoded on the host by cuTensorMapEncodeTiled):
@@ -192,6 +224,9 @@ struct FlexjitBwdParams {
   // third kernel sums each kv head's splits in order into dK and dV.
   float* dkdv_partial;
   int kv_head_splits;
+  // The warp-specialised dK/dV kernel with SCORE_DIAGONAL_TABLE: the score_mod's diagonal values
+  // as the diagonal_table kernel wrote them for this call (raw words); zeros otherwise.
+  FlexjitDiagonalTable diagonals;
 };
 
 // The first query head (within its GQA group of `group`) of split `split` of `splits`

@@ -66,7 +66,8 @@ CommandRegistrar registrar("emit", "Render kernels and write their .cu, .ptx or 
   };
   auto o = std::make_shared<Options>();
   app.add_option("--family", o->family,
-                 "kernel family: fwd, bwd_preprocess, bwd_dq, bwd_dkdv, decode, decode_combine, block_mask, builtin; bwd is all three "
+                 "kernel family: fwd, bwd_preprocess, bwd_dq, bwd_dkdv, bwd_buffer_grad, decode, decode_combine, block_mask, "
+                 "diagonal_table, builtin; bwd is all three "
                  "backward kernels (-o NAME.EXT writes NAME.<family>.EXT for each; context: one JSON object by family)")
       ->capture_default_str();
   o->variant.add_mod_flags(app);

@@ -278,6 +278,11 @@ class Expr {
   /// kernel can add to the scores' accumulators before Q K^T adds in, instead of once per score
   /// after it. False otherwise and for a mask_mod. Cached, as diagonal_value_count().
   bool diagonal_value_is_added_to_score() const;
+  /// For a score_mod with diagonal values: true when one of them reads b, q_len or kv_len, so
+  /// that a table of them per query head and diagonal (a kernel's diagonal table, evaluated once
+  /// per call) would not hold them; false otherwise and for a mask_mod. Cached, as
+  /// diagonal_value_count().
+  bool diagonal_values_read_batch_or_lengths() const;
   /// For a score_mod with diagonal values (N = diagonal_value_count()): emits
   ///   `void VALUES_NAME(int b, int h, int kv_idx, int q_len, int kv_len, const FlexjitModArgs&
   ///    args, unsigned (&flexjit_values)[N], unsigned (&flexjit_value_errors)[N])`,
@@ -328,6 +333,7 @@ class Expr {
   bool gradient_diagonal_values_ = false;  // gradient_has_diagonal_values()
   bool diagonal_kv_affine_ = false;        // diagonal_values_are_kv_affine()
   bool diagonal_added_ = false;            // diagonal_value_is_added_to_score()
+  bool diagonal_call_shape_ = false;       // diagonal_values_read_batch_or_lengths()
 };
 
 namespace expr {

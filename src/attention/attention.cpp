@@ -24,6 +24,7 @@
 #include "attention/buffer_grads.hpp"
 #include "attention/bwd_head_splits.hpp"
 #include "attention/stream_fork.hpp"
+#include "attention/diagonal_table.hpp"
 #include "attention/stream_scratch.hpp"
 #include "attention/tensor_checks.hpp"
 #include "codegen/mod_args.hpp"
@@ -70,6 +71,9 @@ struct Attention::Impl {
     KernelChoice choice;
     codegen::KernelSpec spec;
     std::shared_ptr<const codegen::ReadyKernel> kernel;
+    // The diagonal_table kernel where `spec` takes the table form (forward_diagonal_table,
+    // dkdv_diagonal_table), loaded with it: a repeat call looks nothing up for it.
+    std::shared_ptr<const codegen::ReadyKernel> diagonal_table;
   };
   static constexpr size_t kResolvedCapacity = 256;
   jit::LruMemo<std::shared_ptr<const Resolved>> resolved{kResolvedCapacity};
@@ -372,6 +376,9 @@ std::shared_ptr<const Attention::Impl::Resolved> resolve(Attention::Impl& impl, 
                             launch, stream);
   r->spec = attention_spec(family, impl.spec, impl.score, impl.mask, shape, block_mask, r->choice.config, arch);
   r->kernel = codegen::ready_kernel(r->spec, arch);
+  if ((family == codegen::Family::fwd && codegen::forward_diagonal_table(r->spec)) ||
+      (family == codegen::Family::bwd_dkdv && codegen::dkdv_diagonal_table(r->spec)))
+    r->diagonal_table = codegen::ready_kernel(codegen::diagonal_table_kernel_spec(r->spec), arch);
   impl.remember(r->choice, *r->kernel, true);
   return impl.resolved.insert(key, std::move(r));
 }
@@ -622,6 +629,7 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
   p.scale_log2 = scale * FLEXJIT_LOG2E;
   p.score_scale = scale * impl_->score_prescale;
 
+  const codegen::ReadyKernel* diagonal_table_kernel = nullptr;  // the resolved kernel's (candidates look theirs up)
   const auto launch = [&](const codegen::KernelSpec& ks, const codegen::ReadyKernel& kernel, Stream s) {
     codegen::CallShape geometry_shape = call_shape(shape);
     if (ks.config.warp_specialized) geometry_shape.sm_count = device_sm_count();
@@ -641,6 +649,13 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
         FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(counter->data()), 0, sizeof(unsigned), s));
         call.tile_counter = static_cast<unsigned*>(counter->data());
       }
+      // The bias form's values from a table of the call's diagonals (forward_diagonal_table),
+      // written ahead of the forward on the same stream.
+      std::optional<attention::StreamScratch> diagonal_table;
+      if (codegen::forward_diagonal_table(ks))
+        call.diagonals = attention::write_diagonal_table(ks, diagonal_table_kernel, impl_->target_arch(), shape.q_heads,
+                                                         shape.q_len, shape.kv_len, call.score_scale, /*raw=*/false,
+                                                         mod_args, diagonal_table, s);
       call.tile_section = codegen::forward_tile_section(ks, shape.q_heads * shape.batch, configured.tiles(), shape.kv_len,
                                                         static_cast<int>(configured.geometry().grid.x),
                                                         call.tile_counter != nullptr);
@@ -655,6 +670,7 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
     }
   };
   const auto fwd = resolve(*impl_, codegen::Family::fwd, spec.fwd_config, shape, block_mask, launch, stream);
+  diagonal_table_kernel = fwd->diagonal_table.get();
   launch(fwd->spec, *fwd->kernel, stream);
 }
 
@@ -827,6 +843,7 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
     std::optional<attention::StreamScratch> dkdv_partial;
     size_t dkdv_partial_bytes = 0;
     int head_splits = 1;
+    const codegen::ReadyKernel* dkdv_table_kernel = nullptr;  // the resolved kernel's (candidates look theirs up)
     const auto launch_dkdv = [&](const codegen::KernelSpec& ks, const codegen::ReadyKernel& kernel, Stream s) {
       dkdv_launched = true;
       codegen::CallShape geometry_shape = call_shape(shape);
@@ -847,6 +864,13 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
         call.kv_head_splits = head_splits;
       }
       FlexjitSeqLens call_lens = lens;
+      // The dK/dV kernel's values from a table of the call's diagonals (dkdv_diagonal_table),
+      // written ahead of it on its stream.
+      std::optional<attention::StreamScratch> diagonal_table;
+      if (codegen::dkdv_diagonal_table(ks))
+        call.diagonals = attention::write_diagonal_table(ks, dkdv_table_kernel, impl_->target_arch(), shape.q_heads,
+                                                         shape.q_len, shape.kv_len, call.score_scale, /*raw=*/true,
+                                                         mod_args, diagonal_table, s);
       if (ks.config.warp_specialized) {
         FlexjitBwdTma maps = codegen::encode_backward_tma(q, k, v, dout, ks.config);
         if (codegen::dkdv_adds_dq_through_tensor_map(ks) && shape.q_len > 0)
@@ -897,6 +921,7 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
         zero(p.dq_accum, accum_floats * sizeof(float));
       if (dkdv_launched && p.dq_first != nullptr) zero_first();
       if (plan.ordered) zero_turns();
+      dkdv_table_kernel = dkdv_kernel->diagonal_table.get();
       launch_dkdv(dkdv_kernel->spec, *dkdv_kernel->kernel, stream);
       codegen::ConfiguredKernel(*pre_kernel->kernel, call_shape(shape), 1).launch(stream, {&p});
       if (head_splits > 1) {  // dK and dV: the splits' sums
@@ -912,6 +937,7 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
     const auto dq_kernel = resolve(*impl_, Family::bwd_dq, spec.bwd_dq_config, shape, block_mask, launch_dq, stream);
     // dQ on a side stream, concurrent with dK/dV: each kernel's tail fills with the other's blocks.
     attention::StreamFork fork(stream);
+    dkdv_table_kernel = dkdv_kernel->diagonal_table.get();
     launch_dkdv(dkdv_kernel->spec, *dkdv_kernel->kernel, stream);
     launch_dq(dq_kernel->spec, *dq_kernel->kernel, fork.side());
     fork.join();  // before `delta` is freed on `stream`

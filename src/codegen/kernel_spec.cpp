@@ -143,6 +143,17 @@ KernelSpec block_mask_kernel_spec(const Expr& mask, int q_block, int kv_block, b
   return ks;
 }
 
+KernelSpec diagonal_table_kernel_spec(const KernelSpec& forward) {
+  KernelSpec ks;
+  ks.family = Family::diagonal_table;
+  ks.declarations = forward.declarations;
+  ks.score_mod = forward.score_mod;
+  ks.mask_mod = forward.mask_mod;
+  ks.buffer_offsets_32 = forward.buffer_offsets_32;
+  ks.config = default_config(Family::diagonal_table, 0, 0);
+  return ks;
+}
+
 std::string KernelSpec::describe() const {
   const bool narrow = memory_head_dim() != head_dim || memory_head_dim_v() != head_dim_v;
   return descriptor(family).describe(*this) + (buffer_offsets_32 ? " buffer_offsets=32" : "") +
@@ -257,7 +268,8 @@ std::string variant_header(const KernelSpec& spec) {
                                                       prescale, kLog2e);
     out += "\n";
   }
-  if (forward_score_diagonal_values(spec) > 0 || dkdv_score_diagonal_values(spec) > 0) {
+  if (forward_score_diagonal_values(spec) > 0 || dkdv_score_diagonal_values(spec) > 0 ||
+      spec.family == Family::diagonal_table) {
     // The score_mod with its diagonal reads computed once per diagonal of a tile
     // (forward_score_diagonal_values, dkdv_score_diagonal_values).
     out += spec.score_mod.emit_cuda_prescaled_diagonals("flexjit_score_diagonals", "flexjit_score_mod_log2_columns",

@@ -74,6 +74,9 @@ Expr::Expr(ModKind kind, std::shared_ptr<const expr::Node> root, Declarations de
         !expr::diagonal_values(expr::propagate_equalities(expr::differentiate_by_score(root_))).empty();
     diagonal_kv_affine_ = expr::kv_affine_form(emitted).has_value();
     diagonal_added_ = expr::diagonal_value_is_added_to_score(emitted, diagonals);
+    for (const expr::NodePtr& value : diagonals)
+      for (expr::Variable v : {expr::Variable::b, expr::Variable::q_len, expr::Variable::kv_len})
+        diagonal_call_shape_ = diagonal_call_shape_ || expr::tree_uses(*value, v);
   }
 }
 
@@ -262,6 +265,7 @@ bool Expr::gradient_has_diagonal_values() const { return gradient_diagonal_value
 bool Expr::diagonal_values_are_kv_affine() const { return diagonal_kv_affine_; }
 
 bool Expr::diagonal_value_is_added_to_score() const { return diagonal_added_; }
+bool Expr::diagonal_values_read_batch_or_lengths() const { return diagonal_call_shape_; }
 
 std::string Expr::emit_cuda_prescaled_diagonals(const std::string& values_name, const std::string& score_name,
                                                 double prescale, double output_factor) const {

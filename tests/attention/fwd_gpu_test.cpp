@@ -930,6 +930,44 @@ TEST(FwdGpu, ScoreDiagonalValuesOutOfBounds) {
       {"m128n128w8s2ws", "m128n64w8s2ws", "m192n128w12s2ws"});
 }
 
+// The bias form's table (codegen::forward_diagonal_table) holds every diagonal of the call and
+// each one's error bits, and a forward counts them only where its tiles' scores read them: with
+// `near` read in bounds on every diagonal that the tiles of a causal window of 256 meet (q_idx -
+// kv_idx in [-127, 383] on the 128 x 128 blocks the block mask keeps, [-318, 573] on the 192-row
+// tiles that the mask's bounds walk keeps), and out of bounds on most of the table's others, the
+// call is silent and right against float64; a window of 600 reaches them and is reported. Rows and
+// keys past 1000 (the tails), d64 and d128, two and three consumer warpgroups (the table form with
+// three at d64: the loop overlaps, its scores plain); and beside it `q_len` in V, which keeps the
+// bias form's staging (the table has no row per length).
+TEST(FwdGpu, DiagonalTableErrorsCountWhereTilesReadThem) {
+  FLEXJIT_REQUIRE_HOPPER();
+  check_buffer_errors();
+  std::mt19937_64 rng(fresh_seed());
+  std::normal_distribution<double> normal(0.0, 1.0);
+  for (const char* config : {"m128n128w8s2ws", "m128n64w8s2ws", "m192n128w12s2ws"})
+    for (int D : {64, 128}) {
+      FwdProblem p = base(1000, D);
+      p.config = BlockConfig::parse(config);
+      p.use_block_mask = p.config->block_m != 192;  // 192-row tiles walk by the mask's bounds
+      TestBuffer near;
+      near.decl = BufferDecl{"near", DType::f32, {1024}};
+      for (int i = 0; i < 1024; ++i) near.values.push_back(2.0 * normal(rng));
+      p.buffers = {near};
+      const std::string label = std::string("diagonal table ") + config + " d" + std::to_string(D);
+      p.score_mod = "score + near[q_idx - kv_idx + 320]";
+      p.mask_mod = "q_idx >= kv_idx && q_idx - kv_idx < 256";
+      expect_close(p, label + ", window 256");
+      EXPECT_NO_THROW(check_buffer_errors()) << label;
+      p.mask_mod = "q_idx >= kv_idx && q_idx - kv_idx < 600";
+      expect_out_of_bounds_reported(p, label + ", window 600");
+      p.score_mod = "score + near[q_idx - kv_idx + 320 + (q_len - 1000)]";  // (the staging)
+      p.mask_mod = "q_idx >= kv_idx && q_idx - kv_idx < 256";
+      expect_close(p, label + ", window 256, q_len in V");
+      EXPECT_NO_THROW(check_buffer_errors()) << label;
+    }
+  EXPECT_NO_THROW(check_buffer_errors());
+}
+
 // A score_mod's diagonal values beside a mask's column values (documents), staged together on
 // the masked tiles of the warp-specialised forward: a mask's column value read out of bounds is
 // reported where the mask needs it and silent where a guard keeps it out (the mask's own error

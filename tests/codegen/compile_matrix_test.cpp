@@ -812,13 +812,24 @@ TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedForward) {
   // offsets_32: the 32-bit buffer reads that calls take (KernelSpec::buffer_offsets_32): beside
   // documents with 64-bit ones the kernel spills (232-640 bytes, against 488-996 reading per score).
   // bias: `score + V` (forward_diagonal_bias_form, where two or more consumer warpgroups stage them).
-  struct Case { const char* score; const char* mask; int values; bool offsets_32 = false; bool bias = false; };
+  // table: its values from the call's diagonal table (forward_diagonal_table: V reads neither b,
+  // q_len nor kv_len; two consumer warpgroups, up to 128-key tiles).
+  struct Case {
+    const char* score;
+    const char* mask;
+    int values;
+    bool offsets_32 = false;
+    bool bias = false;
+    bool table = false;
+  };
   const Case cases[] = {
-      {"score + relh[h][kv_idx - q_idx + 4096]", "q_idx >= kv_idx", 1, false, true},
-      {"score + relh[h][kv_idx - q_idx + 4096]", "", 1, false, true},
+      {"score + relh[h][kv_idx - q_idx + 4096]", "q_idx >= kv_idx", 1, false, true, true},
+      {"score + relh[h][kv_idx - q_idx + 4096]", "", 1, false, true, true},
+      {"score + relh[h][kv_idx - q_idx + q_len - 1]", "q_idx >= kv_idx", 1, false, true, false},
+      {"score + relh[b % 2][kv_idx - q_idx + 4096]", "", 1, false, true, false},
       {"score * 0.5 + rel[q_idx - kv_idx + 999] + relh[h % 2][kv_idx - q_idx + 999]", "q_idx + 40 >= kv_idx", 2},
       {"score + t5[h][where(kv_idx - q_idx > 0, 16, 0) + where(abs(kv_idx - q_idx) < 8, abs(kv_idx - q_idx), "
-       "min(15, 8 + int(log(float(abs(kv_idx - q_idx)) / 8.0) / log(16.0) * 8.0)))]", "", 1, false, true},
+       "min(15, 8 + int(log(float(abs(kv_idx - q_idx)) / 8.0) / log(16.0) * 8.0)))]", "", 1, false, true, true},
       {"score + relh[h][kv_idx - q_idx + 4096]", "doc[q_idx] == doc[kv_idx]", 1, true},  // beside the mask's column values
       {"score + kb[kv_idx] + rel[kv_idx - q_idx + 999]", "", 0},                  // the score_mod's column values
       {"score + slope[h] * float(kv_idx - q_idx)", "q_idx >= kv_idx", 0}};          // ALiBi: the affine pass
@@ -848,6 +859,21 @@ TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedForward) {
       EXPECT_NE(src.text.find(std::string("[[maybe_unused]] constexpr bool SCORE_DIAGONAL_BIAS_FORM = ") +
                               (bias ? "true" : "false") + ";"),
                 std::string::npos) << label;
+      // (Three warpgroups at d64 with 128-key tiles: under masks that read no buffer.)
+      const bool table = c.table && (spec.config.num_warps == 8 || (spec.config.num_warps == 12 && d == 64)) &&
+                         spec.config.block_n <= 128;
+      EXPECT_EQ(forward_diagonal_table(spec), table) << label;
+      EXPECT_NE(src.text.find(std::string("[[maybe_unused]] constexpr bool SCORE_DIAGONAL_TABLE = ") +
+                              (table ? "true" : "false") + ";"),
+                std::string::npos) << label;
+      if (table) {
+        // The table's own kernel: its variant header has the values function, and it compiles.
+        const KernelSpec table_spec = diagonal_table_kernel_spec(spec);
+        const jit::Source table_src = render(table_spec);
+        EXPECT_NE(table_src.headers.at("flexjit_variant.cuh").find("flexjit_score_diagonals(int b, int h, int kv_idx"),
+                  std::string::npos) << label;
+        expect_staged_values_kernel_compiles(table_spec, label + " (table)", 0);
+      }
       if (bias) {
         // A negative scale, and a positive one below 2^-20, add the values per score.
         KernelSpec negative = spec, small = spec;
@@ -858,7 +884,9 @@ TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedForward) {
         EXPECT_NE(small.describe().find(" small_scale=1"), std::string::npos) << label;
         EXPECT_EQ(spec.describe().find("small_scale"), std::string::npos) << label;
       }
-      expect_staged_values_kernel_compiles(spec, label, 0);
+      // The table form on three warpgroups keeps its four Q descriptors in local memory (44 bytes:
+      // the loop reads them from L1, and ran 1.08x the two-warpgroup tiles).
+      expect_staged_values_kernel_compiles(spec, label, table && spec.config.num_warps == 12 ? 48 : 0);
     }
 }
 
@@ -909,9 +937,19 @@ TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedDkdv) {
       if (values == 0) continue;
       EXPECT_NE(src.text.find("[[maybe_unused]] constexpr int SCORE_DIAGONAL_VALUES = " + std::to_string(values) + ";"),
                 std::string::npos) << label;
+      // One value (reading neither b, q_len nor kv_len): from the call's diagonal table
+      // (dkdv_diagonal_table), its slices in the buffers' place.
+      const bool table = values == 1;
+      EXPECT_EQ(dkdv_diagonal_table(spec), table) << label;
+      EXPECT_NE(src.text.find(std::string("[[maybe_unused]] constexpr bool SCORE_DIAGONAL_TABLE = ") +
+                              (table ? "true" : "false") + ";"),
+                std::string::npos) << label;
       // The ordered kernel at d64 spills beside these mods either way (ptxas, emit --ordered-dq
-      // --gqa 3: 80-108 bytes reading per score, 48-80 with the values).
-      expect_staged_values_kernel_compiles(spec, label, k.ordered ? 112 : 0);
+      // --gqa 3: 80-108 bytes reading per score, 48-80 with the values, 88-96 with the table's
+      // slices beside them). The table form keeps the staging for calls whose table has errors:
+      // beside both, the causal per-head table at d64 spills 8 bytes in the fast kernel, which ran
+      // its backward 1.225x main's all the same (H100, notes/perf.md "(zzzj)").
+      expect_staged_values_kernel_compiles(spec, label, k.ordered ? 112 : table ? 8 : 0);
     }
 }
 

@@ -41,8 +41,9 @@ void expect_dim(const jit::Dim3& d, unsigned x, unsigned y, unsigned z, const ch
 }
 
 TEST(FamilyRegistry, EveryFamilyByEnumAndName) {
-  const std::vector<std::string> names = {"fwd",    "bwd_preprocess", "bwd_dq",     "bwd_dkdv", "bwd_buffer_grad",
-                                          "decode", "decode_combine", "block_mask", "builtin"};
+  const std::vector<std::string> names = {"fwd",        "bwd_preprocess", "bwd_dq",  "bwd_dkdv",
+                                          "bwd_buffer_grad", "decode",   "decode_combine", "block_mask",
+                                          "diagonal_table",  "builtin"};
   ASSERT_EQ(all_families().size(), names.size());
   for (size_t i = 0; i < names.size(); ++i) {
     EXPECT_EQ(all_families()[i]->name, names[i]);
@@ -436,7 +437,7 @@ TEST(FamilyErrors, ParseFamilyListsTheRegistry) {
     FAIL() << "expected UsageError";
   } catch (const UsageError& e) {
     EXPECT_STREQ(e.what(), "unknown kernel family 'decoder' (known: fwd, bwd_preprocess, bwd_dq, bwd_dkdv, "
-                           "bwd_buffer_grad, decode, decode_combine, block_mask, builtin)");
+                           "bwd_buffer_grad, decode, decode_combine, block_mask, diagonal_table, builtin)");
   }
 }
 

@@ -488,7 +488,7 @@ TEST(KernelSpecValidation, UnknownFamily) {
   } catch (const UsageError& e) {
     EXPECT_STREQ(e.what(),
                  "unknown kernel family 'fwdd' (known: fwd, bwd_preprocess, bwd_dq, bwd_dkdv, bwd_buffer_grad, decode, decode_combine, "
-                 "block_mask, builtin)");
+                 "block_mask, diagonal_table, builtin)");
   }
   for (Family f : {Family::fwd, Family::bwd_preprocess, Family::bwd_dq, Family::bwd_dkdv, Family::block_mask,
                    Family::builtin_axpy})

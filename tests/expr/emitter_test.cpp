@@ -520,6 +520,22 @@ TEST(Emitter, DiagonalValueAddedToTheScore) {
   EXPECT_FALSE(mask_mod("table[kv_idx - q_idx + 9] > 0.0").diagonal_value_is_added_to_score());
 }
 
+// Whether a diagonal value reads b, q_len or kv_len: then no table per head and diagonal holds it
+// (the kernels' diagonal tables). Reads of them outside the values do not count.
+TEST(Emitter, DiagonalValuesReadingTheBatchOrLengths) {
+  EXPECT_FALSE(score_mod("score + bias[h][kv_idx - q_idx + 4096]").diagonal_values_read_batch_or_lengths());
+  EXPECT_FALSE(score_mod("score + bias[h][where(kv_idx - q_idx > 0, 16, 0) + min(15, abs(kv_idx - q_idx))]")
+                   .diagonal_values_read_batch_or_lengths());
+  EXPECT_TRUE(score_mod("score + bias[h][kv_idx - q_idx + q_len - 1]").diagonal_values_read_batch_or_lengths());
+  EXPECT_TRUE(score_mod("score + bias[h][kv_idx - q_idx + kv_len]").diagonal_values_read_batch_or_lengths());
+  EXPECT_TRUE(score_mod("score + bias[b][kv_idx - q_idx + 4096]").diagonal_values_read_batch_or_lengths());
+  EXPECT_TRUE(score_mod("score + table[kv_idx - q_idx + 9] + bias[b][q_idx - kv_idx + 4096]")
+                  .diagonal_values_read_batch_or_lengths());  // the second value
+  EXPECT_FALSE(score_mod("score * float(q_len) + bias[h][kv_idx - q_idx + 4096]").diagonal_values_read_batch_or_lengths());
+  EXPECT_FALSE(score_mod("score + bias[b][kv_idx]").diagonal_values_read_batch_or_lengths());  // no diagonal value
+  EXPECT_FALSE(mask_mod("table[kv_idx - q_idx + 9 + q_len] > 0.0").diagonal_values_read_batch_or_lengths());
+}
+
 // The diagonal values function evaluates each value with q_idx at 0 and the diagonal passed as
 // kv_idx; the score function is the column form's, reading the values from the arrays.
 TEST(Emitter, DiagonalValuesFeedThePrescaledScore) {

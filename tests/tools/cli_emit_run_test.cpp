@@ -321,7 +321,7 @@ TEST_F(CliEmitRun, EmitUsageErrors) {
                                 " flexjit accepts: " + archs + "\n"},
       {{"--family", "fwdd"},
        "error: unknown kernel family 'fwdd' (known: fwd, bwd_preprocess, bwd_dq, bwd_dkdv, bwd_buffer_grad, decode, decode_combine, "
-       "block_mask, builtin; bwd for all three backward kernels)\n"},
+       "block_mask, diagonal_table, builtin; bwd for all three backward kernels)\n"},
       {{"--family", "bwd", "--config", "m64n64w4s2g"},
        "error: --family bwd emits three kernels, each with its default block config; to choose a config, emit "
        "--family bwd_dq or --family bwd_dkdv on its own\n"},

@@ -173,6 +173,27 @@ TEST(ConfigSpace, DefaultsFitEveryDeviceClass) {
   KernelSpec softcap64 = spec_of(Family::fwd, 64);
   softcap64.score_mod = Expr::parse(ModKind::score, "30.0 * tanh(score / 30.0)");
   EXPECT_EQ(tune::default_for(softcap64, "sm_90a").str(), "m128n128w8s2ws");
+  // A score_mod whose diagonal table takes three warpgroups (codegen::forward_diagonal_table: T5
+  // buckets, relative tables) does too, without a mask; under one, at d128, with a negative scale
+  // (no bias form), or where V reads q_len (no table), two.
+  KernelSpec relative64 = spec_of(Family::fwd, 64);
+  relative64.declarations.buffers = {BufferDecl::parse("relh:f32:16x8191")};
+  relative64.score_mod = Expr::parse(ModKind::score, "score + relh[h][kv_idx - q_idx + 4095]", relative64.declarations);
+  relative64.mask_mod = Expr::parse(ModKind::mask, "true", relative64.declarations);
+  EXPECT_EQ(tune::default_for(relative64, "sm_90a").str(), "m192n128w12s2ws");
+  KernelSpec relative_negative = relative64;
+  relative_negative.negative_scale = true;
+  EXPECT_EQ(tune::default_for(relative_negative, "sm_90a").str(), "m128n128w8s2ws");
+  KernelSpec relative_q_len = relative64;
+  relative_q_len.score_mod =
+      Expr::parse(ModKind::score, "score + relh[h][kv_idx - q_idx + q_len - 1]", relative64.declarations);
+  EXPECT_EQ(tune::default_for(relative_q_len, "sm_90a").str(), "m128n128w8s2ws");
+  KernelSpec relative_causal = relative64;
+  relative_causal.mask_mod = Expr::parse(ModKind::mask, "q_idx >= kv_idx", relative64.declarations);
+  EXPECT_EQ(tune::default_for(relative_causal, "sm_90a").str(), "m128n128w8s2ws");
+  KernelSpec relative128 = relative64;
+  relative128.head_dim = relative128.head_dim_v = 128;
+  EXPECT_EQ(tune::default_for(relative128, "sm_90a").str(), "m128n128w8s2ws");
   KernelSpec tables64 = spec_of(Family::fwd, 64);
   tables64.has_block_mask = true;
   EXPECT_EQ(tune::default_for(tables64, "sm_90a").str(), "m128n128w8s2ws");

@@ -301,6 +301,14 @@ size_t diagonal_bytes(const KernelSpec& s, int values) {
          static_cast<size_t>(s.config.block_m + 64) * 4;
 }
 
+// With the diagonal table (dkdv_diagonal_table), each stage's slice of it after those buffers (the
+// template's DIAGONAL_SLICES_BYTES: BLOCK_N + BLOCK_M - 1 words from a 16-byte boundary).
+size_t diagonal_slices_bytes(const KernelSpec& s, bool table) {
+  return table ? static_cast<size_t>(s.config.stages) *
+                     static_cast<size_t>((s.config.block_n + s.config.block_m + 2 + 3) / 4 * 4) * 4
+               : 0;
+}
+
 // Two dQ staging buffers where they fit (the consumers fill one while the writer's reductions
 // read the other), else one; the score_mod's diagonal values take only what the kernel leaves
 // (dkdv_score_diagonal_values).
@@ -319,7 +327,8 @@ int ws_dq_buffers(const KernelSpec& s) {
 size_t shared_memory_bytes(const KernelSpec& s) {
   if (s.config.warp_specialized) {
     const WsLayout l = ws_layout(s);
-    return l.fixed + ws_dq_buffers(s) * l.dq_buffer + diagonal_bytes(s, dkdv_score_diagonal_values(s));
+    return l.fixed + ws_dq_buffers(s) * l.dq_buffer + diagonal_bytes(s, dkdv_score_diagonal_values(s)) +
+           diagonal_slices_bytes(s, dkdv_diagonal_table(s));
   }
   const size_t e = 2, m = s.config.block_m, n = s.config.block_n, d = s.head_dim, dv = s.head_dim_v;
   size_t stage = m * (d + dv) * e + 2 * m * 4;
@@ -360,6 +369,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(bool_constant("HEAD_SPLITS", dkdv_splits_heads(s)));
   const int score_diagonal_values = dkdv_score_diagonal_values(s);
   constants.push_back(int_constant("SCORE_DIAGONAL_VALUES", score_diagonal_values));
+  constants.push_back(bool_constant("SCORE_DIAGONAL_TABLE", dkdv_diagonal_table(s)));
   ctx["score_diagonals"] = score_diagonal_values > 0;
   ctx["warp_specialized"] = s.config.warp_specialized;
   ctx["stats_pairs"] = dkdv_reads_stats_pairs(s);
@@ -597,6 +607,16 @@ int dkdv_score_diagonal_values(const KernelSpec& spec) {
   const families::WsLayout l = families::ws_layout(spec);
   const size_t need = l.fixed + l.dq_buffer + families::diagonal_bytes(spec, values);
   return need <= max_shared_memory_for_arch("sm_90a") ? values : 0;
+}
+
+bool dkdv_diagonal_table(const KernelSpec& spec) {
+  // One value that reads neither b, q_len nor kv_len (one table row per query head), and each
+  // stage's slice beside the warpgroups' buffers (which a call whose table has errors still uses).
+  if (dkdv_score_diagonal_values(spec) != 1 || spec.score_mod.diagonal_values_read_batch_or_lengths()) return false;
+  const families::WsLayout l = families::ws_layout(spec);
+  return l.fixed + families::ws_dq_buffers(spec) * l.dq_buffer + families::diagonal_bytes(spec, 1) +
+             families::diagonal_slices_bytes(spec, true) <=
+         max_shared_memory_for_arch("sm_90a");
 }
 
 bool dkdv_splits_heads(const KernelSpec& spec) {

@@ -66,6 +66,14 @@ bool dkdv_reads_stats_pairs(const KernelSpec& spec);
 // then has one dQ buffer instead of two (it left 896 bytes beside two; the trade is unmeasured).
 int dkdv_score_diagonal_values(const KernelSpec& spec);
 
+// Whether the dK/dV kernel reads its one diagonal value from a table of the call's diagonals (the
+// diagonal_table family, written ahead of it), copied a query tile's slice at a time into shared
+// memory by the producer beside the tile's Q and dO, instead of computing the values in the
+// consumer warpgroups every tile: one value that reads neither b, q_len nor kv_len
+// (relative-position tables, T5 buckets), where the stages' slices fit beside the rest. A call
+// whose table holds some read's error bits computes the values as without it (exact errors).
+bool dkdv_diagonal_table(const KernelSpec& spec);
+
 // The kernel may split each GQA group's query heads over its CTAs (KernelSpec::dkdv_head_splits
 // on the warp-specialised kernel that sums dQ, fast or ordered: the template's HEAD_SPLITS);
 // elsewhere the flag changes nothing.

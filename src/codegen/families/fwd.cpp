@@ -76,8 +76,8 @@ bool diagonal_bias_pairs(const KernelSpec& s) {
   return forward_score_diagonal_values(s) > 0 && forward_diagonal_bias_form(s);
 }
 
-size_t column_value_bytes(const KernelSpec& s, int values) {
-  if (values == 0) return 0;
+size_t column_value_bytes(const KernelSpec& s, int values, bool table) {
+  if (values == 0 || table) return 0;  // the table form's values come with the stages (diagonal_slice_bytes)
   return column_buffer_bytes(s, values + (diagonal_bias_pairs(s) ? 1 : 0),
                              s.config.block_n + (forward_score_diagonal_values(s) > 0 ? 64 : 0));
 }
@@ -86,10 +86,19 @@ size_t column_value_bytes(const KernelSpec& s, int values) {
 // batch, and with the tile-bounds walk its first key tile and their count.
 size_t tile_slot_words(const KernelSpec& s) { return s.tile_bounds_walk ? 6 : 4; }
 
-size_t shared_memory_without_o_stage(const KernelSpec& s, int column_values) {
+// The table form (forward_diagonal_table): each stage holds, after K and V, the slice of the
+// diagonal table's pairs that a key tile's scores read (BLOCK_M + BLOCK_N pairs, from an even
+// pair), in whole KiB so that the next stage's K stays 1024-aligned.
+size_t diagonal_slice_bytes(const KernelSpec& s, bool table) {
+  return table ? (static_cast<size_t>(s.config.block_m + s.config.block_n) * 8 + 1023) / 1024 * 1024 : 0;
+}
+
+// `table`: the table form's layout (forward_diagonal_table, which the callers that decide whether
+// column values fit cannot ask: it asks them).
+size_t shared_memory_without_o_stage(const KernelSpec& s, int column_values, bool table = false) {
   const size_t e = 2, m = s.config.block_m, n = s.config.block_n, d = s.head_dim, dv = s.head_dim_v;
-  return std::max(m * d, m * dv) * e + s.config.stages * n * (d + dv) * e + (s.config.wgmma ? 1024 : 0) +
-         column_value_bytes(s, column_values) +
+  return std::max(m * d, m * dv) * e + s.config.stages * (n * (d + dv) * e + diagonal_slice_bytes(s, table)) +
+         (s.config.wgmma ? 1024 : 0) + column_value_bytes(s, column_values, table) +
          (s.config.warp_specialized ? (16 + 32 * s.config.stages + 4 * tile_slot_words(s) + 127) / 128 * 128 : 0);
 }
 
@@ -100,9 +109,9 @@ size_t o_stage_bytes(int columns) { return size_t{64} * columns * 2; }
 // widest whole number of 64-column slabs that divides Dv and whose buffers (one per warpgroup) fit
 // beside the rest of the CTA's shared memory; a narrower buffer stores O in turns. 0: O is stored
 // from registers (Dv not a multiple of 64, or not even one slab per warpgroup fits).
-int o_stage_columns(const KernelSpec& s, int column_values) {
+int o_stage_columns(const KernelSpec& s, int column_values, bool table = false) {
   if (!s.config.warp_specialized || s.head_dim_v % 64 != 0) return 0;
-  const size_t rest = shared_memory_without_o_stage(s, column_values);
+  const size_t rest = shared_memory_without_o_stage(s, column_values, table);
   const size_t warpgroups = static_cast<size_t>(s.config.num_warps / 4);
   for (int columns = s.head_dim_v; columns >= 64; columns -= 64)
     if (s.head_dim_v % columns == 0 && rest + warpgroups * o_stage_bytes(columns) <= max_shared_memory_for_arch("sm_90a"))
@@ -113,8 +122,9 @@ int o_stage_columns(const KernelSpec& s, int column_values) {
 size_t shared_memory_bytes(const KernelSpec& s) {
   const int column_values =
       forward_mask_column_values(s) + forward_score_column_values(s) + forward_score_diagonal_values(s);
-  return shared_memory_without_o_stage(s, column_values) +
-         static_cast<size_t>(s.config.num_warps / 4) * o_stage_bytes(o_stage_columns(s, column_values));
+  const bool table = forward_diagonal_table(s);
+  return shared_memory_without_o_stage(s, column_values, table) +
+         static_cast<size_t>(s.config.num_warps / 4) * o_stage_bytes(o_stage_columns(s, column_values, table));
 }
 
 int threads(const KernelSpec& s, int) {
@@ -165,7 +175,8 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   const int score_column_values = forward_score_column_values(s);
   const int score_diagonal_values = forward_score_diagonal_values(s);
   const int column_values = mask_column_values + score_column_values + score_diagonal_values;
-  constants.push_back(int_constant("O_STAGE_COLUMNS", o_stage_columns(s, column_values)));
+  const bool table = forward_diagonal_table(s);
+  constants.push_back(int_constant("O_STAGE_COLUMNS", o_stage_columns(s, column_values, table)));
   constants.push_back(bool_constant("Q_IN_REGISTERS", q_in_registers(s)));
   constants.push_back(int_constant("MIN_CTAS_PER_SM", min_ctas_per_sm(s)));
   constants.push_back(bool_constant("TILE_BOUNDS_WALK", s.tile_bounds_walk));
@@ -174,6 +185,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(int_constant("SCORE_COLUMN_VALUES", score_column_values));
   constants.push_back(int_constant("SCORE_DIAGONAL_VALUES", score_diagonal_values));
   constants.push_back(bool_constant("SCORE_DIAGONAL_BIAS_FORM", diagonal_bias_pairs(s)));
+  constants.push_back(bool_constant("SCORE_DIAGONAL_TABLE", table));
   ctx["warp_specialized"] = s.config.warp_specialized;
   ctx["mask_columns"] = mask_column_values > 0;
   ctx["score_columns"] = score_column_values > 0;
@@ -246,7 +258,15 @@ std::vector<const char*> curated_configs(HeadClass hc) {
 // 382 -> 428 (m192), causal d64 370 -> 369.
 const char* hopper_default(const KernelSpec& s) {
   const int d = std::max(s.head_dim, s.head_dim_v);
-  if (d <= 64 && !s.has_mask() && !s.has_block_mask && s.score_is_identity()) return "m192n128w12s2ws";
+  // So do scores whose diagonal table takes them (forward_diagonal_table): their loop has no mods
+  // (H100, three rounds: T5 d64 1.085x and a per-head table d64 1.078x the 128-row tiles at S=4096,
+  // level at S=512; under a causal mask 0.935x, which keeps 128 rows; notes/perf.md "(zzzj)").
+  if (d <= 64 && !s.has_mask() && !s.has_block_mask) {
+    if (s.score_is_identity()) return "m192n128w12s2ws";
+    KernelSpec wide = s;
+    wide.config = BlockConfig::parse("m192n128w12s2ws");
+    if (forward_diagonal_table(wide)) return "m192n128w12s2ws";
+  }
   // Q and K up to 192 wide beside a V of at most 128 (MLA's prefill: 192 / 128) hold d128's score
   // and output registers, and 128-key tiles fit in shared memory: H200, 192/128, 1.09-1.19x the
   // 64-key tiles (noop, causal, GQA, ALiBi, sliding window, 136/72). Not for a mask with column
@@ -386,6 +406,21 @@ bool forward_diagonal_bias_form(const KernelSpec& spec) {
   return spec.family == Family::fwd && spec.config.warp_specialized && spec.config.num_warps >= 8 &&
          !spec.negative_scale && !spec.small_scale && spec.score_mod.diagonal_value_is_added_to_score() &&
          forward_mask_column_values(spec) == 0;
+}
+
+bool forward_diagonal_table(const KernelSpec& spec) {
+  // The overlapped loop that the bias form needs (attention_fwd_ws.cu.j2's OVERLAP): two consumer
+  // warpgroups with up to 128-key tiles and Dv up to 128, or three under a mask that reads no
+  // buffer (the loop then reads none) where S, P and O fit their 128 overlap registers (d64 with
+  // 128-key tiles: there ptxas spills 44 bytes, the Q descriptors, and the loop ran 1.08x the
+  // 128-row tiles; notes/perf.md "(zzzj)"). V must not read b, q_len or kv_len: the table has one
+  // row per query head, evaluated at the padded lengths.
+  const BlockConfig& c = spec.config;
+  const bool three_fit = c.num_warps == 12 && spec.mask_mod.buffers_read().empty() &&
+                         c.block_n / 2 + spec.head_dim_v / 2 + c.block_n / 4 <= 128;
+  return forward_diagonal_bias_form(spec) && forward_score_diagonal_values(spec) == 1 &&
+         (c.num_warps == 8 || three_fit) && c.block_n <= 128 && spec.head_dim_v <= 128 &&
+         !spec.score_mod.diagonal_values_read_batch_or_lengths();
 }
 
 // With one 4 MiB head per section (causal d256), the CTAs that took the last head's heaviest

@@ -51,6 +51,13 @@ int forward_score_diagonal_values(const KernelSpec& spec);
 // DIAGONAL_BIAS).
 bool forward_diagonal_bias_form(const KernelSpec& spec);
 
+// Whether the bias form reads its values from a table of the call's diagonals (the
+// diagonal_table family, written ahead of the forward), copied a key tile's slice at a time into
+// the stage beside K by the producer, instead of computing them in the consumer warpgroups every
+// tile: V = the one diagonal value reads neither b, q_len nor kv_len (relative-position tables, T5
+// buckets), two consumer warpgroups, up to 128-key tiles and Dv up to 128.
+bool forward_diagonal_table(const KernelSpec& spec);
+
 // The score_mod's affine form in kv_idx (Expr::kv_affine_form) where the forward takes it: its
 // tiles that cross no key end then evaluate the mod's position part once per row and each score
 // in two FFMAs (ALiBi's forward 1.04-1.09x on an H200, notes/perf.md "(zza)"). nullopt for other

@@ -19,6 +19,7 @@ FamilyDescriptor builtin_family();
 FamilyDescriptor bwd_buffer_grad_family();
 FamilyDescriptor decode_family();
 FamilyDescriptor decode_combine_family();
+FamilyDescriptor diagonal_table_family();
 }  // namespace families
 
 namespace {
@@ -34,6 +35,7 @@ const std::vector<FamilyDescriptor>& registry() {
       families::decode_family(),
       families::decode_combine_family(),
       families::block_mask_family(),
+      families::diagonal_table_family(),
       families::builtin_family(),
   };
   return all;

@@ -58,6 +58,7 @@ using T = bf16;
 [[maybe_unused]] constexpr bool FOLD_SCORE_GRAD = false;
 [[maybe_unused]] constexpr bool HEAD_SPLITS = true;
 [[maybe_unused]] constexpr int SCORE_DIAGONAL_VALUES = 0;
+[[maybe_unused]] constexpr bool SCORE_DIAGONAL_TABLE = false;
 
 // Here BLOCK_N (kv rows) is the CTA's fixed tile and BLOCK_M (query rows) the streamed one.
 constexpr int THREADS = NUM_WARPS * 32;
@@ -143,8 +144,15 @@ constexpr int DQ_SHARED_BYTES = HALF_SLAB_SLICES ? DQ_BUFFER_BYTES : 0;
 constexpr int DIAGONAL_SPAN = BLOCK_M + 64;
 constexpr int DIAGONAL_WORDS = 2 * SCORE_DIAGONAL_VALUES * DIAGONAL_SPAN;
 constexpr int DIAGONAL_BYTES = NUM_WARPS / 4 * 2 * DIAGONAL_WORDS * 4;
+// SCORE_DIAGONAL_TABLE (the host's dkdv_diagonal_table): after them, each stage's slice of the
+// call's diagonal table (FlexjitDiagonalTable, raw words): the BLOCK_N + BLOCK_M - 1 diagonals a
+// query tile's scores meet, from a word on a 16-byte boundary (up to 3 before them). The buffers
+// stay for a call whose table has some read's error bits, which computes its values as without it.
+constexpr int DIAGONAL_SLICE_WORDS = (BLOCK_N + BLOCK_M + 2 + 3) / 4 * 4;
+constexpr int DIAGONAL_SLICES_BYTES = SCORE_DIAGONAL_TABLE ? STAGES * DIAGONAL_SLICE_WORDS * 4 : 0;
+static_assert(!SCORE_DIAGONAL_TABLE || SCORE_DIAGONAL_VALUES == 1, "the diagonal table holds one value");
 constexpr int WS_BYTES = WARP_SPECIALIZED ? STAGES * STATS_BYTES + DQ_BUFFERS * DQ_BUFFER_BYTES + DQ_SHARED_BYTES + 128 +
-                                                (DQ_ORDERED ? ORDERED_NAME_BYTES : 0) + DIAGONAL_BYTES
+                                                (DQ_ORDERED ? ORDERED_NAME_BYTES : 0) + DIAGONAL_BYTES + DIAGONAL_SLICES_BYTES
                                           : 0;
 static_assert(!DQ_ACCUMULATE || (WGMMA && BLOCK_M % 64 == 0 && DQ_N % 8 == 0 && DQ_KV_ROWS % 64 == 0),
               "the fast dQ runs on wgmma with 64-query blocks");
@@ -810,7 +818,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   const u32 smem_dq = smem_stats + STAGES * STATS_BYTES; // DQ_BUFFERS staging buffers
   const u32 smem_dq_shared = smem_dq + DQ_BUFFERS * DQ_BUFFER_BYTES;  // HALF_SLAB_SLICES: the pieces' shared buffer
   const u32 smem_diagonals = smem_dq_shared + DQ_SHARED_BYTES;  // the score_mod's diagonal values
-  const u32 kv_full = smem_diagonals + DIAGONAL_BYTES;
+  const u32 kv_full = smem_diagonals + DIAGONAL_BYTES + DIAGONAL_SLICES_BYTES;  // (the table's slices between)
   const QdoRing ring(kv_full + 8);
   // Per dQ buffer: full (one arrival per consumer warp) and empty (the writer).
   const u32 dq_full = kv_full + 8 + QdoRing::kBytes;
@@ -957,7 +965,8 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
         // its Q and dO are TMA's zeros, its statistics are not read (their rows do not exist),
         // and the range test gives it probability 0 whatever the stage holds.
         const bool rows_exist = q0 < q_len;
-        mbarrier_arrive_expect_tx(full, QTile::kBytes + (WG_SLICES ? 0 : DOTile::kBytes) + (rows_exist ? STATS_BYTES : 0));
+        mbarrier_arrive_expect_tx(full, QTile::kBytes + (WG_SLICES ? 0 : DOTile::kBytes) + (rows_exist ? STATS_BYTES : 0) +
+                                            (SCORE_DIAGONAL_TABLE ? DIAGONAL_SLICE_WORDS * 4 : 0));
 #pragma unroll
         for (int c = 0; c < D / 64; ++c)
           tma_load_4d(dst + c * QTile::kSlabBytes, &tma.q, full, c * 64, q0, h, b);

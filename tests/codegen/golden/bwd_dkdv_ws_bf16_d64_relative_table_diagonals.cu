@@ -25,7 +25,7 @@ using T = bf16;
 [[maybe_unused]] constexpr int GQA_GROUP = 1;
 [[maybe_unused]] constexpr int SPARSE_Q_BLOCK = 128;
 [[maybe_unused]] constexpr int SPARSE_KV_BLOCK = 128;
-[[maybe_unused]] constexpr int EXPECTED_SMEM_BYTES = 187008;
+[[maybe_unused]] constexpr int EXPECTED_SMEM_BYTES = 189360;
 [[maybe_unused]] constexpr bool IS_DIVISIBLE = false;
 [[maybe_unused]] constexpr bool HAS_BLOCK_MASK = true;
 [[maybe_unused]] constexpr bool HAS_FULL_BLOCKS = true;
@@ -58,6 +58,7 @@ using T = bf16;
 [[maybe_unused]] constexpr bool FOLD_SCORE_GRAD = false;
 [[maybe_unused]] constexpr bool HEAD_SPLITS = false;
 [[maybe_unused]] constexpr int SCORE_DIAGONAL_VALUES = 1;
+[[maybe_unused]] constexpr bool SCORE_DIAGONAL_TABLE = true;
 
 // Here BLOCK_N (kv rows) is the CTA's fixed tile and BLOCK_M (query rows) the streamed one.
 constexpr int THREADS = NUM_WARPS * 32;
@@ -143,8 +144,15 @@ constexpr int DQ_SHARED_BYTES = HALF_SLAB_SLICES ? DQ_BUFFER_BYTES : 0;
 constexpr int DIAGONAL_SPAN = BLOCK_M + 64;
 constexpr int DIAGONAL_WORDS = 2 * SCORE_DIAGONAL_VALUES * DIAGONAL_SPAN;
 constexpr int DIAGONAL_BYTES = NUM_WARPS / 4 * 2 * DIAGONAL_WORDS * 4;
+// SCORE_DIAGONAL_TABLE (the host's dkdv_diagonal_table): after them, each stage's slice of the
+// call's diagonal table (FlexjitDiagonalTable, raw words): the BLOCK_N + BLOCK_M - 1 diagonals a
+// query tile's scores meet, from a word on a 16-byte boundary (up to 3 before them). The buffers
+// stay for a call whose table has some read's error bits, which computes its values as without it.
+constexpr int DIAGONAL_SLICE_WORDS = (BLOCK_N + BLOCK_M + 2 + 3) / 4 * 4;
+constexpr int DIAGONAL_SLICES_BYTES = SCORE_DIAGONAL_TABLE ? STAGES * DIAGONAL_SLICE_WORDS * 4 : 0;
+static_assert(!SCORE_DIAGONAL_TABLE || SCORE_DIAGONAL_VALUES == 1, "the diagonal table holds one value");
 constexpr int WS_BYTES = WARP_SPECIALIZED ? STAGES * STATS_BYTES + DQ_BUFFERS * DQ_BUFFER_BYTES + DQ_SHARED_BYTES + 128 +
-                                                (DQ_ORDERED ? ORDERED_NAME_BYTES : 0) + DIAGONAL_BYTES
+                                                (DQ_ORDERED ? ORDERED_NAME_BYTES : 0) + DIAGONAL_BYTES + DIAGONAL_SLICES_BYTES
                                           : 0;
 static_assert(!DQ_ACCUMULATE || (WGMMA && BLOCK_M % 64 == 0 && DQ_N % 8 == 0 && DQ_KV_ROWS % 64 == 0),
               "the fast dQ runs on wgmma with 64-query blocks");
@@ -223,6 +231,8 @@ __device__ __forceinline__ float score_log2(float acc, const FlexjitBwdParams& p
 // as many of their reads' error bits; word c is diagonal kv_idx - q_idx = first + c. `errors`:
 // some read was out of bounds, so the scores read their values' error bits too (exact, as each
 // score's own reads count them), where otherwise they read the values alone.
+// With SCORE_DIAGONAL_TABLE the words are the stage's slice, and `errors` is false: the tile's
+// error bits are counted apart (count_table_diagonal_errors).
 struct ScoreDiagonals {
   const unsigned* words;
   int first;
@@ -805,6 +815,21 @@ __device__ __forceinline__ ScoreDiagonals stage_score_diagonals(unsigned* words,
   const bool errors = named_barrier_sync_or(barrier, 128, any_error != 0u);
   return ScoreDiagonals{words, first, errors};
 }
+
+// SCORE_DIAGONAL_TABLE: the first diagonal the scores of the query tile from q0 meet on this CTA's
+// kv rows from kv_start (clamped into both ends as tile_probabilities clamps them; the last is at
+// most BLOCK_N + BLOCK_M - 2 on), and the table entry of the 16-byte boundary at or before it,
+// where the stage's slice starts (the host's origin keeps it at 0 or past it).
+struct DiagonalSlice {
+  int first;
+  int first_entry;
+};
+
+__device__ __forceinline__ DiagonalSlice diagonal_slice(const FlexjitDiagonalTable& table, int kv_start, int q0,
+                                                        int q_len, int kv_len) {
+  const int first = min(kv_start, kv_len - 1) - min(q0 + BLOCK_M - 1, q_len - 1);
+  return DiagonalSlice{first, (table.origin + first) & ~3};
+}
 }  // namespace bwd_dkdv
 
 extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)
@@ -875,7 +900,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   const u32 smem_dq = smem_stats + STAGES * STATS_BYTES; // DQ_BUFFERS staging buffers
   const u32 smem_dq_shared = smem_dq + DQ_BUFFERS * DQ_BUFFER_BYTES;  // HALF_SLAB_SLICES: the pieces' shared buffer
   const u32 smem_diagonals = smem_dq_shared + DQ_SHARED_BYTES;  // the score_mod's diagonal values
-  const u32 kv_full = smem_diagonals + DIAGONAL_BYTES;
+  const u32 kv_full = smem_diagonals + DIAGONAL_BYTES + DIAGONAL_SLICES_BYTES;  // (the table's slices between)
   const QdoRing ring(kv_full + 8);
   // Per dQ buffer: full (one arrival per consumer warp) and empty (the writer).
   const u32 dq_full = kv_full + 8 + QdoRing::kBytes;
@@ -1022,7 +1047,8 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
         // its Q and dO are TMA's zeros, its statistics are not read (their rows do not exist),
         // and the range test gives it probability 0 whatever the stage holds.
         const bool rows_exist = q0 < q_len;
-        mbarrier_arrive_expect_tx(full, QTile::kBytes + (WG_SLICES ? 0 : DOTile::kBytes) + (rows_exist ? STATS_BYTES : 0));
+        mbarrier_arrive_expect_tx(full, QTile::kBytes + (WG_SLICES ? 0 : DOTile::kBytes) + (rows_exist ? STATS_BYTES : 0) +
+                                            (SCORE_DIAGONAL_TABLE ? DIAGONAL_SLICE_WORDS * 4 : 0));
 #pragma unroll
         for (int c = 0; c < D / 64; ++c)
           tma_load_4d(dst + c * QTile::kSlabBytes, &tma.q, full, c * 64, q0, h, b);
@@ -1038,6 +1064,13 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
         if (rows_exist) {
           bulk_load(stats_dst, stats, BLOCK_M * 4, full);
           bulk_load(stats_dst + BLOCK_M * 4, stats + p.row_stats_len, BLOCK_M * 4, full);
+        }
+        if constexpr (SCORE_DIAGONAL_TABLE) {  // the tile's slice of the call's diagonal table
+          const DiagonalSlice slice = diagonal_slice(p.diagonals, kv_start, q0, q_len, kv_len);
+          bulk_load(smem_diagonals + DIAGONAL_BYTES + fill.index * (DIAGONAL_SLICE_WORDS * 4),
+                    static_cast<const unsigned*>(p.diagonals.entries) + static_cast<long long>(h) * p.diagonals.row +
+                        slice.first_entry,
+                    DIAGONAL_SLICE_WORDS * 4, full);
         }
         if constexpr (WG_SLICES) {  // once every consumer warp is done with the last one (its dV)
           mbarrier_wait(do_empty, static_cast<u32>(t & 1) ^ 1u);
@@ -1482,6 +1515,9 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   // so that one's elementwise work tends to meet the other's GEMMs (no later barrier pulls them
   // back into step: see DS_RING).
   if (DQ_DEFERRED && num_tiles > 0 && wg == 1) named_barrier_sync(NAMED_BARRIER_STAGGER, THREADS);
+  // SCORE_DIAGONAL_TABLE: whether the call's table holds any out-of-bounds read's error bits.
+  bool table_errors = false;
+  if constexpr (SCORE_DIAGONAL_TABLE) table_errors = *p.diagonals.any_error != 0u;
   for (int t = 0; t < num_tiles; ++t) {
     // The ordered mode's name of tile t is read only once its full barrier has passed (masked
     // kernels passed it at the end of tile t - 1): the producer writes the name just before, and
@@ -1509,9 +1545,22 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
     wgmma_fence();
     issue_scores_and_dp<KV_IN_REGISTERS>(acc_s[0], acc_dp[0], k_fragments, v_fragments, smem_k, smem_v, wg_rows,
                                          smem_q + half_rows, smem_do + half_rows);
-    const ScoreDiagonals diagonals = stage_score_diagonals(
-        reinterpret_cast<unsigned*>(base_ptr + (smem_diagonals - smem_k)) + (2 * wg + (t & 1)) * DIAGONAL_WORDS, mod,
-        b, h, kv_start + wg * 64, q_start, q_len, kv_len, ctid % 128, NAMED_BARRIER_CLEAR + wg);
+    ScoreDiagonals diagonals;
+    if (SCORE_DIAGONAL_TABLE && !table_errors) {
+      // The stage's slice, landed with its Q (the full barrier above).
+      const DiagonalSlice slice = diagonal_slice(p.diagonals, kv_start, q_start, q_len, kv_len);
+      const int lead = p.diagonals.origin + slice.first - slice.first_entry;
+      diagonals.words = reinterpret_cast<const unsigned*>(base_ptr + (smem_diagonals - smem_k) + DIAGONAL_BYTES +
+                                                          slot.index * (DIAGONAL_SLICE_WORDS * 4)) + lead;
+      diagonals.first = slice.first;
+      diagonals.errors = false;
+    } else {
+      // (A call whose table has some read's error bits computes its values as without the table:
+      // each score then counts its value's errors where it reads it, exactly.)
+      diagonals = stage_score_diagonals(
+          reinterpret_cast<unsigned*>(base_ptr + (smem_diagonals - smem_k)) + (2 * wg + (t & 1)) * DIAGONAL_WORDS, mod,
+          b, h, kv_start + wg * 64, q_start, q_len, kv_len, ctid % 128, NAMED_BARRIER_CLEAR + wg);
+    }
     wgmma_wait<1>();
     wgmma_fence_operands(acc_s[0]);
     wgmma_fence_operands(acc_dv[0]);

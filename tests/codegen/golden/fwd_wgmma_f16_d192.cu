@@ -48,6 +48,7 @@ using T = f16;  // element type of Q, K, V and O
 [[maybe_unused]] constexpr int SCORE_COLUMN_VALUES = 0;
 [[maybe_unused]] constexpr int SCORE_DIAGONAL_VALUES = 0;
 [[maybe_unused]] constexpr bool SCORE_DIAGONAL_BIAS_FORM = false;
+[[maybe_unused]] constexpr bool SCORE_DIAGONAL_TABLE = false;
 
 constexpr int THREADS = NUM_WARPS * 32;
 constexpr int ROWS_PER_WARP = BLOCK_M / NUM_WARPS;
@@ -75,7 +76,12 @@ using KTile = Select<WGMMA, WgmmaTile<BLOCK_N, D>, SwizzledTile<BLOCK_N, D>>::ty
 using VTile = Select<WGMMA, WgmmaTile<BLOCK_N, DV>, SwizzledTile<BLOCK_N, DV>>::type;
 using OTile = SwizzledTile<BLOCK_M, DV>;
 constexpr int Q_REGION = QTile::kBytes > OTile::kBytes ? QTile::kBytes : OTile::kBytes;
-constexpr int STAGE_BYTES = KTile::kBytes + VTile::kBytes;
+// SCORE_DIAGONAL_TABLE (the host's forward_diagonal_table): after K and V, the slice of the call's
+// diagonal table (FlexjitDiagonalTable) that the key tile's scores read, BLOCK_M + BLOCK_N pairs
+// from an even pair, in whole KiB so that the next stage's K stays 1024-aligned.
+constexpr int DIAGONAL_SLICE_PAIRS = SCORE_DIAGONAL_TABLE ? BLOCK_M + BLOCK_N : 0;
+constexpr int DIAGONAL_SLICE_BYTES = (DIAGONAL_SLICE_PAIRS * 8 + 1023) / 1024 * 1024;
+constexpr int STAGE_BYTES = KTile::kBytes + VTile::kBytes + DIAGONAL_SLICE_BYTES;
 constexpr int ALIGN_SLACK = WGMMA ? 1024 : 0;  // wgmma atoms need 1024-byte alignment
 // Warp-specialised: the Q full / empty barriers, the K and V rings and the published work tile
 // (its index, query tile, head and batch, and with TILE_BOUNDS_WALK its first key tile and their
@@ -99,9 +105,11 @@ static_assert(O_STAGE_COLUMNS == 0 || (WARP_SPECIALIZED && O_STAGE_COLUMNS % 64 
 constexpr int COLUMN_SPAN = SCORE_DIAGONAL_VALUES > 0 ? BLOCK_N + 64 : BLOCK_N;
 // With SCORE_DIAGONAL_BIAS_FORM (the host's forward_diagonal_bias_form) the diagonal values come
 // a second time, as pairs: two more arrays.
-constexpr int COLUMN_REGION = (WARP_SPECIALIZED ? NUM_WARPS / 4 : 1) * 2 * 2 *
-                              (MASK_COLUMN_VALUES + SCORE_COLUMN_VALUES + SCORE_DIAGONAL_VALUES +
-                               (SCORE_DIAGONAL_BIAS_FORM ? 1 : 0)) * COLUMN_SPAN * 4;
+// With SCORE_DIAGONAL_TABLE they come with the stages instead: no buffers.
+constexpr int COLUMN_REGION = SCORE_DIAGONAL_TABLE ? 0
+                              : (WARP_SPECIALIZED ? NUM_WARPS / 4 : 1) * 2 * 2 *
+                                    (MASK_COLUMN_VALUES + SCORE_COLUMN_VALUES + SCORE_DIAGONAL_VALUES +
+                                     (SCORE_DIAGONAL_BIAS_FORM ? 1 : 0)) * COLUMN_SPAN * 4;
 constexpr int SMEM_BYTES = Q_REGION + STAGES * STAGE_BYTES + O_STAGE_REGION + COLUMN_REGION + ALIGN_SLACK + BARRIER_BYTES;
 constexpr int PRODUCER_THREADS = WARP_SPECIALIZED ? 128 : 0;
 constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;

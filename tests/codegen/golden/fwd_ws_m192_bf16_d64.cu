@@ -48,6 +48,7 @@ using T = bf16;  // element type of Q, K, V and O
 [[maybe_unused]] constexpr int SCORE_COLUMN_VALUES = 0;
 [[maybe_unused]] constexpr int SCORE_DIAGONAL_VALUES = 0;
 [[maybe_unused]] constexpr bool SCORE_DIAGONAL_BIAS_FORM = false;
+[[maybe_unused]] constexpr bool SCORE_DIAGONAL_TABLE = false;
 
 constexpr int THREADS = NUM_WARPS * 32;
 constexpr int ROWS_PER_WARP = BLOCK_M / NUM_WARPS;
@@ -75,7 +76,12 @@ using KTile = Select<WGMMA, WgmmaTile<BLOCK_N, D>, SwizzledTile<BLOCK_N, D>>::ty
 using VTile = Select<WGMMA, WgmmaTile<BLOCK_N, DV>, SwizzledTile<BLOCK_N, DV>>::type;
 using OTile = SwizzledTile<BLOCK_M, DV>;
 constexpr int Q_REGION = QTile::kBytes > OTile::kBytes ? QTile::kBytes : OTile::kBytes;
-constexpr int STAGE_BYTES = KTile::kBytes + VTile::kBytes;
+// SCORE_DIAGONAL_TABLE (the host's forward_diagonal_table): after K and V, the slice of the call's
+// diagonal table (FlexjitDiagonalTable) that the key tile's scores read, BLOCK_M + BLOCK_N pairs
+// from an even pair, in whole KiB so that the next stage's K stays 1024-aligned.
+constexpr int DIAGONAL_SLICE_PAIRS = SCORE_DIAGONAL_TABLE ? BLOCK_M + BLOCK_N : 0;
+constexpr int DIAGONAL_SLICE_BYTES = (DIAGONAL_SLICE_PAIRS * 8 + 1023) / 1024 * 1024;
+constexpr int STAGE_BYTES = KTile::kBytes + VTile::kBytes + DIAGONAL_SLICE_BYTES;
 constexpr int ALIGN_SLACK = WGMMA ? 1024 : 0;  // wgmma atoms need 1024-byte alignment
 // Warp-specialised: the Q full / empty barriers, the K and V rings and the published work tile
 // (its index, query tile, head and batch, and with TILE_BOUNDS_WALK its first key tile and their
@@ -99,9 +105,11 @@ static_assert(O_STAGE_COLUMNS == 0 || (WARP_SPECIALIZED && O_STAGE_COLUMNS % 64 
 constexpr int COLUMN_SPAN = SCORE_DIAGONAL_VALUES > 0 ? BLOCK_N + 64 : BLOCK_N;
 // With SCORE_DIAGONAL_BIAS_FORM (the host's forward_diagonal_bias_form) the diagonal values come
 // a second time, as pairs: two more arrays.
-constexpr int COLUMN_REGION = (WARP_SPECIALIZED ? NUM_WARPS / 4 : 1) * 2 * 2 *
-                              (MASK_COLUMN_VALUES + SCORE_COLUMN_VALUES + SCORE_DIAGONAL_VALUES +
-                               (SCORE_DIAGONAL_BIAS_FORM ? 1 : 0)) * COLUMN_SPAN * 4;
+// With SCORE_DIAGONAL_TABLE they come with the stages instead: no buffers.
+constexpr int COLUMN_REGION = SCORE_DIAGONAL_TABLE ? 0
+                              : (WARP_SPECIALIZED ? NUM_WARPS / 4 : 1) * 2 * 2 *
+                                    (MASK_COLUMN_VALUES + SCORE_COLUMN_VALUES + SCORE_DIAGONAL_VALUES +
+                                     (SCORE_DIAGONAL_BIAS_FORM ? 1 : 0)) * COLUMN_SPAN * 4;
 constexpr int SMEM_BYTES = Q_REGION + STAGES * STAGE_BYTES + O_STAGE_REGION + COLUMN_REGION + ALIGN_SLACK + BARRIER_BYTES;
 constexpr int PRODUCER_THREADS = WARP_SPECIALIZED ? 128 : 0;
 constexpr int LAUNCH_THREADS = THREADS + PRODUCER_THREADS;
@@ -222,6 +230,22 @@ __device__ __forceinline__ Tiles ws_tiles(const FlexjitFwdParams& p, const WsTil
 }
 
 
+
+// SCORE_DIAGONAL_TABLE: the slice of a head's table row that the scores of the work tile's rows
+// from q0 meet on the key tile from kv0 (DIAGONAL_SLICE_PAIRS pairs from an even one, so that the
+// bulk copy starts 16-byte aligned), and where in it a score's pair sits: pair
+// `lead + BLOCK_M - 1 + (kv_idx - kv0) - (q_idx - q0)`, in [0, BLOCK_M + BLOCK_N - 1) for every
+// row and key of the tiles, past the sequences' ends too (the table holds zeros off the call's
+// diagonals, and the range test drops those scores). The host's origin keeps first_pair >= 0 and
+// the slice inside the row.
+struct DiagonalSlice {
+  int first_pair;
+  int lead;  // 0 or 1
+};
+__device__ __forceinline__ DiagonalSlice diagonal_slice(const FlexjitDiagonalTable& table, int q0, int kv0) {
+  const int first = table.origin + kv0 - q0 - (BLOCK_M - 1);
+  return DiagonalSlice{first & ~1, first & 1};
+}
 }  // namespace fwd
 
 extern "C" __global__ void __launch_bounds__(fwd::LAUNCH_THREADS, fwd::MIN_CTAS_PER_SM)
@@ -291,10 +315,17 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
         for (int t = 0; t < tiles.num_tiles; ++t, fill.advance()) {
           const int kv0 = tiles.start(t);
           const u32 dst = smem_kv + fill.index * STAGE_BYTES;
-          const u32 k_bar = k_ring.acquire(fill, KTile::kBytes);
+          const u32 k_bar = k_ring.acquire(fill, KTile::kBytes + DIAGONAL_SLICE_PAIRS * 8);
 #pragma unroll
           for (int c = 0; c < D / 64; ++c)
             tma_load_4d(dst + c * KTile::kSlabBytes, &tma.k, k_bar, c * 64, kv0, kv_h, w.b);
+          if constexpr (SCORE_DIAGONAL_TABLE) {
+            const DiagonalSlice slice = diagonal_slice(p.diagonals, w.m_tile * BLOCK_M, kv0);
+            bulk_load(dst + KTile::kBytes + VTile::kBytes,
+                      static_cast<const uint2*>(p.diagonals.entries) + static_cast<long long>(w.h) * p.diagonals.row +
+                          slice.first_pair,
+                      DIAGONAL_SLICE_PAIRS * 8, k_bar);
+          }
           const u32 v_bar = v_ring.acquire(fill, VTile::kBytes);
 #pragma unroll
           for (int c = 0; c < DV / 64; ++c)
@@ -366,10 +397,14 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
       CONSUMER_WARPGROUPS == 3 ? 128 : BLOCK_N > 128 ? 196 : DV > 128 && !LEAN_REGISTERS ? 176 : 160;
   // (O's registers are counted at V's tile width, as when the budgets above were measured; O's
   // accumulators hold O_TILES, no more.)
+  // SCORE_DIAGONAL_TABLE: the loop reads no buffer (the host keeps masks that read one off the
+  // table form with three warpgroups), and its scores come out of the product as unmodified ones.
+  constexpr bool LOOP_READS_BUFFERS = MODS_READ_BUFFERS && !(SCORE_DIAGONAL_TABLE && CONSUMER_WARPGROUPS == 3);
+  constexpr bool LOOP_SCORES_PLAIN = SCORE_IS_IDENTITY || SCORE_DIAGONAL_TABLE;
   constexpr bool OVERLAP =
       NUM_WARPS == 4 ||
       ((!WIDE_TILE ||
-        (!MODS_READ_BUFFERS && (CONSUMER_WARPGROUPS < 3 || (SCORE_IS_IDENTITY && (!HAS_MASK || !LEAN_REGISTERS))))) &&
+        (!LOOP_READS_BUFFERS && (CONSUMER_WARPGROUPS < 3 || (LOOP_SCORES_PLAIN && (!HAS_MASK || !LEAN_REGISTERS))))) &&
        N_TILES * 4 + (DV / 8) * 4 + (BLOCK_N / 16) * 4 <= OVERLAP_REGISTERS);
   // LAZY_RESCALE: the overlap's tiles after the first take the lazy rescale
   // (softmax_probabilities_lazy): the running max moves, and O takes a rescale, only where some row
@@ -392,6 +427,10 @@ flexjit_attention_fwd(const FlexjitFwdParams p, const FlexjitModArgs mod,
   // whose scores then stay in the accumulators' units as unmodified ones do, scaled into base 2 by
   // exp_scale: the score_mod's scale, log2(e) in. Other scores are in base 2 after their mods.
   constexpr bool DIAGONAL_BIAS = SCORE_DIAGONAL_BIAS_FORM && OVERLAP;
+  // SCORE_DIAGONAL_TABLE (the host's forward_diagonal_table): the bias form's values come from the
+  // call's table, a key tile's slice in its stage beside K (the producer's bulk copy, on K's full
+  // barrier), and go into S's accumulators once K(t) has landed: nothing is staged.
+  static_assert(!SCORE_DIAGONAL_TABLE || DIAGONAL_BIAS, "the diagonal table serves the bias form's overlapped loop");
   const float exp_scale = DIAGONAL_BIAS ? p.score_scale * 1.44269502f : SCORE_IS_IDENTITY ? p.scale_log2 : 1.f;
   auto open_window = [&]() {
     if constexpr (PING_PONG) named_barrier_sync(3 + warpgroup, 256);
