@@ -16,7 +16,8 @@ DiagonalTableLayout diagonal_table_layout(int heads, int q_len, int kv_len, bool
   const long long row = (origin + kv_len + 384 + 3) / 4 * 4;
   if (row > (1ll << 30))
     throw ShapeError("the diagonal table of " + std::to_string(q_len) + " queries and " + std::to_string(kv_len) +
-                     " keys has more than 2^30 entries a head");
+                     " keys would have " + std::to_string(row) +
+                     " entries a head, more than 2^30; split the call into shorter sequences");
   layout.origin = static_cast<int>(origin);
   layout.row = static_cast<int>(row);
   layout.entries_bytes = static_cast<size_t>(heads) * static_cast<size_t>(row) * (raw ? 4 : 8);
