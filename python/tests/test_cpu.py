@@ -186,7 +186,7 @@ def test_usage_and_shape_errors_name_what_is_wrong():
     with pytest.raises(flexjit.UsageError) as e:
         flexjit.emit(family="fwdd")
     assert str(e.value) == ("unknown kernel family 'fwdd' (known: fwd, bwd_preprocess, bwd_dq, bwd_dkdv, "
-                            "bwd_buffer_grad, decode, decode_combine, block_mask, builtin)")
+                            "bwd_buffer_grad, decode, decode_combine, block_mask, diagonal_table, builtin)")
     with pytest.raises(flexjit.UsageError) as e:
         flexjit.attention(q, q, q, backward_mode="quick")
     assert str(e.value) == "backward_mode is 'quick': pass 'deterministic', 'fast' or None"
