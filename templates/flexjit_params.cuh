@@ -28,7 +28,6 @@ struct FlexjitSeqLens {
   const int* kv_lens;  // [B] or null
 };
 
-// Forward attention: O = softmax(score_mod(scale * Q K^T) masked) V, LSE per row.
 // The score_mod's diagonal values of one call, written by the diagonal_table kernel ahead of the
 // kernel that reads them (codegen::forward_diagonal_table, dkdv_diagonal_table: V reading neither
 // b, q_len nor kv_len). Row h (a query head) holds `row` entries; entry i is diagonal
@@ -58,6 +57,7 @@ struct FlexjitDiagonalTableParams {
   int raw;  // 1: 4-byte words of V's bits (the dK/dV kernel's); 0: the forward's pairs
 };
 
+// Forward attention: O = softmax(score_mod(scale * Q K^T) masked) V, LSE per row.
 struct FlexjitFwdParams {
   const void* q;  // [B, Hq, Sq, D]   (strides in elements; last dimension contiguous)
   const void* k;  // [B, Hkv, Skv, D]

@@ -48,8 +48,9 @@ FlexjitDiagonalTable write_diagonal_table(const codegen::KernelSpec& reader, con
   p.kv_len = kv_len;
   p.origin = layout.origin;
   p.row = layout.row;
-  // The forward's exp_scale is score_scale * 1.44269502f (attention_fwd_ws.cu.j2): the same product.
-  p.to_accumulator = raw ? 1.f : 1.f / (score_scale * 1.44269502f);
+  // The forward's exp_scale is score_scale * 1.44269502f (attention_fwd_ws.cu.j2): the same
+  // product (FLEXJIT_LOG2E is that float).
+  p.to_accumulator = raw ? 1.f : 1.f / (score_scale * FLEXJIT_LOG2E);
   p.raw = raw ? 1 : 0;
   FLEXJIT_CU(jit::driver().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(p.any_error), 0, sizeof(unsigned), stream));
   codegen::CallShape shape;

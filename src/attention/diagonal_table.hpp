@@ -13,11 +13,11 @@
 
 namespace flexjit::attention {
 
-// The table's layout for `heads` rows and the call's padded lengths: `origin` puts the first pair
-// of every slice the forward copies at 0 or past it (tile rows below q_len - 1 + 128), `row` keeps
-// its last inside the row (tile keys below kv_len + 128, slices of up to 256 pairs) and is even,
-// so that every row starts 16-byte aligned (8-byte pairs, or with `raw` 4-byte words: then a
-// multiple of four).
+// The table's layout for `heads` rows and the call's padded lengths: `origin` (q_len rounded up to
+// even, plus 256) puts the first entry of every slice the kernels copy at 0 or past it (tile rows
+// up to 191 past a tile's first), `row` (origin + kv_len + 384, rounded up to four) keeps its last
+// inside the row (tile keys below kv_len + 128, slices of up to 320 entries), so that every row
+// starts 16-byte aligned (8-byte pairs, or with `raw` 4-byte words).
 struct DiagonalTableLayout {
   int origin = 0;
   int row = 0;

@@ -143,13 +143,13 @@ KernelSpec block_mask_kernel_spec(const Expr& mask, int q_block, int kv_block, b
   return ks;
 }
 
-KernelSpec diagonal_table_kernel_spec(const KernelSpec& forward) {
+KernelSpec diagonal_table_kernel_spec(const KernelSpec& reader) {
   KernelSpec ks;
   ks.family = Family::diagonal_table;
-  ks.declarations = forward.declarations;
-  ks.score_mod = forward.score_mod;
-  ks.mask_mod = forward.mask_mod;
-  ks.buffer_offsets_32 = forward.buffer_offsets_32;
+  ks.declarations = reader.declarations;
+  ks.score_mod = reader.score_mod;
+  ks.mask_mod = reader.mask_mod;
+  ks.buffer_offsets_32 = reader.buffer_offsets_32;
   ks.config = default_config(Family::diagonal_table, 0, 0);
   return ks;
 }

@@ -31,7 +31,7 @@ enum class Family {
   decode,          // split-KV decoding over contiguous or paged KV (partials per split)
   decode_combine,  // merges decode's per-split partials in a fixed order
   bwd_buffer_grad, // learnable-buffer gradients: per-CTA partials -> fp32 gradient (codegen/buffer_grad)
-  diagonal_table,  // the forward's diagonal values of one call (the bias form's table)
+  diagonal_table,  // the score_mod's diagonal values of one call (forward and dK/dV tables)
 };
 
 std::string_view family_name(Family family) noexcept;
@@ -272,10 +272,10 @@ KernelSpec attention_kernel_spec(Family family, const AttentionSpec& spec, const
 // The block-mask builder's spec for `mask` and block sizes (with `seq_lens`: per-sequence lengths).
 KernelSpec block_mask_kernel_spec(const Expr& mask, int q_block, int kv_block, bool seq_lens = false);
 
-// The diagonal_table kernel's spec for a forward spec that takes the table form
-// (forward_diagonal_table): its mods, declarations and buffer offsets, so that its FlexjitModArgs
-// is the forward's and the call's packed arguments serve both.
-KernelSpec diagonal_table_kernel_spec(const KernelSpec& forward);
+// The diagonal_table kernel's spec for a forward or dK/dV spec that takes the table form
+// (forward_diagonal_table, dkdv_diagonal_table): its mods, declarations and buffer offsets, so
+// that its FlexjitModArgs is the reader's and the call's packed arguments serve both.
+KernelSpec diagonal_table_kernel_spec(const KernelSpec& reader);
 
 // The template context (for tests and `flexjit emit --format context`).
 nlohmann::json template_context(const KernelSpec& spec);

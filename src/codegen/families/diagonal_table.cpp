@@ -1,6 +1,6 @@
-// Family `diagonal_table`: the score_mod's diagonal values of one forward call, for the
-// warp-specialised forward's bias form (forward_diagonal_table). One thread per (table entry,
-// query head). Template: templates/diagonal_table.cu.j2.
+// Family `diagonal_table`: the score_mod's diagonal values of one call, for the warp-specialised
+// forward's bias form (forward_diagonal_table) and the dK/dV kernel (dkdv_diagonal_table). One
+// thread per (table entry, query head). Template: templates/diagonal_table.cu.j2.
 #include "codegen/families/attention_common.hpp"
 #include "codegen/families/fwd.hpp"
 #include "flexjit/error.hpp"
@@ -26,8 +26,8 @@ void add_constants(const KernelSpec&, nlohmann::json&, nlohmann::json& constants
   constants.push_back(int_constant("THREADS", kThreads));
 }
 
-// `shape.q_len` / `shape.kv_len` are the table's row length less one (a thread per entry, and one
-// for the last pair's second half) and 0; `shape.heads` its rows.
+// `shape.q_len` is the table's row length (a thread per entry, and one more for the last pair's
+// second half); `shape.heads` its rows.
 LaunchGeometry geometry(const KernelSpec&, const CallShape& shape, int) {
   LaunchGeometry g;
   g.block = {kThreads, 1, 1};

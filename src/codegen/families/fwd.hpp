@@ -55,7 +55,8 @@ bool forward_diagonal_bias_form(const KernelSpec& spec);
 // diagonal_table family, written ahead of the forward), copied a key tile's slice at a time into
 // the stage beside K by the producer, instead of computing them in the consumer warpgroups every
 // tile: V = the one diagonal value reads neither b, q_len nor kv_len (relative-position tables, T5
-// buckets), two consumer warpgroups, up to 128-key tiles and Dv up to 128.
+// buckets), up to 128-key tiles and Dv up to 128, two consumer warpgroups, or three where the mask
+// reads no buffer and S, P and O fit the overlap's 128 registers (d64).
 bool forward_diagonal_table(const KernelSpec& spec);
 
 // The score_mod's affine form in kv_idx (Expr::kv_affine_form) where the forward takes it: its

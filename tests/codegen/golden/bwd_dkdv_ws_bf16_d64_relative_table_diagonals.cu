@@ -231,8 +231,8 @@ __device__ __forceinline__ float score_log2(float acc, const FlexjitBwdParams& p
 // as many of their reads' error bits; word c is diagonal kv_idx - q_idx = first + c. `errors`:
 // some read was out of bounds, so the scores read their values' error bits too (exact, as each
 // score's own reads count them), where otherwise they read the values alone.
-// With SCORE_DIAGONAL_TABLE the words are the stage's slice, and `errors` is false: the tile's
-// error bits are counted apart (count_table_diagonal_errors).
+// With SCORE_DIAGONAL_TABLE the words are the stage's slice and `errors` is false: the call's
+// table has no error bits (a call whose table has some stages its values as without the table).
 struct ScoreDiagonals {
   const unsigned* words;
   int first;
