@@ -956,8 +956,9 @@ TEST(BwdGpu, ScoreDiagonalValuesOutOfBounds) {
 }
 
 // One small call per head dim (64, 128) whose forward and dK/dV kernels read the call's diagonal
-// table (codegen::forward_diagonal_table, dkdv_diagonal_seed): GQA 3:1, odd lengths, causal,
-// against float64. Small enough for compute-sanitizer's racecheck (README, testing).
+// table (codegen::forward_diagonal_table; dkdv_diagonal_seed's pairs at 64, the raw words at
+// 128): GQA 3:1, odd lengths, causal, against float64. Small enough for compute-sanitizer's
+// racecheck (README, testing).
 TEST(BwdGpu, DiagonalTableOnePerHeadDim) {
   FLEXJIT_REQUIRE_GPU();
   if (current_device().default_arch() != "sm_90a")
@@ -981,7 +982,8 @@ TEST(BwdGpu, DiagonalTableOnePerHeadDim) {
 // (FLEXJIT_DIAGONAL_TABLE_HELD). The forward reads per score here (the 'g' kernel, no table), so
 // its lse is the exact one, and each row of head 0 from query 5 on has probability 1 on that
 // diagonal: seeded from the held pair, the kernel would give it 0, and dV of those keys would miss
-// their rows' dO. Head dims 64 and 128, GQA 3:1, against float64.
+// their rows' dO. Head dims 64 (seeded) and 128 (the raw table: V's bits, exact as well), GQA
+// 3:1, against float64.
 TEST(BwdGpu, ScoreDiagonalSeedHeldValueTakesTheExactPath) {
   FLEXJIT_REQUIRE_GPU();
   if (current_device().default_arch() != "sm_90a")

@@ -626,8 +626,11 @@ bool dkdv_diagonal_seed(const KernelSpec& spec) {
   // `score + V` exactly: the recomputed score is then Sᵀ times the scale, nothing per score. The
   // scale's conditions are the forward's bias form's (forward_diagonal_bias_form), so the two
   // read one kind of table: a negative scale is unmeasured here, and a small one would move
-  // ordinary values past the float range.
-  if (!dkdv_diagonal_table(spec) || spec.negative_scale || spec.small_scale ||
+  // ordinary values past the float range. Head dim 64 only: there the softmax's issue slots bound
+  // the tile and the seed won (T5 1.038, S=512 1.020, per-head tables 1.006-1.011); at 128 the
+  // tile waits on its GEMMs, the seed's shared loads stand in front of Sᵀ's issue, and it was
+  // level at best (T5 0.976, per-head causal 1.019, GQA 1.001; H100, notes/perf.md "(zzzl)").
+  if (!dkdv_diagonal_table(spec) || spec.head_dim > 64 || spec.negative_scale || spec.small_scale ||
       !spec.score_mod.diagonal_value_is_added_to_score())
     return false;
   const families::WsLayout l = families::ws_layout(spec);

@@ -78,8 +78,8 @@ bool dkdv_diagonal_table(const KernelSpec& spec);
 // in the accumulators' units, the forward's table: FlexjitDiagonalTable) so that K Qᵀ adds onto
 // them and the score needs no per-score read or add: a score_mod that is `score + V` exactly
 // (Expr::diagonal_value_is_added_to_score) at a scale the forward's bias form takes
-// (KernelSpec::negative_scale, small_scale), where the stages' pair slices fit (else the raw
-// table). A call whose table has error bits, or a value held at 2^126 (the table kernel's
+// (KernelSpec::negative_scale, small_scale), at head dim 64 (where it measured faster), where the
+// stages' pair slices fit (else the raw table). A call whose table has error bits, or a value held at 2^126 (the table kernel's
 // FLEXJIT_DIAGONAL_TABLE_HELD), computes its values as without the table.
 bool dkdv_diagonal_seed(const KernelSpec& spec);
 
