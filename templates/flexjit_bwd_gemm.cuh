@@ -66,16 +66,17 @@ __device__ __forceinline__ void mma_gemm_rn(float (&acc)[M_TILES][N / 8][4], con
 }
 
 // wgmma: acc = A Bᵀ for the warpgroup's 64 rows (a_rows: their byte offset in A), A and B both
-// K-major in shared memory, K columns. The first k-step ignores acc's input. Issue only: the
-// caller fences, commits and waits.
-template <int N, int K, typename ATile, typename BTile>
+// K-major in shared memory, K columns. The first k-step ignores acc's input, unless ACCUMULATE
+// (acc += A Bᵀ). Issue only: the caller fences, commits and waits.
+template <int N, int K, typename ATile, typename BTile, bool ACCUMULATE = false>
 __device__ __forceinline__ void wgmma_issue_nt(float (&acc)[N / 8][4], u32 smem_a, u32 a_rows, u32 smem_b) {
   const u64 a_desc = wgmma_desc_origin(smem_a + a_rows, 16, 1024);
   const u64 b_desc = wgmma_desc_origin(smem_b, 16, 1024);
 #pragma unroll
   for (int kk = 0; kk < K / 16; ++kk)
     WgmmaSS<N, false>::run(acc, wgmma_desc_advance(a_desc, (kk / 4) * ATile::kSlabBytes + (kk % 4) * 32),
-                           wgmma_desc_advance(b_desc, (kk / 4) * BTile::kSlabBytes + (kk % 4) * 32), kk > 0);
+                           wgmma_desc_advance(b_desc, (kk / 4) * BTile::kSlabBytes + (kk % 4) * 32),
+                           ACCUMULATE || kk > 0);
 }
 
 // One 8-column accumulator tile j (its four values p) packed to 16 bits into its place in the A
@@ -118,13 +119,15 @@ __device__ __forceinline__ void wgmma_issue_sn(float (&acc)[N / 8][4], u32 smem_
 }
 
 // wgmma: acc = A B with A from registers (fragments kept across tiles) and B K-major in shared
-// memory, as wgmma_issue_nt's B. The first k-step ignores acc's input. Issue only.
-template <int N, int STEPS, typename BTile>
+// memory, as wgmma_issue_nt's B. The first k-step ignores acc's input, unless ACCUMULATE. Issue
+// only.
+template <int N, int STEPS, typename BTile, bool ACCUMULATE = false>
 __device__ __forceinline__ void wgmma_issue_rt(float (&acc)[N / 8][4], const u32 (&a)[STEPS][4], u32 smem_b) {
   const u64 b_desc = wgmma_desc_origin(smem_b, 16, 1024);
 #pragma unroll
   for (int kk = 0; kk < STEPS; ++kk)
-    WgmmaRS<N, false>::run(acc, a[kk], wgmma_desc_advance(b_desc, (kk / 4) * BTile::kSlabBytes + (kk % 4) * 32), kk > 0);
+    WgmmaRS<N, false>::run(acc, a[kk], wgmma_desc_advance(b_desc, (kk / 4) * BTile::kSlabBytes + (kk % 4) * 32),
+                           ACCUMULATE || kk > 0);
 }
 
 // Start of a streamed tile: its stage has landed and is visible to every thread (and, for wgmma,

@@ -32,18 +32,26 @@ struct FlexjitSeqLens {
 // kernel that reads them (codegen::forward_diagonal_table, dkdv_diagonal_table: V reading neither
 // b, q_len nor kv_len). Row h (a query head) holds `row` entries; entry i is diagonal
 // d = kv_idx - q_idx = i - origin, 0 off the call's diagonals. The forward's are 8-byte pairs
-// (V(d), V(d + 1)) times its 1 / (score_scale log2 e) (the accumulators' units), the dK/dV
-// kernel's V(d)'s bits as the score_mod reads them (`raw`). 16-byte aligned rows: the kernels'
-// producers copy a tile's slice in one bulk copy.
+// (V(d), V(d + 1)) times its 1 / (score_scale log2 e) (the accumulators' units), as are the dK/dV
+// kernel's where they seed Sᵀ (dkdv_diagonal_seed); its others are V(d)'s bits as the score_mod
+// reads them (`raw`). 16-byte aligned rows: the kernels' producers copy a tile's slice in one
+// bulk copy.
 struct FlexjitDiagonalTable {
   const void* entries;      // [heads][row]
   const unsigned* errors;   // [heads][row]: the error bits of V(d) (out-of-bounds buffer reads)
-  const unsigned* any_error;  // one word: the OR of every entry of `errors`
+  // One word: the OR of every entry of `errors`, and FLEXJIT_DIAGONAL_TABLE_HELD where a pair
+  // holds a value at 2^126 (the readers then take their exact path).
+  const unsigned* any_error;
   int origin;
   int row;
 };
 
 // The diagonal_table kernel's parameters: the table above, written.
+// Not an error: a pair of the table holds a finite value at 2^126 of its sign, its product with
+// 1 / (score_scale log2 e) being beyond (the diagonal_table kernel). The dK/dV kernel then
+// computes its values as without the table, so that its probabilities are the exact ones.
+#define FLEXJIT_DIAGONAL_TABLE_HELD 0x80000000u
+
 struct FlexjitDiagonalTableParams {
   void* entries;
   unsigned* errors;

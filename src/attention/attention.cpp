@@ -155,9 +155,14 @@ codegen::KernelSpec attention_spec(codegen::Family family, const AttentionSpec& 
                                    const std::string& arch) {
   codegen::KernelSpec ks = codegen::attention_kernel_spec(family, spec, score, mask, arch);
   ks.gqa_group = shape.gqa_group();
-  // Only the forward folds the scale into its exp2; the backward recomputes P from the LSE.
-  ks.negative_scale = family == codegen::Family::fwd && shape.negative_scale;
-  ks.small_scale = family == codegen::Family::fwd && shape.small_scale;
+  // Only the forward folds the scale into its exp2; the backward recomputes P from the LSE. Its
+  // dK/dV kernel may seed Sᵀ from the forward's kind of diagonal table where the score_mod is
+  // `score + V` (dkdv_diagonal_seed), under the forward's conditions on the scale.
+  const bool scale_shapes_kernel =
+      family == codegen::Family::fwd ||
+      (family == codegen::Family::bwd_dkdv && score.diagonal_value_is_added_to_score());
+  ks.negative_scale = scale_shapes_kernel && shape.negative_scale;
+  ks.small_scale = scale_shapes_kernel && shape.small_scale;
   ks.buffer_offsets_32 = shape.buffer_offsets_32 &&
                          codegen::kernel_takes_32_bit_reads(family == codegen::Family::bwd_dkdv && shape.fast_dq,
                                                             score, mask);
@@ -865,12 +870,14 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
       }
       FlexjitSeqLens call_lens = lens;
       // The dK/dV kernel's values from a table of the call's diagonals (dkdv_diagonal_table),
-      // written ahead of it on its stream.
+      // written ahead of it on its stream: the forward's pairs where they seed Sᵀ
+      // (dkdv_diagonal_seed), else V's bits.
       std::optional<attention::StreamScratch> diagonal_table;
       if (codegen::dkdv_diagonal_table(ks))
         call.diagonals = attention::write_diagonal_table(ks, dkdv_table_kernel, impl_->target_arch(), shape.q_heads,
-                                                         shape.q_len, shape.kv_len, call.score_scale, /*raw=*/true,
-                                                         mod_args, diagonal_table, s);
+                                                         shape.q_len, shape.kv_len, call.score_scale,
+                                                         /*raw=*/!codegen::dkdv_diagonal_seed(ks), mod_args,
+                                                         diagonal_table, s);
       if (ks.config.warp_specialized) {
         FlexjitBwdTma maps = codegen::encode_backward_tma(q, k, v, dout, ks.config);
         if (codegen::dkdv_adds_dq_through_tensor_map(ks) && shape.q_len > 0)

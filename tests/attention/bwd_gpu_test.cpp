@@ -868,7 +868,9 @@ TEST(BwdGpu, WarpSpecializedFastDkdv) {
 
 // The warp-specialised dK/dV kernel computes a score_mod's diagonal values (relative tables, a T5
 // bucket: support/diagonal_mods.hpp) once per diagonal of each warpgroup's tile into shared
-// memory, and each recomputed score reads its diagonal's (codegen::dkdv_score_diagonal_values).
+// memory, and each recomputed score reads its diagonal's (codegen::dkdv_score_diagonal_values);
+// one value from the call's table, whose pairs seed Sᵀ where the score_mod is `score + V`, and
+// whose raw words the scores read where it is not (the prescaled score, the last mod here).
 // Tails on both sides (333 queries, 517 keys: the last query tile and the last kv tile's second
 // warpgroup clamp their positions), GQA 3:1, the fast mode on two and one consumer warpgroups and
 // on three stages, the deterministic mode's ordered sums (the same bits twice), head dims 64, 96
@@ -886,8 +888,11 @@ TEST(BwdGpu, ScoreDiagonalValues) {
       {96, "m64n128w8s2ws", BackwardMode::fast},          {128, "m64n128w8s2ws", BackwardMode::fast},
       {128, nullptr, BackwardMode::deterministic},
   };
+  std::vector<DiagonalMod> mods(std::begin(kDiagonalMods), std::end(kDiagonalMods));
+  mods.push_back({"prescaled score, per-head relative table, causal", "score * 0.5 + relh[h][kv_idx - q_idx + 332]",
+                  "q_idx >= kv_idx"});
   for (const Case& c : cases)
-    for (const DiagonalMod& m : kDiagonalMods) {
+    for (const DiagonalMod& m : mods) {
       FwdProblem p = base(kDiagonalSq, c.d);
       p.Hq = 6, p.Hkv = 2, p.Sq = kDiagonalSq, p.Skv = kDiagonalSkv;
       p.score_mod = m.score, p.mask_mod = m.mask;
@@ -948,6 +953,55 @@ TEST(BwdGpu, ScoreDiagonalValuesOutOfBounds) {
       EXPECT_NO_THROW(check_buffer_errors()) << d << ": the report was not cleared";
     }
   }
+}
+
+// One small call per head dim (64, 128) whose forward and dK/dV kernels read the call's diagonal
+// table (codegen::forward_diagonal_table; dkdv_diagonal_seed's pairs at 64, the raw words at
+// 128): GQA 3:1, odd lengths, causal, against float64. Small enough for compute-sanitizer's
+// racecheck (README, testing).
+TEST(BwdGpu, DiagonalTableOnePerHeadDim) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the warp-specialised backward runs on sm_90a GPUs, this is " << current_device().name;
+  std::mt19937_64 rng(fresh_seed());
+  for (int D : {64, 128}) {
+    FwdProblem p = base(kDiagonalSq, D);
+    p.B = 1, p.Hq = 3, p.Hkv = 1, p.Sq = kDiagonalSq, p.Skv = kDiagonalSkv;
+    p.score_mod = "score + relh[h][kv_idx - q_idx + 332]";
+    p.mask_mod = "q_idx >= kv_idx";
+    p.buffers = diagonal_mod_buffers(p.Hq, rng);
+    p.backward_mode = BackwardMode::fast;
+    expect_fast_backward_close(p, "diagonal table d" + std::to_string(D));
+  }
+  EXPECT_NO_THROW(check_buffer_errors());
+}
+
+// Where the dK/dV kernel seeds Sᵀ from the table's pairs (codegen::dkdv_diagonal_seed), a pair
+// that holds a value at 2^126 (here 1e38 on diagonal -5 of head 0: its product with
+// 1 / (score_scale log2 e) passes the float range) sends the call to its exact path
+// (FLEXJIT_DIAGONAL_TABLE_HELD). The forward reads per score here (the 'g' kernel, no table), so
+// its lse is the exact one, and each row of head 0 from query 5 on has probability 1 on that
+// diagonal: seeded from the held pair, the kernel would give it 0, and dV of those keys would miss
+// their rows' dO. Head dims 64 (seeded) and 128 (the raw table: V's bits, exact as well), GQA
+// 3:1, against float64.
+TEST(BwdGpu, ScoreDiagonalSeedHeldValueTakesTheExactPath) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the warp-specialised backward runs on sm_90a GPUs, this is " << current_device().name;
+  std::mt19937_64 rng(fresh_seed());
+  for (int D : {64, 128}) {
+    FwdProblem p = base(kDiagonalSq, D);
+    p.Hq = 6, p.Hkv = 2, p.Sq = kDiagonalSq, p.Skv = kDiagonalSkv;
+    p.score_mod = "score + relh[h][kv_idx - q_idx + 332]";
+    p.buffers = diagonal_mod_buffers(p.Hq, rng);
+    ASSERT_EQ(p.buffers[0].decl.name, "relh");
+    p.buffers[0].values[327] = 1e38;  // head 0, diagonal -5
+    p.config = BlockConfig::parse("m128n128w8s2g");
+    p.backward_mode = BackwardMode::fast;
+    p.dkdv_config = BlockConfig::parse("m64n128w8s2ws");
+    expect_fast_backward_close(p, "held value d" + std::to_string(D));
+  }
+  EXPECT_NO_THROW(check_buffer_errors());
 }
 
 // The fast mode's warp-specialised dK/dV kernel with many more CTAs than SMs (288 at d128: 6 kv

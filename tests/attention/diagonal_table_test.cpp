@@ -67,6 +67,38 @@ TEST(DiagonalTable, DkdvSlicesStayInTheirRows) {
     }
 }
 
+// The dK/dV kernel seeding Sᵀ (dkdv_diagonal_seed): BLOCK_N + BLOCK_M pairs from the even pair at
+// or before origin + kv_start - (q0 + BLOCK_M - 1), unclamped (seed_slice_entry); an even query
+// column's pair (seed_scores_from_slice: lead + BLOCK_M - 2 + row - col into the slice) is
+// (V(d - 1), V(d)) for the score's diagonal d = kv - q, inside the slice. 64-row query tiles,
+// wholly past q_len too, and kv tiles past kv_len's last key.
+TEST(DiagonalTable, DkdvSeedSlicesStayInTheirRows) {
+  for (auto [q_len, kv_len] : {std::pair{1, 1}, {333, 517}, {1000, 1000}, {4096, 300}, {129, 4097}})
+    for (int block_n : {64, 128}) {
+      const int block_m = 64;
+      const DiagonalTableLayout l = diagonal_table_layout(1, q_len, kv_len, false);
+      for (int kv_start = 0; kv_start < kv_len; kv_start += block_n)
+        for (int q0 = 0; q0 < (q_len + 127) / 128 * 128; q0 += block_m) {
+          const int first = l.origin + kv_start - (q0 + block_m - 1);
+          const int start = first & ~1, lead = first - start;
+          const std::string at = std::to_string(q_len) + " " + std::to_string(kv_len) + " " + std::to_string(q0) +
+                                 " " + std::to_string(kv_start);
+          ASSERT_EQ((start * 8) % 16, 0) << at;
+          ASSERT_GE(start, 0) << at;
+          ASSERT_LE(start + block_m + block_n, l.row) << at;
+          for (int row = 0; row < block_n; ++row)
+            for (int col = 0; col < block_m; col += 2) {
+              const int pos = lead + block_m - 2 + row - col;
+              ASSERT_GE(pos, 0) << at;
+              ASSERT_LT(pos, block_m + block_n) << at;
+              // Pair start + pos is (V(e), V(e + 1)) for e = start + pos - origin: e + 1 is the
+              // even column's diagonal, e the odd one's.
+              ASSERT_EQ(start + pos - l.origin + 1, kv_start + row - (q0 + col)) << at;
+            }
+        }
+    }
+}
+
 TEST(DiagonalTable, RefusesRowsPastAnIntIndex) {
   try {
     diagonal_table_layout(1, 1 << 30, 1 << 30, false);

@@ -902,15 +902,18 @@ TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedDkdv) {
   const TempCacheDir cache;
   SuiteVariant v = diagonal_values_variant({BufferDecl::parse("relh:bf16:?x?"), BufferDecl::parse("rel:f32:?"),
                                             BufferDecl::parse("t5:f32:?x32"), BufferDecl::parse("slope:f32:?")});
-  struct Case { const char* score; const char* mask; int values; };
+  // seed: `score + V` with one value, so the table's pairs seed Sᵀ (dkdv_diagonal_seed) at head
+  // dim 64; at 128 the raw table.
+  struct Case { const char* score; const char* mask; int values; bool seed; };
   const Case cases[] = {
-      {"score + relh[h][kv_idx - q_idx + 4096]", "q_idx >= kv_idx", 1},
-      {"score + relh[h][kv_idx - q_idx + 4096]", "", 1},
-      {"score * 0.5 + rel[q_idx - kv_idx + 999] + relh[h % 2][kv_idx - q_idx + 999]", "q_idx + 40 >= kv_idx", 2},
+      {"score + relh[h][kv_idx - q_idx + 4096]", "q_idx >= kv_idx", 1, true},
+      {"score + relh[h][kv_idx - q_idx + 4096]", "", 1, true},
+      {"score * 0.5 + relh[h][kv_idx - q_idx + 4096]", "", 1, false},  // a prescaled score: the raw table
+      {"score * 0.5 + rel[q_idx - kv_idx + 999] + relh[h % 2][kv_idx - q_idx + 999]", "q_idx + 40 >= kv_idx", 2, false},
       {"score + t5[h][where(kv_idx - q_idx > 0, 16, 0) + where(abs(kv_idx - q_idx) < 8, abs(kv_idx - q_idx), "
-       "min(15, 8 + int(log(float(abs(kv_idx - q_idx)) / 8.0) / log(16.0) * 8.0)))]", "", 1},
-      {"score * rel[kv_idx - q_idx + 999]", "q_idx >= kv_idx", 0},               // the derivative reads it
-      {"score + slope[h] * float(kv_idx - q_idx)", "q_idx >= kv_idx", 0}};  // ALiBi: two FFMAs a score
+       "min(15, 8 + int(log(float(abs(kv_idx - q_idx)) / 8.0) / log(16.0) * 8.0)))]", "", 1, true},
+      {"score * rel[kv_idx - q_idx + 999]", "q_idx >= kv_idx", 0, false},        // the derivative reads it
+      {"score + slope[h] * float(kv_idx - q_idx)", "q_idx >= kv_idx", 0, false}};  // ALiBi: two FFMAs a score
   struct Kernel { int d; const char* config; bool ordered, seq_lens, staged; };
   const Kernel kernels[] = {{64, "m64n128w8s2ws", false, false, true}, {64, "m64n128w8s3ws", false, false, true},
                             {64, "m64n64w4s2ws", false, false, true},  {64, "m64n128w8s3ws", false, true, true},
@@ -943,6 +946,11 @@ TEST(CodegenCompileMatrix, ScoreDiagonalValuesInTheWarpSpecialisedDkdv) {
       EXPECT_EQ(dkdv_diagonal_table(spec), table) << label;
       EXPECT_NE(src.text.find(std::string("[[maybe_unused]] constexpr bool SCORE_DIAGONAL_TABLE = ") +
                               (table ? "true" : "false") + ";"),
+                std::string::npos) << label;
+      const bool seed = c.seed && k.d == 64;
+      EXPECT_EQ(dkdv_diagonal_seed(spec), seed) << label;
+      EXPECT_NE(src.text.find(std::string("[[maybe_unused]] constexpr bool SCORE_DIAGONAL_SEED = ") +
+                              (seed ? "true" : "false") + ";"),
                 std::string::npos) << label;
       // The ordered kernel at d64 spills beside these mods either way (ptxas, emit --ordered-dq
       // --gqa 3: 80-108 bytes reading per score, 48-80 with the values, 88-96 with the table's

@@ -302,11 +302,13 @@ size_t diagonal_bytes(const KernelSpec& s, int values) {
 }
 
 // With the diagonal table (dkdv_diagonal_table), each stage's slice of it after those buffers (the
-// template's DIAGONAL_SLICES_BYTES: BLOCK_N + BLOCK_M - 1 words from a 16-byte boundary).
-size_t diagonal_slices_bytes(const KernelSpec& s, bool table) {
-  return table ? static_cast<size_t>(s.config.stages) *
-                     static_cast<size_t>((s.config.block_n + s.config.block_m + 2 + 3) / 4 * 4) * 4
-               : 0;
+// template's DIAGONAL_SLICES_BYTES): raw, BLOCK_N + BLOCK_M - 1 words from a 16-byte boundary;
+// seeding Sᵀ (dkdv_diagonal_seed), BLOCK_N + BLOCK_M 8-byte pairs.
+size_t diagonal_slices_bytes(const KernelSpec& s, bool table, bool seed) {
+  if (!table) return 0;
+  const size_t words = seed ? 2 * static_cast<size_t>(s.config.block_n + s.config.block_m)
+                            : static_cast<size_t>((s.config.block_n + s.config.block_m + 2 + 3) / 4 * 4);
+  return static_cast<size_t>(s.config.stages) * words * 4;
 }
 
 // Two dQ staging buffers where they fit (the consumers fill one while the writer's reductions
@@ -328,7 +330,7 @@ size_t shared_memory_bytes(const KernelSpec& s) {
   if (s.config.warp_specialized) {
     const WsLayout l = ws_layout(s);
     return l.fixed + ws_dq_buffers(s) * l.dq_buffer + diagonal_bytes(s, dkdv_score_diagonal_values(s)) +
-           diagonal_slices_bytes(s, dkdv_diagonal_table(s));
+           diagonal_slices_bytes(s, dkdv_diagonal_table(s), dkdv_diagonal_seed(s));
   }
   const size_t e = 2, m = s.config.block_m, n = s.config.block_n, d = s.head_dim, dv = s.head_dim_v;
   size_t stage = m * (d + dv) * e + 2 * m * 4;
@@ -370,6 +372,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   const int score_diagonal_values = dkdv_score_diagonal_values(s);
   constants.push_back(int_constant("SCORE_DIAGONAL_VALUES", score_diagonal_values));
   constants.push_back(bool_constant("SCORE_DIAGONAL_TABLE", dkdv_diagonal_table(s)));
+  constants.push_back(bool_constant("SCORE_DIAGONAL_SEED", dkdv_diagonal_seed(s)));
   ctx["score_diagonals"] = score_diagonal_values > 0;
   ctx["warp_specialized"] = s.config.warp_specialized;
   ctx["stats_pairs"] = dkdv_reads_stats_pairs(s);
@@ -615,7 +618,24 @@ bool dkdv_diagonal_table(const KernelSpec& spec) {
   if (dkdv_score_diagonal_values(spec) != 1 || spec.score_mod.diagonal_values_read_batch_or_lengths()) return false;
   const families::WsLayout l = families::ws_layout(spec);
   return l.fixed + families::ws_dq_buffers(spec) * l.dq_buffer + families::diagonal_bytes(spec, 1) +
-             families::diagonal_slices_bytes(spec, true) <=
+             families::diagonal_slices_bytes(spec, true, false) <=
+         max_shared_memory_for_arch("sm_90a");
+}
+
+bool dkdv_diagonal_seed(const KernelSpec& spec) {
+  // `score + V` exactly: the recomputed score is then Sᵀ times the scale, nothing per score. The
+  // scale's conditions are the forward's bias form's (forward_diagonal_bias_form), so the two
+  // read one kind of table: a negative scale is unmeasured here, and a small one would move
+  // ordinary values past the float range. Head dim 64 only: there the softmax's issue slots bound
+  // the tile and the seed won (T5 1.038, S=512 1.020, per-head tables 1.006-1.011); at 128 the
+  // tile waits on its GEMMs, the seed's shared loads stand in front of Sᵀ's issue, and it was
+  // level at best (T5 0.976, per-head causal 1.019, GQA 1.001; H100, notes/perf.md "(zzzl)").
+  if (!dkdv_diagonal_table(spec) || spec.head_dim > 64 || spec.negative_scale || spec.small_scale ||
+      !spec.score_mod.diagonal_value_is_added_to_score())
+    return false;
+  const families::WsLayout l = families::ws_layout(spec);
+  return l.fixed + families::ws_dq_buffers(spec) * l.dq_buffer + families::diagonal_bytes(spec, 1) +
+             families::diagonal_slices_bytes(spec, true, true) <=
          max_shared_memory_for_arch("sm_90a");
 }
 

@@ -74,6 +74,15 @@ int dkdv_score_diagonal_values(const KernelSpec& spec);
 // whose table holds some read's error bits computes the values as without it (exact errors).
 bool dkdv_diagonal_table(const KernelSpec& spec);
 
+// Whether, with the table, Sᵀ's accumulators start from the tile's diagonal values (8-byte pairs
+// in the accumulators' units, the forward's table: FlexjitDiagonalTable) so that K Qᵀ adds onto
+// them and the score needs no per-score read or add: a score_mod that is `score + V` exactly
+// (Expr::diagonal_value_is_added_to_score) at a scale the forward's bias form takes
+// (KernelSpec::negative_scale, small_scale), at head dim 64 (where it measured faster), where the
+// stages' pair slices fit (else the raw table). A call whose table has error bits, or a value held at 2^126 (the table kernel's
+// FLEXJIT_DIAGONAL_TABLE_HELD), computes its values as without the table.
+bool dkdv_diagonal_seed(const KernelSpec& spec);
+
 // The kernel may split each GQA group's query heads over its CTAs (KernelSpec::dkdv_head_splits
 // on the warp-specialised kernel that sums dQ, fast or ordered: the template's HEAD_SPLITS);
 // elsewhere the flag changes nothing.

@@ -59,6 +59,7 @@ using T = bf16;
 [[maybe_unused]] constexpr bool HEAD_SPLITS = false;
 [[maybe_unused]] constexpr int SCORE_DIAGONAL_VALUES = 0;
 [[maybe_unused]] constexpr bool SCORE_DIAGONAL_TABLE = false;
+[[maybe_unused]] constexpr bool SCORE_DIAGONAL_SEED = false;
 
 // Here BLOCK_N (kv rows) is the CTA's fixed tile and BLOCK_M (query rows) the streamed one.
 constexpr int THREADS = NUM_WARPS * 32;
@@ -145,10 +146,13 @@ constexpr int DIAGONAL_SPAN = BLOCK_M + 64;
 constexpr int DIAGONAL_WORDS = 2 * SCORE_DIAGONAL_VALUES * DIAGONAL_SPAN;
 constexpr int DIAGONAL_BYTES = NUM_WARPS / 4 * 2 * DIAGONAL_WORDS * 4;
 // SCORE_DIAGONAL_TABLE (the host's dkdv_diagonal_table): after them, each stage's slice of the
-// call's diagonal table (FlexjitDiagonalTable, raw words): the BLOCK_N + BLOCK_M - 1 diagonals a
-// query tile's scores meet, from a word on a 16-byte boundary (up to 3 before them). The buffers
-// stay for a call whose table has some read's error bits, which computes its values as without it.
-constexpr int DIAGONAL_SLICE_WORDS = (BLOCK_N + BLOCK_M + 2 + 3) / 4 * 4;
+// call's diagonal table (FlexjitDiagonalTable). Raw words: the BLOCK_N + BLOCK_M - 1 diagonals a
+// query tile's scores meet, from a word on a 16-byte boundary (up to 3 before them). With
+// SCORE_DIAGONAL_SEED (dkdv_diagonal_seed) BLOCK_N + BLOCK_M pairs (seed_scores_from_slice). The
+// buffers stay for a call whose table has some read's error bits, which computes its values as
+// without it.
+constexpr int DIAGONAL_SLICE_WORDS =
+    SCORE_DIAGONAL_SEED ? 2 * (BLOCK_N + BLOCK_M) : (BLOCK_N + BLOCK_M + 2 + 3) / 4 * 4;
 constexpr int DIAGONAL_SLICES_BYTES = SCORE_DIAGONAL_TABLE ? STAGES * DIAGONAL_SLICE_WORDS * 4 : 0;
 static_assert(!SCORE_DIAGONAL_TABLE || SCORE_DIAGONAL_VALUES == 1, "the diagonal table holds one value");
 constexpr int WS_BYTES = WARP_SPECIALIZED ? STAGES * STATS_BYTES + DQ_BUFFERS * DQ_BUFFER_BYTES + DQ_SHARED_BYTES + 128 +

@@ -59,6 +59,7 @@ using T = bf16;
 [[maybe_unused]] constexpr bool HEAD_SPLITS = false;
 [[maybe_unused]] constexpr int SCORE_DIAGONAL_VALUES = 0;
 [[maybe_unused]] constexpr bool SCORE_DIAGONAL_TABLE = false;
+[[maybe_unused]] constexpr bool SCORE_DIAGONAL_SEED = false;
 
 // Here BLOCK_N (kv rows) is the CTA's fixed tile and BLOCK_M (query rows) the streamed one.
 constexpr int THREADS = NUM_WARPS * 32;
@@ -145,10 +146,13 @@ constexpr int DIAGONAL_SPAN = BLOCK_M + 64;
 constexpr int DIAGONAL_WORDS = 2 * SCORE_DIAGONAL_VALUES * DIAGONAL_SPAN;
 constexpr int DIAGONAL_BYTES = NUM_WARPS / 4 * 2 * DIAGONAL_WORDS * 4;
 // SCORE_DIAGONAL_TABLE (the host's dkdv_diagonal_table): after them, each stage's slice of the
-// call's diagonal table (FlexjitDiagonalTable, raw words): the BLOCK_N + BLOCK_M - 1 diagonals a
-// query tile's scores meet, from a word on a 16-byte boundary (up to 3 before them). The buffers
-// stay for a call whose table has some read's error bits, which computes its values as without it.
-constexpr int DIAGONAL_SLICE_WORDS = (BLOCK_N + BLOCK_M + 2 + 3) / 4 * 4;
+// call's diagonal table (FlexjitDiagonalTable). Raw words: the BLOCK_N + BLOCK_M - 1 diagonals a
+// query tile's scores meet, from a word on a 16-byte boundary (up to 3 before them). With
+// SCORE_DIAGONAL_SEED (dkdv_diagonal_seed) BLOCK_N + BLOCK_M pairs (seed_scores_from_slice). The
+// buffers stay for a call whose table has some read's error bits, which computes its values as
+// without it.
+constexpr int DIAGONAL_SLICE_WORDS =
+    SCORE_DIAGONAL_SEED ? 2 * (BLOCK_N + BLOCK_M) : (BLOCK_N + BLOCK_M + 2 + 3) / 4 * 4;
 constexpr int DIAGONAL_SLICES_BYTES = SCORE_DIAGONAL_TABLE ? STAGES * DIAGONAL_SLICE_WORDS * 4 : 0;
 static_assert(!SCORE_DIAGONAL_TABLE || SCORE_DIAGONAL_VALUES == 1, "the diagonal table holds one value");
 constexpr int WS_BYTES = WARP_SPECIALIZED ? STAGES * STATS_BYTES + DQ_BUFFERS * DQ_BUFFER_BYTES + DQ_SHARED_BYTES + 128 +
@@ -543,17 +547,17 @@ constexpr int V_FRAGMENT_STEPS = KV_IN_REGISTERS ? DV / 16 : 1;
 // Sᵀ = K Qᵀ and dPᵀ = V dOᵀ, one commit group each, A from the K and V fragments or from shared
 // memory (rows wg_rows on). A template so that the form not taken is never instantiated (its
 // wgmma shapes are not generated).
-template <bool FRAGMENTS>
+template <bool FRAGMENTS, bool SEEDED>
 __device__ __forceinline__ void issue_scores_and_dp(float (&acc_s)[S_TILES][4], float (&acc_dp)[S_TILES][4],
                                                     const u32 (&k_fragments)[K_FRAGMENT_STEPS][4],
                                                     const u32 (&v_fragments)[V_FRAGMENT_STEPS][4], u32 smem_k,
                                                     u32 smem_v, u32 wg_rows, u32 smem_q, u32 smem_do) {
   if constexpr (FRAGMENTS) {
-    wgmma_issue_rt<SCORE_COLS, K_FRAGMENT_STEPS, QTile>(acc_s, k_fragments, smem_q);
+    wgmma_issue_rt<SCORE_COLS, K_FRAGMENT_STEPS, QTile, SEEDED>(acc_s, k_fragments, smem_q);
     wgmma_commit();
     wgmma_issue_rt<SCORE_COLS, V_FRAGMENT_STEPS, DOTile>(acc_dp, v_fragments, smem_do);
   } else {
-    wgmma_issue_nt<SCORE_COLS, D_REDUCE, KTile, QTile>(acc_s, smem_k, wg_rows, smem_q);
+    wgmma_issue_nt<SCORE_COLS, D_REDUCE, KTile, QTile, SEEDED>(acc_s, smem_k, wg_rows, smem_q);
     wgmma_commit();
     wgmma_issue_nt<SCORE_COLS, DV_REDUCE, VTile, DOTile>(acc_dp, smem_v, wg_rows, smem_do);
   }
@@ -1446,13 +1450,14 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
     if constexpr (WG_SLICES) mbarrier_wait(do_full, static_cast<u32>(t & 1));
 
     // Sᵀ = K Qᵀ and dPᵀ = V dOᵀ, two groups; the wait leaves dPᵀ running and finishes dV and dK
-    // of the previous tile, whose Q and dO stage is then handed back.
+    // of the previous tile, whose Q and dO stage is then handed back. SCORE_DIAGONAL_SEED: K Qᵀ
+    // adds onto the tile's diagonal values (zeros where the call's table sends it the exact path).
     float acc_s[1][S_TILES][4], acc_dp[1][S_TILES][4];
     wgmma_fence_operands(acc_s[0]);
     wgmma_fence_operands(acc_dp[0]);
     wgmma_fence();
-    issue_scores_and_dp<KV_IN_REGISTERS>(acc_s[0], acc_dp[0], k_fragments, v_fragments, smem_k, smem_v, wg_rows,
-                                         smem_q + half_rows, smem_do + half_rows);
+    issue_scores_and_dp<KV_IN_REGISTERS, SCORE_DIAGONAL_SEED>(acc_s[0], acc_dp[0], k_fragments, v_fragments, smem_k,
+                                                              smem_v, wg_rows, smem_q + half_rows, smem_do + half_rows);
     const NoScoreDiagonals diagonals;
     wgmma_wait<1>();
     wgmma_fence_operands(acc_s[0]);
@@ -1468,14 +1473,17 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
     const bool masked_tile = HAS_MASK && partial;
     const bool bounds_tile = !IS_DIVISIBLE && (kv_start + BLOCK_N > kv_len || q_start + BLOCK_M > q_len);
     float grad[1][S_TILES][4];
-    auto probabilities = [&](auto masked, auto bounds) {
+    auto probabilities_from = [&](auto masked, auto bounds, const auto& values) {
       if constexpr (decltype(masked)::value)
         tile_probabilities_from_bits(acc_s, grad, pa, stats, p, mod, b, h, kv_start + warp_row0, q_start + half_q0,
-                                     q_len, kv_len, g8, t4, keep_bits, errors, diagonals);
+                                     q_len, kv_len, g8, t4, keep_bits, errors, values);
       else
         tile_probabilities<false, decltype(bounds)::value, /*LSE_BASE2=*/true>(
             acc_s, grad, pa, stats, p, mod, b, h, kv_start + warp_row0, q_start + half_q0, q_len, kv_len, g8, t4,
-            errors, diagonals);
+            errors, values);
+    };
+    auto probabilities = [&](auto masked, auto bounds) {
+      probabilities_from(masked, bounds, diagonals);
     };
     run_tile_pass<HAS_MASK, IS_DIVISIBLE>(bounds_tile, masked_tile, /*plain=*/true, probabilities);
     if (DQ_DEFERRED && t == 0 && wg == 0) named_barrier_arrive(NAMED_BARRIER_STAGGER, THREADS);

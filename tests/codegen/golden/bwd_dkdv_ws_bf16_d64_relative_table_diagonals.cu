@@ -25,7 +25,7 @@ using T = bf16;
 [[maybe_unused]] constexpr int GQA_GROUP = 1;
 [[maybe_unused]] constexpr int SPARSE_Q_BLOCK = 128;
 [[maybe_unused]] constexpr int SPARSE_KV_BLOCK = 128;
-[[maybe_unused]] constexpr int EXPECTED_SMEM_BYTES = 189360;
+[[maybe_unused]] constexpr int EXPECTED_SMEM_BYTES = 191616;
 [[maybe_unused]] constexpr bool IS_DIVISIBLE = false;
 [[maybe_unused]] constexpr bool HAS_BLOCK_MASK = true;
 [[maybe_unused]] constexpr bool HAS_FULL_BLOCKS = true;
@@ -59,6 +59,7 @@ using T = bf16;
 [[maybe_unused]] constexpr bool HEAD_SPLITS = false;
 [[maybe_unused]] constexpr int SCORE_DIAGONAL_VALUES = 1;
 [[maybe_unused]] constexpr bool SCORE_DIAGONAL_TABLE = true;
+[[maybe_unused]] constexpr bool SCORE_DIAGONAL_SEED = true;
 
 // Here BLOCK_N (kv rows) is the CTA's fixed tile and BLOCK_M (query rows) the streamed one.
 constexpr int THREADS = NUM_WARPS * 32;
@@ -145,10 +146,13 @@ constexpr int DIAGONAL_SPAN = BLOCK_M + 64;
 constexpr int DIAGONAL_WORDS = 2 * SCORE_DIAGONAL_VALUES * DIAGONAL_SPAN;
 constexpr int DIAGONAL_BYTES = NUM_WARPS / 4 * 2 * DIAGONAL_WORDS * 4;
 // SCORE_DIAGONAL_TABLE (the host's dkdv_diagonal_table): after them, each stage's slice of the
-// call's diagonal table (FlexjitDiagonalTable, raw words): the BLOCK_N + BLOCK_M - 1 diagonals a
-// query tile's scores meet, from a word on a 16-byte boundary (up to 3 before them). The buffers
-// stay for a call whose table has some read's error bits, which computes its values as without it.
-constexpr int DIAGONAL_SLICE_WORDS = (BLOCK_N + BLOCK_M + 2 + 3) / 4 * 4;
+// call's diagonal table (FlexjitDiagonalTable). Raw words: the BLOCK_N + BLOCK_M - 1 diagonals a
+// query tile's scores meet, from a word on a 16-byte boundary (up to 3 before them). With
+// SCORE_DIAGONAL_SEED (dkdv_diagonal_seed) BLOCK_N + BLOCK_M pairs (seed_scores_from_slice). The
+// buffers stay for a call whose table has some read's error bits, which computes its values as
+// without it.
+constexpr int DIAGONAL_SLICE_WORDS =
+    SCORE_DIAGONAL_SEED ? 2 * (BLOCK_N + BLOCK_M) : (BLOCK_N + BLOCK_M + 2 + 3) / 4 * 4;
 constexpr int DIAGONAL_SLICES_BYTES = SCORE_DIAGONAL_TABLE ? STAGES * DIAGONAL_SLICE_WORDS * 4 : 0;
 static_assert(!SCORE_DIAGONAL_TABLE || SCORE_DIAGONAL_VALUES == 1, "the diagonal table holds one value");
 constexpr int WS_BYTES = WARP_SPECIALIZED ? STAGES * STATS_BYTES + DQ_BUFFERS * DQ_BUFFER_BYTES + DQ_SHARED_BYTES + 128 +
@@ -250,6 +254,13 @@ __device__ __forceinline__ float score_log2(float acc, const FlexjitBwdParams& p
   }
   return flexjit_score_mod_log2_columns(acc, p.score_scale, b, h, q_eval, kv_eval, q_len, kv_len, mod, errors, values,
                                         value_errors);
+}
+// SCORE_DIAGONAL_SEED: Sᵀ's accumulators started from the diagonal values in their units (the
+// forward's table: 1 / (score_scale log2 e)), so Sᵀ comes out with `score + V` applied.
+struct SeededScores {};
+__device__ __forceinline__ float score_log2(float acc, const FlexjitBwdParams& p, const FlexjitModArgs&, int, int, int,
+                                            int, int, int, unsigned&, const SeededScores&) {
+  return acc * (p.score_scale * LOG2E);
 }
 
 // Where the pairs measured faster (codegen's dkdv_reads_stats_pairs says which kernels): a
@@ -580,17 +591,17 @@ constexpr int V_FRAGMENT_STEPS = KV_IN_REGISTERS ? DV / 16 : 1;
 // Sᵀ = K Qᵀ and dPᵀ = V dOᵀ, one commit group each, A from the K and V fragments or from shared
 // memory (rows wg_rows on). A template so that the form not taken is never instantiated (its
 // wgmma shapes are not generated).
-template <bool FRAGMENTS>
+template <bool FRAGMENTS, bool SEEDED>
 __device__ __forceinline__ void issue_scores_and_dp(float (&acc_s)[S_TILES][4], float (&acc_dp)[S_TILES][4],
                                                     const u32 (&k_fragments)[K_FRAGMENT_STEPS][4],
                                                     const u32 (&v_fragments)[V_FRAGMENT_STEPS][4], u32 smem_k,
                                                     u32 smem_v, u32 wg_rows, u32 smem_q, u32 smem_do) {
   if constexpr (FRAGMENTS) {
-    wgmma_issue_rt<SCORE_COLS, K_FRAGMENT_STEPS, QTile>(acc_s, k_fragments, smem_q);
+    wgmma_issue_rt<SCORE_COLS, K_FRAGMENT_STEPS, QTile, SEEDED>(acc_s, k_fragments, smem_q);
     wgmma_commit();
     wgmma_issue_rt<SCORE_COLS, V_FRAGMENT_STEPS, DOTile>(acc_dp, v_fragments, smem_do);
   } else {
-    wgmma_issue_nt<SCORE_COLS, D_REDUCE, KTile, QTile>(acc_s, smem_k, wg_rows, smem_q);
+    wgmma_issue_nt<SCORE_COLS, D_REDUCE, KTile, QTile, SEEDED>(acc_s, smem_k, wg_rows, smem_q);
     wgmma_commit();
     wgmma_issue_nt<SCORE_COLS, DV_REDUCE, VTile, DOTile>(acc_dp, smem_v, wg_rows, smem_do);
   }
@@ -830,6 +841,32 @@ __device__ __forceinline__ DiagonalSlice diagonal_slice(const FlexjitDiagonalTab
   const int first = min(kv_start, kv_len - 1) - min(q0 + BLOCK_M - 1, q_len - 1);
   return DiagonalSlice{first, (table.origin + first) & ~3};
 }
+
+// SCORE_DIAGONAL_SEED: the table entry (a pair) where the stage's slice for the query tile from q0
+// starts: the even one at or before diagonal kv_start - (q0 + BLOCK_M - 1), the tiles' first
+// unclamped (16-byte aligned; the host's origin keeps it at 0 or past it, and its row length the
+// slice's BLOCK_N + BLOCK_M pairs inside the row). Unclamped: a row or key past an end reads a
+// pair of the table as any other (0 off the call's diagonals) and its probability is 0.
+__device__ __forceinline__ int seed_slice_entry(const FlexjitDiagonalTable& table, int kv_start, int q0) {
+  return (table.origin + kv_start - (q0 + BLOCK_M - 1)) & ~1;
+}
+
+// SCORE_DIAGONAL_SEED: Sᵀ's accumulators from the stage's slice (pairs from seed_slice_entry),
+// before K Qᵀ adds to them. Element [j][i] is kv row kv_row0 + g8 + 8 (i / 2) (of the CTA's
+// tile), query column q_col0 + 8 j + 2 t4 + (i & 1) (of the query tile): diagonal d for the even
+// column and d - 1 for the odd, so one 8-byte load of pair d - 1, (V(d - 1), V(d)), serves both.
+__device__ __forceinline__ void seed_scores_from_slice(float (&acc_s)[S_TILES][4], const uint2* pairs, int lead,
+                                                       int kv_row0, int q_col0, int g8, int t4) {
+  const int base = lead + BLOCK_M - 2 + kv_row0 + g8 - q_col0 - 2 * t4;
+#pragma unroll
+  for (int j = 0; j < S_TILES; ++j)
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const uint2 pair = pairs[base + 8 * r - 8 * j];
+      acc_s[j][2 * r] = __uint_as_float(pair.y);
+      acc_s[j][2 * r + 1] = __uint_as_float(pair.x);
+    }
+}
 }  // namespace bwd_dkdv
 
 extern "C" __global__ void __launch_bounds__(bwd_dkdv::LAUNCH_THREADS, 1)
@@ -1066,11 +1103,17 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
           bulk_load(stats_dst + BLOCK_M * 4, stats + p.row_stats_len, BLOCK_M * 4, full);
         }
         if constexpr (SCORE_DIAGONAL_TABLE) {  // the tile's slice of the call's diagonal table
-          const DiagonalSlice slice = diagonal_slice(p.diagonals, kv_start, q0, q_len, kv_len);
-          bulk_load(smem_diagonals + DIAGONAL_BYTES + fill.index * (DIAGONAL_SLICE_WORDS * 4),
-                    static_cast<const unsigned*>(p.diagonals.entries) + static_cast<long long>(h) * p.diagonals.row +
-                        slice.first_entry,
-                    DIAGONAL_SLICE_WORDS * 4, full);
+          const u32 slice_dst = smem_diagonals + DIAGONAL_BYTES + fill.index * (DIAGONAL_SLICE_WORDS * 4);
+          const long long row = static_cast<long long>(h) * p.diagonals.row;
+          if constexpr (SCORE_DIAGONAL_SEED) {
+            bulk_load(slice_dst,
+                      static_cast<const uint2*>(p.diagonals.entries) + row + seed_slice_entry(p.diagonals, kv_start, q0),
+                      DIAGONAL_SLICE_WORDS * 4, full);
+          } else {
+            const DiagonalSlice slice = diagonal_slice(p.diagonals, kv_start, q0, q_len, kv_len);
+            bulk_load(slice_dst, static_cast<const unsigned*>(p.diagonals.entries) + row + slice.first_entry,
+                      DIAGONAL_SLICE_WORDS * 4, full);
+          }
         }
         if constexpr (WG_SLICES) {  // once every consumer warp is done with the last one (its dV)
           mbarrier_wait(do_empty, static_cast<u32>(t & 1) ^ 1u);
@@ -1538,22 +1581,40 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
     if constexpr (WG_SLICES) mbarrier_wait(do_full, static_cast<u32>(t & 1));
 
     // Sᵀ = K Qᵀ and dPᵀ = V dOᵀ, two groups; the wait leaves dPᵀ running and finishes dV and dK
-    // of the previous tile, whose Q and dO stage is then handed back.
+    // of the previous tile, whose Q and dO stage is then handed back. SCORE_DIAGONAL_SEED: K Qᵀ
+    // adds onto the tile's diagonal values (zeros where the call's table sends it the exact path).
     float acc_s[1][S_TILES][4], acc_dp[1][S_TILES][4];
+    if constexpr (SCORE_DIAGONAL_SEED) {
+      if (!table_errors) {
+        // The stage's slice, landed with its Q (the full barrier above).
+        const int first = p.diagonals.origin + kv_start - (q_start + BLOCK_M - 1);
+        seed_scores_from_slice(acc_s[0],
+                               reinterpret_cast<const uint2*>(base_ptr + (smem_diagonals - smem_k) + DIAGONAL_BYTES +
+                                                              slot.index * (DIAGONAL_SLICE_WORDS * 4)),
+                               first - seed_slice_entry(p.diagonals, kv_start, q_start), warp_row0, half_q0, g8, t4);
+      } else {
+#pragma unroll
+        for (int j = 0; j < S_TILES; ++j)
+#pragma unroll
+          for (int i = 0; i < 4; ++i) acc_s[0][j][i] = 0.f;
+      }
+    }
     wgmma_fence_operands(acc_s[0]);
     wgmma_fence_operands(acc_dp[0]);
     wgmma_fence();
-    issue_scores_and_dp<KV_IN_REGISTERS>(acc_s[0], acc_dp[0], k_fragments, v_fragments, smem_k, smem_v, wg_rows,
-                                         smem_q + half_rows, smem_do + half_rows);
-    ScoreDiagonals diagonals;
+    issue_scores_and_dp<KV_IN_REGISTERS, SCORE_DIAGONAL_SEED>(acc_s[0], acc_dp[0], k_fragments, v_fragments, smem_k,
+                                                              smem_v, wg_rows, smem_q + half_rows, smem_do + half_rows);
+    ScoreDiagonals diagonals{};
     if (SCORE_DIAGONAL_TABLE && !table_errors) {
-      // The stage's slice, landed with its Q (the full barrier above).
-      const DiagonalSlice slice = diagonal_slice(p.diagonals, kv_start, q_start, q_len, kv_len);
-      const int lead = p.diagonals.origin + slice.first - slice.first_entry;
-      diagonals.words = reinterpret_cast<const unsigned*>(base_ptr + (smem_diagonals - smem_k) + DIAGONAL_BYTES +
-                                                          slot.index * (DIAGONAL_SLICE_WORDS * 4)) + lead;
-      diagonals.first = slice.first;
-      diagonals.errors = false;
+      if constexpr (!SCORE_DIAGONAL_SEED) {
+        // The stage's slice, landed with its Q (the full barrier above).
+        const DiagonalSlice slice = diagonal_slice(p.diagonals, kv_start, q_start, q_len, kv_len);
+        const int lead = p.diagonals.origin + slice.first - slice.first_entry;
+        diagonals.words = reinterpret_cast<const unsigned*>(base_ptr + (smem_diagonals - smem_k) + DIAGONAL_BYTES +
+                                                            slot.index * (DIAGONAL_SLICE_WORDS * 4)) + lead;
+        diagonals.first = slice.first;
+        diagonals.errors = false;
+      }
     } else {
       // (A call whose table has some read's error bits computes its values as without the table:
       // each score then counts its value's errors where it reads it, exactly.)
@@ -1575,14 +1636,23 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
     const bool masked_tile = HAS_MASK && partial;
     const bool bounds_tile = !IS_DIVISIBLE && (kv_start + BLOCK_N > kv_len || q_start + BLOCK_M > q_len);
     float grad[1][S_TILES][4];
-    auto probabilities = [&](auto masked, auto bounds) {
+    auto probabilities_from = [&](auto masked, auto bounds, const auto& values) {
       if constexpr (decltype(masked)::value)
         tile_probabilities_from_bits(acc_s, grad, pa, stats, p, mod, b, h, kv_start + warp_row0, q_start + half_q0,
-                                     q_len, kv_len, g8, t4, keep_bits, errors, diagonals);
+                                     q_len, kv_len, g8, t4, keep_bits, errors, values);
       else
         tile_probabilities<false, decltype(bounds)::value, /*LSE_BASE2=*/true>(
             acc_s, grad, pa, stats, p, mod, b, h, kv_start + warp_row0, q_start + half_q0, q_len, kv_len, g8, t4,
-            errors, diagonals);
+            errors, values);
+    };
+    auto probabilities = [&](auto masked, auto bounds) {
+      if constexpr (SCORE_DIAGONAL_SEED) {
+        if (!table_errors) {
+          probabilities_from(masked, bounds, SeededScores{});
+          return;
+        }
+      }
+      probabilities_from(masked, bounds, diagonals);
     };
     run_tile_pass<HAS_MASK, IS_DIVISIBLE>(bounds_tile, masked_tile, /*plain=*/true, probabilities);
     if (DQ_DEFERRED && t == 0 && wg == 0) named_barrier_arrive(NAMED_BARRIER_STAGGER, THREADS);
