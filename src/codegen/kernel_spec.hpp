@@ -102,13 +102,16 @@ struct KernelSpec {
   // width the GEMMs over a head dim take (the templates' D_REDUCE and DV_REDUCE).
   int gemm_head_dim() const { return (memory_head_dim() + 15) / 16 * 16; }
   int gemm_head_dim_v() const { return (memory_head_dim_v() + 15) / 16 * 16; }
-  // The call's scale is negative (fwd, decode). The identity score_mod then does not fold the scale
-  // into the exp2 argument: that fold keeps the row maximum of the raw Q.K, which is the minimum
-  // of the scaled scores when the scale is negative. Such calls take the general score path.
+  // The call's scale is negative (fwd, decode; bwd_dkdv for a `score + V` score_mod, whose seeded
+  // Sᵀ takes the forward's conditions: dkdv_diagonal_seed). The identity score_mod then does not
+  // fold the scale into the exp2 argument: that fold keeps the row maximum of the raw Q.K, which is
+  // the minimum of the scaled scores when the scale is negative. Such calls take the general score
+  // path.
   bool negative_scale = false;
-  // The call's scale is positive and below kSmallScale (fwd). The forward's bias form
-  // (forward_diagonal_bias_form) holds diagonal values divided by the scale in fp32, where values
-  // of ordinary size would then pass the float range; such calls add them per score.
+  // The call's scale is positive and below kSmallScale (fwd; bwd_dkdv as negative_scale). The
+  // forward's bias form (forward_diagonal_bias_form) and the seeded dK/dV kernel hold diagonal
+  // values divided by the scale in fp32, where values of ordinary size would then pass the float
+  // range; such calls add them per score.
   bool small_scale = false;
   static constexpr float kSmallScale = 0x1p-20f;
   // Scores stay raw Q.K until the exp2 (SCORE_IS_IDENTITY): the identity score_mod at a positive scale.

@@ -1558,7 +1558,8 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   // so that one's elementwise work tends to meet the other's GEMMs (no later barrier pulls them
   // back into step: see DS_RING).
   if (DQ_DEFERRED && num_tiles > 0 && wg == 1) named_barrier_sync(NAMED_BARRIER_STAGGER, THREADS);
-  // SCORE_DIAGONAL_TABLE: whether the call's table holds any out-of-bounds read's error bits.
+  // SCORE_DIAGONAL_TABLE: whether the call's table holds any out-of-bounds read's error bits, or
+  // (SCORE_DIAGONAL_SEED's pairs) a value held at 2^126: then the exact path.
   bool table_errors = false;
   if constexpr (SCORE_DIAGONAL_TABLE) table_errors = *p.diagonals.any_error != 0u;
   for (int t = 0; t < num_tiles; ++t) {
