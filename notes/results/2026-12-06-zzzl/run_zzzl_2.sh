@@ -15,7 +15,7 @@ for k in attention_fwd attention_bwd_dkdv; do
   (FLEXJIT_CACHE_DIR=/tmp/fjr_$k timeout 100 /usr/local/cuda/bin/compute-sanitizer --tool racecheck --print-limit 30 \
      --kernel-name kns=$k ./gta --gtest_filter='BwdGpu.DiagonalTableOnePerHeadDim' > $out/race_$k.txt 2>&1) &
 done
-FLEXJIT_CACHE_DIR=/tmp/fj3 timeout 60 ./gta --gtest_filter='SeqLensGpu.ScoreDiagonalValuesOfShortSequences' > $out/tests_c.txt 2>&1
+FLEXJIT_CACHE_DIR=/tmp/fj3 timeout 60 ./gta --gtest_filter='SeqLensGpu.ScoreDiagonal*' > $out/tests_c.txt 2>&1
 wait
 for k in attention_fwd attention_bwd_dkdv; do
   echo "$k: $(grep -h 'RACECHECK SUMMARY' $out/race_$k.txt)"
