@@ -303,6 +303,42 @@ TEST(SeqLensGpu, ScoreDiagonalValuesOfShortSequences) {
   }
 }
 
+// The dK/dV kernel seeding Sᵀ from the diagonal table's pairs (codegen::dkdv_diagonal_seed:
+// `score + V`, head dim 64) beside ragged lengths, empty sequences among them. The table is the
+// padded lengths' (V reads neither b nor the lengths); the rows and keys past a sequence's end read
+// its pairs as any other and take probability 0. The forward reads the same kind of table. Fast
+// and deterministic, without a mask and causal by lengths; check_varlen compares with float64 and
+// fails on any reported error.
+TEST(SeqLensGpu, ScoreDiagonalSeedOfShortSequences) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the warp-specialised path needs an sm_90a GPU, this is " << current_device().name;
+  std::mt19937_64 rng(fresh_seed());
+  const struct {
+    const char* mask;
+    Tables tables;
+    BackwardMode mode;
+  } cases[] = {{"", Tables::none, BackwardMode::fast},
+               {kCausalByLengths, Tables::with_lengths, BackwardMode::fast},
+               {kCausalByLengths, Tables::with_lengths, BackwardMode::deterministic}};
+  for (const auto& c : cases) {
+    Lengths lens;
+    FwdProblem p = ragged(200, 300, lens);
+    p.D = p.Dv = 64;
+    p.score_mod = "score + rel[h][kv_idx - q_idx + 199]";  // diagonals -199 .. 299 of the padded lengths
+    p.mask_mod = c.mask;
+    TestBuffer rel{BufferDecl{"rel", DType::f32, {p.Hq, 499}}, {}};
+    std::normal_distribution<double> normal(0.0, 1.0);
+    for (int i = 0; i < p.Hq * 499; ++i) rel.values.push_back(2.0 * normal(rng));
+    p.buffers.push_back(rel);
+    p.backward_mode = c.mode;
+    check_varlen(p, lens,
+                 std::string("seeded diagonal values d64 mask '") + c.mask + "'" +
+                     (c.mode == BackwardMode::fast ? " fast" : " deterministic"),
+                 /*backward=*/true, /*repeat=*/c.mode == BackwardMode::deterministic, true, c.tables);
+  }
+}
+
 TEST(SeqLensGpu, WgmmaSmallTiles) {
   FLEXJIT_REQUIRE_GPU();
   if (current_device().default_arch() != "sm_90a")

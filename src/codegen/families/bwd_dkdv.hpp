@@ -79,8 +79,9 @@ bool dkdv_diagonal_table(const KernelSpec& spec);
 // them and the score needs no per-score read or add: a score_mod that is `score + V` exactly
 // (Expr::diagonal_value_is_added_to_score) at a scale the forward's bias form takes
 // (KernelSpec::negative_scale, small_scale), at head dim 64 (where it measured faster), where the
-// stages' pair slices fit (else the raw table). A call whose table has error bits, or a value held at 2^126 (the table kernel's
-// FLEXJIT_DIAGONAL_TABLE_HELD), computes its values as without the table.
+// stages' pair slices fit (else the raw table). A call whose table has error bits, or a value
+// held at 2^126 (the table kernel's FLEXJIT_DIAGONAL_TABLE_HELD), computes its values as without
+// the table.
 bool dkdv_diagonal_seed(const KernelSpec& spec);
 
 // The kernel may split each GQA group's query heads over its CTAs (KernelSpec::dkdv_head_splits
