@@ -293,6 +293,29 @@ TEST(FamilyFacts, ScoreGradientFoldedOnlyWhereItSpilled) {
   EXPECT_FALSE(dkdv_folds_score_gradient(ws(128, softcap, "m64n128w8s2g")));  // not warp-specialised
 }
 
+// Which score_mods have a constant derivative, so that the dK/dV kernel takes dSᵀ without its
+// select on tiles that drop no score (the template's SCORE_GRAD_IS_CONSTANT).
+TEST(FamilyFacts, ScoreGradientIsConstantOnlyWithoutFreeVariablesOrReads) {
+  const auto spec = [](const std::string& score) {
+    KernelSpec s;
+    s.family = Family::bwd_dkdv;
+    s.declarations.buffers.push_back(BufferDecl::parse("slope:f32:?"));
+    s.declarations.buffers.push_back(BufferDecl::parse("rel:f32:?"));
+    s.declarations.params.push_back(ParamDecl::parse("temperature:float"));
+    s.score_mod = Expr::parse(ModKind::score, score, s.declarations);
+    return s;
+  };
+  EXPECT_TRUE(score_gradient_is_constant(spec("score")));
+  EXPECT_TRUE(score_gradient_is_constant(spec("score + slope[h] * (kv_idx - q_idx)")));  // 1
+  EXPECT_TRUE(score_gradient_is_constant(spec("score + rel[q_idx - kv_idx + 4095]")));  // 1
+  EXPECT_TRUE(score_gradient_is_constant(spec("2.0 * score - 1.0")));                   // 2
+  EXPECT_FALSE(score_gradient_is_constant(spec("30.0 * tanh(score / 30.0)")));
+  EXPECT_FALSE(score_gradient_is_constant(spec("score * slope[h]")));      // reads a buffer
+  EXPECT_FALSE(score_gradient_is_constant(spec("score * temperature")));   // reads a parameter
+  EXPECT_FALSE(score_gradient_is_constant(spec("score * (kv_idx - q_idx)")));  // positions
+  EXPECT_FALSE(score_gradient_is_constant(spec("score * score")));
+}
+
 // The forward's affine pass (forward_kv_affine): ALiBi-like score_mods at head dims up to 128,
 // in the forward only; the variant header then holds the slope function and the render the pass.
 TEST(FamilyFacts, ForwardTakesTheAffineScorePassUpToHeadDim128) {

@@ -40,6 +40,11 @@ int ordered_dq_counters_per_tile(int head_dim, int head_dim_v);
 // which costs no register.
 bool dkdv_folds_score_gradient(const KernelSpec& spec);
 
+// Whether the score_mod's derivative is a constant: the identity's, ALiBi's and the bias tables'
+// `1` (the template's SCORE_GRAD_IS_CONSTANT). The dK/dV kernel then takes dSᵀ on tiles that drop
+// no score without its `P == 0` select (tile_score_gradient_of).
+bool score_gradient_is_constant(const KernelSpec& spec);
+
 // The fast warp-specialised kernel reads each thread's two row statistics of an 8-column tile as
 // one 8-byte load (the template's stats_pairs). H200, eight alternating rounds against main's
 // binary (notes/perf.md "(zzq) and (zzr)", "(zzs)"):
