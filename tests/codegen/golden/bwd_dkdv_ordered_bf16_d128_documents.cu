@@ -342,7 +342,6 @@ constexpr bool EVERY_SCORE_KEPT = !HAS_MASK && IS_DIVISIBLE && SCORE_IS_IDENTITY
 // derivative saturates, so it takes the product without the select as well
 // (tile_score_gradient_of). The select was 256 FSETP + 256 FSEL of a causal d128 tile's 5,230
 // warp instructions, every tile (ncu, notes/perf.md "(zzzm)").
-constexpr bool WHOLE_TILES_KEEP_EVERY_SCORE = SCORE_GRAD_IS_CONSTANT && !EVERY_SCORE_KEPT;
 template <bool ALL_KEPT = EVERY_SCORE_KEPT, int NT>
 __device__ __forceinline__ void tile_score_gradient(float (&acc_dp)[M_TILES][NT][4],
                                                     const float (&acc_s)[M_TILES][NT][4],
@@ -372,7 +371,7 @@ __device__ __forceinline__ void tile_score_gradient_of(bool drops_scores, float 
                                                        const float (&acc_s)[M_TILES][NT][4],
                                                        const float (&grad)[M_TILES][NT][4], const float* stats,
                                                        int t4) {
-  if constexpr (WHOLE_TILES_KEEP_EVERY_SCORE) {
+  if constexpr (SCORE_GRAD_IS_CONSTANT && !EVERY_SCORE_KEPT) {  // (the tiles above)
     if (!drops_scores) {
       tile_score_gradient<true>(acc_dp, acc_s, grad, stats, t4);
       return;
