@@ -851,6 +851,12 @@ __device__ __forceinline__ int seed_slice_entry(const FlexjitDiagonalTable& tabl
   return (table.origin + kv_start - (q0 + BLOCK_M - 1)) & ~1;
 }
 
+// SCORE_DIAGONAL_SEED: where the tiles' first unclamped diagonal sits in the stage's slice (0 or 1:
+// the slice starts at the even pair at or before it, seed_slice_entry).
+__device__ __forceinline__ int seed_slice_lead(const FlexjitDiagonalTable& table, int kv_start, int q0) {
+  return (table.origin + kv_start - (q0 + BLOCK_M - 1)) & 1;
+}
+
 // SCORE_DIAGONAL_SEED: Sᵀ's accumulators from the stage's slice (pairs from seed_slice_entry),
 // before K Qᵀ adds to them. Element [j][i] is kv row kv_row0 + g8 + 8 (i / 2) (of the CTA's
 // tile), query column q_col0 + 8 j + 2 t4 + (i & 1) (of the query tile): diagonal d for the even
@@ -1588,11 +1594,10 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
     if constexpr (SCORE_DIAGONAL_SEED) {
       if (!table_errors) {
         // The stage's slice, landed with its Q (the full barrier above).
-        const int first = p.diagonals.origin + kv_start - (q_start + BLOCK_M - 1);
         seed_scores_from_slice(acc_s[0],
                                reinterpret_cast<const uint2*>(base_ptr + (smem_diagonals - smem_k) + DIAGONAL_BYTES +
                                                               slot.index * (DIAGONAL_SLICE_WORDS * 4)),
-                               first - seed_slice_entry(p.diagonals, kv_start, q_start), warp_row0, half_q0, g8, t4);
+                               seed_slice_lead(p.diagonals, kv_start, q_start), warp_row0, half_q0, g8, t4);
       } else {
 #pragma unroll
         for (int j = 0; j < S_TILES; ++j)
