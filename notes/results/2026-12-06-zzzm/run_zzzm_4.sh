@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# (zzzm) call 4, prepared for the next session (carry .gpu/zzzm4; no machine was left this one):
+# whole tiles without dSᵀ's select (branch full-tile-grad, d1f9b8d: masked or bounded kernels
+# whose score_mod has a constant derivative: the identity, ALiBi, bias tables).
+#  1. A/B main / branch on six masked rows, whole fast backward, 3 rounds;
+#  2. the same in the deterministic mode, 2 rounds (ALiBi's ordered kernel now takes its lean form);
+#  3. the branch's backward GPU tests in five processes side by side.
+# .gpu/zzzm4: flexjit and gta from the branch's build (stripped), flexjit_main from main's, ab2.sh
+# (notes/results/2026-12-04-zzv/), ab.json (this folder), this script.
+set -u
+cd "$(dirname "$0")"
+out=${OUT:-/tmp/zzzm4}; r=/tmp/zzzm4r/r; mkdir -p $r $out
+save() { (cd /tmp/zzzm4r && tar czf $out/zzzm4.tar.gz r); }
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-} FLEXJIT_AUTOTUNE=off
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee $r/gpu.txt
+t0=$(date +%s)
+OUT=$r bash ab2.sh gradab ab.json bwd_ms 100 3 "" main:./flexjit_main:: whole:./flexjit:: 2>&1 | grep -v "^gradab "
+echo "A/B fast $(( $(date +%s) - t0 )) s"
+OUT=$r bash ab2.sh gradabdet ab.json bwd_ms 70 2 "--bwd-mode deterministic" main:./flexjit_main:: whole:./flexjit:: 2>&1 | grep -v "^gradabdet "
+echo "A/B deterministic $(( $(date +%s) - t0 )) s"
+save
+i=0
+for f in 'BwdGpu.SuiteMods' 'NanGpu.*:BwdGpu.FullyMaskedRowsGiveZeroGradients:BwdGpu.OddLengthsAndDifferentLengths' \
+         'SeqLensGpu.WarpSpecializedBackward:SeqLensGpu.WarpSpecializedOrderedBackward:BwdGpu.FastAndDeterministicModes' \
+         'BwdGpu.FastModeOnePerHeadDim:BwdGpu.OrderedModeOnePerHeadDim:BwdGpu.ScoreModsWithConstantFactors' 'RandomProblemsGpu.*'; do
+  i=$((i + 1))
+  (FLEXJIT_CACHE_DIR=/tmp/fj_t$i timeout 300 ./gta --gtest_filter="$f" > $r/tests_$i.txt 2>&1; echo "tests $i rc=$? $(( $(date +%s) - t0 )) s") &
+done
+wait
+grep -hE "^\[ +(OK|FAILED) |Failure|FAILED TEST" $r/tests_*.txt | head -40
+echo "all $(( $(date +%s) - t0 )) s"
+save
