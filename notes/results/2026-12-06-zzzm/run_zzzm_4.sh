@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # (zzzm) call 4, prepared for the next session (carry .gpu/zzzm4; no machine was left this one):
-# whole tiles without dSᵀ's select (branch full-tile-grad, d1f9b8d: masked or bounded kernels
+# whole tiles without dSᵀ's select (branch full-tile-grad, 5196bec: masked or bounded kernels
 # whose score_mod has a constant derivative: the identity, ALiBi, bias tables).
 #  1. A/B main / branch on six masked rows, whole fast backward, 3 rounds;
 #  2. the same in the deterministic mode, 2 rounds (ALiBi's ordered kernel now takes its lean form);
