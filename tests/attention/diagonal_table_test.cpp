@@ -68,8 +68,8 @@ TEST(DiagonalTable, DkdvSlicesStayInTheirRows) {
 }
 
 // The dK/dV kernel seeding Sᵀ (dkdv_diagonal_seed): BLOCK_N + BLOCK_M pairs from the even pair at
-// or before origin + kv_start - (q0 + BLOCK_M - 1), unclamped (seed_slice_entry); an even query
-// column's pair (seed_scores_from_slice: lead + BLOCK_M - 2 + row - col into the slice) is
+// or before origin + kv_start - (q0 + BLOCK_M - 1), unclamped (seed_first_entry & ~1); an even
+// query column's pair (seed_scores_from_slice: lead + BLOCK_M - 2 + row - col into the slice) is
 // (V(d - 1), V(d)) for the score's diagonal d = kv - q, inside the slice. 64-row query tiles,
 // wholly past q_len too, and kv tiles past kv_len's last key.
 TEST(DiagonalTable, DkdvSeedSlicesStayInTheirRows) {

@@ -618,14 +618,21 @@ int dkdv_score_diagonal_values(const KernelSpec& spec) {
   return need <= max_shared_memory_for_arch("sm_90a") ? values : 0;
 }
 
-bool dkdv_diagonal_table(const KernelSpec& spec) {
-  // One value that reads neither b, q_len nor kv_len (one table row per query head), and each
-  // stage's slice beside the warpgroups' buffers (which a call whose table has errors still uses).
-  if (dkdv_score_diagonal_values(spec) != 1 || spec.score_mod.diagonal_values_read_batch_or_lengths()) return false;
+namespace {
+// Whether each stage's slice of the diagonal table (raw words, or the seed's pairs) fits beside the
+// warpgroups' buffers of one value (which a call whose table has errors still uses).
+bool diagonal_slices_fit(const KernelSpec& spec, bool seed) {
   const families::WsLayout l = families::ws_layout(spec);
   return l.fixed + families::ws_dq_buffers(spec) * l.dq_buffer + families::diagonal_bytes(spec, 1) +
-             families::diagonal_slices_bytes(spec, true, false) <=
+             families::diagonal_slices_bytes(spec, true, seed) <=
          max_shared_memory_for_arch("sm_90a");
+}
+}  // namespace
+
+bool dkdv_diagonal_table(const KernelSpec& spec) {
+  // One value that reads neither b, q_len nor kv_len (one table row per query head).
+  if (dkdv_score_diagonal_values(spec) != 1 || spec.score_mod.diagonal_values_read_batch_or_lengths()) return false;
+  return diagonal_slices_fit(spec, false);
 }
 
 bool dkdv_diagonal_seed(const KernelSpec& spec) {
@@ -636,13 +643,11 @@ bool dkdv_diagonal_seed(const KernelSpec& spec) {
   // the tile and the seed won (T5 1.038, S=512 1.020, per-head tables 1.006-1.011); at 128 the
   // tile waits on its GEMMs, the seed's shared loads stand in front of Sᵀ's issue, and it was
   // level at best (T5 0.976, per-head causal 1.019, GQA 1.001; H100, notes/perf.md "(zzzl)").
-  if (!dkdv_diagonal_table(spec) || spec.head_dim > 64 || spec.negative_scale || spec.small_scale ||
-      !spec.score_mod.diagonal_value_is_added_to_score())
+  // (The spec's own conditions first: shared_memory_bytes asks on every launch.)
+  if (spec.head_dim > 64 || spec.negative_scale || spec.small_scale ||
+      !spec.score_mod.diagonal_value_is_added_to_score() || !dkdv_diagonal_table(spec))
     return false;
-  const families::WsLayout l = families::ws_layout(spec);
-  return l.fixed + families::ws_dq_buffers(spec) * l.dq_buffer + families::diagonal_bytes(spec, 1) +
-             families::diagonal_slices_bytes(spec, true, true) <=
-         max_shared_memory_for_arch("sm_90a");
+  return diagonal_slices_fit(spec, true);
 }
 
 bool dkdv_splits_heads(const KernelSpec& spec) {

@@ -865,22 +865,17 @@ __device__ __forceinline__ DiagonalSlice diagonal_slice(const FlexjitDiagonalTab
   return DiagonalSlice{first, (table.origin + first) & ~3};
 }
 
-// SCORE_DIAGONAL_SEED: the table entry (a pair) where the stage's slice for the query tile from q0
-// starts: the even one at or before diagonal kv_start - (q0 + BLOCK_M - 1), the tiles' first
-// unclamped (16-byte aligned; the host's origin keeps it at 0 or past it, and its row length the
-// slice's BLOCK_N + BLOCK_M pairs inside the row). Unclamped: a row or key past an end reads a
-// pair of the table as any other (0 off the call's diagonals) and its probability is 0.
-__device__ __forceinline__ int seed_slice_entry(const FlexjitDiagonalTable& table, int kv_start, int q0) {
-  return (table.origin + kv_start - (q0 + BLOCK_M - 1)) & ~1;
+// SCORE_DIAGONAL_SEED: the table entry (a pair) of diagonal kv_start - (q0 + BLOCK_M - 1), the
+// first unclamped one of the query tile from q0. The stage's slice starts at the even entry at or
+// before it (`& ~1`: 16-byte aligned; the host's origin keeps it at 0 or past it, and its row
+// length the slice's BLOCK_N + BLOCK_M pairs inside the row), so the diagonal sits `& 1` into it.
+// Unclamped: a row or key past an end reads a pair of the table as any other (0 off the call's
+// diagonals) and its probability is 0.
+__device__ __forceinline__ int seed_first_entry(const FlexjitDiagonalTable& table, int kv_start, int q0) {
+  return table.origin + kv_start - (q0 + BLOCK_M - 1);
 }
 
-// SCORE_DIAGONAL_SEED: where the tiles' first unclamped diagonal sits in the stage's slice (0 or 1:
-// the slice starts at the even pair at or before it, seed_slice_entry).
-__device__ __forceinline__ int seed_slice_lead(const FlexjitDiagonalTable& table, int kv_start, int q0) {
-  return (table.origin + kv_start - (q0 + BLOCK_M - 1)) & 1;
-}
-
-// SCORE_DIAGONAL_SEED: Sᵀ's accumulators from the stage's slice (pairs from seed_slice_entry),
+// SCORE_DIAGONAL_SEED: Sᵀ's accumulators from the stage's slice (pairs from seed_first_entry & ~1),
 // before K Qᵀ adds to them. Element [j][i] is kv row kv_row0 + g8 + 8 (i / 2) (of the CTA's
 // tile), query column q_col0 + 8 j + 2 t4 + (i & 1) (of the query tile): diagonal d for the even
 // column and d - 1 for the odd, so one 8-byte load of pair d - 1, (V(d - 1), V(d)), serves both.
@@ -1135,8 +1130,8 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
           const u32 slice_dst = smem_diagonals + DIAGONAL_BYTES + fill.index * (DIAGONAL_SLICE_WORDS * 4);
           const long long row = static_cast<long long>(h) * p.diagonals.row;
           if constexpr (SCORE_DIAGONAL_SEED) {
-            bulk_load(slice_dst,
-                      static_cast<const uint2*>(p.diagonals.entries) + row + seed_slice_entry(p.diagonals, kv_start, q0),
+            const int entry = seed_first_entry(p.diagonals, kv_start, q0) & ~1;
+            bulk_load(slice_dst, static_cast<const uint2*>(p.diagonals.entries) + row + entry,
                       DIAGONAL_SLICE_WORDS * 4, full);
           } else {
             const DiagonalSlice slice = diagonal_slice(p.diagonals, kv_start, q0, q_len, kv_len);
@@ -1620,7 +1615,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
         seed_scores_from_slice(acc_s[0],
                                reinterpret_cast<const uint2*>(base_ptr + (smem_diagonals - smem_k) + DIAGONAL_BYTES +
                                                               slot.index * (DIAGONAL_SLICE_WORDS * 4)),
-                               seed_slice_lead(p.diagonals, kv_start, q_start), warp_row0, half_q0, g8, t4);
+                               seed_first_entry(p.diagonals, kv_start, q_start) & 1, warp_row0, half_q0, g8, t4);
       } else {
 #pragma unroll
         for (int j = 0; j < S_TILES; ++j)
