@@ -316,6 +316,27 @@ TEST(FamilyFacts, ScoreGradientIsConstantOnlyWithoutFreeVariablesOrReads) {
   EXPECT_FALSE(score_gradient_is_constant(spec("score * score")));
 }
 
+// Which dK/dV kernels take dSᵀ without its select on whole tiles: a constant derivative, and a mask
+// with tile bounds or none (the template's WHOLE_TILES_WITHOUT_SELECT).
+TEST(FamilyFacts, WholeTilesDropTheSelectOnlyUnderMasksWithTileBounds) {
+  const auto spec = [](const std::string& score, const std::string& mask) {
+    KernelSpec s;
+    s.family = Family::bwd_dkdv;
+    s.declarations.buffers.push_back(BufferDecl::parse("slope:f32:?"));
+    s.declarations.buffers.push_back(BufferDecl::parse("doc:i32:?"));
+    s.score_mod = Expr::parse(ModKind::score, score, s.declarations);
+    s.mask_mod = Expr::parse(ModKind::mask, mask, s.declarations);
+    return s;
+  };
+  EXPECT_TRUE(dkdv_whole_tiles_without_select(spec("score", "q_idx >= kv_idx")));
+  EXPECT_TRUE(dkdv_whole_tiles_without_select(spec("score", "q_idx >= kv_idx && q_idx - kv_idx <= 1024")));
+  EXPECT_TRUE(dkdv_whole_tiles_without_select(spec("score", "kv_idx <= 512 || q_idx >= kv_idx")));
+  EXPECT_TRUE(dkdv_whole_tiles_without_select(spec("score + slope[h] * (kv_idx - q_idx)", "q_idx >= kv_idx")));
+  EXPECT_TRUE(dkdv_whole_tiles_without_select(spec("score", "true")));
+  EXPECT_FALSE(dkdv_whole_tiles_without_select(spec("score", "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx")));
+  EXPECT_FALSE(dkdv_whole_tiles_without_select(spec("30.0 * tanh(score / 30.0)", "q_idx >= kv_idx")));
+}
+
 // The forward's affine pass (forward_kv_affine): ALiBi-like score_mods at head dims up to 128,
 // in the forward only; the variant header then holds the slope function and the render the pass.
 TEST(FamilyFacts, ForwardTakesTheAffineScorePassUpToHeadDim128) {
