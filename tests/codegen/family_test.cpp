@@ -293,6 +293,50 @@ TEST(FamilyFacts, ScoreGradientFoldedOnlyWhereItSpilled) {
   EXPECT_FALSE(dkdv_folds_score_gradient(ws(128, softcap, "m64n128w8s2g")));  // not warp-specialised
 }
 
+// Which score_mods have a constant derivative, so that the dK/dV kernel takes dSᵀ without its
+// select on tiles that drop no score (the template's SCORE_GRAD_IS_CONSTANT).
+TEST(FamilyFacts, ScoreGradientIsConstantOnlyWithoutFreeVariablesOrReads) {
+  const auto spec = [](const std::string& score) {
+    KernelSpec s;
+    s.family = Family::bwd_dkdv;
+    s.declarations.buffers.push_back(BufferDecl::parse("slope:f32:?"));
+    s.declarations.buffers.push_back(BufferDecl::parse("rel:f32:?"));
+    s.declarations.params.push_back(ParamDecl::parse("temperature:float"));
+    s.score_mod = Expr::parse(ModKind::score, score, s.declarations);
+    return s;
+  };
+  EXPECT_TRUE(score_gradient_is_constant(spec("score")));
+  EXPECT_TRUE(score_gradient_is_constant(spec("score + slope[h] * (kv_idx - q_idx)")));  // 1
+  EXPECT_TRUE(score_gradient_is_constant(spec("score + rel[q_idx - kv_idx + 4095]")));  // 1
+  EXPECT_TRUE(score_gradient_is_constant(spec("2.0 * score - 1.0")));                   // 2
+  EXPECT_FALSE(score_gradient_is_constant(spec("30.0 * tanh(score / 30.0)")));
+  EXPECT_FALSE(score_gradient_is_constant(spec("score * slope[h]")));      // reads a buffer
+  EXPECT_FALSE(score_gradient_is_constant(spec("score * temperature")));   // reads a parameter
+  EXPECT_FALSE(score_gradient_is_constant(spec("score * (kv_idx - q_idx)")));  // positions
+  EXPECT_FALSE(score_gradient_is_constant(spec("score * score")));
+}
+
+// Which dK/dV kernels take dSᵀ without its select on whole tiles: a constant derivative, and a mask
+// with tile bounds or none (the template's WHOLE_TILES_WITHOUT_SELECT).
+TEST(FamilyFacts, WholeTilesDropTheSelectOnlyUnderMasksWithTileBounds) {
+  const auto spec = [](const std::string& score, const std::string& mask) {
+    KernelSpec s;
+    s.family = Family::bwd_dkdv;
+    s.declarations.buffers.push_back(BufferDecl::parse("slope:f32:?"));
+    s.declarations.buffers.push_back(BufferDecl::parse("doc:i32:?"));
+    s.score_mod = Expr::parse(ModKind::score, score, s.declarations);
+    s.mask_mod = Expr::parse(ModKind::mask, mask, s.declarations);
+    return s;
+  };
+  EXPECT_TRUE(dkdv_whole_tiles_without_select(spec("score", "q_idx >= kv_idx")));
+  EXPECT_TRUE(dkdv_whole_tiles_without_select(spec("score", "q_idx >= kv_idx && q_idx - kv_idx <= 1024")));
+  EXPECT_TRUE(dkdv_whole_tiles_without_select(spec("score", "kv_idx <= 512 || q_idx >= kv_idx")));
+  EXPECT_TRUE(dkdv_whole_tiles_without_select(spec("score + slope[h] * (kv_idx - q_idx)", "q_idx >= kv_idx")));
+  EXPECT_TRUE(dkdv_whole_tiles_without_select(spec("score", "true")));
+  EXPECT_FALSE(dkdv_whole_tiles_without_select(spec("score", "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx")));
+  EXPECT_FALSE(dkdv_whole_tiles_without_select(spec("30.0 * tanh(score / 30.0)", "q_idx >= kv_idx")));
+}
+
 // The forward's affine pass (forward_kv_affine): ALiBi-like score_mods at head dims up to 128,
 // in the forward only; the variant header then holds the slope function and the render the pass.
 TEST(FamilyFacts, ForwardTakesTheAffineScorePassUpToHeadDim128) {

@@ -368,6 +368,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(int_constant("DS_TILES", ds_tiles(s)));
   constants.push_back(bool_constant("LEAN_REGISTERS", s.lean_registers));
   constants.push_back(bool_constant("FOLD_SCORE_GRAD", dkdv_folds_score_gradient(s)));
+  constants.push_back(bool_constant("WHOLE_TILES_WITHOUT_SELECT", dkdv_whole_tiles_without_select(s)));
   constants.push_back(bool_constant("HEAD_SPLITS", dkdv_splits_heads(s)));
   const int score_diagonal_values = dkdv_score_diagonal_values(s);
   constants.push_back(int_constant("SCORE_DIAGONAL_VALUES", score_diagonal_values));
@@ -571,6 +572,15 @@ bool dkdv_first_stores(const KernelSpec& spec) {
 }
 
 int ordered_dq_counters_per_tile(int head_dim, int head_dim_v) { return dkdv_splits(head_dim, head_dim_v); }
+
+bool score_gradient_is_constant(const KernelSpec& spec) {
+  const Expr g = spec.score_mod.gradient();
+  return g.free_variables().empty() && g.buffers_read().empty() && g.params_read().empty();
+}
+
+bool dkdv_whole_tiles_without_select(const KernelSpec& spec) {
+  return score_gradient_is_constant(spec) && !mask_walks_cut_by_data(spec);
+}
 
 bool dkdv_folds_score_gradient(const KernelSpec& spec) {
   if (!spec.config.warp_specialized || spec.score_is_identity() || spec.head_dim <= 64 ||

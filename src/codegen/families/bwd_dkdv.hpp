@@ -40,6 +40,20 @@ int ordered_dq_counters_per_tile(int head_dim, int head_dim_v);
 // which costs no register.
 bool dkdv_folds_score_gradient(const KernelSpec& spec);
 
+// Whether the score_mod's derivative is a constant: the identity's, ALiBi's and the bias tables'
+// `1` (the template's SCORE_GRAD_IS_CONSTANT). The dK/dV kernel then takes dSᵀ on tiles that drop
+// no score without its `P == 0` select (tile_score_gradient_of).
+bool score_gradient_is_constant(const KernelSpec& spec);
+
+// Whether the warp-specialised dK/dV kernel of `spec` takes dSᵀ without its select on whole tiles
+// (the template's WHOLE_TILES_WITHOUT_SELECT): the score_mod's derivative is constant, and the mask
+// (if any) has tile bounds, so that most of a walk's tiles are whole. Where data cuts the walks
+// (documents: about 70 % of the tiles partial) the second form of dSᵀ cost more than it saved.
+// H100, fast backward against main's kernels, three rounds (notes/perf.md "(zzzn)"): long causal
+// 1.047, causal d64 1.020, ALiBi causal 1.015, sliding window 1.013; documents 0.994 (0 of 3
+// rounds faster), 0.981 in the deterministic mode.
+bool dkdv_whole_tiles_without_select(const KernelSpec& spec);
+
 // The fast warp-specialised kernel reads each thread's two row statistics of an 8-column tile as
 // one 8-byte load (the template's stats_pairs). H200, eight alternating rounds against main's
 // binary (notes/perf.md "(zzq) and (zzr)", "(zzs)"):

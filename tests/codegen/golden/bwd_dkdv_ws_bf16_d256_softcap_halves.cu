@@ -56,6 +56,7 @@ using T = bf16;
 [[maybe_unused]] constexpr int DS_TILES = 4;
 [[maybe_unused]] constexpr bool LEAN_REGISTERS = false;
 [[maybe_unused]] constexpr bool FOLD_SCORE_GRAD = false;
+[[maybe_unused]] constexpr bool WHOLE_TILES_WITHOUT_SELECT = false;
 [[maybe_unused]] constexpr bool HEAD_SPLITS = false;
 [[maybe_unused]] constexpr int SCORE_DIAGONAL_VALUES = 0;
 [[maybe_unused]] constexpr bool SCORE_DIAGONAL_TABLE = false;
@@ -336,7 +337,14 @@ __device__ __forceinline__ void tile_probabilities_from_bits(float (&acc_s)[M_TI
 // 0 only by underflow, and the product is taken as the reference takes it: that select cost about
 // 2 % of the unmasked backward (H100, notes/perf.md "(za)").
 constexpr bool EVERY_SCORE_KEPT = !HAS_MASK && IS_DIVISIBLE && SCORE_IS_IDENTITY;
-template <int NT>
+// Other kernels whose score_mod has a constant derivative (the identity, ALiBi, bias tables): a
+// tile that is neither partial under the mask nor crossing an end drops no score either, and no
+// derivative saturates, so it takes the product without the select as well (ALL_KEPT, chosen per
+// tile by the warp-specialised kernel where WHOLE_TILES_WITHOUT_SELECT: masks with tile bounds;
+// the host's dkdv_whole_tiles_without_select says why not under documents; the mma.sync kernel at
+// sm_80 spilled 16 bytes more with it). The select was 256 FSETP + 256 FSEL of a causal d128
+// tile's 5,230 warp instructions, every tile (ncu, notes/perf.md "(zzzm)").
+template <bool ALL_KEPT = EVERY_SCORE_KEPT, int NT>
 __device__ __forceinline__ void tile_score_gradient(float (&acc_dp)[M_TILES][NT][4],
                                                     const float (&acc_s)[M_TILES][NT][4],
                                                     const float (&grad)[M_TILES][NT][4], const float* stats,
@@ -352,9 +360,23 @@ __device__ __forceinline__ void tile_score_gradient(float (&acc_dp)[M_TILES][NT]
         float ds = prob * (acc_dp[mt][j][i] - delta);
         if constexpr (!SCORE_IS_IDENTITY && !FOLD_SCORE_GRAD) ds *= grad[mt][j][i];
         const bool kept = FOLD_SCORE_GRAD ? __float_as_uint(prob) != 0u : prob != 0.f;
-        acc_dp[mt][j][i] = EVERY_SCORE_KEPT || kept ? ds : 0.f;
+        acc_dp[mt][j][i] = ALL_KEPT || kept ? ds : 0.f;
       }
     }
+}
+
+// tile_score_gradient for a tile that may drop scores (`drops_scores`: partial under the mask, or
+// crossing an end) or not (WHOLE_TILES_WITHOUT_SELECT kernels only).
+template <int NT>
+__device__ __forceinline__ void tile_score_gradient_of(bool drops_scores, float (&acc_dp)[M_TILES][NT][4],
+                                                       const float (&acc_s)[M_TILES][NT][4],
+                                                       const float (&grad)[M_TILES][NT][4], const float* stats,
+                                                       int t4) {
+  if (!drops_scores) {
+    tile_score_gradient<true>(acc_dp, acc_s, grad, stats, t4);
+    return;
+  }
+  tile_score_gradient(acc_dp, acc_s, grad, stats, t4);
 }
 
 }  // namespace bwd_dkdv
@@ -1505,7 +1527,12 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
       bwd_dkdv_gemm_dv_dp<MmaPath::wgmma, T, 1, SCORE_COLS, DV, DV_GEMM, VTile, DOTile, /*PACK=*/!FOLD_SCORE_GRAD>(
           acc_dv, acc_dp, pa, acc_s, smem_v, smem_do, slice, 0);
     }
-    tile_score_gradient(acc_dp, acc_s, grad, stats, t4);
+    // (The tile's test under `if constexpr`, so that the other kernels never compile it: their SASS
+    // stays as it was.)
+    if constexpr (WHOLE_TILES_WITHOUT_SELECT && !EVERY_SCORE_KEPT)
+      tile_score_gradient_of(masked_tile || bounds_tile, acc_dp, acc_s, grad, stats, t4);
+    else
+      tile_score_gradient(acc_dp, acc_s, grad, stats, t4);
 
     // dSᵀ into this tile's buffer; once the rows dQ = dS K reads are there, dQ is issued ahead of
     // all or part of dK += dSᵀ Q, so it is waited for while dK still runs (below). With slices
