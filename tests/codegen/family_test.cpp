@@ -293,8 +293,8 @@ TEST(FamilyFacts, ScoreGradientFoldedOnlyWhereItSpilled) {
   EXPECT_FALSE(dkdv_folds_score_gradient(ws(128, softcap, "m64n128w8s2g")));  // not warp-specialised
 }
 
-// Which score_mods have a constant derivative, so that the dK/dV kernel takes dSᵀ without its
-// select on tiles that drop no score (the template's SCORE_GRAD_IS_CONSTANT).
+// Which score_mods have a constant derivative, so that the dK/dV kernel may take dSᵀ without its
+// select on tiles that drop no score (see WholeTilesDropTheSelectOnlyUnderMasksWithTileBounds).
 TEST(FamilyFacts, ScoreGradientIsConstantOnlyWithoutFreeVariablesOrReads) {
   const auto spec = [](const std::string& score) {
     KernelSpec s;

@@ -41,8 +41,8 @@ int ordered_dq_counters_per_tile(int head_dim, int head_dim_v);
 bool dkdv_folds_score_gradient(const KernelSpec& spec);
 
 // Whether the score_mod's derivative is a constant: the identity's, ALiBi's and the bias tables'
-// `1` (the template's SCORE_GRAD_IS_CONSTANT). The dK/dV kernel then takes dSᵀ on tiles that drop
-// no score without its `P == 0` select (tile_score_gradient_of).
+// `1`, never saturating, so that a tile that drops no score needs no `P == 0` select in dSᵀ
+// (dkdv_whole_tiles_without_select decides where that pays).
 bool score_gradient_is_constant(const KernelSpec& spec);
 
 // Whether the warp-specialised dK/dV kernel of `spec` takes dSᵀ without its select on whole tiles
