@@ -1097,7 +1097,7 @@ TEST(CodegenCompileMatrix, WarpSpecializedBackwardDkdvCompilesForEverySuiteModAn
 // mask's fits and keeps its full form. The deterministic mode's ordered kernels have the lean form
 // too: the documents mask's spills 80 bytes, its lean form 60, and keeps the lean one; ALiBi's
 // spilled 44 bytes and its lean form 60, and it kept the full one until whole tiles took dSᵀ
-// without its select (session (zzzm)): 48 and 44, so it takes the lean one. Soft-capping's (its
+// without its select (session (zzzn)): 48 and 44, so it takes the lean one. Soft-capping's (its
 // derivative folded into Pᵀ since session (zp): 264 and 176 bytes before) spilled 76 and 80 and
 // kept the full form until its constants were folded into the scale (session (zz)): 76 and 72, so
 // it takes the lean one.

@@ -586,8 +586,7 @@ bool dkdv_folds_score_gradient(const KernelSpec& spec) {
   if (!spec.config.warp_specialized || spec.score_is_identity() || spec.head_dim <= 64 ||
       families::warpgroup_slices(spec))
     return false;
-  const Expr g = spec.score_mod.gradient();
-  return !g.free_variables().empty() || !g.buffers_read().empty() || !g.params_read().empty();
+  return !score_gradient_is_constant(spec);
 }
 
 bool dkdv_reads_stats_pairs(const KernelSpec& spec) {

@@ -49,9 +49,9 @@ bool score_gradient_is_constant(const KernelSpec& spec);
 // (the template's WHOLE_TILES_WITHOUT_SELECT): the score_mod's derivative is constant, and the mask
 // (if any) has tile bounds, so that most of a walk's tiles are whole. Where data cuts the walks
 // (documents: about 70 % of the tiles partial) the second form of dSᵀ cost more than it saved.
-// H100, fast backward against main's kernels, three rounds (notes/perf.md "(zzzn)"): long causal
-// 1.047, causal d64 1.020, ALiBi causal 1.015, sliding window 1.013; documents 0.994 (0 of 3
-// rounds faster), 0.981 in the deterministic mode.
+// H100, fast backward against main's kernels, the second of two calls of three rounds
+// (notes/perf.md "(zzzn)"): long causal 1.047, causal d64 1.020, ALiBi causal 1.015, sliding
+// window 1.013; documents 0.994 (0 of 3 rounds faster), 0.981 in the deterministic mode.
 bool dkdv_whole_tiles_without_select(const KernelSpec& spec);
 
 // The fast warp-specialised kernel reads each thread's two row statistics of an 8-column tile as
