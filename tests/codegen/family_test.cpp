@@ -74,6 +74,22 @@ TEST(FamilyGeometry, ForwardAndDqWalkQueryTiles) {
   EXPECT_EQ(q.dynamic_smem, 64u * 128 * 2 + 2u * 64 * 128 * 2);  // Q + dO, 2 K/V stages
 }
 
+// The backward's programmatic dependent launches (sm_90+): the warp-specialised dK/dV kernel after
+// the preprocess (it waits in its template after issuing K and V), and the dQ conversion after the
+// dK/dV kernel; the preprocess itself, the synchronous dK/dV kernel and the dK/dV sums start as
+// usual.
+TEST(FamilyGeometry, BackwardProgrammaticLaunches) {
+  const CallShape c = call(2, 16, 4, 1000, 1000);
+  EXPECT_TRUE(descriptor(Family::bwd_dkdv).geometry(spec(Family::bwd_dkdv, 128, "m64n128w8s2ws"), c, 0).programmatic);
+  EXPECT_FALSE(descriptor(Family::bwd_dkdv).geometry(spec(Family::bwd_dkdv, 128, "m64n128w8s2g"), c, 0).programmatic);
+  KernelSpec pre = spec(Family::bwd_dkdv, 128, "m64n128w8s2ws");
+  pre.family = Family::bwd_preprocess;
+  pre.config = descriptor(Family::bwd_preprocess).default_config(128, 128);
+  EXPECT_FALSE(descriptor(Family::bwd_preprocess).geometry(pre, c, 0).programmatic);  // delta
+  EXPECT_TRUE(descriptor(Family::bwd_preprocess).geometry(pre, c, 1).programmatic);   // dQ conversion
+  EXPECT_FALSE(descriptor(Family::bwd_preprocess).geometry(pre, c, 2).programmatic);  // dK/dV sums
+}
+
 TEST(FamilyGeometry, WideWarpSpecializedForward) {
   // Three consumer warpgroups and the producer: 512 threads. 1000 queries in tiles of 192: 6 tiles,
   // x 16 heads x 2 batches = 192 work tiles on a persistent grid of 132 CTAs.

@@ -392,6 +392,9 @@ LaunchGeometry geometry(const KernelSpec& s, const CallShape& shape, int) {
             static_cast<unsigned>(shape.batch)};
   g.block = {static_cast<unsigned>(threads(s, 0)), 1, 1};
   g.dynamic_smem = shared_memory_bytes(s);
+  // The warp-specialised kernel waits for the previous kernel in its template (after its K and V
+  // loads), so it may start as that kernel's programmatic dependent.
+  g.programmatic = s.config.warp_specialized;
   return g;
 }
 

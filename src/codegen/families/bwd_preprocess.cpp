@@ -57,6 +57,7 @@ LaunchGeometry geometry(const KernelSpec& s, const CallShape& shape, int index) 
   if (index == 1) {  // dQ conversion: one thread per 8 columns of a row
     const long long chunks = static_cast<long long>(shape.q_len) * (s.memory_head_dim() / 8);
     g.grid = {ceil_div(chunks, threads(s, 0)), static_cast<unsigned>(shape.heads), static_cast<unsigned>(shape.batch)};
+    g.programmatic = true;  // waits for the dK/dV kernel before reading the sums (the template)
     return g;
   }
   if (index == 2) {  // dK/dV sums: one thread per 8 columns of a dK or dV row, per kv head

@@ -915,10 +915,17 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
     mbarrier_init_fence();
   }
   __syncthreads();
+  // Launched as the previous kernel's programmatic dependent (sm_90+; LaunchGeometry::programmatic):
+  // that kernel (the preprocess, or the diagonal table's) writes the row statistics, the zeroed
+  // dQ sums and the diagonal values, so every thread waits for it before touching global memory,
+  // but the producer's lane, which first issues K and V (the caller's, ready before it).
+  const bool kv_lane = warp == 0 && lane == 0;
+  if (!kv_lane) wait_for_previous_grid();
+  let_next_grid_start();  // the dQ conversion waits for this grid in its own CTAs
 
   if (warp < 4) {
     if constexpr (CONSUMER_WARPGROUPS > 1) warpgroup_release_registers<PRODUCER_REGISTERS>();
-    if (warp == 0 && lane == 0) {
+    if (kv_lane) {
       // Producer: one lane issues every copy.
       tma_prefetch_map(&tma.q);
       tma_prefetch_map(&tma.dout);
@@ -929,6 +936,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
 #pragma unroll
       for (int c = 0; c < DV / 64; ++c)
         tma_load_4d(smem_v + c * VTile::kSlabBytes, &tma.v, kv_full, c * 64, kv_start, kv_h, b);
+      wait_for_previous_grid();
       QdoRing::Slot fill;
       // The ordered walk (see the top): query tiles descending (ascending with DQ_ASCENDING),
       // merging each head's partial tiles (indices [0, num_partial_tiles)) and full ones

@@ -40,6 +40,9 @@ __device__ __forceinline__ int dq_written(const FlexjitBwdParams& p, int b, int 
 extern "C" __global__ void __launch_bounds__(bwd_pre::THREADS)
 flexjit_attention_bwd_preprocess(const FlexjitBwdParams p) {
   using namespace bwd_pre;
+  // The warp-specialised dK/dV kernel after this one is its programmatic dependent (sm_90+): its
+  // CTAs may start on the SMs this grid leaves and load K and V before they wait for it.
+  let_next_grid_start();
   const int h = static_cast<int>(blockIdx.y), b = static_cast<int>(blockIdx.z);
   const int lane_in_row = static_cast<int>(threadIdx.x) % THREADS_PER_ROW;
   const int row = static_cast<int>(blockIdx.x) * ROWS_PER_CTA + static_cast<int>(threadIdx.x) / THREADS_PER_ROW;
@@ -90,6 +93,9 @@ flexjit_attention_bwd_dq_convert(const FlexjitBwdParams p) {
   const long long chunk = static_cast<long long>(blockIdx.x) * THREADS + threadIdx.x;
   // dQ's columns (D_IO); the accumulator's rows have the tiles' D.
   if (chunk >= static_cast<long long>(p.q_len) * (D_IO / 8)) return;
+  // Launched as the dK/dV kernel's programmatic dependent (sm_90+): the sums are read once it
+  // has finished.
+  wait_for_previous_grid();
   const long long row = chunk / (D_IO / 8);
   const int col = static_cast<int>(chunk % (D_IO / 8)) * 8;
   const float* acc = dq_accum_row(p, b, h, row);
