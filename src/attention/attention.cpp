@@ -187,7 +187,7 @@ codegen::KernelSpec attention_spec(codegen::Family family, const AttentionSpec& 
   // Without tables, a mask whose tiles interval bounds can class has the forward walk only the
   // key tiles they keep (and skip mask_mod where they find every position kept).
   ks.tile_bounds_walk = family == codegen::Family::fwd && ks.config.warp_specialized && !ks.has_block_mask &&
-                        !ks.seq_lens && ks.has_mask() && ks.mask_mod.has_tile_bounds();
+                        !ks.seq_lens && ks.has_mask() && codegen::forward_walks_by_bounds(ks.mask_mod);
   ks.dq_long_chains = codegen::ordered_long_chains(ks, shape.kv_len);
   const codegen::FamilyDescriptor& desc = codegen::descriptor(family);
   if (!desc.tiled) return ks;  // row-wise: no tiles to divide
@@ -590,7 +590,8 @@ void Attention::forward(const TensorView& q, const TensorView& k, const TensorVi
       (spec.fwd_config->block_m == 192 || spec.fwd_config->block_n == 176) &&
       (block_mask->shape().q_block % spec.fwd_config->block_m != 0 ||
        block_mask->shape().kv_block % spec.fwd_config->block_n != 0) &&
-      options.seq_lens.empty() && block_mask->built_from() == impl_->mask.canonical() && impl_->mask.has_tile_bounds())
+      options.seq_lens.empty() && block_mask->built_from() == impl_->mask.canonical() &&
+      codegen::forward_walks_by_bounds(impl_->mask))
     block_mask = nullptr;
   attention::ProblemShape shape = attention::check_forward_tensors(
       q, k, v, out, lse, spec.dtype, spec.head_dim, spec.head_dim_v);

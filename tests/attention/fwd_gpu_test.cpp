@@ -1411,6 +1411,35 @@ TEST(FwdGpu, WarpSpecializedTileBoundsWalk) {
       }
 }
 
+// Masks with tile bounds whose kv_idx-only part reads a buffer that kv_idx does not index (a column
+// value beside bounds) without a block mask: every key tile with the values staged, not the
+// tile-bounds walk (codegen::forward_walks_by_bounds). RandomProblemsGpu found `kv_idx < len[b]`
+// without a block mask failing to compile (session (zzzo)). Lengths per batch: past the keys,
+// inside the first tile, mid-walk, 0 (fully masked rows).
+TEST(FwdGpu, MasksWithBoundsAndColumnValuesWithoutBlockMask) {
+  FLEXJIT_REQUIRE_HOPPER();
+  const char* masks[] = {"kv_idx < len[b]", "kv_idx < len[b] && q_idx >= kv_idx", "kv_idx <= len[b] || q_idx >= kv_idx"};
+  for (auto [d, config] : {std::pair{64, "m128n128w8s2ws"}, {88, "m128n128w8s2ws"}, {128, "m64n128w4s2ws"}})
+    for (const char* mask : masks) {
+      FwdProblem p;
+      p.B = 4;
+      p.Hq = 7;
+      p.Hkv = 1;
+      p.Sq = 360;
+      p.Skv = 429;
+      p.D = p.Dv = d;
+      p.mask_mod = mask;
+      p.use_block_mask = false;
+      p.config = BlockConfig::parse(config);
+      TestBuffer len;
+      len.decl = BufferDecl{"len", DType::i32, {p.B}};
+      len.values = {1000, 37, 301, 0};
+      p.buffers.push_back(len);
+      expect_close(p, std::string("bounds beside column values, no block mask ") + config + " d" + std::to_string(d) +
+                          " '" + mask + "'");
+    }
+}
+
 // A wide config fixed for a call whose block mask its own mask built: the forward walks by the
 // mask's bounds instead of the 128-row tables it cannot read (a mask the bounds cannot class keeps
 // the named error: WideWarpSpecializedRejectsABlockMask).

@@ -48,11 +48,11 @@ void validate_warp_specialized(const KernelSpec& s) {
 void validate(const KernelSpec& s) {
   validate_tiles(s, /*kv_rows=*/false, nullptr, s.config.warp_specialized ? validate_warp_specialized : nullptr);
   if (s.tile_bounds_walk && (!s.config.warp_specialized || s.has_block_mask || !s.has_mask() ||
-                             !s.mask_mod.has_tile_bounds() || s.seq_lens))
+                             !forward_walks_by_bounds(s.mask_mod) || s.seq_lens))
     throw UsageError("the tile-bounds walk (tile_bounds_walk) is for the warp-specialised forward without a block "
                      "mask or per-sequence lengths, under a mask_mod with tile bounds (no float math, no buffer "
-                     "indexed by kv_idx); this is config " + s.config.str() + " with mask_mod=" +
-                     s.mask_mod.canonical());
+                     "indexed by kv_idx) and no column values (no part that reads a buffer and depends on kv_idx "
+                     "alone); this is config " + s.config.str() + " with mask_mod=" + s.mask_mod.canonical());
 }
 
 // The Q tile (reused for staging O), then STAGES K/V tiles; wgmma tiles start 1024-aligned. The
