@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# (zzzo) the suite beside every peer (FA4 and FLASH with --flash) on whatever card this is (issue 12
+# and 13 ask for an H200 run too). Carry .fa4b and .gpu/zzzo, after a call that copied .fa4a to
+# /tmp/fa4a. While FA4 installs (CPU): compute-sanitizer memcheck / synccheck / racecheck of
+# bwd-pdl's `BwdGpu.FastModeOnePerHeadDim` (gta). Then, on a quiet GPU: flexjit (BIN, main's
+# binary) forward + fast backward, peers.py --flash, flexjit again, flexjit deterministic.
+set -u
+cd "$(dirname "$0")"
+out=${OUT:-/tmp/zzzo}; r=/tmp/zzzor/r; mkdir -p $r $out
+save() { (cd /tmp/zzzor && tar czf $out/zzzo_suite.tar.gz r); }
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee $r/gpu.txt
+t0=$(date +%s)
+( cd ../.. && timeout 200 bash .fa4b/join_install.sh ) > $r/install.txt 2>&1 &
+for tool in memcheck synccheck racecheck; do
+  (FLEXJIT_AUTOTUNE=off FLEXJIT_CACHE_DIR=/tmp/fjs_$tool timeout 170 compute-sanitizer --tool $tool ./gta --gtest_filter='BwdGpu.FastModeOnePerHeadDim' > $r/$tool.txt 2>&1
+   echo "$tool rc=$? $(grep -h 'ERROR SUMMARY\|RACECHECK SUMMARY\|PASSED\|FAILED' $r/$tool.txt | tail -2 | tr '\n' ' ')") &
+done
+wait
+echo "install: $(tail -1 $r/install.txt); checks $(( $(date +%s) - t0 )) s"
+save
+export FLEXJIT_AUTOTUNE=off FLEXJIT_CACHE_DIR=/tmp/fc_b
+BIN=${BIN:-flexjit}
+timeout 120 ./$BIN bench --suite suite.json --json $r/flexjit.jsonl > $r/flexjit.log 2>&1 || tail -3 $r/flexjit.log
+echo "flexjit fast $(( $(date +%s) - t0 )) s"
+save
+export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages PYTHONUNBUFFERED=1
+left=$(( 480 - ($(date +%s) - t0) ))
+timeout $left python3 peers.py --flash --suite suite.json > $r/peers.jsonl 2> $r/peers.err || tail -3 $r/peers.err
+echo "peers $(( $(date +%s) - t0 )) s $(grep -c '"name"' $r/peers.jsonl) rows"
+save
+left=$(( 535 - ($(date +%s) - t0) ))
+[ $left -gt 20 ] && timeout $left ./$BIN bench --suite suite.json --json $r/flexjit_r2.jsonl > $r/flexjit_r2.log 2>&1
+echo "flexjit again $(( $(date +%s) - t0 )) s"
+left=$(( 585 - ($(date +%s) - t0) ))
+[ $left -gt 20 ] && timeout $left ./$BIN bench --bwd-mode deterministic --suite suite.json --json $r/flexjit_det.jsonl > $r/flexjit_det.log 2>&1
+echo "flexjit deterministic $(( $(date +%s) - t0 )) s"
+save
+python3 - $r <<'PY'
+import json, sys, os
+r = sys.argv[1]
+def load(f):
+    d = {}
+    if os.path.exists(f):
+        for line in open(f):
+            if line.startswith("{") and '"name"' in line:
+                o = json.loads(line); d[o["name"]] = o
+    return d
+fast, again, det = load(f"{r}/flexjit.jsonl"), load(f"{r}/flexjit_r2.jsonl"), load(f"{r}/flexjit_det.jsonl")
+peers = {}
+if os.path.exists(f"{r}/peers.jsonl"):
+    for line in open(f"{r}/peers.jsonl"):
+        if line.startswith("{") and '"name"' in line:
+            o = json.loads(line); peers.setdefault(o["name"], {})[o["system"]] = o
+for n, o in fast.items():
+    a = again.get(n, {})
+    ps = " ".join(f"{s} {v.get('fwd_tflops')}/{v.get('bwd_tflops')}" for s, v in sorted(peers.get(n, {}).items()))
+    print(f"{n:28s} fwd {o.get('fwd_tflops', 0):6.1f} / {a.get('fwd_tflops', 0):6.1f}  fast {o.get('bwd_tflops', 0):6.1f} / {a.get('bwd_tflops', 0):6.1f}  det {det.get(n, {}).get('bwd_tflops', 0):6.1f} | {ps}")
+PY
+echo "$(( $(date +%s) - t0 )) s"
+save
