@@ -171,7 +171,7 @@ inline bool mask_walks_cut_by_data(const KernelSpec& s) { return s.has_mask() &&
 // mask failed to compile: "the tile-bounds walk classes tiles per warp".) An AST walk: for
 // building specs, not per launch.
 inline bool forward_walks_by_bounds(const Expr& mask) {
-  return !mask.is_always_true() && mask.has_tile_bounds() && mask.column_value_count() == 0;
+  return mask.has_tile_bounds() && mask.column_value_count() == 0;
 }
 
 // The warp-specialised dK/dV kernel's launch groups (LAUNCH_GROUP_CTAS): 0 without a mask (the

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # (zzzo) FA4's sm90 backward against flexjit's dK/dV kernel, per tile, on one machine: causal d128
 # (the same 64 x 128 shape and shared-memory bytes: the gap there is instructions and waits) and
-# noop d128 (FA4's 80-query tile). Carry .fa4b and this folder (flexjit: main's, stripped),
+# noop d128 (FA4's 80-query tile). Carry .fa4b and this folder (flexjit: main's, stripped; fa4_bwd_once.py copied from ../2026-12-06-zzzn/),
 # after a call that copied .fa4a to /tmp/fa4a.
 # 1. one ncu pass over every kernel of two FA4 backward reps (names and durations only);
 # 2. per problem, the FA4 backward kernel that ran longest, then flexjit's dK/dV kernel: SpeedOfLight,
