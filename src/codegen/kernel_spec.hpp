@@ -170,7 +170,7 @@ inline bool mask_walks_cut_by_data(const KernelSpec& s) { return s.has_mask() &&
 // session (zzzo) such a call without a block mask failed to compile: "the tile-bounds walk classes
 // tiles per warp"; (zzzo) first kept the tables' walk for them.) An AST walk: for building specs,
 // not per launch.
-inline bool forward_walks_by_bounds(const Expr& mask) { return !mask.is_always_true() && mask.has_tile_bounds(); }
+inline bool forward_walks_by_bounds(const Expr& mask) { return mask.has_tile_bounds(); }
 
 // The warp-specialised dK/dV kernel's launch groups (LAUNCH_GROUP_CTAS): 0 without a mask (the
 // plain order, kv tile fastest, keeps the co-resident CTAs adding into a few heads' dQ); under a
