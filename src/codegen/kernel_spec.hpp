@@ -164,15 +164,13 @@ bool dkdv_half_slab_dims(int head_dim, int head_dim_v);
 inline bool mask_walks_cut_by_data(const KernelSpec& s) { return s.has_mask() && !s.mask_mod.has_tile_bounds(); }
 
 // Whether the warp-specialised forward may walk by `mask`'s tile bounds instead of block-sparse
-// tables (KernelSpec::tile_bounds_walk): the mask has bounds and no column values. Its warps class
-// tiles alone there, while a mask's column values are staged per warpgroup behind a barrier; so a
-// mask with both (`kv_idx < len[b]`: bounds, and a kv_idx-only part reading a buffer) keeps the
-// tables, or without them visits every key tile. (Until session (zzzo) such a call without a block
-// mask failed to compile: "the tile-bounds walk classes tiles per warp".) An AST walk: for
-// building specs, not per launch.
-inline bool forward_walks_by_bounds(const Expr& mask) {
-  return mask.has_tile_bounds() && mask.column_value_count() == 0;
-}
+// tables (KernelSpec::tile_bounds_walk): the mask has bounds. Its warps class tiles alone there, so
+// a mask's column values (`kv_idx < len[b]`: bounds, and a kv_idx-only part reading a buffer) are
+// not staged under that walk (forward_mask_column_values): each score evaluates the mask. (Until
+// session (zzzo) such a call without a block mask failed to compile: "the tile-bounds walk classes
+// tiles per warp"; (zzzo) first kept the tables' walk for them.) An AST walk: for building specs,
+// not per launch.
+inline bool forward_walks_by_bounds(const Expr& mask) { return mask.has_tile_bounds(); }
 
 // The warp-specialised dK/dV kernel's launch groups (LAUNCH_GROUP_CTAS): 0 without a mask (the
 // plain order, kv tile fastest, keeps the co-resident CTAs adding into a few heads' dQ); under a

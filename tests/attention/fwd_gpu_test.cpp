@@ -1412,10 +1412,10 @@ TEST(FwdGpu, WarpSpecializedTileBoundsWalk) {
 }
 
 // Masks with tile bounds whose kv_idx-only part reads a buffer that kv_idx does not index (a column
-// value beside bounds) without a block mask: every key tile with the values staged, not the
-// tile-bounds walk (codegen::forward_walks_by_bounds). RandomProblemsGpu found `kv_idx < len[b]`
-// without a block mask failing to compile (session (zzzo)). Lengths per batch: past the keys,
-// inside the first tile, mid-walk, 0 (fully masked rows).
+// value beside bounds) without a block mask: the tile-bounds walk, the mask evaluated per score
+// (codegen::forward_mask_column_values). RandomProblemsGpu found `kv_idx < len[b]` without a block
+// mask failing to compile (session (zzzo)). Lengths per batch: past the keys, inside the first
+// tile, mid-walk, 0 (fully masked rows).
 TEST(FwdGpu, MasksWithBoundsAndColumnValuesWithoutBlockMask) {
   FLEXJIT_REQUIRE_HOPPER();
   const char* masks[] = {"kv_idx < len[b]", "kv_idx < len[b] && q_idx >= kv_idx", "kv_idx <= len[b] || q_idx >= kv_idx"};
@@ -1435,7 +1435,7 @@ TEST(FwdGpu, MasksWithBoundsAndColumnValuesWithoutBlockMask) {
       len.decl = BufferDecl{"len", DType::i32, {p.B}};
       len.values = {1000, 37, 301, 0};
       p.buffers.push_back(len);
-      expect_close(p, std::string("bounds beside column values, no block mask ") + config + " d" + std::to_string(d) +
+      expect_close(p, std::string("tile-bounds walk beside column values ") + config + " d" + std::to_string(d) +
                           " '" + mask + "'");
     }
 }

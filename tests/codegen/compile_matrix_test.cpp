@@ -476,20 +476,19 @@ TEST(CodegenCompileMatrix, WarpSpecializedForwardTileBoundsWalkCompiles) {
 }
 
 // Masks with tile bounds whose kv_idx-only part reads a buffer that kv_idx does not index
-// (`kv_idx < len[b]`: bounds, and a column value) keep the tables' walk, whose warpgroups stage the
-// values; the tile-bounds walk, whose warps class tiles alone, is not theirs
-// (forward_walks_by_bounds). Until session (zzzo) a call with such a mask and no block mask took
-// that walk and failed to compile ("the tile-bounds walk classes tiles per warp"; found by
+// (`kv_idx < len[b]`: bounds, and a column value) walk by their bounds without a block mask, with the
+// values not staged (forward_mask_column_values: the walk's warps class tiles alone, the staging has
+// a warpgroup barrier); with tables the values stay. Until session (zzzo) such a call without a
+// block mask failed to compile ("the tile-bounds walk classes tiles per warp"; found by
 // RandomProblemsGpu.AnyHeadDimForwardAndBackward: `kv_idx < len[b]`, no block mask, head dim 88).
-// Without tables the call visits every key tile with the values staged: NVRTC compiles that kernel.
-TEST(CodegenCompileMatrix, MasksWithBoundsAndColumnValuesKeepTheStagedValues) {
+TEST(CodegenCompileMatrix, TileBoundsWalkBesideMaskColumnValuesCompiles) {
   const TempCacheDir cache;
   std::vector<Job> jobs;
   const char* masks[] = {"kv_idx < len[b]", "kv_idx < len[b] && q_idx >= kv_idx", "kv_idx <= len[b] || q_idx >= kv_idx"};
   for (const char* mask : masks)
     for (auto [d, config] : {std::pair{64, "m128n128w8s2ws"}, {128, "m128n128w8s2ws"}, {128, "m64n128w4s2ws"}}) {
       SuiteVariant v;
-      v.name = std::string("columns_d") + std::to_string(d) + "_" + config + "_" + mask;
+      v.name = std::string("bounds_columns_d") + std::to_string(d) + "_" + config + "_" + mask;
       v.q_len = v.kv_len = 1000;
       v.head_dim = v.head_dim_v = d;
       v.mask_mod = mask;
@@ -497,21 +496,18 @@ TEST(CodegenCompileMatrix, MasksWithBoundsAndColumnValuesKeepTheStagedValues) {
       KernelSpec spec = attention_kernel(Family::fwd, v);
       spec.config = BlockConfig::parse(config);
       spec.is_divisible = false;
-      spec.has_block_mask = spec.has_full_blocks = false;
       ASSERT_TRUE(spec.mask_mod.has_tile_bounds()) << mask;
       ASSERT_EQ(spec.mask_mod.column_value_count(), 1) << mask;
-      EXPECT_FALSE(forward_walks_by_bounds(spec.mask_mod)) << mask;
-      EXPECT_EQ(forward_mask_column_values(spec), 1) << spec.describe();
+      EXPECT_TRUE(forward_walks_by_bounds(spec.mask_mod)) << mask;
+      EXPECT_EQ(forward_mask_column_values(spec), 1) << "the tables' walk keeps the values: " << spec.describe();
+      spec.has_block_mask = spec.has_full_blocks = false;
+      spec.tile_bounds_walk = true;
+      EXPECT_NO_THROW(spec.validate()) << spec.describe();
+      EXPECT_EQ(forward_mask_column_values(spec), 0) << spec.describe();
+      EXPECT_NE(render(spec).text.find("constexpr int MASK_COLUMN_VALUES = 0;"), std::string::npos) << spec.describe();
       jobs.push_back({v.name, spec, "sm_90a"});
     }
   check_warp_specialized_compiles(jobs, {});
-  // Positional masks and those whose buffer reads have no kv_idx-only part walk by their bounds.
-  for (const char* mask : {"q_idx >= kv_idx", "kv_idx < 300 + 64 * h", "q_idx < len[b]"}) {
-    SuiteVariant v;
-    v.mask_mod = mask;
-    v.declarations.buffers = {BufferDecl::parse("len:i32:?")};
-    EXPECT_TRUE(forward_walks_by_bounds(attention_kernel(Family::fwd, v).mask_mod)) << mask;
-  }
 }
 
 // The tile-bounds walk exists only where it applies: the named error for a block mask, and for a
@@ -532,27 +528,10 @@ TEST(CodegenValidation, TileBoundsWalkOnlyWithoutTablesAndWithBounds) {
     EXPECT_EQ(std::string(e.what()),
               "the tile-bounds walk (tile_bounds_walk) is for the warp-specialised forward without a block mask or "
               "per-sequence lengths, under a mask_mod with tile bounds (no float math, no buffer indexed by "
-              "kv_idx) and no column values (no part that reads a buffer and depends on kv_idx alone); this is "
-              "config m128n128w8s2ws with mask_mod=q_idx >= kv_idx");
+              "kv_idx); this is config m128n128w8s2ws with mask_mod=q_idx >= kv_idx");
   }
   spec.has_block_mask = spec.has_full_blocks = false;
   EXPECT_NO_THROW(spec.validate());
-  // A mask with bounds and a column value (MasksWithBoundsAndColumnValuesKeepTheStagedValues).
-  v.mask_mod = "kv_idx < len[b]";
-  v.declarations.buffers = {BufferDecl::parse("len:i32:?")};
-  KernelSpec columns = attention_kernel(Family::fwd, v);
-  columns.config = BlockConfig::parse("m128n128w8s2ws");
-  columns.has_block_mask = columns.has_full_blocks = false;
-  columns.tile_bounds_walk = true;
-  try {
-    columns.validate();
-    ADD_FAILURE() << "the tile-bounds walk beside a mask's column values was accepted";
-  } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("and no column values (no part that reads a buffer and depends on kv_idx "
-                                         "alone); this is config m128n128w8s2ws with mask_mod=kv_idx < len[b]"),
-              std::string::npos)
-        << e.what();
-  }
 }
 
 // The forward's lean form (issue 12). Above 160 accumulator registers (a 256-wide V beside 64-key

@@ -51,8 +51,8 @@ void validate(const KernelSpec& s) {
                              !forward_walks_by_bounds(s.mask_mod) || s.seq_lens))
     throw UsageError("the tile-bounds walk (tile_bounds_walk) is for the warp-specialised forward without a block "
                      "mask or per-sequence lengths, under a mask_mod with tile bounds (no float math, no buffer "
-                     "indexed by kv_idx) and no column values (no part that reads a buffer and depends on kv_idx "
-                     "alone); this is config " + s.config.str() + " with mask_mod=" + s.mask_mod.canonical());
+                     "indexed by kv_idx); this is config " + s.config.str() + " with mask_mod=" +
+                     s.mask_mod.canonical());
 }
 
 // The Q tile (reused for staging O), then STAGES K/V tiles; wgmma tiles start 1024-aligned. The
@@ -365,7 +365,9 @@ int column_values_that_fit(const KernelSpec& spec, int values, int span) {
 }  // namespace
 
 int forward_mask_column_values(const KernelSpec& spec) {
-  if (spec.family != Family::fwd || !spec.has_mask()) return 0;
+  // Not under the tile-bounds walk: each warp classes its tiles there, so no warpgroup barrier can
+  // depend on a tile's class, and the values' staging has one (forward_walks_by_bounds).
+  if (spec.family != Family::fwd || !spec.has_mask() || spec.tile_bounds_walk) return 0;
   return column_values_that_fit(spec, spec.mask_mod.column_value_count(), spec.config.block_n);
 }
 

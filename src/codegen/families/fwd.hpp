@@ -22,8 +22,9 @@ int forward_tile_section(const KernelSpec& spec, int heads, int tiles_per_head, 
 // The mask's column values (Expr::column_value_count) the forward computes once per key of a
 // masked tile into shared memory (the warp-specialised kernel: each consumer warpgroup into its
 // own buffers), instead of once per score; 0 for other kernels, masks without such values, more
-// than four of them, or where their buffers would not fit beside the rest of the kernel's shared
-// memory (the synchronous kernel: on every GPU it runs on).
+// than four of them, the tile-bounds walk (KernelSpec::tile_bounds_walk: its warps class tiles
+// alone), or where their buffers would not fit beside the rest of the kernel's shared memory (the
+// synchronous kernel: on every GPU it runs on).
 int forward_mask_column_values(const KernelSpec& spec);
 
 // The score_mod's column values (Expr::column_value_count: `bias[b][kv_idx]` and the like) the
