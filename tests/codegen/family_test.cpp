@@ -279,6 +279,42 @@ TEST(FamilyFacts, StatisticsPairsWhereTheyMeasuredFaster) {
   EXPECT_FALSE(template_context(ordered)["stats_pairs"].get<bool>()) << "the ordered kernel at 128";
 }
 
+// Which dK/dV kernels read two LSE pairs into registers ahead of Sᵀ's wait: the warp-specialised
+// fast kernel over lengths its tiles divide, without GQA or per-sequence lengths (elsewhere the
+// pairs' registers pushed ptxas' full form into spilling).
+TEST(FamilyFacts, LseReadAheadOnlyWhereTheFullFormKeepsItsRegisters) {
+  const auto ahead = [](const KernelSpec& s) { return template_context(s)["lse_ahead_tiles"].get<int>(); };
+  KernelSpec fast = spec(Family::bwd_dkdv, 128, "m64n128w8s2ws");
+  fast.dq_accumulate = true;
+  fast.is_divisible = true;
+  fast.mask_mod = Expr::parse(ModKind::mask, "q_idx >= kv_idx");
+  EXPECT_EQ(ahead(fast), 2);
+  KernelSpec d64 = fast;
+  d64.head_dim = d64.head_dim_v = 64;
+  d64.config = BlockConfig::parse("m64n128w8s3ws");
+  EXPECT_EQ(ahead(d64), 2);
+  KernelSpec other = fast;
+  other.is_divisible = false;
+  EXPECT_EQ(ahead(other), 0) << "lengths the tiles do not divide";
+  other = fast;
+  other.seq_lens = true;
+  EXPECT_EQ(ahead(other), 0) << "per-sequence lengths";
+  other = fast;
+  other.gqa_group = 4;
+  EXPECT_EQ(ahead(other), 0) << "GQA";
+  other = fast;
+  other.dq_ordered = true;
+  EXPECT_EQ(ahead(other), 0) << "the ordered kernel";
+  other = fast;
+  other.dq_accumulate = false;
+  EXPECT_EQ(ahead(other), 0) << "the dK/dV kernel without dQ sums";
+  other = fast;
+  other.config = BlockConfig::parse("m64n128w8s2g");
+  EXPECT_EQ(ahead(other), 0) << "the synchronous kernel";
+  EXPECT_NE(render(fast).text.find("LseAhead<2> lse_ahead;"), std::string::npos);
+  EXPECT_EQ(render(other).text.find("LseAhead"), std::string::npos) << "the text of other kernels is as before";
+}
+
 // Which kernels fold the score_mod's derivative into Pᵀ: the warp-specialised ones between head
 // dims 64 and 128 whose derivative is not a constant.
 TEST(FamilyFacts, ScoreGradientFoldedOnlyWhereItSpilled) {

@@ -377,6 +377,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   ctx["score_diagonals"] = score_diagonal_values > 0;
   ctx["warp_specialized"] = s.config.warp_specialized;
   ctx["stats_pairs"] = dkdv_reads_stats_pairs(s);
+  ctx["lse_ahead_tiles"] = dkdv_lse_ahead_tiles(s);
 }
 
 // One CTA per (kv tile, column slice), kv head, batch; the warp-specialised kernel's kv heads
@@ -590,6 +591,16 @@ bool dkdv_folds_score_gradient(const KernelSpec& spec) {
       families::warpgroup_slices(spec))
     return false;
   return !score_gradient_is_constant(spec);
+}
+
+int dkdv_lse_ahead_tiles(const KernelSpec& spec) {
+  // Only the fast kernel over lengths its tiles divide, without GQA: elsewhere (the ordered
+  // kernel, GQA, the range tests of other lengths, per-sequence lengths) the registers of even one
+  // pair made ptxas' full form spill more, so the call would take the lean form (session (zzzp)).
+  if (!spec.config.warp_specialized || !spec.dq_accumulate || spec.dq_ordered || spec.gqa_group != 1 ||
+      !spec.is_divisible || spec.seq_lens)
+    return 0;
+  return 2;
 }
 
 bool dkdv_reads_stats_pairs(const KernelSpec& spec) {
