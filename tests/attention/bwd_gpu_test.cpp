@@ -95,6 +95,38 @@ TEST(BwdGpu, SuiteMods) {
   }
 }
 
+// The suite's mods over lengths the fast dK/dV kernel's tiles divide (512: 64-query and 128-key
+// tiles), without GQA: the kernels that read their first LSE pairs ahead of Sᵀ's wait
+// (codegen::dkdv_lse_ahead_tiles; SuiteMods' 448 is not a multiple of 128, so those never do).
+// The default ws configs at d64 and d128, fast mode, against the float64 reference.
+TEST(BwdGpu, FastModeOverLengthsTheTilesDivide) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the fast mode runs on sm_90a GPUs, this is " << current_device().name;
+  std::mt19937_64 rng(fresh_seed());
+  struct Mod { const char* name; const char* score; const char* mask; };
+  const Mod mods[] = {
+      {"noop", "", ""},
+      {"causal", "", "q_idx >= kv_idx"},
+      {"sliding_window", "", "q_idx >= kv_idx && q_idx - kv_idx <= 200"},
+      {"document_causal", "", "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx"},
+      {"prefix_lm", "", "kv_idx <= 100 || q_idx >= kv_idx"},
+      {"alibi_causal", "score + slope[h] * (kv_idx - q_idx)", "q_idx >= kv_idx"},
+      {"softcap_causal", "30.0 * tanh(score / 30.0)", "q_idx >= kv_idx"},
+  };
+  for (const Mod& m : mods)
+    for (int D : {64, 128}) {
+      FwdProblem p = base(512, D);
+      p.Hq = p.Hkv = 3;
+      p.score_mod = m.score;
+      p.mask_mod = m.mask;
+      p.backward_mode = BackwardMode::fast;
+      if (std::string(m.mask).find("doc") != std::string::npos) p.buffers.push_back(document_ids(p.Skv, rng));
+      if (std::string(m.score).find("slope") != std::string::npos) p.buffers.push_back(alibi_slopes(p.Hq));
+      expect_fast_backward_close(p, std::string(m.name) + " d" + std::to_string(D) + " S=512");
+    }
+}
+
 // FwdGpu.ScoreModsWithConstantFactors through the backward, both modes: the derivative is emitted
 // with the score_mod's prescale (one tanh for both), and the recomputed probabilities must match
 // the forward's LSE.
