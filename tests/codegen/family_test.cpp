@@ -283,7 +283,12 @@ TEST(FamilyFacts, StatisticsPairsWhereTheyMeasuredFaster) {
 // fast kernel over lengths its tiles divide, without GQA or per-sequence lengths (elsewhere the
 // pairs' registers pushed ptxas' full form into spilling).
 TEST(FamilyFacts, LseReadAheadOnlyWhereTheFullFormKeepsItsRegisters) {
-  const auto ahead = [](const KernelSpec& s) { return template_context(s)["lse_ahead_tiles"].get<int>(); };
+  // Delta's pairs are read ahead of dPᵀ's wait exactly where the LSE's are ahead of Sᵀ's.
+  const auto ahead = [](const KernelSpec& s) {
+    const auto ctx = template_context(s);
+    EXPECT_EQ(ctx["delta_ahead_tiles"].get<int>(), ctx["lse_ahead_tiles"].get<int>());
+    return ctx["lse_ahead_tiles"].get<int>();
+  };
   KernelSpec fast = spec(Family::bwd_dkdv, 128, "m64n128w8s2ws");
   fast.dq_accumulate = true;
   fast.is_divisible = true;
@@ -311,8 +316,11 @@ TEST(FamilyFacts, LseReadAheadOnlyWhereTheFullFormKeepsItsRegisters) {
   other = fast;
   other.config = BlockConfig::parse("m64n128w8s2g");
   EXPECT_EQ(ahead(other), 0) << "the synchronous kernel";
-  EXPECT_NE(render(fast).text.find("LseAhead<2> lse_ahead;"), std::string::npos);
-  EXPECT_EQ(render(other).text.find("LseAhead"), std::string::npos) << "the text of other kernels is as before";
+  const std::string text = render(fast).text;
+  EXPECT_NE(text.find("const auto lse_ahead = read_stats_ahead<2>(stats, t4);"), std::string::npos);
+  EXPECT_NE(text.find("const auto delta_ahead = read_stats_ahead<2>(stats + BLOCK_M, t4);"), std::string::npos);
+  EXPECT_NE(text.find("tile_score_gradient(acc_dp, acc_s, grad, delta_ahead, t4);"), std::string::npos);
+  EXPECT_EQ(render(other).text.find("StatsAhead"), std::string::npos) << "the text of other kernels is as before";
 }
 
 // Which kernels fold the score_mod's derivative into Pᵀ: the warp-specialised ones between head

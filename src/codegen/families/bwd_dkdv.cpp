@@ -378,6 +378,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   ctx["warp_specialized"] = s.config.warp_specialized;
   ctx["stats_pairs"] = dkdv_reads_stats_pairs(s);
   ctx["lse_ahead_tiles"] = dkdv_lse_ahead_tiles(s);
+  ctx["delta_ahead_tiles"] = dkdv_delta_ahead_tiles(s);
 }
 
 // One CTA per (kv tile, column slice), kv head, batch; the warp-specialised kernel's kv heads
@@ -601,6 +602,12 @@ int dkdv_lse_ahead_tiles(const KernelSpec& spec) {
       !spec.is_divisible || spec.seq_lens)
     return 0;
   return 2;
+}
+
+int dkdv_delta_ahead_tiles(const KernelSpec& spec) {
+  // The kernels that read the LSE ahead (their StatsAhead); more than two pairs spilled there
+  // (causal d128: four 8 bytes, eight 36; session (zzzq)).
+  return dkdv_lse_ahead_tiles(spec) > 0 ? 2 : 0;
 }
 
 bool dkdv_reads_stats_pairs(const KernelSpec& spec) {

@@ -77,6 +77,10 @@ bool dkdv_reads_stats_pairs(const KernelSpec& spec);
 // them ahead.
 int dkdv_lse_ahead_tiles(const KernelSpec& spec);
 
+// The same for delta, read ahead of dPᵀ's wait (issued before dV's GEMM) where the LSE is: the
+// dSᵀ products waited on their delta reads as the probabilities did on the LSE's.
+int dkdv_delta_ahead_tiles(const KernelSpec& spec);
+
 // The score_mod's diagonal values (Expr::diagonal_value_count: `relh[h][kv_idx - q_idx + 4096]`,
 // a T5 bucket's table read) that the warp-specialised kernel computes once per diagonal of every
 // tile (each consumer warpgroup: BLOCK_M + 63 of them for its 64 kv rows) into shared memory,
