@@ -74,7 +74,8 @@ bool dkdv_reads_stats_pairs(const KernelSpec& spec);
 // The wait's asm clobbers memory, so ptxas never hoists the reads itself, and the exponentials
 // waited on them: short-scoreboard stalls on the FFMAs that subtract the LSE were 8.4 % of the
 // causal d128 kernel's stall samples (H100, ncu, notes/results/2026-12-07-zzzp); FA4 reads all of
-// them ahead.
+// them ahead. Head dims up to 64 only: at d128 the registers cost more than the waits saved
+// (notes/results/2026-12-07-zzzr).
 int dkdv_lse_ahead_tiles(const KernelSpec& spec);
 
 // The same for delta, read ahead of dPᵀ's wait (issued before dV's GEMM) where the LSE is: the
