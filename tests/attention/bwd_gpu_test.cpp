@@ -8,6 +8,8 @@
 #include <iterator>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "flexjit/error.hpp"
 #include "jit/driver.hpp"
@@ -69,9 +71,8 @@ void expect_padded_backward_close(const FwdProblem& p, const std::string& what) 
   }
 }
 
-TEST(BwdGpu, SuiteMods) {
-  FLEXJIT_REQUIRE_GPU();
-  std::mt19937_64 rng(fresh_seed());
+// The suite's mods at head dims 64 and 128 over S queries and keys, each named.
+std::vector<std::pair<std::string, FwdProblem>> suite_mod_problems(int S, std::mt19937_64& rng) {
   struct Mod { const char* name; const char* score; const char* mask; };
   const Mod mods[] = {
       {"noop", "", ""},
@@ -83,15 +84,38 @@ TEST(BwdGpu, SuiteMods) {
       {"softcap_causal", "30.0 * tanh(score / 30.0)", "q_idx >= kv_idx"},
       {"softcap_strong", "2.0 * tanh(score / 2.0)", ""},
   };
+  std::vector<std::pair<std::string, FwdProblem>> problems;
   for (const Mod& m : mods) {
     for (int D : {64, 128}) {
-      FwdProblem p = base(448, D);
+      FwdProblem p = base(S, D);
       p.score_mod = m.score;
       p.mask_mod = m.mask;
       if (std::string(m.mask).find("doc") != std::string::npos) p.buffers.push_back(document_ids(p.Skv, rng));
       if (std::string(m.score).find("slope") != std::string::npos) p.buffers.push_back(alibi_slopes(p.Hq));
-      expect_close(p, std::string(m.name) + " d" + std::to_string(D));
+      problems.emplace_back(std::string(m.name) + " d" + std::to_string(D) + " S=" + std::to_string(S), p);
     }
+  }
+  return problems;
+}
+
+TEST(BwdGpu, SuiteMods) {
+  FLEXJIT_REQUIRE_GPU();
+  std::mt19937_64 rng(fresh_seed());
+  for (const auto& [what, p] : suite_mod_problems(448, rng)) expect_close(p, what);
+}
+
+// The suite's mods over lengths the fast dK/dV kernel's tiles divide (512: 64-query and 128-key
+// tiles), without GQA: the kernels that read their first LSE pairs ahead of Sᵀ's wait
+// (codegen::dkdv_lse_ahead_tiles, at d64; SuiteMods' 448 is not a multiple of 128, so those never do).
+// The default ws configs at d64 and d128, fast mode, against the float64 reference.
+TEST(BwdGpu, FastModeOverLengthsTheTilesDivide) {
+  FLEXJIT_REQUIRE_GPU();
+  if (current_device().default_arch() != "sm_90a")
+    GTEST_SKIP() << "the fast mode runs on sm_90a GPUs, this is " << current_device().name;
+  std::mt19937_64 rng(fresh_seed());
+  for (auto& [what, p] : suite_mod_problems(512, rng)) {
+    p.backward_mode = BackwardMode::fast;
+    expect_fast_backward_close(p, what);
   }
 }
 

@@ -1211,6 +1211,53 @@ TEST(CodegenCompileMatrix, BackwardDkdvTakesItsLeanFormWhereTheFullOneSpills) {
   EXPECT_FALSE(descriptor(Family::bwd_dkdv).has_lean_form(synchronous));
 }
 
+// The fast dK/dV kernels that read LSE pairs ahead of Sᵀ's wait (dkdv_lse_ahead_tiles: d64) keep the
+// form they had without it: every suite mod at d128 and d64 over lengths the tiles divide, the full
+// form where it was kept before (no spills), the lean one where the full form spilled before.
+TEST(CodegenCompileMatrix, LseReadAheadKeepsEachKernelsForm) {
+  const TempCacheDir cache;
+  // The suite's lean kernels at d128 (measured as main chose them, session (zzzp)).
+  const std::set<std::string> lean_before = {"document_causal_d128", "document_nested_causal_d128",
+                                             "long_document_causal_d128", "alibi_causal_d128",
+                                             "softcap_causal_d128"};
+  std::vector<std::pair<std::string, KernelSpec>> specs;
+  for (const SuiteVariant& v : read_suite(FLEXJIT_SOURCE_DIR "/bench/suite.json")) {
+    if (v.head_dim > 128 || v.name.rfind("decode", 0) == 0 || v.name.find("learnable") != std::string::npos ||
+        v.q_heads != v.kv_heads)
+      continue;
+    KernelSpec spec = attention_kernel(Family::bwd_dkdv, v);
+    spec.config = BlockConfig::parse(v.head_dim == 64 ? "m64n128w8s3ws" : "m64n128w8s2ws");
+    spec.dq_accumulate = true;
+    spec.is_divisible = true;
+    specs.emplace_back(v.name, spec);
+  }
+  ASSERT_GE(specs.size(), 8u);
+  std::vector<CompiledSpec> chosen(specs.size());
+  std::vector<std::string> errors(specs.size());
+  parallel_for(specs.size(), 0, [&](size_t i) {
+    try {
+      chosen[i] = compile_kernel(specs[i].second, "sm_90a");
+    } catch (const Error& e) {
+      errors[i] = e.what();
+    }
+  });
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const std::string& what = specs[i].first;
+    ASSERT_EQ(errors[i], "") << what;
+    EXPECT_EQ(template_context(specs[i].second)["lse_ahead_tiles"].get<int>(), specs[i].second.head_dim == 64 ? 2 : 0)
+        << what;
+    const bool lean = specs[i].second.head_dim == 128 && lean_before.count(what) > 0;
+    EXPECT_EQ(chosen[i].spec.lean_registers, lean) << what;
+    const int spills = chosen[i].kernel.resources.at("flexjit_attention_bwd_dkdv").spill_store_bytes;
+    if (what.find("softcap") == std::string::npos) {
+      EXPECT_EQ(spills, 0) << what << ":\n" << chosen[i].kernel.log;
+    } else {
+      EXPECT_LE(spills, 8) << what << " (12 bytes before the read ahead):\n" << chosen[i].kernel.log;
+    }
+    EXPECT_EQ(chosen[i].kernel.log.find("C75"), std::string::npos) << what << ": serialised wgmma";
+  }
+}
+
 // The same kernel above head dim 128 (m64n64w8s2ws, its default there): each consumer warpgroup
 // takes one column slice of dK and dV over the tile's 64 kv rows, and stages its slice of dQ for
 // its writer warp's tensor reductions. Every suite mod at its head dims (the suite's d256 problems,

@@ -279,6 +279,53 @@ TEST(FamilyFacts, StatisticsPairsWhereTheyMeasuredFaster) {
   EXPECT_FALSE(template_context(ordered)["stats_pairs"].get<bool>()) << "the ordered kernel at 128";
 }
 
+// Which dK/dV kernels read two LSE pairs into registers ahead of Sᵀ's wait: the warp-specialised
+// fast kernel at head dims up to 64 over lengths its tiles divide, without GQA or per-sequence
+// lengths (elsewhere the pairs' registers pushed ptxas' full form into spilling; at d128 they cost
+// more than the waits they saved).
+TEST(FamilyFacts, LseReadAheadOnlyWhereTheFullFormKeepsItsRegisters) {
+  // Delta's pairs are read ahead of dPᵀ's wait exactly where the LSE's are ahead of Sᵀ's.
+  const auto ahead = [](const KernelSpec& s) {
+    const auto ctx = template_context(s);
+    EXPECT_EQ(ctx["delta_ahead_tiles"].get<int>(), ctx["lse_ahead_tiles"].get<int>());
+    return ctx["lse_ahead_tiles"].get<int>();
+  };
+  KernelSpec fast = spec(Family::bwd_dkdv, 64, "m64n128w8s3ws");
+  fast.dq_accumulate = true;
+  fast.is_divisible = true;
+  fast.mask_mod = Expr::parse(ModKind::mask, "q_idx >= kv_idx");
+  EXPECT_EQ(ahead(fast), 2);
+  KernelSpec other = fast;
+  other.head_dim = other.head_dim_v = 128;
+  other.config = BlockConfig::parse("m64n128w8s2ws");
+  EXPECT_EQ(ahead(other), 0) << "head dim 128";
+  other.head_dim = 64;
+  EXPECT_EQ(ahead(other), 0) << "value head dim 128";
+  other = fast;
+  other.is_divisible = false;
+  EXPECT_EQ(ahead(other), 0) << "lengths the tiles do not divide";
+  other = fast;
+  other.seq_lens = true;
+  EXPECT_EQ(ahead(other), 0) << "per-sequence lengths";
+  other = fast;
+  other.gqa_group = 4;
+  EXPECT_EQ(ahead(other), 0) << "GQA";
+  other = fast;
+  other.dq_ordered = true;
+  EXPECT_EQ(ahead(other), 0) << "the ordered kernel";
+  other = fast;
+  other.dq_accumulate = false;
+  EXPECT_EQ(ahead(other), 0) << "the dK/dV kernel without dQ sums";
+  other = fast;
+  other.config = BlockConfig::parse("m64n128w8s2g");
+  EXPECT_EQ(ahead(other), 0) << "the synchronous kernel";
+  const std::string text = render(fast).text;
+  EXPECT_NE(text.find("const auto lse_ahead = read_stats_ahead<2>(stats, t4);"), std::string::npos);
+  EXPECT_NE(text.find("const auto delta_ahead = read_stats_ahead<2>(stats + BLOCK_M, t4);"), std::string::npos);
+  EXPECT_NE(text.find("tile_score_gradient(acc_dp, acc_s, grad, delta_ahead, t4);"), std::string::npos);
+  EXPECT_EQ(render(other).text.find("StatsAhead"), std::string::npos) << "the text of other kernels is as before";
+}
+
 // Which kernels fold the score_mod's derivative into Pᵀ: the warp-specialised ones between head
 // dims 64 and 128 whose derivative is not a constant.
 TEST(FamilyFacts, ScoreGradientFoldedOnlyWhereItSpilled) {

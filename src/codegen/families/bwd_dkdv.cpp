@@ -377,6 +377,8 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   ctx["score_diagonals"] = score_diagonal_values > 0;
   ctx["warp_specialized"] = s.config.warp_specialized;
   ctx["stats_pairs"] = dkdv_reads_stats_pairs(s);
+  ctx["lse_ahead_tiles"] = dkdv_lse_ahead_tiles(s);
+  ctx["delta_ahead_tiles"] = dkdv_delta_ahead_tiles(s);
 }
 
 // One CTA per (kv tile, column slice), kv head, batch; the warp-specialised kernel's kv heads
@@ -590,6 +592,26 @@ bool dkdv_folds_score_gradient(const KernelSpec& spec) {
       families::warpgroup_slices(spec))
     return false;
   return !score_gradient_is_constant(spec);
+}
+
+int dkdv_lse_ahead_tiles(const KernelSpec& spec) {
+  // Only the fast kernel over lengths its tiles divide, without GQA: elsewhere (the ordered
+  // kernel, GQA, the range tests of other lengths, per-sequence lengths) the registers of even one
+  // pair made ptxas' full form spill more, so the call would take the lean form (session (zzzp)).
+  if (!spec.config.warp_specialized || !spec.dq_accumulate || spec.dq_ordered || spec.gqa_group != 1 ||
+      !spec.is_divisible || spec.seq_lens)
+    return 0;
+  // Head dims up to 64 only: on an H100 (session (zzzr), 3 rounds) the LSE and delta pairs read
+  // ahead won at d64 (noop 1.016x, causal 1.020x, every round) but not at d128, where the full
+  // form's registers are short (noop 0.970x, sliding window 0.991x, masked rows 1.005-1.012x).
+  if (std::max(spec.head_dim, spec.head_dim_v) > 64) return 0;
+  return 2;
+}
+
+int dkdv_delta_ahead_tiles(const KernelSpec& spec) {
+  // The kernels that read the LSE ahead (their StatsAhead); more than two pairs spilled there
+  // (causal d128: four 8 bytes, eight 36; session (zzzq)).
+  return dkdv_lse_ahead_tiles(spec) > 0 ? 2 : 0;
 }
 
 bool dkdv_reads_stats_pairs(const KernelSpec& spec) {
