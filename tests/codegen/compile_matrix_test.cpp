@@ -1252,7 +1252,8 @@ TEST(CodegenCompileMatrix, LseReadAheadKeepsEachKernelsForm) {
     if (what.find("softcap") == std::string::npos) {
       EXPECT_EQ(spills, 0) << what << ":\n" << chosen[i].kernel.log;
     } else {
-      EXPECT_LE(spills, 8) << what << " (12 bytes before the read ahead):\n" << chosen[i].kernel.log;
+      // d128 (no read ahead): 12 bytes, as before it; d64: none.
+      EXPECT_LE(spills, specs[i].second.head_dim == 64 ? 0 : 12) << what << ":\n" << chosen[i].kernel.log;
     }
     EXPECT_EQ(chosen[i].kernel.log.find("C75"), std::string::npos) << what << ": serialised wgmma";
   }
