@@ -573,7 +573,7 @@ bool dkdv_first_stores(const KernelSpec& spec) {
   // would keep their words and their rows of dq_accum unwritten; the accumulator is zeroed.)
   return spec.dq_accumulate && !spec.dq_ordered && !spec.seq_lens && spec.config.warp_specialized &&
          !families::warpgroup_slices(spec) &&
-         (spec.has_mask() || spec.has_block_mask) && spec.gqa_group == 1 && families::dq_plan(spec).split_columns;
+         (spec.has_mask() || spec.has_block_mask) && families::dq_plan(spec).split_columns;
 }
 
 int ordered_dq_counters_per_tile(int head_dim, int head_dim_v) { return dkdv_splits(head_dim, head_dim_v); }
