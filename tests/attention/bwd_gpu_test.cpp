@@ -1044,13 +1044,14 @@ TEST(BwdGpu, WarpSpecializedFastDkdvManyKvTiles) {
   std::mt19937_64 rng(fresh_seed());
   const char* window = "kv_idx >= 256 && q_idx + 100 >= kv_idx && q_idx - kv_idx < 300";
   const char* documents = "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx";
-  // GQA 2:1, and without GQA (kv_heads 48) where the d128 kernel stores each query tile's first
-  // dQ share (codegen::dkdv_first_stores).
+  // GQA 2:1, and without GQA (kv_heads 48): the d128 kernel stores each query tile's first dQ
+  // share (codegen::dkdv_first_stores) under every mask without GQA, and under documents with it.
   struct Case { int d; const char* config; const char* mask; bool tables; int kv_heads = 24; };
   const Case cases[] = {
       {128, "m64n128w8s2ws", "", true},          {128, "m64n128w8s2ws", window, true},
       {128, "m64n128w8s2ws", window, false},     {128, "m64n128w8s2ws", documents, true},
       {128, "m64n128w8s2ws", window, true, 48},  {128, "m64n128w8s2ws", documents, true, 48},
+      {128, "m64n128w8s2ws", documents, true, 6}, {128, "m64n128w8s2ws", documents, false},
       {64, "m64n128w8s3ws", documents, true},    {64, "m64n128w8s3ws", "", true},
       {64, "m64n64w4s2ws", "q_idx >= kv_idx", true},     {64, "m64n64w4s2ws", documents, true, 48},
   };

@@ -174,7 +174,8 @@ TEST(FamilyGeometry, DkdvWalksKvTilesTimesColumnSlicesPerKvHead) {
 }
 
 // The fast backward's first dQ stores (FlexjitBwdParams::dq_first): the warp-specialised dK/dV
-// kernel at head dim 128 under a mask, without GQA; every other kernel has dq_accum zeroed.
+// kernel at head dim 128 under a mask, without GQA or under a mask without tile bounds; every
+// other kernel has dq_accum zeroed.
 TEST(FamilyFacts, FirstStoresOnlyInMaskedHeadDim128FastKernels) {
   const auto fast = [](int d, const char* config, bool masked, bool block_mask, int gqa) {
     KernelSpec s = spec(Family::bwd_dkdv, d, config);
@@ -189,7 +190,16 @@ TEST(FamilyFacts, FirstStoresOnlyInMaskedHeadDim128FastKernels) {
   EXPECT_TRUE(dkdv_first_stores(fast(128, "m64n128w8s2ws", true, false, 1))) << "mask_mod alone";
   EXPECT_TRUE(dkdv_first_stores(fast(128, "m64n64w4s2ws", true, true, 1))) << "one warpgroup";
   EXPECT_FALSE(dkdv_first_stores(fast(128, "m64n128w8s2ws", false, false, 1))) << "no mask";
-  EXPECT_FALSE(dkdv_first_stores(fast(128, "m64n128w8s2ws", true, true, 4))) << "GQA";
+  EXPECT_FALSE(dkdv_first_stores(fast(128, "m64n128w8s2ws", true, true, 4))) << "GQA under a mask with bounds";
+  KernelSpec documents = fast(128, "m64n128w8s2ws", true, true, 4);
+  documents.declarations.buffers.push_back(BufferDecl::parse("doc:i32:?"));
+  documents.mask_mod = Expr::parse(ModKind::mask, "doc[q_idx] == doc[kv_idx] && q_idx >= kv_idx", documents.declarations);
+  EXPECT_TRUE(dkdv_first_stores(documents)) << "GQA under a mask that data cuts";
+  documents.gqa_group = 8;
+  EXPECT_TRUE(dkdv_first_stores(documents)) << "GQA 8:1 under a mask that data cuts";
+  documents.head_dim = documents.head_dim_v = 64;
+  documents.config = BlockConfig::parse("m64n128w8s3ws");
+  EXPECT_FALSE(dkdv_first_stores(documents)) << "GQA documents at head dim 64 (dQ by turns)";
   EXPECT_FALSE(dkdv_first_stores(fast(64, "m64n128w8s3ws", true, true, 1))) << "head dim 64 (dQ by turns)";
   EXPECT_FALSE(dkdv_first_stores(fast(256, "m64n64w8s2ws", true, true, 1))) << "column slices";
   EXPECT_FALSE(dkdv_first_stores(fast(128, "m64n128w8s2g", true, true, 1))) << "synchronous kernel";

@@ -568,12 +568,17 @@ bool dkdv_adds_dq_through_tensor_map(const KernelSpec& spec) {
 bool dkdv_first_stores(const KernelSpec& spec) {
   // The writer's one share per tile is what a first store needs (DqPlan::parts() == 1); of those
   // kernels, head dim 64 (dQ by turns) and GQA measured slower with first stores under masks
-  // (perf.md "(ze)" and "(zf)": 0.91-0.99x at d64, 0.97-0.99x with GQA), so they keep the plain adds.
+  // (perf.md "(ze)" and "(zf)": 0.91-0.99x at d64, 0.97-0.99x with GQA), so they keep the plain adds,
+  // except GQA under a mask without tile bounds (documents), whose walks data thins: there the
+  // zeroing pass over every head's sums is a large share of a short backward (H100, (zzzr), every
+  // round: documents 4:1 1.071x, 8:1 1.078x, long documents 1.020x; causal 8:1 0.936x, sliding
+  // window 8:1 0.996x, ALiBi 4:1 0.996x).
   // (Not with per-sequence lengths: the walks skip the query tiles past each sequence, which
   // would keep their words and their rows of dq_accum unwritten; the accumulator is zeroed.)
   return spec.dq_accumulate && !spec.dq_ordered && !spec.seq_lens && spec.config.warp_specialized &&
          !families::warpgroup_slices(spec) &&
-         (spec.has_mask() || spec.has_block_mask) && spec.gqa_group == 1 && families::dq_plan(spec).split_columns;
+         (spec.has_mask() || spec.has_block_mask) && families::dq_plan(spec).split_columns &&
+         (spec.gqa_group == 1 || mask_walks_cut_by_data(spec));
 }
 
 int ordered_dq_counters_per_tile(int head_dim, int head_dim_v) { return dkdv_splits(head_dim, head_dim_v); }

@@ -22,7 +22,8 @@ bool dkdv_adds_dq_through_tensor_map(const KernelSpec& spec);
 // sums are not zeroed first. Not at head dim 64, whose warpgroups take dQ by turns over tiles half
 // as long: the writer's claim and wait per tile cost 7-10 % there (H200, notes/perf.md "(ze)");
 // nor without a mask, where every kv tile reaches a query tile at about the same time; nor with
-// GQA, whose CTAs walk every head of the group (H100 0.97-0.99x with them, H200 1.00x).
+// GQA, whose CTAs walk every head of the group (H100 0.97-0.99x with them, H200 1.00x; causal 8:1
+// 0.94x), unless the mask has no tile bounds (documents: 1.07-1.08x, notes/results/2026-12-07-zzzr).
 bool dkdv_first_stores(const KernelSpec& spec);
 
 // The deterministic mode's turn counters per (query tile, chain) (FlexjitBwdParams::dq_order) of
