@@ -105,8 +105,8 @@ TEST(BwdGpu, SuiteMods) {
 }
 
 // The suite's mods over lengths the fast dK/dV kernel's tiles divide (512: 64-query and 128-key
-// tiles), without GQA: the kernels that read their first LSE pairs ahead of Sᵀ's wait
-// (codegen::dkdv_lse_ahead_tiles, at d64; SuiteMods' 448 is not a multiple of 128, so those never do).
+// tiles), without GQA: at d64 the kernels that read their first LSE pairs ahead of Sᵀ's wait
+// (codegen::dkdv_lse_ahead_tiles; SuiteMods' 448 gives the same at the other lengths).
 // The default ws configs at d64 and d128, fast mode, against the float64 reference.
 TEST(BwdGpu, FastModeOverLengthsTheTilesDivide) {
   FLEXJIT_REQUIRE_GPU();

@@ -600,12 +600,15 @@ bool dkdv_folds_score_gradient(const KernelSpec& spec) {
 }
 
 int dkdv_lse_ahead_tiles(const KernelSpec& spec) {
-  // Only the fast kernel over lengths its tiles divide, without GQA: elsewhere (the ordered
-  // kernel, GQA, the range tests of other lengths, per-sequence lengths) the registers of even one
-  // pair made ptxas' full form spill more, so the call would take the lean form (session (zzzp)).
-  if (!spec.config.warp_specialized || !spec.dq_accumulate || spec.dq_ordered || spec.gqa_group != 1 ||
-      !spec.is_divisible || spec.seq_lens)
+  // Only the fast kernel without per-sequence lengths: in the ordered kernel and with per-sequence
+  // lengths the registers of even one pair made ptxas' full form spill more, so the call would take
+  // the lean form (session (zzzp), at d128; at d64 the range tests of other lengths and GQA's
+  // walks leave room, session (zzzr)).
+  if (!spec.config.warp_specialized || !spec.dq_accumulate || spec.dq_ordered || spec.seq_lens)
     return 0;
+  // GQA under a mask without tile bounds (documents) takes its lean form at d64, where the pairs
+  // spilled 12 bytes over lengths the tiles do not divide (session (zzzr)).
+  if (spec.gqa_group > 1 && mask_walks_cut_by_data(spec)) return 0;
   // Head dims up to 64 only: on an H100 (session (zzzr), 3 rounds) the LSE and delta pairs read
   // ahead won at d64 (noop 1.016x, causal 1.020x, every round) but not at d128, where the full
   // form's registers are short (noop 0.970x, sliding window 0.991x, masked rows 1.005-1.012x).

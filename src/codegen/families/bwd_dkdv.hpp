@@ -75,8 +75,9 @@ bool dkdv_reads_stats_pairs(const KernelSpec& spec);
 // The wait's asm clobbers memory, so ptxas never hoists the reads itself, and the exponentials
 // waited on them: short-scoreboard stalls on the FFMAs that subtract the LSE were 8.4 % of the
 // causal d128 kernel's stall samples (H100, ncu, notes/results/2026-12-07-zzzp); FA4 reads all of
-// them ahead. Head dims up to 64 only: at d128 the registers cost more than the waits saved
-// (notes/results/2026-12-07-zzzr).
+// them ahead. Head dims up to 64 only (at d128 the registers cost more than the waits saved), any
+// lengths and GQA, but not GQA under a mask without tile bounds, nor the ordered kernel or
+// per-sequence lengths (notes/results/2026-12-07-zzzr).
 int dkdv_lse_ahead_tiles(const KernelSpec& spec);
 
 // The same for delta, read ahead of dPᵀ's wait (issued before dV's GEMM) where the LSE is: the

@@ -272,9 +272,38 @@ __device__ __forceinline__ float2 stats_pair(const float* stats, int j, int t4) 
   return *reinterpret_cast<const float2*>(stats + j * 8 + 2 * t4);
 }
 
-template <bool MASKED, bool BOUNDS, bool LSE_BASE2 = false, int NT = N_TILES, class Diagonals = NoScoreDiagonals>
+// The warp-specialised kernel's LSE (or delta) of a tile's first AHEAD 8-column tiles, read into
+// registers ahead of the wait for Sᵀ (or dPᵀ) (codegen's dkdv_lse_ahead_tiles and
+// dkdv_delta_ahead_tiles); the rest read from the statistics row.
+template <int AHEAD>
+struct StatsAhead {
+  float2 pairs[AHEAD];
+  const float* row;
+};
+template <int AHEAD>
+__device__ __forceinline__ StatsAhead<AHEAD> read_stats_ahead(const float* row, int t4) {
+  StatsAhead<AHEAD> ahead;
+  ahead.row = row;
+#pragma unroll
+  for (int j = 0; j < AHEAD; ++j) ahead.pairs[j] = *reinterpret_cast<const float2*>(row + j * 8 + 2 * t4);
+  return ahead;
+}
+template <int AHEAD>
+__device__ __forceinline__ float stats_value(const StatsAhead<AHEAD>& ahead, int j, int t4, int odd) {
+  if (j < AHEAD) return odd ? ahead.pairs[j].y : ahead.pairs[j].x;
+  return ahead.row[j * 8 + 2 * t4 + odd];
+}
+__device__ __forceinline__ float stats_value(const float* row, int j, int t4, int odd) {
+  return row[j * 8 + 2 * t4 + odd];
+}
+template <int AHEAD>
+__device__ __forceinline__ float2 stats_pair(const StatsAhead<AHEAD>& ahead, int j, int t4) {
+  return j < AHEAD ? ahead.pairs[j] : stats_pair(ahead.row, j, t4);
+}
+template <bool MASKED, bool BOUNDS, bool LSE_BASE2 = false, int NT = N_TILES, class Diagonals = NoScoreDiagonals,
+          class Lse = const float*>
 __device__ __forceinline__ void tile_probabilities(float (&acc_s)[M_TILES][NT][4], float (&grad)[M_TILES][NT][4],
-                                                   u32 (&pa)[NT / 2][4], const float* stats,
+                                                   u32 (&pa)[NT / 2][4], const Lse& stats,
                                                    const FlexjitBwdParams& p, const FlexjitModArgs& mod, int b,
                                                    int h, int kv0, int q_start, int q_len, int kv_len, int g8,
                                                    int t4, unsigned& errors, const Diagonals& diagonals = Diagonals()) {
@@ -337,10 +366,10 @@ __device__ __forceinline__ u32 tile_keep_bits(const FlexjitModArgs& mod, int b, 
 }
 
 // tile_probabilities for a tile whose kept elements are already known (tile_keep_bits).
-template <int NT, class Diagonals = NoScoreDiagonals>
+template <int NT, class Diagonals = NoScoreDiagonals, class Lse = const float*>
 __device__ __forceinline__ void tile_probabilities_from_bits(float (&acc_s)[M_TILES][NT][4],
                                                              float (&grad)[M_TILES][NT][4], u32 (&pa)[NT / 2][4],
-                                                             const float* stats, const FlexjitBwdParams& p,
+                                                             const Lse& stats, const FlexjitBwdParams& p,
                                                              const FlexjitModArgs& mod, int b, int h, int kv0,
                                                              int q_start, int q_len, int kv_len, int g8, int t4,
                                                              u32 keep_bits, unsigned& errors,
@@ -387,16 +416,17 @@ constexpr bool EVERY_SCORE_KEPT = !HAS_MASK && IS_DIVISIBLE && SCORE_IS_IDENTITY
 // the host's dkdv_whole_tiles_without_select says why not under documents; the mma.sync kernel at
 // sm_80 spilled 16 bytes more with it). The select was 256 FSETP + 256 FSEL of a causal d128
 // tile's 5,230 warp instructions, every tile (ncu, notes/perf.md "(zzzm)").
-template <bool ALL_KEPT = EVERY_SCORE_KEPT, int NT>
+// (The delta row: `stats + BLOCK_M`, or its pairs read ahead.)
+template <bool ALL_KEPT = EVERY_SCORE_KEPT, int NT, class Delta>
 __device__ __forceinline__ void tile_score_gradient(float (&acc_dp)[M_TILES][NT][4],
                                                     const float (&acc_s)[M_TILES][NT][4],
-                                                    const float (&grad)[M_TILES][NT][4], const float* stats,
+                                                    const float (&grad)[M_TILES][NT][4], const Delta& delta_row,
                                                     int t4) {
 #pragma unroll
   for (int mt = 0; mt < M_TILES; ++mt)
 #pragma unroll
     for (int j = 0; j < NT; ++j) {
-      const float2 delta_pair = stats_pair(stats + BLOCK_M, j, t4);
+      const float2 delta_pair = stats_pair(delta_row, j, t4);
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         const float prob = acc_s[mt][j][i];  // FOLD_SCORE_GRAD: folded_probability's
@@ -411,10 +441,10 @@ __device__ __forceinline__ void tile_score_gradient(float (&acc_dp)[M_TILES][NT]
 
 // tile_score_gradient for a tile that may drop scores (`drops_scores`: partial under the mask, or
 // crossing an end) or not (WHOLE_TILES_WITHOUT_SELECT kernels only).
-template <int NT>
+template <int NT, class Delta>
 __device__ __forceinline__ void tile_score_gradient_of(bool drops_scores, float (&acc_dp)[M_TILES][NT][4],
                                                        const float (&acc_s)[M_TILES][NT][4],
-                                                       const float (&grad)[M_TILES][NT][4], const float* stats,
+                                                       const float (&grad)[M_TILES][NT][4], const Delta& stats,
                                                        int t4) {
   if (!drops_scores) {
     tile_score_gradient<true>(acc_dp, acc_s, grad, stats, t4);
@@ -1653,6 +1683,10 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
           reinterpret_cast<unsigned*>(base_ptr + (smem_diagonals - smem_k)) + (2 * wg + (t & 1)) * DIAGONAL_WORDS, mod,
           b, h, kv_start + wg * 64, q_start, q_len, kv_len, ctid % 128, NAMED_BARRIER_CLEAR + wg);
     }
+    // The first LSE pairs into registers ahead of Sᵀ's wait: the wait's asm clobbers memory, so
+    // ptxas would otherwise read each value where it is used, and the exponentials would wait on
+    // the loads (FA4 reads them all ahead; more than two pairs spill here).
+    const auto lse_ahead = read_stats_ahead<2>(stats, t4);
     wgmma_wait<1>();
     wgmma_fence_operands(acc_s[0]);
     wgmma_fence_operands(acc_dv[0]);
@@ -1669,11 +1703,11 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
     float grad[1][S_TILES][4];
     auto probabilities_from = [&](auto masked, auto bounds, const auto& values) {
       if constexpr (decltype(masked)::value)
-        tile_probabilities_from_bits(acc_s, grad, pa, stats, p, mod, b, h, kv_start + warp_row0, q_start + half_q0,
+        tile_probabilities_from_bits(acc_s, grad, pa, lse_ahead, p, mod, b, h, kv_start + warp_row0, q_start + half_q0,
                                      q_len, kv_len, g8, t4, keep_bits, errors, values);
       else
         tile_probabilities<false, decltype(bounds)::value, /*LSE_BASE2=*/true>(
-            acc_s, grad, pa, stats, p, mod, b, h, kv_start + warp_row0, q_start + half_q0, q_len, kv_len, g8, t4,
+            acc_s, grad, pa, lse_ahead, p, mod, b, h, kv_start + warp_row0, q_start + half_q0, q_len, kv_len, g8, t4,
             errors, values);
     };
     auto probabilities = [&](auto masked, auto bounds) {
@@ -1688,6 +1722,8 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
     run_tile_pass<HAS_MASK, IS_DIVISIBLE>(bounds_tile, masked_tile, /*plain=*/true, probabilities);
     if (DQ_DEFERRED && t == 0 && wg == 0) named_barrier_arrive(NAMED_BARRIER_STAGGER, THREADS);
 
+    // The first delta pairs into registers ahead of dPᵀ's wait, as the LSE's ahead of Sᵀ's.
+    const auto delta_ahead = read_stats_ahead<2>(stats + BLOCK_M, t4);
     // dV += Pᵀ dO (left running); dPᵀ is ready on return. With halves, this half's k-steps (its Pᵀ
     // staged for the other warpgroup first).
     const u32 pt = smem_pt + (t & 1) * DsTile::kBytes;  // SCORE_HALVES only
@@ -1708,9 +1744,9 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
     // (The tile's test under `if constexpr`, so that the other kernels never compile it: their SASS
     // stays as it was.)
     if constexpr (WHOLE_TILES_WITHOUT_SELECT && !EVERY_SCORE_KEPT)
-      tile_score_gradient_of(masked_tile || bounds_tile, acc_dp, acc_s, grad, stats, t4);
+      tile_score_gradient_of(masked_tile || bounds_tile, acc_dp, acc_s, grad, delta_ahead, t4);
     else
-      tile_score_gradient(acc_dp, acc_s, grad, stats, t4);
+      tile_score_gradient(acc_dp, acc_s, grad, delta_ahead, t4);
 
     // dSᵀ into this tile's buffer; once the rows dQ = dS K reads are there, dQ is issued ahead of
     // all or part of dK += dSᵀ Q, so it is waited for while dK still runs (below). With slices
