@@ -606,13 +606,13 @@ int dkdv_lse_ahead_tiles(const KernelSpec& spec) {
   // walks leave room, session (zzzr)).
   if (!spec.config.warp_specialized || !spec.dq_accumulate || spec.dq_ordered || spec.seq_lens)
     return 0;
-  // GQA under a mask without tile bounds (documents) takes its lean form at d64, where the pairs
-  // spilled 12 bytes over lengths the tiles do not divide (session (zzzr)).
-  if (spec.gqa_group > 1 && mask_walks_cut_by_data(spec)) return 0;
   // Head dims up to 64 only: on an H100 (session (zzzr), 3 rounds) the LSE and delta pairs read
   // ahead won at d64 (noop 1.016x, causal 1.020x, every round) but not at d128, where the full
   // form's registers are short (noop 0.970x, sliding window 0.991x, masked rows 1.005-1.012x).
   if (std::max(spec.head_dim, spec.head_dim_v) > 64) return 0;
+  // GQA under a mask without tile bounds (documents) takes its lean form at d64, where the pairs
+  // spilled 12 bytes over lengths the tiles do not divide (session (zzzr)).
+  if (spec.gqa_group > 1 && mask_walks_cut_by_data(spec)) return 0;
   return 2;
 }
 
