@@ -1033,7 +1033,7 @@ TEST(BwdGpu, ScoreDiagonalSeedHeldValueTakesTheExactPath) {
 // and the plain order without a mask: kv tiles whose walks are empty (kv tiles 0-1 and 4-5 under
 // the window mask: their dK and dV must come out zero), a tail kv tile (651 keys) after whole
 // ones, both dQ plans (split columns at d128, turns at d64) and the one-warpgroup kernel; GQA
-// 2:1, odd lengths, tables on and off, a document buffer. Under documents the groups are of about
+// 2:1 and 3:1, odd lengths, tables on and off, a document buffer. Under documents the groups are of about
 // 1024 CTAs (codegen::dkdv_launch_group_ctas): the last case's 1056 (11 kv tiles x 96 pairs) make
 // a group of 93 pairs and a last one of 3. (Session (x) ran its persistent and
 // reordered forms against it: notes/perf.md.)
@@ -1054,6 +1054,11 @@ TEST(BwdGpu, WarpSpecializedFastDkdvManyKvTiles) {
       {128, "m64n128w8s2ws", documents, true, 6}, {128, "m64n128w8s2ws", documents, false},
       {64, "m64n128w8s3ws", documents, true},    {64, "m64n128w8s3ws", "", true},
       {64, "m64n64w4s2ws", "q_idx >= kv_idx", true},     {64, "m64n64w4s2ws", documents, true, 48},
+      // GQA 3:1 (kv_heads 16), a group no power of two: one table for every head, a table per
+      // head (the mask reads h), and no tables.
+      {128, "m64n128w8s2ws", "q_idx >= kv_idx", true, 16},
+      {128, "m64n128w8s2ws", "q_idx >= kv_idx + 64 * (h % 3)", true, 16},
+      {64, "m64n128w8s3ws", "q_idx >= kv_idx", false, 16},
   };
   for (const Case& c : cases) {
     FwdProblem p = base();
