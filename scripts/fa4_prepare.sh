@@ -7,7 +7,7 @@
 # the tail goes to .fa4b, and .fa4b/join_install.sh joins them on the device before the shared
 # install.sh runs. What is left of the carry for a build beside .fa4b is printed at the end.
 # The device counts disk usage (whole blocks), not apparent sizes: in session (zzzs) the tracked
-# files were 25.4 MB apparent but 30.6 MiB on disk, and a call carrying .fa4a was refused. So
+# files were 24.2 MiB apparent but 29.9 MiB on disk, and a call carrying .fa4a was refused. So
 # sizes here are du's disk usage, and a cut archive is cut so that both folders are about equally
 # far under the limit.
 #   scripts/fa4_prepare.sh [SHARED_BENCH_DIR]   (default: ../shared/bench)
