@@ -106,7 +106,7 @@ TEST(BwdGpu, SuiteMods) {
 
 // The suite's mods over lengths the fast dK/dV kernel's tiles divide (512: 64-query and 128-key
 // tiles), without GQA: at d64 the kernels that read their first LSE pairs ahead of Sᵀ's wait
-// (codegen::dkdv_lse_ahead_tiles; SuiteMods' 448 gives the same at the other lengths).
+// (codegen::dkdv_stats_ahead_tiles; SuiteMods' 448 gives the same at the other lengths).
 // The default ws configs at d64 and d128, fast mode, against the float64 reference.
 TEST(BwdGpu, FastModeOverLengthsTheTilesDivide) {
   FLEXJIT_REQUIRE_GPU();

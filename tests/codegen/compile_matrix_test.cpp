@@ -1211,7 +1211,7 @@ TEST(CodegenCompileMatrix, BackwardDkdvTakesItsLeanFormWhereTheFullOneSpills) {
   EXPECT_FALSE(descriptor(Family::bwd_dkdv).has_lean_form(synchronous));
 }
 
-// The fast dK/dV kernels that read LSE pairs ahead of Sᵀ's wait (dkdv_lse_ahead_tiles: d64) keep the
+// The fast dK/dV kernels that read LSE pairs ahead of Sᵀ's wait (dkdv_stats_ahead_tiles: d64) keep the
 // form they had without it: every suite mod at d128 and d64 over lengths the tiles divide, the full
 // form where it was kept before (no spills), the lean one where the full form spilled before.
 TEST(CodegenCompileMatrix, LseReadAheadKeepsEachKernelsForm) {
@@ -1244,7 +1244,7 @@ TEST(CodegenCompileMatrix, LseReadAheadKeepsEachKernelsForm) {
   for (size_t i = 0; i < specs.size(); ++i) {
     const std::string& what = specs[i].first;
     ASSERT_EQ(errors[i], "") << what;
-    EXPECT_EQ(template_context(specs[i].second)["lse_ahead_tiles"].get<int>(), specs[i].second.head_dim == 64 ? 2 : 0)
+    EXPECT_EQ(template_context(specs[i].second)["stats_ahead_tiles"].get<int>(), specs[i].second.head_dim == 64 ? 2 : 0)
         << what;
     const bool lean = specs[i].second.head_dim == 128 && lean_before.count(what) > 0;
     EXPECT_EQ(chosen[i].spec.lean_registers, lean) << what;

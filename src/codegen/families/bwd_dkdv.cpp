@@ -377,8 +377,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   ctx["score_diagonals"] = score_diagonal_values > 0;
   ctx["warp_specialized"] = s.config.warp_specialized;
   ctx["stats_pairs"] = dkdv_reads_stats_pairs(s);
-  ctx["lse_ahead_tiles"] = dkdv_lse_ahead_tiles(s);
-  ctx["delta_ahead_tiles"] = dkdv_delta_ahead_tiles(s);
+  ctx["stats_ahead_tiles"] = dkdv_stats_ahead_tiles(s);
 }
 
 // One CTA per (kv tile, column slice), kv head, batch; the warp-specialised kernel's kv heads
@@ -599,7 +598,7 @@ bool dkdv_folds_score_gradient(const KernelSpec& spec) {
   return !score_gradient_is_constant(spec);
 }
 
-int dkdv_lse_ahead_tiles(const KernelSpec& spec) {
+int dkdv_stats_ahead_tiles(const KernelSpec& spec) {
   // Only the fast kernel without per-sequence lengths: in the ordered kernel and with per-sequence
   // lengths the registers of even one pair made ptxas' full form spill more, so the call would take
   // the lean form (session (zzzp), at d128; at d64 the range tests of other lengths and GQA's
@@ -613,13 +612,8 @@ int dkdv_lse_ahead_tiles(const KernelSpec& spec) {
   // GQA under a mask without tile bounds (documents) takes its lean form at d64, where the pairs
   // spilled 12 bytes over lengths the tiles do not divide (session (zzzr)).
   if (spec.gqa_group > 1 && mask_walks_cut_by_data(spec)) return 0;
+  // Two pairs of each row: more spilled (causal d128: four 8 bytes, eight 36; session (zzzq)).
   return 2;
-}
-
-int dkdv_delta_ahead_tiles(const KernelSpec& spec) {
-  // The kernels that read the LSE ahead (their StatsAhead); more than two pairs spilled there
-  // (causal d128: four 8 bytes, eight 36; session (zzzq)).
-  return dkdv_lse_ahead_tiles(spec) > 0 ? 2 : 0;
 }
 
 bool dkdv_reads_stats_pairs(const KernelSpec& spec) {

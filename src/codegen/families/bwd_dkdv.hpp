@@ -71,18 +71,16 @@ bool dkdv_whole_tiles_without_select(const KernelSpec& spec);
 bool dkdv_reads_stats_pairs(const KernelSpec& spec);
 
 // The warp-specialised kernel's LSE pairs (of the tile's first 8-column tiles) read into
-// registers ahead of Sᵀ's wait (the template's lse_ahead_tiles; 0: each read where it is used).
+// registers ahead of Sᵀ's wait, and as many of delta's ahead of dPᵀ's wait (the dSᵀ products
+// waited on their delta reads as the probabilities did on the LSE's); the template's
+// stats_ahead_tiles, 0: each value read where it is used.
 // The wait's asm clobbers memory, so ptxas never hoists the reads itself, and the exponentials
 // waited on them: short-scoreboard stalls on the FFMAs that subtract the LSE were 8.4 % of the
 // causal d128 kernel's stall samples (H100, ncu, notes/results/2026-12-07-zzzp); FA4 reads all of
 // them ahead. Head dims up to 64 only (at d128 the registers cost more than the waits saved), any
 // lengths and GQA, but not GQA under a mask without tile bounds, nor the ordered kernel or
 // per-sequence lengths (notes/results/2026-12-07-zzzr).
-int dkdv_lse_ahead_tiles(const KernelSpec& spec);
-
-// The same for delta, read ahead of dPᵀ's wait (issued before dV's GEMM) where the LSE is: the
-// dSᵀ products waited on their delta reads as the probabilities did on the LSE's.
-int dkdv_delta_ahead_tiles(const KernelSpec& spec);
+int dkdv_stats_ahead_tiles(const KernelSpec& spec);
 
 // The score_mod's diagonal values (Expr::diagonal_value_count: `relh[h][kv_idx - q_idx + 4096]`,
 // a T5 bucket's table read) that the warp-specialised kernel computes once per diagonal of every

@@ -240,8 +240,8 @@ __device__ __forceinline__ float2 stats_pair(const float* stats, int j, int t4) 
 }
 
 // The warp-specialised kernel's LSE (or delta) of a tile's first AHEAD 8-column tiles, read into
-// registers ahead of the wait for Sᵀ (or dPᵀ) (codegen's dkdv_lse_ahead_tiles and
-// dkdv_delta_ahead_tiles); the rest read from the statistics row.
+// registers ahead of the wait for Sᵀ (or dPᵀ) (codegen's dkdv_stats_ahead_tiles); the rest read
+// from the statistics row.
 template <int AHEAD>
 struct StatsAhead {
   float2 pairs[AHEAD];
