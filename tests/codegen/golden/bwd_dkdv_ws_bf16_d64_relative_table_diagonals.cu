@@ -293,15 +293,12 @@ __device__ __forceinline__ float stats_value(const StatsAhead<AHEAD>& ahead, int
   if (j < AHEAD) return odd ? ahead.pairs[j].y : ahead.pairs[j].x;
   return ahead.row[j * 8 + 2 * t4 + odd];
 }
-__device__ __forceinline__ float stats_value(const float* row, int j, int t4, int odd) {
-  return row[j * 8 + 2 * t4 + odd];
-}
 template <int AHEAD>
 __device__ __forceinline__ float2 stats_pair(const StatsAhead<AHEAD>& ahead, int j, int t4) {
   return j < AHEAD ? ahead.pairs[j] : stats_pair(ahead.row, j, t4);
 }
 template <bool MASKED, bool BOUNDS, bool LSE_BASE2 = false, int NT = N_TILES, class Diagonals = NoScoreDiagonals,
-          class Lse = const float*>
+          class Lse>
 __device__ __forceinline__ void tile_probabilities(float (&acc_s)[M_TILES][NT][4], float (&grad)[M_TILES][NT][4],
                                                    u32 (&pa)[NT / 2][4], const Lse& stats,
                                                    const FlexjitBwdParams& p, const FlexjitModArgs& mod, int b,
@@ -366,7 +363,7 @@ __device__ __forceinline__ u32 tile_keep_bits(const FlexjitModArgs& mod, int b, 
 }
 
 // tile_probabilities for a tile whose kept elements are already known (tile_keep_bits).
-template <int NT, class Diagonals = NoScoreDiagonals, class Lse = const float*>
+template <int NT, class Diagonals = NoScoreDiagonals, class Lse>
 __device__ __forceinline__ void tile_probabilities_from_bits(float (&acc_s)[M_TILES][NT][4],
                                                              float (&grad)[M_TILES][NT][4], u32 (&pa)[NT / 2][4],
                                                              const Lse& stats, const FlexjitBwdParams& p,
