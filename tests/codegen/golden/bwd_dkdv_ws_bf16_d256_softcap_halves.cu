@@ -1329,6 +1329,17 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   const u32 half_rows = static_cast<u32>(half_q0) * 128;
   const int other_q0 = SCORE_HALVES ? (wg ^ 1) * SCORE_COLS : 0;
 
+  // Where a GQA group's heads walk one table row (no tables, or tables shared by the heads: the
+  // producer's shared_walk) and no split leaves some heads out, every head's walk is head 0's, so
+  // tile t is tile t % n of head t / n: the consumers then read that one walk from registers.
+  // Indexed by a run-time head, the group's walks live in local memory, and every tile's name
+  // and verdicts waited on two local loads before the table's (GQA 4:1 causal d128: 43 local
+  // accesses in the kernel). H100, fast backward, main / this (notes/perf.md "(zzzt)"): GQA
+  // documents 1.023 and 1.020 (9 of 9 rounds), ALiBi 1.014 and 1.018 (8 of 9), sliding window
+  // 1.011 and 1.014; causal (4:1, 8:1, d64) and noop level within the noise. (1:1 kernels
+  // compile as before: the branch is under `if constexpr`.)
+  const bool one_walk = GQA_GROUP > 1 && !HEAD_SPLITS && (!HAS_BLOCK_MASK || p.qt.stride_h == 0);
+  const Tiles head_walk = walk.heads[0];
   // Tile t's head within the group, first query row and whether mask_mod runs on it: from the
   // walk, or in the ordered mode from the producer's name of it (once its full barrier has passed).
   const auto tile_of = [&](int t, int& gi, int& q_start, bool& partial) {
@@ -1337,6 +1348,17 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
       q_start = name.q0, gi = name.gi, partial = name.partial;
     } else {
       int local;
+      if constexpr (GQA_GROUP > 1) {
+        if (one_walk) {
+          gi = 0;
+#pragma unroll
+          for (int i = 1; i < GQA_GROUP; ++i) gi += t >= i * head_walk.num_tiles ? 1 : 0;
+          local = t - gi * head_walk.num_tiles;
+          q_start = head_walk.start(local);
+          partial = head_walk.is_partial(local);
+          return;
+        }
+      }
       walk.locate(t, gi, local);
       q_start = walk.heads[gi].start(local);
       partial = walk.heads[gi].is_partial(local);
