@@ -976,6 +976,8 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   }
   const int num_tiles =
       q_len == 0 || (SEQ_LENS && kv_start >= kv_len) ? 0 : walk.total();
+  // The group's heads walk one table row: no tables, or tables shared by the heads.
+  const bool shared_walk = !HAS_BLOCK_MASK || GQA_GROUP == 1 || p.qt.stride_h == 0;
 
   const u32 smem_k = (smem_addr(smem) + 1023u) & ~1023u;
   const u32 smem_v = smem_k + KTile::kBytes;
@@ -1085,7 +1087,6 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
       // merging each head's partial tiles (indices [0, num_partial_tiles)) and full ones
       // ([num_partial_tiles, num_tiles)); the heads inner where their tables are the same, else
       // one head after another (this CTA's heads: first_gi .. first_gi + group_span - 1).
-      const bool shared_walk = !HAS_BLOCK_MASK || GQA_GROUP == 1 || p.qt.stride_h == 0;
       const int walk_step = ascending ? 1 : -1;
       int walk_head = first_gi, copies = group_span, partial_next = 0, full_next = 0, named_q0 = 0;
       bool named_partial = false;
@@ -1485,16 +1486,15 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   const u32 half_rows = static_cast<u32>(half_q0) * 128;
   const int other_q0 = SCORE_HALVES ? (wg ^ 1) * SCORE_COLS : 0;
 
-  // Where a GQA group's heads walk one table row (no tables, or tables shared by the heads: the
-  // producer's shared_walk) and no split leaves some heads out, every head's walk is head 0's, so
-  // tile t is tile t % n of head t / n: the consumers then read that one walk from registers.
-  // Indexed by a run-time head, the group's walks live in local memory, and every tile's name
+  // Where a GQA group's heads walk one table row (shared_walk) and no split leaves some heads
+  // out, every head's walk is head 0's, so tile t is tile t % n of head t / n: the consumers
+  // then read that one walk from registers. Indexed by a run-time head, the group's walks live in local memory, and every tile's name
   // and verdicts waited on two local loads before the table's (GQA 4:1 causal d128: 43 local
   // accesses in the kernel). H100, fast backward, main / this (notes/perf.md "(zzzt)"): GQA
   // documents 1.023 and 1.020 (9 of 9 rounds), ALiBi 1.014 and 1.018 (8 of 9), sliding window
   // 1.011 and 1.014; causal (4:1, 8:1, d64) and noop level within the noise. (1:1 kernels
   // compile as before: the branch is under `if constexpr`.)
-  const bool one_walk = GQA_GROUP > 1 && !HEAD_SPLITS && (!HAS_BLOCK_MASK || p.qt.stride_h == 0);
+  const bool one_walk = GQA_GROUP > 1 && !HEAD_SPLITS && shared_walk;
   const Tiles head_walk = walk.heads[0];
   // Tile t's head within the group, first query row and whether mask_mod runs on it: from the
   // walk, or in the ordered mode from the producer's name of it (once its full barrier has passed).
