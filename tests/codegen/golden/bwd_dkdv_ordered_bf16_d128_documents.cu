@@ -1336,8 +1336,9 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   // and verdicts waited on two local loads before the table's (GQA 4:1 causal d128: 43 local
   // accesses in the kernel). H100, fast backward, main / this (notes/perf.md "(zzzt)"): GQA
   // documents 1.023 and 1.020 (9 of 9 rounds), ALiBi 1.014 and 1.018 (8 of 9), sliding window
-  // 1.011 and 1.014; causal (4:1, 8:1, d64) and noop level within the noise. (1:1 kernels
-  // compile as before: the branch is under `if constexpr`.)
+  // 1.011 and 1.014; causal (4:1, 8:1, d64) and noop level within the noise. (1:1 kernels, and
+  // those with per-sequence lengths, compile as before: the branch is under `if constexpr`. With
+  // lengths, GQA 2:1 soft-capping d128 spilled 36 bytes with it, 4 more than the limit.)
   const bool one_walk = GQA_GROUP > 1 && !HEAD_SPLITS && shared_walk;
   const Tiles head_walk = walk.heads[0];
   // Tile t's head within the group, first query row and whether mask_mod runs on it: from the
@@ -1348,7 +1349,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
       q_start = name.q0, gi = name.gi, partial = name.partial;
     } else {
       int local;
-      if constexpr (GQA_GROUP > 1) {
+      if constexpr (GQA_GROUP > 1 && !SEQ_LENS) {
         if (one_walk) {
           gi = 0;
 #pragma unroll
