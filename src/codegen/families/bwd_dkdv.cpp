@@ -357,6 +357,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(bool_constant("WARP_SPECIALIZED", s.config.warp_specialized));
   constants.push_back(bool_constant("DQ_ORDERED", s.dq_ordered));
   constants.push_back(bool_constant("DQ_FIRST_STORES", dkdv_first_stores(s)));
+  constants.push_back(bool_constant("DQ_DONE_COUNT", dkdv_counts_landed_ctas(s)));
   constants.push_back(int_constant("DQ_CHAINS", s.dq_ordered ? ordered_dq_chains(s) : 1));
   constants.push_back(bool_constant("DQ_ASCENDING", ordered_dq_ascending(s)));
   constants.push_back(int_constant("LAUNCH_GROUP_CTAS", dkdv_launch_group_ctas(s)));
@@ -578,6 +579,15 @@ bool dkdv_first_stores(const KernelSpec& spec) {
          !families::warpgroup_slices(spec) &&
          (spec.has_mask() || spec.has_block_mask) && families::dq_plan(spec).split_columns &&
          (spec.gqa_group == 1 || mask_walks_cut_by_data(spec));
+}
+
+bool dkdv_counts_landed_ctas(const KernelSpec& spec) {
+  // The single writer's kernels with whole GQA groups: a CTA's shares all pass through warp 1's
+  // lane 0, and each kv head's CTAs are the grid's x extent. (Not with per-sequence lengths yet:
+  // untimed there.)
+  return spec.dq_accumulate && !spec.dq_ordered && !spec.seq_lens && spec.config.warp_specialized &&
+         !families::warpgroup_slices(spec) && !dkdv_half_slab_dims(spec.head_dim, spec.head_dim_v) &&
+         !dkdv_splits_heads(spec);
 }
 
 int ordered_dq_counters_per_tile(int head_dim, int head_dim_v) { return dkdv_splits(head_dim, head_dim_v); }
