@@ -211,6 +211,40 @@ TEST(FamilyFacts, FirstStoresOnlyInMaskedHeadDim128FastKernels) {
   EXPECT_FALSE(dkdv_first_stores(no_dq)) << "dQ by its own kernel";
 }
 
+// The fast mode's early conversion (FlexjitBwdParams::dq_done): the warp-specialised kernels whose
+// single writer lands every dQ share of a CTA and whose CTAs walk whole GQA groups count their
+// landed CTAs; the ordered sums, column slices, split groups and per-sequence lengths do not.
+TEST(FamilyFacts, LandedCtaCountOnlyInSingleWriterFastKernels) {
+  const auto fast = [](int d, const char* config, int gqa) {
+    KernelSpec s = spec(Family::bwd_dkdv, d, config);
+    s.dq_accumulate = true;
+    s.gqa_group = gqa;
+    return s;
+  };
+  EXPECT_TRUE(dkdv_counts_landed_ctas(fast(128, "m64n128w8s2ws", 1)));
+  EXPECT_TRUE(dkdv_counts_landed_ctas(fast(64, "m64n128w8s3ws", 1))) << "head dim 64";
+  EXPECT_TRUE(dkdv_counts_landed_ctas(fast(128, "m64n128w8s2ws", 4))) << "whole GQA groups";
+  KernelSpec masked = fast(128, "m64n128w8s2ws", 1);
+  masked.mask_mod = Expr::parse(ModKind::mask, "q_idx >= kv_idx");
+  masked.has_block_mask = true;
+  EXPECT_TRUE(dkdv_counts_landed_ctas(masked)) << "under a mask";
+  EXPECT_FALSE(dkdv_counts_landed_ctas(fast(256, "m64n64w8s2ws", 1))) << "column slices";
+  EXPECT_FALSE(dkdv_counts_landed_ctas(fast(192, "m64n64w8s2ws", 1))) << "half-slab slices";
+  EXPECT_FALSE(dkdv_counts_landed_ctas(fast(128, "m64n128w8s2g", 1))) << "synchronous kernel";
+  KernelSpec ordered = fast(128, "m64n128w8s2ws", 1);
+  ordered.dq_ordered = true;
+  EXPECT_FALSE(dkdv_counts_landed_ctas(ordered)) << "the ordered sums";
+  KernelSpec split = fast(128, "m64n128w8s2ws", 4);
+  split.dkdv_head_splits = true;
+  EXPECT_FALSE(dkdv_counts_landed_ctas(split)) << "split GQA groups";
+  KernelSpec lengths = fast(128, "m64n128w8s2ws", 1);
+  lengths.seq_lens = true;
+  EXPECT_FALSE(dkdv_counts_landed_ctas(lengths)) << "per-sequence lengths";
+  KernelSpec no_dq = fast(128, "m64n128w8s2ws", 1);
+  no_dq.dq_accumulate = false;
+  EXPECT_FALSE(dkdv_counts_landed_ctas(no_dq)) << "dQ by its own kernel";
+}
+
 // The warp-specialised dK/dV kernel's launch groups (LAUNCH_GROUP_CTAS): the plain order without a
 // mask, one wave's worth of CTAs under causal-like masks, 1024 CTAs where data at the query
 // positions cuts the walks (documents) in the fast mode with tables; the deterministic mode,
