@@ -228,7 +228,7 @@ struct FlexjitBwdParams {
   // of the kv head's query heads has landed. The convert kernel, the dK/dV kernel's programmatic
   // dependent, converts a query head's rows from then on instead of waiting for the whole grid:
   // its CTAs fill the SMs that the dK/dV kernel's last wave leaves idle. Null: the convert waits
-  // for the grid. Set only for a kernel that counts (codegen::dkdv_counts_landed_ctas).
+  // for the grid. Set only for a kernel that counts (codegen::dkdv_counts_landed_ctas: with GQA).
   int* dq_done;
   int dq_done_expected;
   // The query heads of a GQA group split over kv_head_splits CTAs per (kv tile, kv head)

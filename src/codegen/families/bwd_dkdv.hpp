@@ -29,7 +29,8 @@ bool dkdv_first_stores(const KernelSpec& spec);
 // The fast mode's early conversion (FlexjitBwdParams::dq_done; the template's DQ_DONE_COUNT): the
 // kernel counts, per (batch, kv head), its CTAs whose dQ shares have all landed, so that the
 // convert kernel (its programmatic dependent) converts a kv head's query heads as soon as the
-// count is whole, on the SMs the grid's last wave leaves idle, rather than after the grid.
+// count is whole, on the SMs the grid's last wave leaves idle, rather than after the grid. With
+// GQA only, and not in the documents' launch groups of 1024 CTAs (measured: see the definition).
 bool dkdv_counts_landed_ctas(const KernelSpec& spec);
 
 // The deterministic mode's turn counters per (query tile, chain) (FlexjitBwdParams::dq_order) of
