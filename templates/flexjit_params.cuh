@@ -222,6 +222,15 @@ struct FlexjitBwdParams {
   // every share added. Set only for a kernel that takes it (codegen::dkdv_first_stores: the
   // warp-specialised kernel at head dim 128 under a mask, without GQA).
   int* dq_first;
+  // The fast mode's early conversion: one counter per (batch, kv head), [B, Hkv] int32, zero
+  // before the launch. Each CTA of the dK/dV kernel adds 1 once its writer's last bulk operation
+  // is complete, so the counter reaches dq_done_expected (the grid's kv tiles) when every dQ share
+  // of the kv head's query heads has landed. The convert kernel, the dK/dV kernel's programmatic
+  // dependent, converts a query head's rows from then on instead of waiting for the whole grid:
+  // its CTAs fill the SMs that the dK/dV kernel's last wave leaves idle. Null: the convert waits
+  // for the grid. Set only for a kernel that counts (codegen::dkdv_counts_landed_ctas: with GQA).
+  int* dq_done;
+  int dq_done_expected;
   // The query heads of a GQA group split over kv_head_splits CTAs per (kv tile, kv head)
   // (attention::choose_bwd_head_splits; 0 or 1: one CTA walks the whole group). The grid's kv heads
   // are then Hkv * kv_head_splits: CTA head v, split s = v % kv_head_splits, walks query heads

@@ -929,6 +929,17 @@ void Attention::backward(const TensorView& q, const TensorView& k, const TensorV
         zero(p.dq_accum, accum_floats * sizeof(float));
       if (dkdv_launched && p.dq_first != nullptr) zero_first();
       if (plan.ordered) zero_turns();
+      // The early conversion (FlexjitBwdParams::dq_done): a count per (batch, kv head) of the
+      // dK/dV CTAs whose dQ shares have landed, zeroed here (after any tuning launches, which ran
+      // without it), and the grid's kv tiles as the whole count.
+      std::optional<attention::StreamScratch> dq_done;
+      if (codegen::dkdv_counts_landed_ctas(dkdv_kernel->spec)) {
+        const size_t words = size_t(shape.batch) * shape.kv_heads;
+        dq_done.emplace(words * sizeof(int), stream);
+        p.dq_done = static_cast<int*>(dq_done->data());
+        zero(p.dq_done, words * sizeof(int));
+        p.dq_done_expected = codegen::ConfiguredKernel(*dkdv_kernel->kernel, call_shape(shape)).tiles();
+      }
       dkdv_table_kernel = dkdv_kernel->diagonal_table.get();
       launch_dkdv(dkdv_kernel->spec, *dkdv_kernel->kernel, stream);
       codegen::ConfiguredKernel(*pre_kernel->kernel, call_shape(shape), 1).launch(stream, {&p});

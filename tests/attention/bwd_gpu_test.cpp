@@ -671,6 +671,32 @@ TEST(BwdGpu, LaterWorkOnTheCallersStreamSeesEveryGradient) {
   }
 }
 
+// The fast mode's early conversion (FlexjitBwdParams::dq_done): the convert kernel converts a kv
+// head's query heads once every dK/dV CTA of that kv head has counted its dQ shares landed, while
+// the dK/dV grid may still run. Over more kv tiles than one wave, with GQA, with kv tiles whose
+// walks are empty (causal, Sq < Skv: they count too) and at both tile head dims, on a caller's
+// stream whose copies queued after the backward read dQ, dK and dV: each against the float64
+// reference.
+TEST(BwdGpu, FastModeConvertsDqAsEachKvHeadLands) {
+  FLEXJIT_REQUIRE_GPU();
+  const OwnedStream caller;
+  for (const char* mask : {"", "q_idx >= kv_idx"})
+    for (int d : {64, 128}) {
+      FwdProblem p = base(300, d);
+      p.Hq = 16;
+      p.Hkv = 8;
+      p.Skv = 1100;  // 9 kv tiles of 128: 144 dK/dV CTAs, more than one wave
+      p.mask_mod = mask;
+      p.backward_mode = BackwardMode::fast;
+      const std::string what = std::string("mask '") + mask + "' d" + std::to_string(d);
+      const BwdOutcome r = run_backward_check(p, /*repeat=*/false, fresh_seed(), caller.stream);
+      EXPECT_EQ(r.mode, "fast") << what << ": " << r.mode_reason;
+      EXPECT_LT(r.dq_error, tolerance(p.dtype)) << what << ": dq, seed " << r.seed;
+      EXPECT_LT(r.dk_error, tolerance(p.dtype)) << what << ": dk, seed " << r.seed;
+      EXPECT_LT(r.dv_error, tolerance(p.dtype)) << what << ": dv, seed " << r.seed;
+    }
+}
+
 // A backward captured into a CUDA graph (global capture mode: any call that is not allowed during
 // capture fails it) and replayed gives the bits of a direct call: the fork onto the side stream
 // and the join back are captured as graph edges. The variant's first call (which compiles, may

@@ -211,6 +211,47 @@ TEST(FamilyFacts, FirstStoresOnlyInMaskedHeadDim128FastKernels) {
   EXPECT_FALSE(dkdv_first_stores(no_dq)) << "dQ by its own kernel";
 }
 
+// The fast mode's early conversion (FlexjitBwdParams::dq_done): the warp-specialised kernels whose
+// single writer lands every dQ share of a CTA and whose CTAs walk whole GQA groups count their
+// landed CTAs, with GQA and outside the documents' launch groups (where it measured faster); the
+// ordered sums, column slices, split groups and per-sequence lengths do not.
+TEST(FamilyFacts, LandedCtaCountOnlyInSingleWriterFastGqaKernels) {
+  const auto fast = [](int d, const char* config, int gqa) {
+    KernelSpec s = spec(Family::bwd_dkdv, d, config);
+    s.dq_accumulate = true;
+    s.gqa_group = gqa;
+    return s;
+  };
+  EXPECT_TRUE(dkdv_counts_landed_ctas(fast(128, "m64n128w8s2ws", 4)));
+  EXPECT_TRUE(dkdv_counts_landed_ctas(fast(64, "m64n128w8s3ws", 2))) << "head dim 64";
+  EXPECT_TRUE(dkdv_counts_landed_ctas(fast(128, "m64n128w8s2ws", 3))) << "GQA 3:1";
+  EXPECT_FALSE(dkdv_counts_landed_ctas(fast(128, "m64n128w8s2ws", 1))) << "without GQA";
+  KernelSpec causal = fast(128, "m64n128w8s2ws", 4);
+  causal.mask_mod = Expr::parse(ModKind::mask, "q_idx >= kv_idx");
+  causal.has_block_mask = true;
+  EXPECT_TRUE(dkdv_counts_landed_ctas(causal)) << "under causal (launch groups of 128 CTAs)";
+  KernelSpec documents = fast(128, "m64n128w8s2ws", 4);
+  documents.declarations.buffers.push_back(BufferDecl::parse("doc:i32:?"));
+  documents.mask_mod = Expr::parse(ModKind::mask, "doc[q_idx] == doc[kv_idx]", documents.declarations);
+  documents.has_block_mask = true;
+  EXPECT_FALSE(dkdv_counts_landed_ctas(documents)) << "documents (launch groups of 1024 CTAs)";
+  EXPECT_FALSE(dkdv_counts_landed_ctas(fast(256, "m64n64w8s2ws", 4))) << "column slices";
+  EXPECT_FALSE(dkdv_counts_landed_ctas(fast(192, "m64n64w8s2ws", 4))) << "half-slab slices";
+  EXPECT_FALSE(dkdv_counts_landed_ctas(fast(128, "m64n128w8s2g", 4))) << "synchronous kernel";
+  KernelSpec ordered = fast(128, "m64n128w8s2ws", 4);
+  ordered.dq_ordered = true;
+  EXPECT_FALSE(dkdv_counts_landed_ctas(ordered)) << "the ordered sums";
+  KernelSpec split = fast(128, "m64n128w8s2ws", 4);
+  split.dkdv_head_splits = true;
+  EXPECT_FALSE(dkdv_counts_landed_ctas(split)) << "split GQA groups";
+  KernelSpec lengths = fast(128, "m64n128w8s2ws", 4);
+  lengths.seq_lens = true;
+  EXPECT_FALSE(dkdv_counts_landed_ctas(lengths)) << "per-sequence lengths";
+  KernelSpec no_dq = fast(128, "m64n128w8s2ws", 4);
+  no_dq.dq_accumulate = false;
+  EXPECT_FALSE(dkdv_counts_landed_ctas(no_dq)) << "dQ by its own kernel";
+}
+
 // The warp-specialised dK/dV kernel's launch groups (LAUNCH_GROUP_CTAS): the plain order without a
 // mask, one wave's worth of CTAs under causal-like masks, 1024 CTAs where data at the query
 // positions cuts the walks (documents) in the fast mode with tables; the deterministic mode,

@@ -357,6 +357,7 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(bool_constant("WARP_SPECIALIZED", s.config.warp_specialized));
   constants.push_back(bool_constant("DQ_ORDERED", s.dq_ordered));
   constants.push_back(bool_constant("DQ_FIRST_STORES", dkdv_first_stores(s)));
+  constants.push_back(bool_constant("DQ_DONE_COUNT", dkdv_counts_landed_ctas(s)));
   constants.push_back(int_constant("DQ_CHAINS", s.dq_ordered ? ordered_dq_chains(s) : 1));
   constants.push_back(bool_constant("DQ_ASCENDING", ordered_dq_ascending(s)));
   constants.push_back(int_constant("LAUNCH_GROUP_CTAS", dkdv_launch_group_ctas(s)));
@@ -578,6 +579,24 @@ bool dkdv_first_stores(const KernelSpec& spec) {
          !families::warpgroup_slices(spec) &&
          (spec.has_mask() || spec.has_block_mask) && families::dq_plan(spec).split_columns &&
          (spec.gqa_group == 1 || mask_walks_cut_by_data(spec));
+}
+
+bool dkdv_counts_landed_ctas(const KernelSpec& spec) {
+  // The single writer's kernels with whole GQA groups: a CTA's shares all pass through warp 1's
+  // lane 0, and each kv head's CTAs are the grid's x extent. (Not with per-sequence lengths yet:
+  // untimed there.)
+  const bool single_writer = spec.dq_accumulate && !spec.dq_ordered && !spec.seq_lens &&
+                             spec.config.warp_specialized && !families::warpgroup_slices(spec) &&
+                             !dkdv_half_slab_dims(spec.head_dim, spec.head_dim_v) && !dkdv_splits_heads(spec);
+  // Only with GQA, and not in the launch groups of 1024 CTAs (documents). A GQA CTA walks the
+  // group's heads, so the last wave's CTAs are as many times longer and the SMs they leave idle
+  // have time to convert the heads already whole. Without GQA the tail is short: level over the
+  // suite (causal d128 0.986x / 1.001x, noop d128 0.984x / 0.995x, sliding window 1.008x /
+  // 1.014x), and documents, whose last launch group holds half the pairs, lost (0.983x / 0.986x:
+  // the conversion's first CTAs wait on heads that end last). GQA, H100: 8:1 causal 1.010x (4/4
+  // rounds), 4:1 causal d64 1.019x, sliding window 1.051x (4/4), 4:1 causal d128 1.029x / 0.999x,
+  // 4:1 noop 1.005x (notes/results/2026-12-07-zzzu).
+  return single_writer && spec.gqa_group > 1 && dkdv_launch_group_ctas(spec) != 1024;
 }
 
 int ordered_dq_counters_per_tile(int head_dim, int head_dim_v) { return dkdv_splits(head_dim, head_dim_v); }

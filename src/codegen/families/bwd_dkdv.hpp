@@ -26,6 +26,13 @@ bool dkdv_adds_dq_through_tensor_map(const KernelSpec& spec);
 // 0.94x), unless the mask has no tile bounds (documents: 1.07-1.08x, notes/results/2026-12-07-zzzr).
 bool dkdv_first_stores(const KernelSpec& spec);
 
+// The fast mode's early conversion (FlexjitBwdParams::dq_done; the template's DQ_DONE_COUNT): the
+// kernel counts, per (batch, kv head), its CTAs whose dQ shares have all landed, so that the
+// convert kernel (its programmatic dependent) converts a kv head's query heads as soon as the
+// count is whole, on the SMs the grid's last wave leaves idle, rather than after the grid. With
+// GQA only, and not in the documents' launch groups of 1024 CTAs (measured: see the definition).
+bool dkdv_counts_landed_ctas(const KernelSpec& spec);
+
 // The deterministic mode's turn counters per (query tile, chain) (FlexjitBwdParams::dq_order) of
 // a backward at these head dims: one per column slice of the warp-specialised kernel, each of
 // whose writer warps takes its own turns.

@@ -45,6 +45,7 @@ using T = bf16;
 [[maybe_unused]] constexpr bool WARP_SPECIALIZED = false;
 [[maybe_unused]] constexpr bool DQ_ORDERED = false;
 [[maybe_unused]] constexpr bool DQ_FIRST_STORES = false;
+[[maybe_unused]] constexpr bool DQ_DONE_COUNT = false;
 [[maybe_unused]] constexpr int DQ_CHAINS = 1;
 [[maybe_unused]] constexpr bool DQ_ASCENDING = false;
 [[maybe_unused]] constexpr int LAUNCH_GROUP_CTAS = 128;

@@ -45,6 +45,7 @@ using T = bf16;
 [[maybe_unused]] constexpr bool WARP_SPECIALIZED = true;
 [[maybe_unused]] constexpr bool DQ_ORDERED = false;
 [[maybe_unused]] constexpr bool DQ_FIRST_STORES = false;
+[[maybe_unused]] constexpr bool DQ_DONE_COUNT = false;
 [[maybe_unused]] constexpr int DQ_CHAINS = 1;
 [[maybe_unused]] constexpr bool DQ_ASCENDING = false;
 [[maybe_unused]] constexpr int LAUNCH_GROUP_CTAS = 128;
@@ -386,6 +387,8 @@ static_assert(WARP_SPECIALIZED && WGMMA && DQ_ACCUMULATE && BLOCK_M == 64,
               "the warp-specialised dK/dV kernel is the fast mode's, 64-query tiles");
 static_assert(!DQ_FIRST_STORES || (!DQ_ORDERED && !WG_SLICES && DQ_PARTS == 1),
               "first stores: the fast mode's single writer, one share per tile");
+static_assert(!DQ_DONE_COUNT || (!DQ_ORDERED && !WG_SLICES && !HALF_SLAB_SLICES && !HEAD_SPLITS),
+              "the landed-CTA count: the fast mode's single writer, whole GQA groups");
 // The launch order. Over every (kv head, batch) pair the plain order (kv tile fastest) keeps the
 // co-resident CTAs adding into a few heads' dQ (heavy-first over every pair: noop d128 463 ->
 // 372-407 TF/s, those heads' dQ no longer fitting in L2), but under masks whose walks differ in
@@ -1279,6 +1282,14 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
         mbarrier_arrive(dq_empty + 8 * buffer);
       }
       bulk_wait_group<0>();  // the reductions are done before the CTA's shared memory goes away
+      if constexpr (DQ_DONE_COUNT) {
+        // Every share of this CTA has landed: the kv head's count of such CTAs, which the
+        // convert kernel waits for (FlexjitBwdParams::dq_done; CTAs that walk nothing count too).
+        if (p.dq_done != nullptr) {
+          fence_proxy_async_global();  // the bulk reductions (async proxy) before the release
+          red_release_gpu_add(p.dq_done + static_cast<long long>(b) * p.num_kv_heads + kv_h, 1);
+        }
+      }
     }
     return;
   }

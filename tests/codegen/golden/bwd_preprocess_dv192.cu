@@ -85,6 +85,33 @@ flexjit_attention_bwd_preprocess(const FlexjitBwdParams p) {
   }
 }
 
+namespace bwd_pre {
+// Waits until p.dq_done's count for (b, h's kv head) reaches p.dq_done_expected: every dK/dV CTA
+// of that kv head has landed its dQ shares (their release, this acquire). One thread polls and the
+// block meets it at a barrier. A count still short after a few seconds (a dK/dV kernel that never
+// counts would be a bug) falls back to waiting for the whole grid, after which the sums are
+// complete whatever the count says. The grid's first block waits for the whole dK/dV grid
+// instead, so that this grid ends after it: the stream's next work, which waits for this grid
+// alone, then finds dK and dV written too. Every thread of the block calls it.
+__device__ __forceinline__ void wait_for_landed_shares(const FlexjitBwdParams& p, int b, int h) {
+  if (threadIdx.x == 0 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0) {
+    wait_for_previous_grid();
+  } else if (threadIdx.x == 0) {
+    const int group = p.num_q_heads / p.num_kv_heads;
+    const int* count = p.dq_done + static_cast<long long>(b) * p.num_kv_heads + h / group;
+    bool landed = false;
+    for (long long polls = 0; polls < (1ll << 24) && !landed; ++polls) {
+      int value;
+      asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(value) : "l"(count) : "memory");
+      landed = value >= p.dq_done_expected;
+      if (!landed && polls >= 64) __nanosleep(256);
+    }
+    if (!landed) wait_for_previous_grid();
+  }
+  __syncthreads();
+}
+}  // namespace bwd_pre
+
 extern "C" __global__ void __launch_bounds__(bwd_pre::THREADS)
 flexjit_attention_bwd_dq_convert(const FlexjitBwdParams p) {
   using namespace bwd_pre;
@@ -92,10 +119,16 @@ flexjit_attention_bwd_dq_convert(const FlexjitBwdParams p) {
   const int h = static_cast<int>(blockIdx.y), b = static_cast<int>(blockIdx.z);
   const long long chunk = static_cast<long long>(blockIdx.x) * THREADS + threadIdx.x;
   // dQ's columns (D_IO); the accumulator's rows have the tiles' D.
-  if (chunk >= static_cast<long long>(p.q_len) * (D_IO / 8)) return;
+  const bool in_rows = chunk < static_cast<long long>(p.q_len) * (D_IO / 8);
   // Launched as the dK/dV kernel's programmatic dependent (sm_90+): the sums are read once it
-  // has finished.
-  wait_for_previous_grid();
+  // has finished, or with p.dq_done once every CTA of this head's kv head has landed its shares.
+  if (p.dq_done != nullptr) {
+    wait_for_landed_shares(p, b, h);
+  } else {
+    if (!in_rows) return;
+    wait_for_previous_grid();
+  }
+  if (!in_rows) return;
   const long long row = chunk / (D_IO / 8);
   const int col = static_cast<int>(chunk % (D_IO / 8)) * 8;
   const float* acc = dq_accum_row(p, b, h, row);
