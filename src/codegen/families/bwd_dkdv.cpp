@@ -588,14 +588,13 @@ bool dkdv_counts_landed_ctas(const KernelSpec& spec) {
   const bool single_writer = spec.dq_accumulate && !spec.dq_ordered && !spec.seq_lens &&
                              spec.config.warp_specialized && !families::warpgroup_slices(spec) &&
                              !dkdv_half_slab_dims(spec.head_dim, spec.head_dim_v) && !dkdv_splits_heads(spec);
-  // Only with GQA, and not in the launch groups of 1024 CTAs (documents). A GQA CTA walks the
-  // group's heads, so the last wave's CTAs are as many times longer and the SMs they leave idle
-  // have time to convert the heads already whole. Without GQA the tail is short: level over the
-  // suite (causal d128 0.986x / 1.001x, noop d128 0.984x / 0.995x, sliding window 1.008x /
-  // 1.014x), and documents, whose last launch group holds half the pairs, lost (0.983x / 0.986x:
-  // the conversion's first CTAs wait on heads that end last). GQA, H100: 8:1 causal 1.010x (4/4
-  // rounds), 4:1 causal d64 1.019x, sliding window 1.051x (4/4), 4:1 causal d128 1.029x / 0.999x,
-  // 4:1 noop 1.005x (notes/results/2026-12-07-zzzu).
+  // Only with GQA, and not in the launch groups of 1024 CTAs (documents), as measured (H100,
+  // notes/results/2026-12-07-zzzu). GQA: 8:1 causal 1.010x (4/4 rounds), 4:1 causal d64 1.019x,
+  // sliding window 1.051x (4/4), 4:1 causal d128 1.029x / 0.999x, 4:1 noop 1.005x. Without GQA,
+  // level over the suite (causal d128 0.986x / 1.001x, noop d128 0.984x / 0.995x, sliding window
+  // 1.008x / 1.014x), and documents, whose last launch group holds half the pairs, lost every time
+  // (0.983x / 0.986x; the conversion's first CTAs poll heads that end last). Why 1:1 gains
+  // nothing is not settled (notes/perf.md "(zzzu)").
   return single_writer && spec.gqa_group > 1 && dkdv_launch_group_ctas(spec) != 1024;
 }
 
