@@ -311,6 +311,21 @@ std::vector<GoldenCase> golden_cases() {
          s.dq_accumulate = true;
          return s;
        }},
+      // The fast kernel at d128, GQA 4:1, causal, whole groups: one walk for the group's heads in
+      // the consumers' registers, and each CTA's landed dQ shares counted for the early
+      // conversion (DQ_DONE_COUNT).
+      {"bwd_dkdv_ws_bf16_d128_gqa4_causal_counts",
+       [] {
+         KernelSpec s;
+         s.family = Family::bwd_dkdv;
+         s.head_dim = s.head_dim_v = 128;
+         s.gqa_group = 4;
+         s.config = BlockConfig::parse("m64n128w8s2ws");
+         s.mask_mod = Expr::parse(ModKind::mask, mods::causal());
+         s.has_block_mask = s.has_full_blocks = true;
+         s.dq_accumulate = true;
+         return s;
+       }},
       // The fast kernel at d128, GQA 8:1, causal, with its GQA groups split over CTAs
       // (dkdv_head_splits: HEAD_SPLITS, the walk over a split's heads and the fp32 partial stores).
       {"bwd_dkdv_ws_bf16_d128_gqa8_head_splits",
