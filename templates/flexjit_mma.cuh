@@ -81,6 +81,14 @@ __device__ __forceinline__ void let_next_grid_start() {
 #endif
 }
 
+// A load that acquires at GPU scope: what another CTA (or grid) wrote before its release of this
+// word is visible after it. The ordered dQ sums' turns and the early conversion's landed counts.
+__device__ __forceinline__ int ld_acquire_gpu(const int* address) {
+  int value;
+  asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(value) : "l"(address) : "memory");
+  return value;
+}
+
 __device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
 __device__ __forceinline__ float pos_inf() { return __int_as_float(0x7f800000); }
 // The larger of a and b, NaN when either is: fmaxf drops a NaN, so a row whose every score is NaN

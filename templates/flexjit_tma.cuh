@@ -135,11 +135,7 @@ __device__ __forceinline__ void bulk_wait_group() {
 // counter equals its rank, adds, waits for its add to complete and passes the counter on. The
 // adds are async-proxy bulk reductions, so both sides fence between the proxies around the
 // counter's acquire and release.
-__device__ __forceinline__ int ld_acquire_gpu(const int* address) {
-  int value;
-  asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(value) : "l"(address) : "memory");
-  return value;
-}
+// (ld_acquire_gpu: flexjit_mma.cuh, beside the programmatic launch, for kernels without TMA.)
 __device__ __forceinline__ void red_release_gpu_add(int* address, int value) {
   asm volatile("red.release.gpu.global.add.s32 [%0], %1;" ::"l"(address), "r"(value) : "memory");
 }

@@ -1354,9 +1354,9 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
 
   // Where a GQA group's heads walk one table row (shared_walk) and no split leaves some heads
   // out, every head's walk is head 0's, so tile t is tile t % n of head t / n: the consumers
-  // then read that one walk from registers. Indexed by a run-time head, the group's walks live in local memory, and every tile's name
-  // and verdicts waited on two local loads before the table's (GQA 4:1 causal d128: 43 local
-  // accesses in the kernel). H100, fast backward, main / this (notes/perf.md "(zzzt)"): GQA
+  // then read that one walk from registers. Indexed by a run-time head, the group's walks live
+  // in local memory, and every tile's name and verdicts waited on two local loads before the
+  // table's (GQA 4:1 causal d128: 43 local accesses in the kernel). H100, fast backward, main / this (notes/perf.md "(zzzt)"): GQA
   // documents 1.023 and 1.020 (9 of 9 rounds), ALiBi 1.014 and 1.018 (8 of 9), sliding window
   // 1.011 and 1.014; causal (4:1, 8:1, d64) and noop level within the noise. (1:1 kernels, and
   // those with per-sequence lengths, compile as before: the branch is under `if constexpr`. With

@@ -101,9 +101,7 @@ __device__ __forceinline__ void wait_for_landed_shares(const FlexjitBwdParams& p
     const int* count = p.dq_done + static_cast<long long>(b) * p.num_kv_heads + h / group;
     bool landed = false;
     for (long long polls = 0; polls < (1ll << 24) && !landed; ++polls) {
-      int value;
-      asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(value) : "l"(count) : "memory");
-      landed = value >= p.dq_done_expected;
+      landed = ld_acquire_gpu(count) >= p.dq_done_expected;
       if (!landed && polls >= 64) __nanosleep(256);
     }
     if (!landed) wait_for_previous_grid();
