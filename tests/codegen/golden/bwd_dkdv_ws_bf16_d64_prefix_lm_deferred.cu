@@ -55,7 +55,6 @@ using T = bf16;
 [[maybe_unused]] constexpr bool KV_IN_REGISTERS = true;
 [[maybe_unused]] constexpr bool DQ_DEFERRED = true;
 [[maybe_unused]] constexpr int DS_TILES = 4;
-[[maybe_unused]] constexpr bool LEAN_REGISTERS = false;
 [[maybe_unused]] constexpr bool FOLD_SCORE_GRAD = false;
 [[maybe_unused]] constexpr bool WHOLE_TILES_WITHOUT_SELECT = true;
 [[maybe_unused]] constexpr bool HEAD_SPLITS = false;
@@ -586,9 +585,6 @@ static_assert(!DQ_PIECE_IN_STAGE ||
 // KV_IN_REGISTERS (d64, bwd_dkdv.cpp): the warpgroup's K and V rows stay in registers as Sᵀ's and
 // dPᵀ's A operands, read once after they land.
 static_assert(!KV_IN_REGISTERS || (!WG_SLICES && D == 64 && DV == 64), "K and V fragments: head dim 64");
-// The lean form (LEAN_REGISTERS: bwd_dkdv.cpp's has_lean_form, compiled where the full form
-// spills) takes the dQ staging stores' address from an opaque move each tile (store_dq_share).
-static_assert(!LEAN_REGISTERS || D % 64 == 0, "the lean form's staging stores: 64-column groups");
 constexpr int K_FRAGMENT_STEPS = KV_IN_REGISTERS ? D / 16 : 1;
 constexpr int V_FRAGMENT_STEPS = KV_IN_REGISTERS ? DV / 16 : 1;
 // Sᵀ = K Qᵀ and dPᵀ = V dOᵀ, one commit group each, A from the K and V fragments or from shared
@@ -1438,13 +1434,12 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
       // ^ row % 4) (flexjit_dq_accum_column), the same in rows g and g + 8: its 8-byte pair at
       // `at` ^ 32 (j & 3) + 32 (j & ~3), `at` that of chunk 0's (bits 5 and 6 of the buffer's and
       // of col0's bytes are 0: 128-byte aligned), so each store is one XOR and an immediate offset
-      // from one live address. The lean form takes `at` from an opaque move each tile.
+      // from one live address.
       static_assert((!DQ_SPLIT_COLUMNS || DQ_N % 32 == 0) && STATS_BYTES % 128 == 0 && DQ_BUFFER_BYTES % 128 == 0,
                     "dQ shares from whole 32-column groups in 128-byte aligned buffers");
       const int row0 = (cw % 4) * 16 + g8;
-      u32 at = stage + static_cast<u32>(col0) * 4 + static_cast<u32>(row0) * row_bytes +
+      const u32 at = stage + static_cast<u32>(col0) * 4 + static_cast<u32>(row0) * row_bytes +
                static_cast<u32>(t4) * 8 + static_cast<u32>(g8 & 3) * 32;
-      if constexpr (LEAN_REGISTERS) asm volatile("mov.b32 %0, %0;" : "+r"(at));
 #pragma unroll
       for (int r = 0; r < 2 && stored; ++r)
 #pragma unroll
