@@ -73,21 +73,20 @@ TEST(DqAccumLayout, AHalfWarpsStagingStoreFallsOnSixteenBankPairs) {
           }
 }
 
-TEST(DqAccumLayout, AThreadsStagingStoresTakeFourAddresses) {
+TEST(DqAccumLayout, AThreadsStagingStoresAreOneAddressXorTheChunkPlusAnOffset) {
   // The staging stores of lane (g, t) of a warp (rows r0 + g and r0 + g + 8, 8-byte pairs at
-  // columns col0 + 8j + 2t, col0 a multiple of 32) lie at one of four places past 32 (j & ~3)
-  // columns' bytes (j % 4), the same four in both rows: the kernel keeps four addresses and gives
-  // each store an immediate offset.
+  // columns col0 + 8j + 2t, col0 a multiple of 32) lie at chunk 0's place XOR 8 (j % 4) columns,
+  // plus 8 (j & ~3) columns, the same in both rows: the kernel keeps one address, and each store is
+  // an XOR and an immediate offset (store_dq_share).
   for (int d : {64, 128, 192, 256})
     for (int col0 = 0; col0 < d; col0 += 32)
       for (int r0 : {0, 16, 48})
         for (int g = 0; g < 8; ++g)
           for (int t = 0; t < 4; ++t) {
-            int base[4];
-            for (int k = 0; k < 4; ++k) base[k] = flexjit_dq_accum_column(r0 + g, col0 + 8 * k + 2 * t, d);
+            const int at = flexjit_dq_accum_column(r0 + g, col0 + 2 * t, d);
             for (int j = 0; j < (d - col0) / 8; ++j)
               for (int r = 0; r < 2; ++r)
-                ASSERT_EQ(flexjit_dq_accum_column(r0 + g + 8 * r, col0 + 8 * j + 2 * t, d), base[j % 4] + 8 * (j & ~3))
+                ASSERT_EQ(flexjit_dq_accum_column(r0 + g + 8 * r, col0 + 8 * j + 2 * t, d), (at ^ (8 * (j % 4))) + 8 * (j & ~3))
                     << "d" << d << " col0 " << col0 << " row " << r0 + g + 8 * r << " t " << t << " j " << j;
           }
 }
