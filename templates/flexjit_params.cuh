@@ -124,20 +124,22 @@ struct FlexjitBwdTma {
   FlexjitTensorMap dq;    // the fp32 dQ accumulator [B, H, Sq, D], box 64 x 64 (above head dim 128 only)
 };
 
-// Where column `col` of row `row` of the fast backward's dQ accumulator lives in that row. Head
-// dims that are multiples of 64 XOR the row's 32-byte (8-column) chunk index with row % 8, within
-// 64-column groups: the warp-specialised dK/dV kernel stages a query tile's dQ rows in shared
-// memory in exactly this layout and adds the whole tile with one bulk reduction, each warp storing
-// 8-byte pairs (row g, columns 8j + 2t) of rows g = 0..7; a half-warp's sixteen (rows g..g+3) then
-// fall on sixteen different bank pairs. (XOR-ing 16-byte chunks left two half-warp stores on
-// each pair: ncu counted 2-way conflicts on every staging store at d64, notes/perf.md, "(p)".)
-// Other multiples of 32 XOR 16-byte chunks within 32-column groups. Pairs of columns (2i, 2i + 1)
-// and aligned 4-column chunks stay together.
+// Where column `col` of row `row` of the fast backward's dQ accumulator lives in that row. The
+// warp-specialised dK/dV kernel stages a query tile's dQ rows in shared memory in exactly this
+// layout and adds the whole tile with one bulk reduction, each warp storing 8-byte pairs (row g,
+// columns 8j + 2t) of rows g = 0..7. Head dims that are multiples of 64 XOR the row's 32-byte
+// (8-column) chunk index with row % 4: a half-warp's sixteen stores (rows g..g+3) fall on sixteen
+// different bank pairs, and chunk j of a thread's row lies at (j & ~3) + ((j & 3) ^ row % 4), so
+// its stores need four addresses (j % 4), each with immediate offsets. (XOR-ing with row % 8, the
+// form before (zzzv), took eight per row, and ptxas kept sixteen live; XOR-ing 16-byte chunks left
+// two half-warp stores on each pair: ncu counted 2-way conflicts on every staging store at d64,
+// notes/perf.md, "(p)".) Other multiples of 32 XOR 16-byte chunks within 32-column groups. Pairs
+// of columns (2i, 2i + 1) and aligned 4-column chunks stay together.
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 __host__ __device__
 #endif
 constexpr int flexjit_dq_accum_column(int row, int col, int head_dim) {
-  return head_dim % 64 == 0 ? col ^ ((row & 7) << 3) : head_dim % 32 == 0 ? col ^ ((row & 7) << 2) : col;
+  return head_dim % 64 == 0 ? col ^ ((row & 3) << 3) : head_dim % 32 == 0 ? col ^ ((row & 7) << 2) : col;
 }
 
 // Block-mask builder. Tables are laid out [table_batch * table_heads][rows][row length], int32.

@@ -13,14 +13,15 @@ namespace flexjit {
 namespace {
 
 TEST(DqAccumLayout, HandPickedPlaces) {
-  // Multiples of 64 columns: the 32-byte chunk index XOR row % 8.
+  // Multiples of 64 columns: the 32-byte chunk index XOR row % 4.
   EXPECT_EQ(flexjit_dq_accum_column(0, 0, 128), 0);
-  EXPECT_EQ(flexjit_dq_accum_column(8, 37, 128), 37);    // row % 8 == 0: in place
+  EXPECT_EQ(flexjit_dq_accum_column(8, 37, 128), 37);    // row % 4 == 0: in place
   EXPECT_EQ(flexjit_dq_accum_column(1, 0, 128), 8);      // chunk 0 -> 1
   EXPECT_EQ(flexjit_dq_accum_column(3, 5, 64), 29);      // chunk 0 -> 3, column 5 of it
-  EXPECT_EQ(flexjit_dq_accum_column(7, 31, 128), 39);    // chunk 3 -> 3 ^ 7 = 4, column 7 of it
-  EXPECT_EQ(flexjit_dq_accum_column(13, 100, 128), 76);  // row % 8 = 5: chunk 12 -> 12 ^ 5 = 9, column 4
-  EXPECT_EQ(flexjit_dq_accum_column(6, 200, 256), 248);  // chunk 25 -> 25 ^ 6 = 31, column 0
+  EXPECT_EQ(flexjit_dq_accum_column(7, 31, 128), 7);     // row % 4 = 3: chunk 3 -> 0, column 7 of it
+  EXPECT_EQ(flexjit_dq_accum_column(13, 100, 128), 108);  // row % 4 = 1: chunk 12 -> 13, column 4
+  EXPECT_EQ(flexjit_dq_accum_column(6, 200, 256), 216);  // row % 4 = 2: chunk 25 -> 27, column 0
+  EXPECT_EQ(flexjit_dq_accum_column(4, 200, 256), 200);  // row % 4 == 0 (row % 8 == 4): in place
   // Other multiples of 32: the 16-byte chunk index XOR row % 8.
   EXPECT_EQ(flexjit_dq_accum_column(1, 0, 96), 4);       // chunk 0 -> 1
   EXPECT_EQ(flexjit_dq_accum_column(3, 69, 96), 73);     // chunk 17 -> 17 ^ 3 = 18, column 1 of it
@@ -69,6 +70,24 @@ TEST(DqAccumLayout, AHalfWarpsStagingStoreFallsOnSixteenBankPairs) {
             for (int g = 4 * half; g < 4 * half + 4; ++g)
               for (int t = 0; t < 4; ++t) pairs.insert((flexjit_dq_accum_column(r0 + g, col0 + 8 * j + 2 * t, d) / 2) % 16);
             EXPECT_EQ(pairs.size(), 16u) << "d" << d << " col0 " << col0 << " j " << j << " rows " << r0 + 4 * half << "..";
+          }
+}
+
+TEST(DqAccumLayout, AThreadsStagingStoresAreOneAddressXorTheChunkPlusAnOffset) {
+  // The staging stores of lane (g, t) of a warp (rows r0 + g and r0 + g + 8, 8-byte pairs at
+  // columns col0 + 8j + 2t, col0 a multiple of 32) lie at chunk 0's place XOR 8 (j % 4) columns,
+  // plus 8 (j & ~3) columns, the same in both rows: the kernel keeps one address, and each store is
+  // an XOR and an immediate offset (store_dq_share).
+  for (int d : {64, 128, 192, 256})
+    for (int col0 = 0; col0 < d; col0 += 32)
+      for (int r0 : {0, 16, 48})
+        for (int g = 0; g < 8; ++g)
+          for (int t = 0; t < 4; ++t) {
+            const int at = flexjit_dq_accum_column(r0 + g, col0 + 2 * t, d);
+            for (int j = 0; j < (d - col0) / 8; ++j)
+              for (int r = 0; r < 2; ++r)
+                ASSERT_EQ(flexjit_dq_accum_column(r0 + g + 8 * r, col0 + 8 * j + 2 * t, d), (at ^ (8 * (j % 4))) + 8 * (j & ~3))
+                    << "d" << d << " col0 " << col0 << " row " << r0 + g + 8 * r << " t " << t << " j " << j;
           }
 }
 

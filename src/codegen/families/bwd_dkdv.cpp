@@ -77,19 +77,6 @@ bool kv_in_registers(const KernelSpec& s) {
          std::max(s.head_dim, s.head_dim_v) <= 64;
 }
 
-// The warp-specialised kernel that sums dQ has a lean form (compile_kernel takes it where the full
-// form spills at all and the lean one less): its dQ staging stores recompute their permuted column
-// offsets every tile instead of keeping 8 to 16 of them live across the walk. H100, the lean form
-// everywhere against the full one (notes/perf.md, "(u)", u1): documents d128 (whose full form
-// spills 32 bytes in the suite's call, reloaded every tile; the lean form none) +3.3 %, long
-// documents +3.9 %, nested documents +1.3 %; causal d128, which spills nothing, -2 %. The
-// deterministic mode's ordered kernels have it too, although they spill under every mask and so
-// compile twice on a cold cache: soft-capping d128's lean form spills 176 bytes against 264 and
-// ran 1.088x (H200, "(zg)", zg6: 362 -> 394 TF/s; the kernels that keep the full form unchanged).
-bool has_lean_form(const KernelSpec& s) {
-  return s.config.warp_specialized && s.dq_accumulate && s.head_dim % 64 == 0;
-}
-
 struct DqPlan {
   int groups_per_block = 0;  // warpgroups per 64-query block
   bool split_columns = false;
@@ -367,7 +354,6 @@ void add_constants(const KernelSpec& s, nlohmann::json& ctx, nlohmann::json& con
   constants.push_back(bool_constant("KV_IN_REGISTERS", kv_in_registers(s)));
   constants.push_back(bool_constant("DQ_DEFERRED", dq_deferred(s)));
   constants.push_back(int_constant("DS_TILES", ds_tiles(s)));
-  constants.push_back(bool_constant("LEAN_REGISTERS", s.lean_registers));
   constants.push_back(bool_constant("FOLD_SCORE_GRAD", dkdv_folds_score_gradient(s)));
   constants.push_back(bool_constant("WHOLE_TILES_WITHOUT_SELECT", dkdv_whole_tiles_without_select(s)));
   constants.push_back(bool_constant("HEAD_SPLITS", dkdv_splits_heads(s)));
@@ -476,7 +462,7 @@ const char* hopper_default(const KernelSpec& s) {
   // and zzo4) three stages win where every tile is walked, no mask and no tables (noop d72
   // 1.058x, d80 1.049-1.053x, d96 1.028x), and lose a little under causal's tables (d72 0.993x,
   // d80 0.991-0.997x, d96 0.992x). Above d80 the gain is smaller and the kernel over tables without
-  // a mask spills 48 bytes with three (its lean form; ptxas, sm_90a): two there. (dq_plan's turns
+  // a mask spilled 48 bytes with three (ptxas, sm_90a, before (zzzv)): two there. (dq_plan's turns
   // on 128-column tiles are the fast mode's, in their tile: not the ordered mode's.)
   KernelSpec three = s;
   three.config = BlockConfig::parse("m64n128w8s3ws");
@@ -549,7 +535,6 @@ FamilyDescriptor bwd_dkdv_family() {
   f.curated_configs = curated_configs;
   f.hopper_default = hopper_default;
   f.wgmma_shapes = wgmma_shapes;
-  f.has_lean_form = has_lean_form;
   return f;
 }
 
@@ -618,17 +603,16 @@ bool dkdv_folds_score_gradient(const KernelSpec& spec) {
 
 int dkdv_stats_ahead_tiles(const KernelSpec& spec) {
   // Only the fast kernel without per-sequence lengths: in the ordered kernel and with per-sequence
-  // lengths the registers of even one pair made ptxas' full form spill more, so the call would take
-  // the lean form (session (zzzp), at d128; at d64 the range tests of other lengths and GQA's
-  // walks leave room, session (zzzr)).
+  // lengths the registers of even one pair made ptxas spill more (session (zzzp), at d128; at d64
+  // the range tests of other lengths and GQA's walks leave room, session (zzzr)).
   if (!spec.config.warp_specialized || !spec.dq_accumulate || spec.dq_ordered || spec.seq_lens)
     return 0;
   // Head dims up to 64 only: on an H100 (session (zzzr), 3 rounds) the LSE and delta pairs read
   // ahead won at d64 (noop 1.016x, causal 1.020x, every round) but not at d128, where the full
   // form's registers are short (noop 0.970x, sliding window 0.991x, masked rows 1.005-1.012x).
   if (std::max(spec.head_dim, spec.head_dim_v) > 64) return 0;
-  // GQA under a mask without tile bounds (documents) takes its lean form at d64, where the pairs
-  // spilled 12 bytes over lengths the tiles do not divide (session (zzzr)).
+  // GQA under a mask without tile bounds (documents) at d64: the pairs spilled 12 bytes over
+  // lengths the tiles do not divide (session (zzzr)).
   if (spec.gqa_group > 1 && mask_walks_cut_by_data(spec)) return 0;
   // Two pairs of each row: more spilled (causal d128: four 8 bytes, eight 36; session (zzzq)).
   return 2;

@@ -55,7 +55,6 @@ using T = bf16;
 [[maybe_unused]] constexpr bool KV_IN_REGISTERS = false;
 [[maybe_unused]] constexpr bool DQ_DEFERRED = false;
 [[maybe_unused]] constexpr int DS_TILES = 1;
-[[maybe_unused]] constexpr bool LEAN_REGISTERS = false;
 [[maybe_unused]] constexpr bool FOLD_SCORE_GRAD = false;
 [[maybe_unused]] constexpr bool WHOLE_TILES_WITHOUT_SELECT = true;
 [[maybe_unused]] constexpr bool HEAD_SPLITS = false;

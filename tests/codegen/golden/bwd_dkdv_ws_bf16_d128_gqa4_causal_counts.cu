@@ -55,7 +55,6 @@ using T = bf16;
 [[maybe_unused]] constexpr bool KV_IN_REGISTERS = false;
 [[maybe_unused]] constexpr bool DQ_DEFERRED = false;
 [[maybe_unused]] constexpr int DS_TILES = 2;
-[[maybe_unused]] constexpr bool LEAN_REGISTERS = false;
 [[maybe_unused]] constexpr bool FOLD_SCORE_GRAD = false;
 [[maybe_unused]] constexpr bool WHOLE_TILES_WITHOUT_SELECT = true;
 [[maybe_unused]] constexpr bool HEAD_SPLITS = false;
@@ -548,25 +547,6 @@ static_assert(!DQ_PIECE_IN_STAGE ||
 // KV_IN_REGISTERS (d64, bwd_dkdv.cpp): the warpgroup's K and V rows stay in registers as Sᵀ's and
 // dPᵀ's A operands, read once after they land.
 static_assert(!KV_IN_REGISTERS || (!WG_SLICES && D == 64 && DV == 64), "K and V fragments: head dim 64");
-// The lean form (LEAN_REGISTERS: bwd_dkdv.cpp's has_lean_form, compiled where the full form
-// spills) of the dQ staging stores' addresses. The full form writes flexjit_dq_accum_column(row,
-// col, D) and leaves the arithmetic to ptxas, which computes the tile's 8 to 16 permuted columns
-// once and keeps them live across the walk. The lean form recomputes them each tile: head dims
-// that are multiples of 64 permute 8-column groups by XOR with row % 8, and a warp's columns are
-// first + 8 j with `first` = col0 + 2 t4 (col0 a multiple of 64, j a compile-time index), so the
-// byte offset is 4 (first + 8 (j & ~7)) + 32 ((j & 7) ^ row % 8): one XOR of an immediate with
-// `swizzle`, which each tile takes from an opaque move.
-static_assert(!LEAN_REGISTERS || (D % 64 == 0 && (DQ_PIECE_N % 64 == 0 || DQ_ALTERNATE) &&
-                                   (!DQ_SPLIT_COLUMNS || DQ_N % 64 == 0 || HALF_SLAB_SLICES)),
-              "the lean form's staging offsets: 64-column groups (by turns a share from column 0)");
-__device__ __forceinline__ u32 dq_staging_swizzle(int g8) {
-  u32 swizzle = static_cast<u32>(g8) << 5;
-  if constexpr (LEAN_REGISTERS) asm volatile("mov.b32 %0, %0;" : "+r"(swizzle));
-  return swizzle;
-}
-__device__ __forceinline__ u32 dq_staging_offset(u32 swizzle, int first, int j) {
-  return static_cast<u32>(first + 8 * (j & ~7)) * 4 + (static_cast<u32>((j & 7) * 32) ^ swizzle);
-}
 constexpr int K_FRAGMENT_STEPS = KV_IN_REGISTERS ? D / 16 : 1;
 constexpr int V_FRAGMENT_STEPS = KV_IN_REGISTERS ? DV / 16 : 1;
 // Sᵀ = K Qᵀ and dPᵀ = V dOᵀ, one commit group each, A from the K and V fragments or from shared
@@ -1411,19 +1391,30 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   const auto store_dq_share = [&](const auto& acc_dq, u32 stage, u32 row_bytes, int col0, u32 full, bool stored,
                                   bool hand_over) {
     constexpr int J = static_cast<int>(sizeof(acc_dq) / sizeof(acc_dq[0]));
-    // The lean form's offsets take col0's place within its 64-column group into the swizzle
-    // (chunk c + j of the group is chunk c ^ j where c's and j's bits do not meet).
-    const u32 swizzle = dq_staging_swizzle(g8) ^ static_cast<u32>((col0 & 63) * 4);
+    if constexpr (D % 64 == 0) {
+      // Chunk c = col0 / 8 + j of the row (col0 a multiple of 32) lies at chunk (c & ~3) + ((j & 3)
+      // ^ row % 4) (flexjit_dq_accum_column), the same in rows g and g + 8: its 8-byte pair at
+      // `at` ^ 32 (j & 3) + 32 (j & ~3), `at` that of chunk 0's (bits 5 and 6 of the buffer's and
+      // of col0's bytes are 0: 128-byte aligned), so each store is one XOR and an immediate offset
+      // from one live address.
+      static_assert((!DQ_SPLIT_COLUMNS || DQ_N % 32 == 0) && STATS_BYTES % 128 == 0 && DQ_BUFFER_BYTES % 128 == 0,
+                    "dQ shares from whole 32-column groups in 128-byte aligned buffers");
+      const int row0 = (cw % 4) * 16 + g8;
+      const u32 at = stage + static_cast<u32>(col0) * 4 + static_cast<u32>(row0) * row_bytes +
+               static_cast<u32>(t4) * 8 + static_cast<u32>(g8 & 3) * 32;
 #pragma unroll
-    for (int r = 0; r < 2 && stored; ++r) {
-      const int row = (cw % 4) * 16 + g8 + 8 * r;  // row % 8 == g8: the warp's 8 rows on different banks
-      const u32 row_addr = stage + static_cast<u32>(row) * row_bytes;
+      for (int r = 0; r < 2 && stored; ++r)
 #pragma unroll
-      for (int j = 0; j < J; ++j) {
-        if constexpr (LEAN_REGISTERS)
-          st_shared_v2_f32(row_addr + dq_staging_offset(swizzle, (col0 & ~63) + 2 * t4, j), acc_dq[j][2 * r],
-                           acc_dq[j][2 * r + 1]);
-        else
+        for (int j = 0; j < J; ++j)
+          st_shared_v2_f32((at ^ static_cast<u32>((j & 3) * 32)) + static_cast<u32>(r * 8) * row_bytes + (j & ~3) * 32,
+                           acc_dq[j][2 * r], acc_dq[j][2 * r + 1]);
+    } else {
+#pragma unroll
+      for (int r = 0; r < 2 && stored; ++r) {
+        const int row = (cw % 4) * 16 + g8 + 8 * r;  // row % 8 == g8: the warp's 8 rows on different banks
+        const u32 row_addr = stage + static_cast<u32>(row) * row_bytes;
+#pragma unroll
+        for (int j = 0; j < J; ++j)
           st_shared_v2_f32(row_addr + flexjit_dq_accum_column(row, col0 + j * 8 + 2 * t4, D) * 4, acc_dq[j][2 * r],
                            acc_dq[j][2 * r + 1]);
       }
