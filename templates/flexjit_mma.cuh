@@ -161,9 +161,6 @@ __device__ __forceinline__ void ld_shared_v2_f32(float& a, float& b, u32 addr) {
 __device__ __forceinline__ void st_shared_v2_f32(u32 addr, float a, float b) {
   asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(a), "f"(b) : "memory");
 }
-__device__ __forceinline__ void st_shared_v4_f32(u32 addr, float a, float b, float c, float d) {
-  asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(addr), "f"(a), "f"(b), "f"(c), "f"(d) : "memory");
-}
 __device__ __forceinline__ void ld_global_nc_v4(u32 (&r)[4], const void* p) {
   asm volatile("ld.global.nc.v4.b32 {%0,%1,%2,%3}, [%4];"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])

@@ -129,12 +129,13 @@ struct FlexjitBwdTma {
 // layout and adds the whole tile with one bulk reduction, each warp storing 8-byte pairs (row g,
 // columns 8j + 2t) of rows g = 0..7. Head dims that are multiples of 64 XOR the row's 32-byte
 // (8-column) chunk index with row % 4: a half-warp's sixteen stores (rows g..g+3) fall on sixteen
-// different bank pairs, and chunk j of a thread's row lies at (j & ~3) + ((j & 3) ^ row % 4), so
-// its stores need four addresses (j % 4), each with immediate offsets. (XOR-ing with row % 8, the
-// form before (zzzv), took eight per row, and ptxas kept sixteen live; XOR-ing 16-byte chunks left
-// two half-warp stores on each pair: ncu counted 2-way conflicts on every staging store at d64,
-// notes/perf.md, "(p)".) Other multiples of 32 XOR 16-byte chunks within 32-column groups. Pairs
-// of columns (2i, 2i + 1) and aligned 4-column chunks stay together.
+// different bank pairs, and chunk j of a thread's row lies at (j & ~3) + ((j & 3) ^ row % 4), the
+// same in rows g and g + 8, so each store is one address XOR-ed with 32 (j % 4) bytes plus an
+// immediate offset. (XOR-ing with row % 8, the form before (zzzv), gave each store its own offset,
+// and ptxas kept sixteen live; XOR-ing 16-byte chunks left two half-warp stores on each pair: ncu
+// counted 2-way conflicts on every staging store at d64, notes/perf.md, "(p)".) Other multiples of
+// 32 XOR 16-byte chunks within 32-column groups. Pairs of columns (2i, 2i + 1) and aligned
+// 4-column chunks stay together.
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 __host__ __device__
 #endif

@@ -1439,7 +1439,7 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
                     "dQ shares from whole 32-column groups in 128-byte aligned buffers");
       const int row0 = (cw % 4) * 16 + g8;
       const u32 at = stage + static_cast<u32>(col0) * 4 + static_cast<u32>(row0) * row_bytes +
-               static_cast<u32>(t4) * 8 + static_cast<u32>(g8 & 3) * 32;
+                     static_cast<u32>(t4) * 8 + static_cast<u32>(g8 & 3) * 32;
 #pragma unroll
       for (int r = 0; r < 2 && stored; ++r)
 #pragma unroll
