@@ -1284,8 +1284,8 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   // descriptors and barrier ids built from it then stay in uniform registers). (n) measured the
   // per-lane form faster without mods (H100, noop d128 527 against 504 TF/s); since then it cost
   // the plain kernels an R2UR for every wgmma descriptor (64 in the d64 kernel's SASS, its walk
-  // 445 warp instructions a tile against 405), and lane 0's measured noop d64 1.016 and d128
-  // 1.005 (H100, one binary, four rounds, session (zzzw)).
+  // 445 warp instructions a tile against 405); lane 0's measured noop d64 1.016 and 1.036, d128
+  // 1.005 and 0.981 (level) (H100, two calls of 3-4 rounds each, session (zzzw)).
   const int wg = __shfl_sync(0xffffffffu, cw / 4, 0);
   const int g8 = lane / 4, t4 = lane % 4;
   // This warp's kv rows: cw * 16 .. of the tile, or with slices (cw % 4) * 16 .. (each warpgroup
@@ -1498,8 +1498,8 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
     tile_of(t, gi, q_start, partial);
     const int h = kv_h * GQA_GROUP + gi;
     // Lane 0's, as the warpgroup, so that the stage's descriptors stay in uniform registers; only
-    // where score_mod is the identity: H100, one binary, four rounds (session (zzzw)), noop d64
-    // 1.016 and masks alone 0.995-1.010, but soft-capping 0.972 (0.980 beside select-probs).
+    // where score_mod is the identity: H100, session (zzzw), masks alone 0.989-1.017 (GQA 4:1
+    // causal 1.005 and 1.014) over two calls, but soft-capping 0.972 in the one call that had it.
     const u32 stage_q = smem_ring + slot.index * STAGE_BYTES;
     const u32 smem_q = SCORE_IS_IDENTITY ? __shfl_sync(0xffffffffu, stage_q, 0) : stage_q;
     const u32 smem_do = WG_SLICES ? smem_do_single : smem_q + QTile::kBytes;
