@@ -1281,19 +1281,19 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
   const int ctid = tid - PRODUCER_THREADS;
   const int cw = warp - 4;  // consumer warp
   // The warpgroup; lane 0's, so that the compiler knows it is the same in every lane (the wgmma
-  // descriptors and barrier ids built from it then stay in uniform registers). Without mods the
-  // per-lane form schedules better: H100, same binary, two rounds (notes/perf.md, "(n)"): noop
-  // d128 527 -> 504 TF/s with lane 0's, but causal 451 -> 464, ALiBi 451 -> 462, soft-capping
-  // 331 -> 354. The warpgroup's kv rows in K and V are lane 0's either way.
-  constexpr bool UNIFORM_WG = WG_SLICES || HAS_MASK || !SCORE_IS_IDENTITY;
-  const int wg = UNIFORM_WG ? __shfl_sync(0xffffffffu, cw / 4, 0) : cw / 4;
+  // descriptors and barrier ids built from it then stay in uniform registers). (n) measured the
+  // per-lane form faster without mods (H100, noop d128 527 against 504 TF/s); since then it cost
+  // the plain kernels an R2UR for every wgmma descriptor (64 in the d64 kernel's SASS, its walk
+  // 445 warp instructions a tile against 405); lane 0's measured noop d64 1.016 and 1.036, d128
+  // 1.005 and 0.981 (level) (H100, two calls of 3-4 rounds each, session (zzzw)).
+  const int wg = __shfl_sync(0xffffffffu, cw / 4, 0);
   const int g8 = lane / 4, t4 = lane % 4;
   // This warp's kv rows: cw * 16 .. of the tile, or with slices (cw % 4) * 16 .. (each warpgroup
   // covers all of them).
   const int warp_row0 = (WG_SLICES ? cw % 4 : cw) * ROWS_PER_WARP;
   // The warpgroup's kv rows in K and V, and its column slice of dK, dV and dQ.
   const u32 wg_rows =
-      WG_SLICES ? 0u : static_cast<u32>(UNIFORM_WG ? wg : __shfl_sync(0xffffffffu, wg, 0)) * 64 * 128;
+      WG_SLICES ? 0u : static_cast<u32>(wg) * 64 * 128;
   const int slice = WG_SLICES ? wg : 0;
 
   float acc_dk[1][D_TILES][4], acc_dv[1][DV_TILES][4];
@@ -1497,7 +1497,11 @@ flexjit_attention_bwd_dkdv(const FlexjitBwdParams p, const FlexjitModArgs mod,
     bool partial;
     tile_of(t, gi, q_start, partial);
     const int h = kv_h * GQA_GROUP + gi;
-    const u32 smem_q = smem_ring + slot.index * STAGE_BYTES;
+    // Lane 0's, as the warpgroup, so that the stage's descriptors stay in uniform registers; only
+    // where score_mod is the identity: H100, session (zzzw), masks alone 0.989-1.017 (GQA 4:1
+    // causal 1.005 and 1.014) over two calls, but soft-capping 0.972 in the one call that had it.
+    const u32 stage_q = smem_ring + slot.index * STAGE_BYTES;
+    const u32 smem_q = SCORE_IS_IDENTITY ? __shfl_sync(0xffffffffu, stage_q, 0) : stage_q;
     const u32 smem_do = WG_SLICES ? smem_do_single : smem_q + QTile::kBytes;
     const float* stats =
         reinterpret_cast<const float*>(base_ptr + (smem_stats - smem_k) + slot.index * STATS_BYTES) + half_q0;
