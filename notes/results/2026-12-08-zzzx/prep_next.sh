@@ -5,7 +5,7 @@
 #   bash notes/results/2026-12-08-zzzx/prep_next.sh
 # Arms (template-only, one binary): main (tmain), dv (dv_after_ds.patch of (zzzw): dV += Pᵀ dO issued
 # once dSᵀ is staged), fa4 (fa4_order.patch: that and all of dK after dQ, FA4's sm90 order), late
-# (late_everywhere.patch: the dQ share's late hand-over with masks and score_mods too).
+# (late_masks.patch: the dQ share's late hand-over with masks too).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 here=notes/results/2026-12-08-zzzx
@@ -17,7 +17,7 @@ done
 for arm in tmain tdv tfa4 tlate; do mkdir -p $g/$arm && git archive HEAD templates | tar x -C $g/$arm; done
 patch -s -p1 -d $g/tdv < notes/results/2026-12-08-zzzw/dv_after_ds.patch
 patch -s -p1 -d $g/tfa4 < $here/fa4_order.patch
-patch -s -p1 -d $g/tlate < $here/late_everywhere.patch
+patch -s -p1 -d $g/tlate < $here/late_masks.patch
 cp scripts/device_lib.sh notes/results/2026-12-04-zzv/ab2.sh $here/run_next.sh $here/run_next_det.sh \
    $here/ab_x.json $here/ab_x_det.json $here/diag_walk.json $g/
 du -sh $g
