@@ -4,6 +4,7 @@
 # and compute-sanitizer tools in the background, each with a time limit and a one-line summary.
 #   source scripts/device_lib.sh; device_start RESULTS_DIR; device_unpack .gpu/<tag>
 #   device_tests TAG BINARY FILTER LIMIT_S; device_sanitize TOOL BINARY FILTER LIMIT_S; wait
+#   (DEVICE_SANITIZE_CACHE=/tmp/fj_TAG: a sanitizer reuses the kernels a test group compiled)
 #   device_failures   (the failed tests and their messages)
 
 # RESULTS_DIR: where logs go; sets the clock the summaries count from.
@@ -30,7 +31,7 @@ device_tests() {
 }
 device_sanitize() {
   local tool=$1 bin=$2 filter=$3 limit=$4
-  (FLEXJIT_CACHE_DIR=/tmp/fjs_$tool timeout "$limit" compute-sanitizer --tool "$tool" "$bin" --gtest_filter="$filter" \
+  (FLEXJIT_CACHE_DIR=${DEVICE_SANITIZE_CACHE:-/tmp/fjs_$tool} timeout "$limit" compute-sanitizer --tool "$tool" "$bin" --gtest_filter="$filter" \
      > "$device_results/$tool.txt" 2>&1
    echo "$tool rc=$? $(grep -h 'ERROR SUMMARY' "$device_results/$tool.txt" | tail -1)") &
 }

@@ -18,6 +18,6 @@ for arm in tmain tdv tfa4 tlate; do mkdir -p $g/$arm && git archive HEAD templat
 patch -s -p1 -d $g/tdv < notes/results/2026-12-08-zzzw/dv_after_ds.patch
 patch -s -p1 -d $g/tfa4 < $here/fa4_order.patch
 patch -s -p1 -d $g/tlate < $here/late_masks.patch
-cp scripts/device_lib.sh notes/results/2026-12-04-zzv/ab2.sh $here/run_next.sh $here/run_next_det.sh \
+cp scripts/device_lib.sh notes/results/2026-12-04-zzv/ab2.sh $here/run_next.sh $here/run_next_det.sh $here/run_next_arm.sh $here/bwd_tests.sh \
    $here/ab_x.json $here/ab_x_det.json $here/diag_walk.json $g/
 du -sh $g

@@ -1,30 +1,27 @@
 #!/usr/bin/env bash
-# (zzzx, for the next session) One call, about 560 s: the fa4 arm's GPU tests and sanitizers, the
-# walk diagnostic, and the three-arm A/B of the fast backward. Prepare with prep_next.sh, then run
-# `bash .gpu/zzzx/run_next.sh` carrying `.gpu/zzzx`.
+# (zzzx, for the next session) Call 1 of three on one warm machine, about 560 s: the fa4 arm's GPU
+# tests and memcheck, the walk diagnostic, and the four-arm A/B of the fast backward. Prepare with
+# prep_next.sh, then run `bash .gpu/zzzx/run_next.sh` carrying `.gpu/zzzx`; then, at once,
+# run_next_det.sh (racecheck / synccheck of fa4, the deterministic A/B) and, for an arm other than
+# fa4 that wins, run_next_arm.sh.
 # 1. GPU tests of the fa4 arm (templates tfa4: the dv arm's change and all of dK after dQ, so a
-#    superset of the dv arm's code paths), memcheck / racecheck / synccheck of one fast backward
-#    per head dim (the README's command; d128 is the one with the exchange).
+#    superset of the dv arm's code paths) and memcheck of one fast backward per head dim (d128 is
+#    the one with the exchange), five processes at once as (zzzw)'s calls ran them.
 # 2. diag_walk.json with main: the per-tile cost of noop (2048 tiles of 64 x 128 per head), of the
 #    same walk through a masked kernel with every tile full (`kv_idx >= 0`), of causal's 1056 tiles
 #    with none partial (`q_idx / 128 >= kv_idx / 128`) and of causal (64 of them partial); (zzzp)'s
-#    ncu counters put our causal tile at 1.10x our noop tile while FA4's two are level.
-# 3. ab2.sh over ab_x.json: main / dv / fa4 / late, four rotating rounds (rounds start until 220 s;
+#    ncu counters put our causal tile at 1.12x our noop tile while FA4's two are level.
+# 3. ab2.sh over ab_x.json: main / dv / fa4 / late, four rotating rounds (rounds start until 200 s;
 #    after the first, a round of the four arms takes about 35 s).
 set -u
 cd "$(dirname "$0")"
 source ./device_lib.sh
+source ./bwd_tests.sh
 out=${OUT:-/tmp/zzzx}; r=/tmp/zzzxr/t; mkdir -p $out $r
 device_start $r
 device_unpack .
-export FLEXJIT_TEMPLATE_DIR=$PWD/tfa4/templates
-device_tests suite ./gta 'BwdGpu.SuiteMods:BwdGpu.OddLengthsAndDifferentLengths:BwdGpu.Gqa8To1AndBshd:BwdGpu.NanInDoReachesOnlyTheGradientsThatReadIt:BwdGpu.FullyMaskedRowsGiveZeroGradients' 200
-device_tests dims ./gta 'BwdGpu.HeadDimsAndHalfPrecision:BwdGpu.FastModeOnePerHeadDim:BwdGpu.OrderedModeOnePerHeadDim' 200
-device_tests ws ./gta 'BwdGpu.WarpSpecializedFastDkdv:BwdGpu.FastModeOverLengthsTheTilesDivide:BwdGpu.ScoreDiagonalValues' 200
-FLEXJIT_RANDOM_PROBLEMS=6 device_tests random ./gta 'RandomProblemsGpu.*' 200
-for tool in memcheck racecheck synccheck; do device_sanitize $tool ./gta 'BwdGpu.FastModeOnePerHeadDim' 240; done
+bwd_arm_tests $PWD/tfa4/templates
 wait
-unset FLEXJIT_TEMPLATE_DIR
 device_failures
 (cd /tmp/zzzxr && tar czf $out/x_tests.tar.gz t)
 echo "tests $(( $(date +%s) - device_t0 )) s"
@@ -51,6 +48,6 @@ for D in (128, 64):
         print(f"{k}_d{D:<4d} fwd {f:.4f} ms bwd {b:.4f} ms; per tile / noop's: fwd {pf / base[0]:.3f} bwd {pb / base[1]:.3f}")
 PY
 (cd /tmp/zzzxr && tar czf $out/x_tests.tar.gz t)
-OUT=$out bash ab2.sh xab ab_x.json bwd_ms ${BUDGET:-220} ${ROUNDS:-4} "" main:./flexjit:tmain/templates \
+OUT=$out bash ab2.sh xab ab_x.json bwd_ms ${BUDGET:-200} ${ROUNDS:-4} "" main:./flexjit:tmain/templates \
   dv:./flexjit:tdv/templates fa4:./flexjit:tfa4/templates late:./flexjit:tlate/templates 2>&1 | grep -v "^xab "
 echo "all $(( $(date +%s) - device_t0 )) s"

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# (zzzx, for the next session) Call 3, only where run_next.sh's A/B has dv or late ahead (fa4's
+# tests ran in run_next.sh): that arm's GPU tests and its three sanitizers (about 450 s).
+#   ARM=tdv bash .gpu/zzzx/run_next_arm.sh   (or ARM=tlate)
+set -u
+cd "$(dirname "$0")"
+source ./device_lib.sh
+source ./bwd_tests.sh
+out=${OUT:-/tmp/zzzx}; r=/tmp/zzzxr/a; mkdir -p $out $r
+device_start $r
+device_unpack .
+bwd_arm_tests $PWD/${ARM:?ARM=tdv or tlate}/templates
+wait
+bwd_arm_race_sync $PWD/$ARM/templates
+wait
+device_failures
+(cd /tmp/zzzxr && tar czf $out/x_arm.tar.gz a)
+echo "all $(( $(date +%s) - device_t0 )) s"
