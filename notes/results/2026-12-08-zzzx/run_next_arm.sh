@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# (zzzx, for the next session) Call 3, only where run_next.sh's A/B has dv or late ahead (fa4's
-# tests ran in run_next.sh): that arm's GPU tests and its three sanitizers (about 450 s).
-#   ARM=tdv bash .gpu/zzzx/run_next_arm.sh   (or ARM=tlate)
+# (zzzx, for the next session) Call 3, only where run_next.sh's A/B has dv, late or row ahead
+# (fa4's tests ran in run_next.sh): that arm's GPU tests and its three sanitizers (about 450 s).
+#   ARM=tdv bash .gpu/zzzx/run_next_arm.sh   (or ARM=tlate, ARM=trow)
 set -u
 cd "$(dirname "$0")"
 source ./device_lib.sh
@@ -9,7 +9,7 @@ source ./bwd_tests.sh
 out=${OUT:-/tmp/zzzx}; r=/tmp/zzzxr/a; mkdir -p $out $r
 device_start $r
 device_unpack .
-bwd_arm_tests $PWD/${ARM:?ARM=tdv or tlate}/templates
+bwd_arm_tests $PWD/${ARM:?ARM=tdv, tlate or trow}/templates
 wait
 bwd_arm_race_sync $PWD/$ARM/templates
 wait
