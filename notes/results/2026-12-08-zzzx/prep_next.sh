@@ -23,6 +23,6 @@ patch -s -p1 -d $g/tlate < $here/late_masks.patch
 patch -s -p1 -d $g/trow < $here/stats_row.patch
 patch -s -p1 -d $g/tlr < $here/late_masks.patch
 patch -s -p1 -d $g/tlr < $here/stats_row.patch
-cp scripts/device_lib.sh notes/results/2026-12-04-zzv/ab2.sh $here/run_next.sh $here/run_next_det.sh $here/run_next_arm.sh $here/run_next_combo.sh $here/bwd_tests.sh \
+cp scripts/device_lib.sh notes/results/2026-12-04-zzv/ab2.sh $here/run_next.sh $here/run_next_det.sh $here/run_next_arm.sh $here/run_next_combo.sh scripts/device_bwd_tests.sh \
    $here/ab_x.json $here/ab_x_det.json $here/diag_walk.json $g/
 du -sh $g

@@ -6,22 +6,22 @@
 # than fa4 that wins, run_next_arm.sh.
 # 1. GPU tests of the fa4 arm (templates tfa4: the dv arm's change and all of dK after dQ, so a
 #    superset of the dv arm's code paths) and memcheck of one fast backward per head dim (d128 is
-#    the one with the exchange), five processes at once as (zzzw)'s calls ran them.
+#    the one with the exchange): scripts/device_bwd_tests.sh, the groups (zzzw)'s landing ran.
 # 2. ab2.sh over ab_x.json: main / dv / fa4 / late / row, four rotating rounds (rounds start until
-#    240 s; the first compiles, about 125 s; after it a round of the five arms takes about 40 s).
+#    220 s; the first compiles, about 125 s; after it a round of the five arms takes about 40 s).
 set -u
 cd "$(dirname "$0")"
 source ./device_lib.sh
-source ./bwd_tests.sh
+source ./device_bwd_tests.sh
 out=${OUT:-/tmp/zzzx}; r=/tmp/zzzxr/t; mkdir -p $out $r
 device_start $r
 device_unpack .
-bwd_arm_tests $PWD/tfa4/templates
+device_bwd_tests $PWD/tfa4/templates 240
 wait
 device_failures
 (cd /tmp/zzzxr && tar czf $out/x_tests.tar.gz t)
 echo "tests $(( $(date +%s) - device_t0 )) s"
-OUT=$out bash ab2.sh xab ab_x.json bwd_ms ${BUDGET:-240} ${ROUNDS:-4} "" main:./flexjit:tmain/templates \
+OUT=$out bash ab2.sh xab ab_x.json bwd_ms ${BUDGET:-220} ${ROUNDS:-4} "" main:./flexjit:tmain/templates \
   dv:./flexjit:tdv/templates fa4:./flexjit:tfa4/templates late:./flexjit:tlate/templates \
   row:./flexjit:trow/templates 2>&1 | grep -v "^xab "
 echo "all $(( $(date +%s) - device_t0 )) s"

@@ -5,13 +5,13 @@
 set -u
 cd "$(dirname "$0")"
 source ./device_lib.sh
-source ./bwd_tests.sh
+source ./device_bwd_tests.sh
 out=${OUT:-/tmp/zzzx}; r=/tmp/zzzxr/a; mkdir -p $out $r
 device_start $r
 device_unpack .
-bwd_arm_tests $PWD/${ARM:?ARM=tdv, tlate or trow}/templates
+device_bwd_tests $PWD/${ARM:?ARM=tdv, tlate or trow}/templates 240
 wait
-bwd_arm_race_sync $PWD/$ARM/templates
+device_bwd_race_sync $PWD/$ARM/templates 240
 wait
 device_failures
 (cd /tmp/zzzxr && tar czf $out/x_arm.tar.gz a)

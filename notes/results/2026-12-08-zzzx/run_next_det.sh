@@ -11,11 +11,11 @@
 set -u
 cd "$(dirname "$0")"
 source ./device_lib.sh
-source ./bwd_tests.sh
+source ./device_bwd_tests.sh
 out=${OUT:-/tmp/zzzx}; r=/tmp/zzzxr/d; mkdir -p $out $r
 device_start $r
 device_unpack .
-bwd_arm_race_sync $PWD/tfa4/templates
+device_bwd_race_sync $PWD/tfa4/templates 240
 wait
 (cd /tmp/zzzxr && tar czf $out/x_det.tar.gz d)
 echo "sanitizers $(( $(date +%s) - device_t0 )) s"
